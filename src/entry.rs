@@ -1,0 +1,372 @@
+//! What the tree, context and migration need to know about one entry.
+//!
+//! An entry is whatever a session line parses to. The algorithms read only a
+//! handful of its fields (`type`, `id`, `parentId`, `timestamp` and a few per
+//! type); [`Entry`] holds those, already interpreted as JS would, and nothing
+//! else. It is filled from JSONL text here, or from JS objects by the bindings,
+//! so one implementation of the algorithms serves both.
+
+use crate::json::{self, JsString, Kind, Member, Span};
+use crate::time::{self, DateParser};
+
+/// A field value used as a `Map` key or compared with `===`: equal keys are
+/// exactly the values JS considers the same (SameValueZero; JSON has no NaN).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Key {
+    Undefined,
+    Null,
+    Bool(bool),
+    /// f64 bits, with -0 stored as +0.
+    Number(u64),
+    Str(Box<str>),
+    /// A string holding a lone surrogate, as UTF-16 code units.
+    Utf16(Box<[u16]>),
+    /// An object or array: equal only to itself, so never to another field.
+    Unique(u32),
+}
+
+impl Key {
+    pub fn number(n: f64) -> Key {
+        Key::Number((n + 0.0).to_bits())
+    }
+
+    /// JS truthiness of the value.
+    pub fn truthy(&self) -> bool {
+        match self {
+            Key::Undefined | Key::Null => false,
+            Key::Bool(b) => *b,
+            Key::Number(bits) => {
+                let n = f64::from_bits(*bits);
+                n != 0.0 && !n.is_nan()
+            }
+            Key::Str(s) => !s.is_empty(),
+            Key::Utf16(u) => !u.is_empty(),
+            Key::Unique(_) => true,
+        }
+    }
+
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Key::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The key of a JSON value in `text`; `unique` numbers objects and arrays.
+    pub fn from_json(text: &str, member: Option<&Member>, unique: &mut u32) -> Key {
+        let Some(m) = member else { return Key::Undefined };
+        let raw = m.value.of(text);
+        match m.kind {
+            Kind::Null => Key::Null,
+            Kind::True => Key::Bool(true),
+            Kind::False => Key::Bool(false),
+            Kind::Number => Key::number(json::number(raw)),
+            Kind::String => match json::decode_string(raw) {
+                Some(JsString::Utf8(s)) => Key::Str(s.into()),
+                Some(JsString::Utf16(u)) => Key::Utf16(u.into()),
+                None => Key::Undefined,
+            },
+            Kind::Object | Kind::Array => {
+                *unique += 1;
+                Key::Unique(*unique)
+            }
+        }
+    }
+}
+
+/// The `type` of an entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EntryType {
+    Session,
+    Message,
+    ThinkingLevelChange,
+    ModelChange,
+    Compaction,
+    BranchSummary,
+    Custom,
+    CustomMessage,
+    Label,
+    SessionInfo,
+    /// Any other or missing `type`, and lines that are not objects.
+    Other,
+}
+
+impl EntryType {
+    pub fn from_name(name: &str) -> EntryType {
+        match name {
+            "session" => EntryType::Session,
+            "message" => EntryType::Message,
+            "thinking_level_change" => EntryType::ThinkingLevelChange,
+            "model_change" => EntryType::ModelChange,
+            "compaction" => EntryType::Compaction,
+            "branch_summary" => EntryType::BranchSummary,
+            "custom" => EntryType::Custom,
+            "custom_message" => EntryType::CustomMessage,
+            "label" => EntryType::Label,
+            "session_info" => EntryType::SessionInfo,
+            _ => EntryType::Other,
+        }
+    }
+}
+
+/// The role of a message entry's `message`, as far as the core cares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    Assistant,
+    /// v2's name for what v3 calls `custom`.
+    HookMessage,
+    Other,
+    /// `message` is missing or not an object.
+    NoMessage,
+}
+
+/// The per-type facts.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Detail {
+    None,
+    /// A header: `version` as JS's `ToNumber` reads it, `None` when missing or null.
+    Header { version: Option<f64> },
+    Message { role: Role },
+    Compaction { first_kept_entry_id: Key, first_kept_entry_index: Option<f64> },
+    BranchSummary { has_summary: bool },
+    Label { target_id: Key, has_label: bool },
+}
+
+/// One entry, as the algorithms see it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Entry {
+    /// False for lines that parse to something other than an object (`42`, `null`,
+    /// `[]`): they stay in place but have no fields.
+    pub is_object: bool,
+    pub kind: EntryType,
+    pub id: Key,
+    pub parent_id: Key,
+    /// `new Date(timestamp).getTime()`.
+    pub time: f64,
+    pub detail: Detail,
+}
+
+impl Entry {
+    /// An entry with no fields at all.
+    pub fn blank() -> Entry {
+        Entry {
+            is_object: false,
+            kind: EntryType::Other,
+            id: Key::Undefined,
+            parent_id: Key::Undefined,
+            time: f64::NAN,
+            detail: Detail::None,
+        }
+    }
+
+    pub fn is_header(&self) -> bool {
+        self.kind == EntryType::Session
+    }
+
+    /// Reads the facts of a parsed JSON value in `text`.
+    pub fn from_json(text: &str, value: &json::Value, dates: &dyn DateParser, unique: &mut u32) -> Entry {
+        if value.kind != Kind::Object {
+            return Entry::blank();
+        }
+        let m = &value.members;
+        let field = |name: &str| json::get(text, m, name);
+        let kind = match field("type") {
+            Some(t) if t.kind == Kind::String => {
+                json::as_str(t.value.of(text)).map_or(EntryType::Other, |s| EntryType::from_name(&s))
+            }
+            _ => EntryType::Other,
+        };
+        let id = Key::from_json(text, field("id"), unique);
+        let parent_id = Key::from_json(text, field("parentId"), unique);
+        let time = time::time_of(field("timestamp").map(|t| (t.kind, t.value.of(text))), dates);
+        let detail = match kind {
+            EntryType::Session => Detail::Header { version: field("version").and_then(|v| version_number(text, v)) },
+            EntryType::Message => Detail::Message { role: message_role(text, field("message")) },
+            EntryType::Compaction => Detail::Compaction {
+                first_kept_entry_id: Key::from_json(text, field("firstKeptEntryId"), unique),
+                first_kept_entry_index: field("firstKeptEntryIndex")
+                    .filter(|i| i.kind == Kind::Number)
+                    .map(|i| json::number(i.value.of(text))),
+            },
+            EntryType::BranchSummary => Detail::BranchSummary { has_summary: is_truthy(text, field("summary")) },
+            EntryType::Label => Detail::Label {
+                target_id: Key::from_json(text, field("targetId"), unique),
+                has_label: is_truthy(text, field("label")),
+            },
+            _ => Detail::None,
+        };
+        Entry { is_object: true, kind, id, parent_id, time, detail }
+    }
+}
+
+fn is_truthy(text: &str, m: Option<&Member>) -> bool {
+    m.is_some_and(|m| json::truthy(m.kind, m.value.of(text)))
+}
+
+fn message_role(text: &str, message: Option<&Member>) -> Role {
+    let Some(msg) = message.filter(|m| m.kind == Kind::Object) else { return Role::NoMessage };
+    let members = json::members(text, msg.value);
+    match json::get(text, &members, "role").filter(|r| r.kind == Kind::String) {
+        Some(r) => match json::as_str(r.value.of(text)).as_deref() {
+            Some("assistant") => Role::Assistant,
+            Some("hookMessage") => Role::HookMessage,
+            _ => Role::Other,
+        },
+        None => Role::Other,
+    }
+}
+
+/// `header.version ?? 1` compared with numbers: JS's `ToNumber` of the value.
+/// `None` stands for a missing or null version (which reads as 1).
+pub fn version_number(text: &str, v: &Member) -> Option<f64> {
+    to_number(text, v.kind, v.value)
+}
+
+fn to_number(text: &str, kind: Kind, span: Span) -> Option<f64> {
+    let raw = span.of(text);
+    Some(match kind {
+        Kind::Null => return None,
+        Kind::Number => json::number(raw),
+        Kind::True => 1.0,
+        Kind::False => 0.0,
+        Kind::String => json::as_str(raw).map_or(f64::NAN, |s| string_to_number(&s)),
+        Kind::Object => f64::NAN,
+        // An array becomes the string of its elements joined with ",".
+        Kind::Array => {
+            let whole = json::parse(text, span);
+            let inner = Span::new(span.start + 1, span.end - 1);
+            let inner_text = inner.of(text).trim_matches(|c| matches!(c, ' ' | '\t' | '\n' | '\r'));
+            if inner_text.is_empty() {
+                0.0
+            } else if whole.is_err() {
+                f64::NAN
+            } else {
+                // One element: its string form read back as a number. Two or more
+                // contain a "," and are NaN.
+                let start = inner.start + (inner.of(text).len() - inner.of(text).trim_start_matches([' ', '\t', '\n', '\r']).len());
+                let elem = Span::new(start, start + inner_text.len());
+                match json::parse(text, elem) {
+                    Ok(e) => match e.kind {
+                        Kind::Null => 0.0,
+                        Kind::True | Kind::False | Kind::Object => f64::NAN,
+                        k => to_number(text, k, e.span).unwrap_or(0.0),
+                    },
+                    Err(_) => f64::NAN,
+                }
+            }
+        }
+    })
+}
+
+/// JS's StringToNumber.
+pub fn string_to_number(s: &str) -> f64 {
+    let t = s.trim_matches(crate::parse::is_js_space);
+    if t.is_empty() {
+        return 0.0;
+    }
+    let radix = |p: &str, r: u32| -> f64 {
+        if p.is_empty() || !p.chars().all(|c| c.is_digit(r)) {
+            return f64::NAN;
+        }
+        p.chars().fold(0.0, |n, c| n * f64::from(r) + f64::from(c.to_digit(r).unwrap_or(0)))
+    };
+    if let Some(p) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        return radix(p, 16);
+    }
+    if let Some(p) = t.strip_prefix("0o").or_else(|| t.strip_prefix("0O")) {
+        return radix(p, 8);
+    }
+    if let Some(p) = t.strip_prefix("0b").or_else(|| t.strip_prefix("0B")) {
+        return radix(p, 2);
+    }
+    let unsigned = t.strip_prefix(['+', '-']).unwrap_or(t);
+    if unsigned == "Infinity" {
+        return if t.starts_with('-') { f64::NEG_INFINITY } else { f64::INFINITY };
+    }
+    // StrDecimalLiteral: digits, optional fraction, optional exponent.
+    let b = unsigned.as_bytes();
+    let mut i = 0;
+    let int_digits = b.iter().take_while(|c| c.is_ascii_digit()).count();
+    i += int_digits;
+    let mut frac_digits = 0;
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        frac_digits = b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+        i += frac_digits;
+    }
+    if int_digits + frac_digits == 0 {
+        return f64::NAN;
+    }
+    if let Some(b'e' | b'E') = b.get(i) {
+        i += 1;
+        if let Some(b'+' | b'-') = b.get(i) {
+            i += 1;
+        }
+        let exp = b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+        if exp == 0 {
+            return f64::NAN;
+        }
+        i += exp;
+    }
+    if i != b.len() {
+        return f64::NAN;
+    }
+    t.parse::<f64>().unwrap_or(f64::NAN)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::IsoOnly;
+
+    fn entry(s: &str) -> Entry {
+        let v = json::parse(s, Span::new(0, s.len())).unwrap();
+        Entry::from_json(s, &v, &IsoOnly, &mut 0)
+    }
+
+    #[test]
+    fn reads_the_fields_it_needs() {
+        let e = entry(r#"{"type":"label","id":"a","parentId":null,"timestamp":"1970-01-01T00:00:01.000Z","targetId":"b","label":"x"}"#);
+        assert_eq!(e.kind, EntryType::Label);
+        assert_eq!(e.id, Key::Str("a".into()));
+        assert_eq!(e.parent_id, Key::Null);
+        assert_eq!(e.time, 1000.0);
+        assert_eq!(e.detail, Detail::Label { target_id: Key::Str("b".into()), has_label: true });
+        let e = entry(r#"{"type":"message","message":{"role":"hookMessage"}}"#);
+        assert_eq!(e.detail, Detail::Message { role: Role::HookMessage });
+        assert_eq!(e.parent_id, Key::Undefined);
+        assert!(!entry("[1]").is_object);
+    }
+
+    #[test]
+    fn keys_compare_as_js_does() {
+        assert_eq!(Key::number(-0.0), Key::number(0.0));
+        assert_ne!(Key::Str("1".into()), Key::number(1.0));
+        let e = entry(r#"{"id":{},"parentId":{}}"#);
+        assert_ne!(e.id, e.parent_id);
+    }
+
+    #[test]
+    fn versions_read_as_js_to_number() {
+        let v = |s: &str| {
+            let line = format!("{{\"type\":\"session\",\"version\":{s}}}");
+            match entry(&line).detail {
+                Detail::Header { version } => version,
+                _ => unreachable!(),
+            }
+        };
+        assert_eq!(v("3"), Some(3.0));
+        assert_eq!(v("\" 3 \""), Some(3.0));
+        assert_eq!(v("\"0x3\""), Some(3.0));
+        assert_eq!(v("\"\""), Some(0.0));
+        assert_eq!(v("[3]"), Some(3.0));
+        assert_eq!(v("[]"), Some(0.0));
+        assert_eq!(v("[[\"2\"]]"), Some(2.0));
+        assert!(v("[1,2]").unwrap().is_nan());
+        assert!(v("[true]").unwrap().is_nan());
+        assert_eq!(v("true"), Some(1.0));
+        assert_eq!(v("null"), None);
+        assert!(v("\"3a\"").unwrap().is_nan());
+        assert!(v("{}").unwrap().is_nan());
+    }
+}

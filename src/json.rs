@@ -1,0 +1,512 @@
+//! JSON as `JSON.parse` reads it.
+//!
+//! A session line means exactly what `JSON.parse` makes of it, so this module
+//! never converts values into Rust numbers or strings it cannot hold (`1e400`,
+//! lone surrogate escapes, 2^53 + 1). It validates a line against the JSON
+//! grammar that `JSON.parse` accepts and records where each member of the
+//! top-level object starts and ends. Values stay byte ranges of the source;
+//! whoever needs a value as JS sees it hands that range to `JSON.parse`.
+
+use std::borrow::Cow;
+use std::fmt;
+
+/// A byte range `start..end` in a source text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Span {
+    pub start: usize,
+    pub end: usize,
+}
+
+impl Span {
+    pub fn new(start: usize, end: usize) -> Self {
+        Span { start, end }
+    }
+    pub fn of<'a>(&self, text: &'a str) -> &'a str {
+        text.get(self.start..self.end).unwrap_or("")
+    }
+    pub fn len(&self) -> usize {
+        self.end - self.start
+    }
+    pub fn is_empty(&self) -> bool {
+        self.end == self.start
+    }
+}
+
+/// The kind of a JSON value, known from its first byte.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Object,
+    Array,
+    String,
+    Number,
+    True,
+    False,
+    Null,
+}
+
+impl Kind {
+    fn of_first_byte(b: u8) -> Kind {
+        match b {
+            b'{' => Kind::Object,
+            b'[' => Kind::Array,
+            b'"' => Kind::String,
+            b't' => Kind::True,
+            b'f' => Kind::False,
+            b'n' => Kind::Null,
+            _ => Kind::Number,
+        }
+    }
+}
+
+/// One member of an object: its key (raw, quotes included) and its value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Member {
+    pub key: Span,
+    pub value: Span,
+    pub kind: Kind,
+}
+
+/// Why a text is not JSON, and where (a byte offset into the text given).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SyntaxError {
+    pub offset: usize,
+    pub reason: String,
+}
+
+impl fmt::Display for SyntaxError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.reason)
+    }
+}
+
+/// A valid JSON text: its top-level value and, for an object, its members.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Value {
+    pub kind: Kind,
+    pub span: Span,
+    pub members: Vec<Member>,
+}
+
+/// Validates `text[span]` as one JSON text (whitespace allowed around it).
+/// Offsets in the result are absolute in `text`.
+pub fn parse(text: &str, span: Span) -> Result<Value, SyntaxError> {
+    let mut v = Validator { b: text.as_bytes(), i: span.start, end: span.end, stack: Vec::new(), members: Vec::new() };
+    v.run()
+}
+
+/// The members of an object value, in source order. `span` must be a valid
+/// object (as returned by [`parse`]); anything else yields nothing.
+pub fn members(text: &str, span: Span) -> Vec<Member> {
+    let b = text.as_bytes();
+    if b.get(span.start) != Some(&b'{') {
+        return Vec::new();
+    }
+    parse(text, span).map(|v| v.members).unwrap_or_default()
+}
+
+/// The value of the member named `name`; the last one wins, as in `JSON.parse`.
+pub fn get<'m>(text: &str, members: &'m [Member], name: &str) -> Option<&'m Member> {
+    members.iter().rev().find(|m| key_is(text, m.key, name))
+}
+
+/// Whether a raw key (with quotes) decodes to `name`.
+pub fn key_is(text: &str, key: Span, name: &str) -> bool {
+    let raw = key.of(text);
+    let inner = &raw[1..raw.len().saturating_sub(1).max(1)];
+    if !inner.contains('\\') {
+        return inner == name;
+    }
+    matches!(decode_string(raw), Some(JsString::Utf8(s)) if s == name)
+}
+
+/// A decoded JSON string. JS strings may hold lone surrogates, Rust strings may not.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum JsString<'a> {
+    Utf8(Cow<'a, str>),
+    /// A string with a lone surrogate, as UTF-16 code units.
+    Utf16(Vec<u16>),
+}
+
+/// Decodes a raw, valid JSON string literal (quotes included).
+pub fn decode_string(raw: &str) -> Option<JsString<'_>> {
+    let inner = raw.strip_prefix('"')?.strip_suffix('"')?;
+    if !inner.contains('\\') {
+        return Some(JsString::Utf8(Cow::Borrowed(inner)));
+    }
+    let mut units: Vec<u16> = Vec::with_capacity(inner.len());
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            let mut buf = [0u16; 2];
+            units.extend_from_slice(c.encode_utf16(&mut buf));
+            continue;
+        }
+        let unit = match chars.next()? {
+            '"' => 0x22,
+            '\\' => 0x5c,
+            '/' => 0x2f,
+            'b' => 0x08,
+            'f' => 0x0c,
+            'n' => 0x0a,
+            'r' => 0x0d,
+            't' => 0x09,
+            'u' => {
+                let hex: String = chars.by_ref().take(4).collect();
+                u16::from_str_radix(&hex, 16).ok()?
+            }
+            _ => return None,
+        };
+        units.push(unit);
+    }
+    Some(match String::from_utf16(&units) {
+        Ok(s) => JsString::Utf8(Cow::Owned(s)),
+        Err(_) => JsString::Utf16(units),
+    })
+}
+
+/// The decoded string if `raw` is a string literal without lone surrogates.
+pub fn as_str(raw: &str) -> Option<Cow<'_, str>> {
+    match decode_string(raw)? {
+        JsString::Utf8(s) => Some(s),
+        JsString::Utf16(_) => None,
+    }
+}
+
+/// A JSON number literal as the f64 JS gives (`1e400` is Infinity).
+pub fn number(raw: &str) -> f64 {
+    raw.parse::<f64>().unwrap_or(f64::NAN)
+}
+
+/// JS truthiness of a JSON value given as kind and raw text.
+pub fn truthy(kind: Kind, raw: &str) -> bool {
+    match kind {
+        Kind::Object | Kind::Array | Kind::True => true,
+        Kind::False | Kind::Null => false,
+        Kind::String => raw.len() > 2,
+        Kind::Number => {
+            let n = number(raw);
+            n != 0.0 && !n.is_nan()
+        }
+    }
+}
+
+struct Validator<'a> {
+    b: &'a [u8],
+    i: usize,
+    end: usize,
+    /// Open containers: `{` or `[`.
+    stack: Vec<u8>,
+    members: Vec<Member>,
+}
+
+impl Validator<'_> {
+    fn err<T>(&self, at: usize, reason: impl Into<String>) -> Result<T, SyntaxError> {
+        Err(SyntaxError { offset: at, reason: reason.into() })
+    }
+
+    fn peek(&self) -> Option<u8> {
+        if self.i < self.end {
+            Some(self.b[self.i])
+        } else {
+            None
+        }
+    }
+
+    fn ws(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
+            self.i += 1;
+        }
+    }
+
+    fn unexpected<T>(&self, expected: &str) -> Result<T, SyntaxError> {
+        match self.peek() {
+            None => self.err(self.i, format!("unexpected end of line, expected {expected}")),
+            Some(_) => {
+                let rest = std::str::from_utf8(&self.b[self.i..self.end]).unwrap_or("");
+                let c = rest.chars().next().unwrap_or('\u{FFFD}');
+                self.err(self.i, format!("unexpected {} , expected {expected}", describe(c)).replace(" ,", ","))
+            }
+        }
+    }
+
+    fn run(&mut self) -> Result<Value, SyntaxError> {
+        self.ws();
+        let start = self.i;
+        let kind = match self.peek() {
+            Some(b) => Kind::of_first_byte(b),
+            None => return self.err(self.i, "empty line: no JSON value"),
+        };
+        // Member of the top-level object whose value is being read: (key, value start).
+        let mut pending: Option<(Span, usize)> = None;
+        let top_end: usize;
+        'value: loop {
+            match self.peek() {
+                Some(b'{') => {
+                    self.i += 1;
+                    self.ws();
+                    if self.peek() == Some(b'}') {
+                        self.i += 1;
+                    } else {
+                        self.stack.push(b'{');
+                        let key = self.member_key()?;
+                        if self.stack.len() == 1 {
+                            pending = Some((key, self.i));
+                        }
+                        continue 'value;
+                    }
+                }
+                Some(b'[') => {
+                    self.i += 1;
+                    self.ws();
+                    if self.peek() == Some(b']') {
+                        self.i += 1;
+                    } else {
+                        self.stack.push(b'[');
+                        continue 'value;
+                    }
+                }
+                Some(b'"') => self.string()?,
+                Some(b'-' | b'0'..=b'9') => self.number()?,
+                Some(b't') => self.literal("true")?,
+                Some(b'f') => self.literal("false")?,
+                Some(b'n') => self.literal("null")?,
+                _ => return self.unexpected("a JSON value"),
+            }
+            // A value is complete: close what it completes.
+            loop {
+                let value_end = self.i;
+                self.ws();
+                let Some(&open) = self.stack.last() else {
+                    top_end = value_end;
+                    break 'value;
+                };
+                if self.stack.len() == 1 && open == b'{' {
+                    if let Some((key, vstart)) = pending.take() {
+                        self.members.push(Member {
+                            key,
+                            value: Span::new(vstart, value_end),
+                            kind: Kind::of_first_byte(self.b[vstart]),
+                        });
+                    }
+                }
+                match (open, self.peek()) {
+                    (b'{', Some(b',')) => {
+                        self.i += 1;
+                        self.ws();
+                        let key = self.member_key()?;
+                        if self.stack.len() == 1 {
+                            pending = Some((key, self.i));
+                        }
+                        continue 'value;
+                    }
+                    (b'[', Some(b',')) => {
+                        self.i += 1;
+                        self.ws();
+                        continue 'value;
+                    }
+                    (b'{', Some(b'}')) | (b'[', Some(b']')) => {
+                        self.i += 1;
+                        self.stack.pop();
+                    }
+                    (b'{', _) => return self.unexpected("',' or '}' after an object member"),
+                    _ => return self.unexpected("',' or ']' after an array element"),
+                }
+            }
+        }
+        let span = Span::new(start, top_end);
+        if self.peek().is_some() {
+            return self.unexpected("end of line after the JSON value");
+        }
+        let members = if kind == Kind::Object { std::mem::take(&mut self.members) } else { Vec::new() };
+        Ok(Value { kind, span, members })
+    }
+
+    /// Reads `"key" :` and the whitespace after it.
+    fn member_key(&mut self) -> Result<Span, SyntaxError> {
+        if self.peek() != Some(b'"') {
+            return self.unexpected("a string key");
+        }
+        let start = self.i;
+        self.string()?;
+        let key = Span::new(start, self.i);
+        self.ws();
+        if self.peek() != Some(b':') {
+            return self.unexpected("':' after an object key");
+        }
+        self.i += 1;
+        self.ws();
+        Ok(key)
+    }
+
+    fn string(&mut self) -> Result<(), SyntaxError> {
+        let open = self.i;
+        self.i += 1;
+        loop {
+            while self.i < self.end {
+                let c = self.b[self.i];
+                if c == b'"' || c == b'\\' || c < 0x20 {
+                    break;
+                }
+                self.i += 1;
+            }
+            match self.peek() {
+                None => return self.err(open, "unterminated string"),
+                Some(b'"') => {
+                    self.i += 1;
+                    return Ok(());
+                }
+                Some(b'\\') => {
+                    let at = self.i;
+                    self.i += 1;
+                    match self.peek() {
+                        Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => self.i += 1,
+                        Some(b'u') => {
+                            self.i += 1;
+                            for _ in 0..4 {
+                                match self.peek() {
+                                    Some(c) if c.is_ascii_hexdigit() => self.i += 1,
+                                    _ => return self.err(at, "bad \\u escape in string: four hex digits expected"),
+                                }
+                            }
+                        }
+                        _ => return self.err(at, "bad escape in string"),
+                    }
+                }
+                Some(c) => return self.err(self.i, format!("control character U+{c:04X} in string")),
+            }
+        }
+    }
+
+    fn digits(&mut self) -> usize {
+        let from = self.i;
+        while let Some(b'0'..=b'9') = self.peek() {
+            self.i += 1;
+        }
+        self.i - from
+    }
+
+    fn number(&mut self) -> Result<(), SyntaxError> {
+        if self.peek() == Some(b'-') {
+            self.i += 1;
+        }
+        match self.peek() {
+            Some(b'0') => self.i += 1,
+            Some(b'1'..=b'9') => {
+                self.digits();
+            }
+            _ => return self.unexpected("a digit in number"),
+        }
+        if self.peek() == Some(b'.') {
+            self.i += 1;
+            if self.digits() == 0 {
+                return self.unexpected("a digit after the decimal point");
+            }
+        }
+        if let Some(b'e' | b'E') = self.peek() {
+            self.i += 1;
+            if let Some(b'+' | b'-') = self.peek() {
+                self.i += 1;
+            }
+            if self.digits() == 0 {
+                return self.unexpected("a digit in the exponent");
+            }
+        }
+        Ok(())
+    }
+
+    fn literal(&mut self, word: &str) -> Result<(), SyntaxError> {
+        let w = word.as_bytes();
+        if self.end - self.i >= w.len() && &self.b[self.i..self.i + w.len()] == w {
+            self.i += w.len();
+            Ok(())
+        } else {
+            self.unexpected(&format!("'{word}'"))
+        }
+    }
+}
+
+fn describe(c: char) -> String {
+    if c.is_control() || c.is_whitespace() {
+        format!("character U+{:04X}", c as u32)
+    } else {
+        format!("'{c}'")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ok(s: &str) -> Value {
+        parse(s, Span::new(0, s.len())).unwrap_or_else(|e| panic!("{s:?}: {e}"))
+    }
+    fn bad(s: &str) -> SyntaxError {
+        parse(s, Span::new(0, s.len())).expect_err(s)
+    }
+
+    #[test]
+    fn accepts_what_json_parse_accepts() {
+        for s in [
+            "0", "-0", "1e400", "-1.5E+3", "123456789012345678901234567890", "\"\\ud800\"", "\"\\uDFFF x\"",
+            "true", "false", "null", "[]", "{}", " \t\r\n{ \"a\" : [ 1 , { } ] }\r", "\"\u{2028}\u{2029}\"",
+            "{\"__proto__\":{\"x\":1}}", "[[[[[[[[[[]]]]]]]]]]", "\"\\/\\b\\f\\n\\r\\t\\\"\\\\\"",
+        ] {
+            ok(s);
+        }
+        let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+        ok(&deep);
+    }
+
+    #[test]
+    fn rejects_what_json_parse_rejects() {
+        for s in [
+            "", " ", "01", "1.", ".5", "+1", "-", "1e", "1e+", "NaN", "Infinity", "'x'", "\"a", "\"\\x\"", "\"\\u12\"",
+            "\"\t\"", "\"\u{0}\"", "{a:1}", "{\"a\" 1}", "{\"a\":1,}", "[1,]", "[1 2]", "{} {}", "tru", "nul",
+            "\u{feff}{}", "\u{a0}1", "{\"a\":1}\u{0}", "[", "{", "{\"a\":",
+        ] {
+            bad(s);
+        }
+    }
+
+    #[test]
+    fn errors_say_where_and_why() {
+        let e = bad("{\"a\":1 \"b\":2}");
+        assert_eq!(e.offset, 7);
+        assert!(e.reason.contains("',' or '}'"), "{}", e.reason);
+        let e = bad("{\"a\":\"x");
+        assert_eq!(e.offset, 5);
+        assert_eq!(e.reason, "unterminated string");
+    }
+
+    #[test]
+    fn records_top_level_members_only() {
+        let s = r#"{"type":"message","message":{"role":"user","id":1},"id":"a1","x":[{"id":2}]}"#;
+        let v = ok(s);
+        let keys: Vec<&str> = v.members.iter().map(|m| m.key.of(s)).collect();
+        assert_eq!(keys, ["\"type\"", "\"message\"", "\"id\"", "\"x\""]);
+        assert_eq!(get(s, &v.members, "id").unwrap().value.of(s), "\"a1\"");
+        let msg = get(s, &v.members, "message").unwrap();
+        assert_eq!(msg.kind, Kind::Object);
+        let inner = members(s, msg.value);
+        assert_eq!(get(s, &inner, "role").unwrap().value.of(s), "\"user\"");
+    }
+
+    #[test]
+    fn last_duplicate_key_wins_and_escaped_keys_match() {
+        let s = r#"{"id":"a","i\u0064":"b"}"#;
+        let v = ok(s);
+        assert_eq!(get(s, &v.members, "id").unwrap().value.of(s), "\"b\"");
+    }
+
+    #[test]
+    fn decodes_strings_like_js() {
+        assert_eq!(as_str("\"a\\u00e9\\n\"").as_deref(), Some("aé\n"));
+        assert_eq!(as_str("\"\\ud83d\\ude00\"").as_deref(), Some("😀"));
+        assert_eq!(decode_string("\"\\ud800\""), Some(JsString::Utf16(vec![0xd800])));
+        assert!(truthy(Kind::String, "\"0\""));
+        assert!(!truthy(Kind::String, "\"\""));
+        assert!(!truthy(Kind::Number, "-0.0e5"));
+        assert!(truthy(Kind::Number, "1e-400") == false);
+        assert_eq!(number("1e400"), f64::INFINITY);
+    }
+}

@@ -1,0 +1,328 @@
+//! Bringing v1 and v2 sessions to v3, as pi's `migrateToCurrentVersion` does.
+//!
+//! [`plan`] decides what changes, as a list of [`Edit`]s on entries; the text
+//! form applies them by splicing the lines ([`apply_to_text`]), the array form
+//! (in the bindings) by setting properties. Two things differ from pi, because
+//! pi loses data there: an entry that already has a string id keeps it and its
+//! `parentId` (pi re-ids every entry of a header-less file, destroying its
+//! branches), and lines that are not entries stay in the text where they were.
+
+use std::collections::HashSet;
+
+use crate::entry::{Detail, Entry, EntryType, Key, Role};
+use crate::json::{self, Member, Span};
+use crate::parse::{Line, LineContent};
+
+/// The version this crate writes and migrates to.
+pub const CURRENT_VERSION: u32 = 3;
+
+/// One change to one entry (`entry` indexes the parsed entries).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Edit {
+    /// `header.version = 3`.
+    SetVersion { entry: usize },
+    SetId { entry: usize, id: String },
+    /// `entry.parentId = parent` (`None` is null).
+    SetParentId { entry: usize, parent: Option<String> },
+    /// `entry.firstKeptEntryId = id` (`None` is undefined, which JSON drops).
+    SetFirstKeptEntryId { entry: usize, id: Option<String> },
+    DeleteFirstKeptEntryIndex { entry: usize },
+    /// `entry.message.role = "custom"` (was `hookMessage`).
+    RenameHookMessage { entry: usize },
+}
+
+impl Edit {
+    pub fn entry(&self) -> usize {
+        match self {
+            Edit::SetVersion { entry }
+            | Edit::SetId { entry, .. }
+            | Edit::SetParentId { entry, .. }
+            | Edit::SetFirstKeptEntryId { entry, .. }
+            | Edit::DeleteFirstKeptEntryIndex { entry }
+            | Edit::RenameHookMessage { entry } => *entry,
+        }
+    }
+}
+
+/// The version a session declares: the first header's `version ?? 1`.
+pub fn declared_version(entries: &[Entry]) -> f64 {
+    match entries.iter().find(|e| e.is_header()).map(|e| &e.detail) {
+        Some(Detail::Header { version: Some(v) }) => *v,
+        _ => 1.0,
+    }
+}
+
+/// The edits that bring `entries` to v3, or `None` when the session is current.
+/// `new_id` makes a fresh id not in the set it is given.
+pub fn plan(entries: &[Entry], new_id: &mut dyn FnMut(&HashSet<String>) -> String) -> Option<Vec<Edit>> {
+    let version = declared_version(entries);
+    // JS comparisons: NaN is neither >= 3 nor < 2, so such a file is "migrated"
+    // by no step at all, and pi still reports a migration.
+    if version >= f64::from(CURRENT_VERSION) {
+        return None;
+    }
+    let mut edits = Vec::new();
+    if version < 2.0 {
+        v1_to_v2(entries, new_id, &mut edits);
+    }
+    if version < 3.0 {
+        for (i, e) in entries.iter().enumerate() {
+            match (&e.kind, &e.detail) {
+                (EntryType::Session, _) => edits.push(Edit::SetVersion { entry: i }),
+                (EntryType::Message, Detail::Message { role: Role::HookMessage }) => {
+                    edits.push(Edit::RenameHookMessage { entry: i })
+                }
+                _ => {}
+            }
+        }
+    }
+    Some(edits)
+}
+
+fn v1_to_v2(entries: &[Entry], new_id: &mut dyn FnMut(&HashSet<String>) -> String, edits: &mut Vec<Edit>) {
+    let mut taken: HashSet<String> = entries.iter().filter_map(|e| e.id.as_str().map(str::to_owned)).collect();
+    // The id each entry has at this point of the walk (pi reads a later
+    // entry's id before it is assigned).
+    let mut ids: Vec<Option<String>> = entries.iter().map(|e| e.id.as_str().map(str::to_owned)).collect();
+    let mut prev: Option<String> = None;
+    for (i, e) in entries.iter().enumerate() {
+        if e.is_header() || !e.is_object {
+            continue;
+        }
+        let id = match e.id.as_str() {
+            Some(kept) => {
+                if e.parent_id == Key::Undefined {
+                    edits.push(Edit::SetParentId { entry: i, parent: prev.clone() });
+                }
+                kept.to_owned()
+            }
+            None => {
+                let id = new_id(&taken);
+                taken.insert(id.clone());
+                edits.push(Edit::SetId { entry: i, id: id.clone() });
+                edits.push(Edit::SetParentId { entry: i, parent: prev.clone() });
+                id
+            }
+        };
+        ids[i] = Some(id.clone());
+        prev = Some(id);
+        if let Detail::Compaction { first_kept_entry_index: Some(index), .. } = e.detail {
+            // `entries[index]`: only an integer in range names an element.
+            let target = (index.fract() == 0.0 && index >= 0.0 && index < entries.len() as f64).then(|| index as usize);
+            if let Some(t) = target.filter(|&t| !entries[t].is_header()) {
+                edits.push(Edit::SetFirstKeptEntryId { entry: i, id: ids[t].clone() });
+            }
+            edits.push(Edit::DeleteFirstKeptEntryIndex { entry: i });
+        }
+    }
+}
+
+/// Applies `edits` to the JSONL `text` whose parsed lines are `lines` (the
+/// entries of the plan are their `Value` lines, in order). Every line of the
+/// input is in the output in its place; each ends with `\n`.
+pub fn apply_to_text(text: &str, lines: &[Line], edits: &[Edit]) -> String {
+    let mut out = String::with_capacity(text.len() + text.len() / 8 + 64);
+    let mut by_entry: Vec<Vec<&Edit>> = Vec::new();
+    for e in edits {
+        let i = e.entry();
+        if by_entry.len() <= i {
+            by_entry.resize_with(i + 1, Vec::new);
+        }
+        by_entry[i].push(e);
+    }
+    let mut copied = 0;
+    let mut entry = 0;
+    for line in lines {
+        let LineContent::Value(value) = &line.content else { continue };
+        let mine = by_entry.get(entry).map(Vec::as_slice).unwrap_or(&[]);
+        entry += 1;
+        if mine.is_empty() {
+            continue;
+        }
+        out.push_str(&text[copied..value.span.start]);
+        rewrite_object(text, &value.members, mine, &mut out);
+        copied = value.span.end;
+    }
+    out.push_str(&text[copied..]);
+    if !out.is_empty() && !out.ends_with('\n') {
+        out.push('\n');
+    }
+    out
+}
+
+/// Writes the object with `members` after `edits`: replaced values stay where
+/// their key was, new keys go last in the order pi adds them, deleted keys go.
+fn rewrite_object(text: &str, members: &[Member], edits: &[&Edit], out: &mut String) {
+    let mut replace: Vec<(&str, String)> = Vec::new();
+    let mut remove: Vec<&str> = Vec::new();
+    let mut rename_role = false;
+    for e in edits {
+        match e {
+            Edit::SetVersion { .. } => replace.push(("version", "3".into())),
+            Edit::SetId { id, .. } => replace.push(("id", json_string(id))),
+            Edit::SetParentId { parent, .. } => {
+                replace.push(("parentId", parent.as_deref().map_or_else(|| "null".into(), json_string)))
+            }
+            Edit::SetFirstKeptEntryId { id: Some(id), .. } => replace.push(("firstKeptEntryId", json_string(id))),
+            Edit::SetFirstKeptEntryId { id: None, .. } => remove.push("firstKeptEntryId"),
+            Edit::DeleteFirstKeptEntryIndex { .. } => remove.push("firstKeptEntryIndex"),
+            Edit::RenameHookMessage { .. } => rename_role = true,
+        }
+    }
+    let last_of = |name: &str| members.iter().rposition(|m| json::key_is(text, m.key, name));
+    out.push('{');
+    let mut first = true;
+    for (i, m) in members.iter().enumerate() {
+        let name_is = |n: &str| json::key_is(text, m.key, n);
+        if remove.iter().any(|n| name_is(n)) {
+            continue;
+        }
+        if !first {
+            out.push(',');
+        }
+        first = false;
+        // Replace the value of the last duplicate only: that is the one JSON.parse keeps.
+        let replacement = replace.iter().find(|(n, _)| name_is(n) && last_of(n) == Some(i));
+        match replacement {
+            Some((_, v)) => {
+                out.push_str(&text[m.key.start..m.value.start]);
+                out.push_str(v);
+            }
+            None if rename_role && name_is("message") && last_of("message") == Some(i) => {
+                out.push_str(&text[m.key.start..m.value.start]);
+                out.push_str(&renamed_role(text, m.value));
+            }
+            None => out.push_str(&text[m.key.start..m.value.end]),
+        }
+    }
+    for (name, value) in &replace {
+        if last_of(name).is_none() {
+            if !first {
+                out.push(',');
+            }
+            first = false;
+            out.push_str(&json_string(name));
+            out.push(':');
+            out.push_str(value);
+        }
+    }
+    out.push('}');
+}
+
+/// The message object's text with its `role` set to `"custom"`.
+fn renamed_role(text: &str, message: Span) -> String {
+    let members = json::members(text, message);
+    match members.iter().rev().find(|m| json::key_is(text, m.key, "role")) {
+        Some(role) => format!("{}\"custom\"{}", &text[message.start..role.value.start], &text[role.value.end..message.end]),
+        None => message.of(text).to_owned(),
+    }
+}
+
+/// A string as `JSON.stringify` writes it.
+pub fn json_string(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::session::Document;
+
+    fn counter() -> impl FnMut(&HashSet<String>) -> String {
+        let mut n = 0;
+        move |taken: &HashSet<String>| loop {
+            n += 1;
+            let id = format!("{n:08x}");
+            if !taken.contains(&id) {
+                return id;
+            }
+        }
+    }
+
+    fn migrate(text: &str) -> String {
+        let doc = Document::parse(text);
+        match plan(&doc.entries, &mut counter()) {
+            Some(edits) => apply_to_text(&doc.text, &doc.lines, &edits),
+            None => text.to_owned(),
+        }
+    }
+
+    #[test]
+    fn v1_gets_ids_a_chain_and_kept_entry_ids() {
+        let v1 = concat!(
+            r#"{"type":"session","id":"s","timestamp":"t","cwd":"/"}"#, "\n",
+            r#"{"type":"message","timestamp":"t","message":{"role":"user","content":"hi"}}"#, "\n",
+            "not json\n",
+            r#"{"type":"message","timestamp":"t","message":{"role":"hookMessage"}}"#, "\n",
+            r#"{"type":"compaction","timestamp":"t","summary":"s","firstKeptEntryIndex":1,"tokensBefore":5}"#, "\n",
+        );
+        let expected = concat!(
+            r#"{"type":"session","id":"s","timestamp":"t","cwd":"/","version":3}"#, "\n",
+            r#"{"type":"message","timestamp":"t","message":{"role":"user","content":"hi"},"id":"00000001","parentId":null}"#, "\n",
+            "not json\n",
+            r#"{"type":"message","timestamp":"t","message":{"role":"custom"},"id":"00000002","parentId":"00000001"}"#, "\n",
+            r#"{"type":"compaction","timestamp":"t","summary":"s","tokensBefore":5,"id":"00000003","parentId":"00000002","firstKeptEntryId":"00000001"}"#, "\n",
+        );
+        assert_eq!(migrate(v1), expected);
+        // Idempotent.
+        assert_eq!(migrate(expected), expected);
+    }
+
+    #[test]
+    fn kept_entry_index_edge_cases() {
+        let v1 = concat!(
+            r#"{"type":"session","id":"s"}"#, "\n",
+            r#"{"type":"compaction","firstKeptEntryIndex":0,"firstKeptEntryId":"old"}"#, "\n",
+            r#"{"type":"compaction","firstKeptEntryIndex":3}"#, "\n",
+            r#"{"type":"compaction","firstKeptEntryIndex":9}"#, "\n",
+        );
+        let out = migrate(v1);
+        let lines: Vec<&str> = out.lines().collect();
+        // Pointing at the header: only the index goes.
+        assert_eq!(lines[1], r#"{"type":"compaction","firstKeptEntryId":"old","id":"00000001","parentId":null}"#);
+        // A later entry has no id yet when pi reads it: the key is dropped.
+        assert_eq!(lines[2], r#"{"type":"compaction","id":"00000002","parentId":"00000001"}"#);
+        assert_eq!(lines[3], r#"{"type":"compaction","id":"00000003","parentId":"00000002"}"#);
+    }
+
+    #[test]
+    fn current_files_are_untouched_and_v2_only_renames() {
+        let v3 = "{\"type\":\"session\",\"version\":3,\"id\":\"s\"}\r\n{\"a\":1}";
+        assert!(plan(&Document::parse(v3).entries, &mut counter()).is_none());
+        let v2 = "{\"type\":\"session\",\"version\":2}\n\n{\"type\":\"message\",\"id\":\"x\",\"parentId\":null,\"message\":{\"role\":\"hookMessage\",\"n\":1}}\r\n";
+        assert_eq!(
+            migrate(v2),
+            "{\"type\":\"session\",\"version\":3}\n\n{\"type\":\"message\",\"id\":\"x\",\"parentId\":null,\"message\":{\"role\":\"custom\",\"n\":1}}\r\n"
+        );
+    }
+
+    #[test]
+    fn existing_ids_are_kept_and_new_ones_avoid_them() {
+        let headerless = "{\"type\":\"message\",\"id\":\"00000001\",\"parentId\":null}\n{\"type\":\"message\",\"id\":\"b\",\"parentId\":\"00000001\"}\n{\"type\":\"message\"}\n";
+        assert_eq!(
+            migrate(headerless),
+            "{\"type\":\"message\",\"id\":\"00000001\",\"parentId\":null}\n{\"type\":\"message\",\"id\":\"b\",\"parentId\":\"00000001\"}\n{\"type\":\"message\",\"id\":\"00000002\",\"parentId\":\"b\"}\n"
+        );
+    }
+
+    #[test]
+    fn strings_are_written_as_json_stringify_does() {
+        assert_eq!(json_string("a\"\\\n\u{1}é"), "\"a\\\"\\\\\\n\\u0001é\"");
+    }
+}

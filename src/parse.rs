@@ -1,0 +1,126 @@
+//! JSONL session text into lines, as pi's `parseSessionEntries` reads it.
+//!
+//! pi does `content.trim().split("\n")`, skips lines that `trim()` empties and
+//! `JSON.parse`s the rest, dropping those that throw. The same happens here, with
+//! JS's notion of whitespace for `trim()` and JSON's for the lines themselves,
+//! and each line keeps its number in the file so errors can point at it.
+
+use std::borrow::Cow;
+
+use crate::diagnostics::ParseError;
+use crate::json::{self, Span, SyntaxError};
+
+/// JS `String.prototype.trim` whitespace: WhiteSpace and LineTerminator.
+pub fn is_js_space(c: char) -> bool {
+    matches!(
+        c,
+        '\u{9}'..='\u{d}'
+            | ' '
+            | '\u{a0}'
+            | '\u{1680}'
+            | '\u{2000}'..='\u{200a}'
+            | '\u{2028}'
+            | '\u{2029}'
+            | '\u{202f}'
+            | '\u{205f}'
+            | '\u{3000}'
+            | '\u{feff}'
+    )
+}
+
+/// Decodes bytes as `TextDecoder` (and Node's `utf8` decoding) does: each
+/// invalid sequence becomes U+FFFD. A leading BOM is kept; `trim()` drops it.
+pub fn decode(bytes: &[u8]) -> Cow<'_, str> {
+    String::from_utf8_lossy(bytes)
+}
+
+/// What one line of the file holds.
+#[derive(Clone, Debug, PartialEq)]
+pub enum LineContent {
+    /// A JSON value: an entry (or, in a broken file, something else).
+    Value(json::Value),
+    Malformed(SyntaxError),
+}
+
+/// A non-blank line inside the trimmed text.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Line {
+    /// 1-based line number in the file as given.
+    pub number: usize,
+    /// The text `JSON.parse` sees for this line.
+    pub span: Span,
+    pub content: LineContent,
+}
+
+/// Splits `text` into its non-blank lines and parses each.
+pub fn lines(text: &str) -> Vec<Line> {
+    let trimmed_start = text.len() - text.trim_start_matches(is_js_space).len();
+    let trimmed_end = text.trim_end_matches(is_js_space).len().max(trimmed_start);
+    let mut number = 1 + text.as_bytes()[..trimmed_start].iter().filter(|&&b| b == b'\n').count();
+    let mut out = Vec::new();
+    let mut start = trimmed_start;
+    while start <= trimmed_end && trimmed_start < trimmed_end {
+        let end = text.as_bytes()[start..trimmed_end].iter().position(|&b| b == b'\n').map_or(trimmed_end, |p| start + p);
+        let span = Span::new(start, end);
+        if !span.of(text).trim_matches(is_js_space).is_empty() {
+            let content = match json::parse(text, span) {
+                Ok(v) => LineContent::Value(v),
+                Err(e) => LineContent::Malformed(e),
+            };
+            out.push(Line { number, span, content });
+        }
+        number += 1;
+        start = end + 1;
+    }
+    out
+}
+
+/// The first malformed line as an error, for strict mode.
+pub fn first_error(text: &str, lines: &[Line]) -> Option<ParseError> {
+    lines.iter().find_map(|line| match &line.content {
+        LineContent::Malformed(e) => {
+            let before = text.get(line.span.start..e.offset.min(line.span.end)).unwrap_or("");
+            Some(ParseError { line: line.number, column: before.chars().count() + 1, reason: e.reason.clone() })
+        }
+        LineContent::Value(_) => None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn values(text: &str) -> Vec<(usize, &str)> {
+        lines(text)
+            .into_iter()
+            .filter_map(|l| match l.content {
+                LineContent::Value(v) => Some((l.number, v.span.of(text))),
+                LineContent::Malformed(_) => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn skips_blank_and_malformed_lines() {
+        let t = "\n\n{\"a\":1}\n  \n{oops\n[2]\r\n\u{a0}\n3";
+        assert_eq!(values(t), vec![(3, "{\"a\":1}"), (6, "[2]"), (8, "3")]);
+        let bad = first_error(t, &lines(t)).unwrap();
+        assert_eq!((bad.line, bad.column), (5, 2));
+        assert_eq!(bad.to_string(), "line 5, column 2: unexpected 'o', expected a string key");
+    }
+
+    #[test]
+    fn trims_the_whole_text_as_js_does() {
+        // A BOM and a no-break space before the first line are trimmed away, as
+        // `content.trim()` does; inside the text they make a line malformed.
+        let t = "\u{feff}\u{a0}{}\n\u{feff}{}\n{}\u{3000}";
+        assert_eq!(values(t), vec![(1, "{}"), (3, "{}")]);
+        assert!(lines("").is_empty());
+        assert!(lines(" \n\r\n ").is_empty());
+    }
+
+    #[test]
+    fn decodes_invalid_utf8_as_text_decoder() {
+        assert_eq!(decode(b"a\xffb\xe2\x82"), "a\u{fffd}b\u{fffd}");
+    }
+}

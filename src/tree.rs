@@ -1,0 +1,306 @@
+//! The entries as a tree, as pi's `SessionManager.getTree()` builds it.
+//!
+//! Every entry but headers is a node. An entry is a root when its `parentId` is
+//! null, equals its own id, or names no entry; otherwise it is a child of the
+//! entry with that id (the last one, if ids repeat). Children are ordered by
+//! `new Date(timestamp)`, oldest first, with V8's sort. Labels come from label
+//! entries in file order: the latest wins and an empty label clears.
+//!
+//! Two cases differ from pi, which hangs or multiplies nodes there: every entry
+//! is exactly one node (pi shows the last of several entries with the same id
+//! once per duplicate, and the others not at all), and a `parentId` cycle is cut
+//! where a walk up from its first entry in file order meets an entry again:
+//! the last entry before the repeat becomes a root, just as
+//! `buildSessionContext` stops there.
+
+use std::collections::HashMap;
+
+use crate::entry::{Detail, Entry, EntryType, Key};
+
+/// Orders siblings whose times include NaN in a way this module cannot
+/// reproduce alone (see [`sort_siblings`]).
+pub trait SiblingSort {
+    /// Sorts `items` as `Array.prototype.sort` with `(a, b) => time(a) - time(b)`.
+    fn sort(&self, items: &mut [usize], times: &[f64]);
+}
+
+/// The forest: `entries` indices throughout.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Tree {
+    pub roots: Vec<usize>,
+    /// `children[i]`: the children of entry `i`, in order.
+    pub children: Vec<Vec<usize>>,
+    /// `label[i]`: the label entry that currently labels entry `i`.
+    pub label: Vec<Option<usize>>,
+}
+
+impl Tree {
+    /// Depth-first pre-order of all nodes, without recursion.
+    pub fn preorder(&self) -> Vec<usize> {
+        let mut out = Vec::with_capacity(self.children.len());
+        let mut stack: Vec<usize> = self.roots.iter().rev().copied().collect();
+        while let Some(n) = stack.pop() {
+            out.push(n);
+            stack.extend(self.children[n].iter().rev());
+        }
+        out
+    }
+}
+
+/// The current label of each entry: `label[i]` is the label entry for entry `i`.
+pub fn labels(entries: &[Entry]) -> Vec<Option<usize>> {
+    let mut by_target: HashMap<&Key, usize> = HashMap::new();
+    for (i, e) in entries.iter().enumerate() {
+        if let Detail::Label { target_id, has_label } = &e.detail {
+            if e.kind == EntryType::Label {
+                if *has_label {
+                    by_target.insert(target_id, i);
+                } else {
+                    by_target.remove(target_id);
+                }
+            }
+        }
+    }
+    entries.iter().map(|e| if e.is_header() { None } else { by_target.get(&e.id).copied() }).collect()
+}
+
+pub fn build(entries: &[Entry], fallback: &dyn SiblingSort) -> Tree {
+    let n = entries.len();
+    let nodes = || (0..n).filter(|&i| !entries[i].is_header());
+    let mut by_id: HashMap<&Key, usize> = HashMap::new();
+    for i in nodes() {
+        by_id.insert(&entries[i].id, i);
+    }
+    let mut parent: Vec<Option<usize>> = vec![None; n];
+    for i in nodes() {
+        let e = &entries[i];
+        if e.parent_id != Key::Null && e.parent_id != e.id {
+            parent[i] = by_id.get(&e.parent_id).copied();
+        }
+    }
+    break_cycles(entries, &mut parent);
+
+    let mut tree = Tree { roots: Vec::new(), children: vec![Vec::new(); n], label: labels(entries) };
+    for i in nodes() {
+        match parent[i] {
+            Some(p) => tree.children[p].push(i),
+            None => tree.roots.push(i),
+        }
+    }
+    let times: Vec<f64> = entries.iter().map(|e| e.time).collect();
+    for list in &mut tree.children {
+        sort_siblings(list, &times, fallback);
+    }
+    tree
+}
+
+/// Makes every node reachable from a root by cutting each cycle once.
+fn break_cycles(entries: &[Entry], parent: &mut [Option<usize>]) {
+    const UNSEEN: u8 = 0;
+    const ON_WALK: u8 = 1;
+    const DONE: u8 = 2;
+    let mut state = vec![UNSEEN; parent.len()];
+    let mut walk = Vec::new();
+    for start in 0..parent.len() {
+        if entries[start].is_header() || state[start] != UNSEEN {
+            continue;
+        }
+        // Walk up until a root, a settled node, or a node of this walk.
+        let mut at = start;
+        loop {
+            state[at] = ON_WALK;
+            walk.push(at);
+            match parent[at] {
+                None => break,
+                Some(p) if state[p] == DONE => break,
+                Some(p) if state[p] == ON_WALK => {
+                    // `at` is the last entry before the repeat: it becomes a root.
+                    parent[at] = None;
+                    break;
+                }
+                Some(p) => at = p,
+            }
+        }
+        for &w in &walk {
+            state[w] = DONE;
+        }
+        walk.clear();
+    }
+}
+
+fn compare(times: &[f64], a: usize, b: usize) -> f64 {
+    // `a - b` for the comparator; a NaN result counts as 0, as the spec says.
+    let d = times[a] - times[b];
+    if d.is_nan() {
+        0.0
+    } else {
+        d
+    }
+}
+
+/// Sorts siblings by time exactly as V8's `Array.prototype.sort` does.
+///
+/// With valid times the comparison is a consistent order and any stable sort
+/// agrees with V8's. With NaN among them it is not, and the result depends on
+/// V8's TimSort; below 64 elements that is one run (a leading descending run is
+/// reversed) extended by binary insertion, reproduced here. Longer lists with
+/// NaN go to `fallback`, which the wasm build answers with JS's own sort.
+pub fn sort_siblings(items: &mut [usize], times: &[f64], fallback: &dyn SiblingSort) {
+    if items.len() < 2 {
+        return;
+    }
+    if items.iter().all(|&i| !times[i].is_nan()) {
+        items.sort_by(|&a, &b| times[a].total_cmp(&times[b]));
+        return;
+    }
+    if items.len() >= 64 {
+        fallback.sort(items, times);
+        return;
+    }
+    let run = count_and_make_run(items, times);
+    binary_insertion_sort(items, run, times);
+}
+
+fn count_and_make_run(items: &mut [usize], times: &[f64]) -> usize {
+    let descending = compare(times, items[1], items[0]) < 0.0;
+    let mut len = 2;
+    while len < items.len() {
+        let order = compare(times, items[len], items[len - 1]);
+        if (descending && order >= 0.0) || (!descending && order < 0.0) {
+            break;
+        }
+        len += 1;
+    }
+    if descending {
+        items[..len].reverse();
+    }
+    len
+}
+
+fn binary_insertion_sort(items: &mut [usize], sorted: usize, times: &[f64]) {
+    for start in sorted..items.len() {
+        let pivot = items[start];
+        let (mut left, mut right) = (0, start);
+        while left < right {
+            let mid = left + ((right - left) >> 1);
+            if compare(times, pivot, items[mid]) < 0.0 {
+                right = mid;
+            } else {
+                left = mid + 1;
+            }
+        }
+        items.copy_within(left..start, left + 1);
+        items[left] = pivot;
+    }
+}
+
+/// The native fallback for long sibling lists with NaN times: binary
+/// insertion over the whole list (V8 merges runs instead; only the wasm
+/// build, which asks JS, matches it there).
+pub struct InsertionSort;
+
+impl SiblingSort for InsertionSort {
+    fn sort(&self, items: &mut [usize], times: &[f64]) {
+        if items.len() >= 2 {
+            let run = count_and_make_run(items, times);
+            binary_insertion_sort(items, run, times);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::session::Document;
+
+    fn tree(text: &str) -> (Document, Tree) {
+        let doc = Document::parse(text);
+        let t = build(&doc.entries, &InsertionSort);
+        (doc, t)
+    }
+
+    fn ids(doc: &Document, list: &[usize]) -> Vec<String> {
+        list.iter().map(|&i| doc.entries[i].id.as_str().unwrap_or("?").to_owned()).collect()
+    }
+
+    fn e(id: &str, parent: Option<&str>, secs: u32) -> String {
+        let p = parent.map_or("null".into(), |p| format!("\"{p}\""));
+        format!("{{\"type\":\"message\",\"id\":\"{id}\",\"parentId\":{p},\"timestamp\":\"2025-01-01T00:00:{secs:02}.000Z\"}}\n")
+    }
+
+    #[test]
+    fn children_sorted_by_time_and_orphans_are_roots() {
+        let text = [
+            "{\"type\":\"session\",\"id\":\"s\",\"version\":3}\n".to_owned(),
+            e("a", None, 0),
+            e("c", Some("a"), 5),
+            e("b", Some("a"), 3),
+            e("d", Some("a"), 3),
+            e("o", Some("missing"), 1),
+            e("x", Some("x"), 2),
+        ]
+        .concat();
+        let (doc, t) = tree(&text);
+        assert_eq!(ids(&doc, &t.roots), ["a", "o", "x"]);
+        let a = t.roots[0];
+        assert_eq!(ids(&doc, &t.children[a]), ["b", "d", "c"]);
+    }
+
+    #[test]
+    fn labels_latest_wins_and_empty_clears() {
+        let text = [
+            e("a", None, 0),
+            e("b", Some("a"), 1),
+            "{\"type\":\"label\",\"id\":\"l1\",\"targetId\":\"a\",\"label\":\"one\"}\n".into(),
+            "{\"type\":\"label\",\"id\":\"l2\",\"targetId\":\"a\",\"label\":\"two\"}\n".into(),
+            "{\"type\":\"label\",\"id\":\"l3\",\"targetId\":\"b\",\"label\":\"x\"}\n".into(),
+            "{\"type\":\"label\",\"id\":\"l4\",\"targetId\":\"b\",\"label\":\"\"}\n".into(),
+        ]
+        .concat();
+        let (_, t) = tree(&text);
+        assert_eq!(t.label[0], Some(3));
+        assert_eq!(t.label[1], None);
+    }
+
+    #[test]
+    fn cycles_are_cut_and_duplicates_are_separate_nodes() {
+        let text = [e("a", Some("b"), 0), e("b", Some("a"), 1), e("c", Some("b"), 2), e("d", Some("d"), 3)].concat();
+        let (doc, t) = tree(&text);
+        // The walk from a meets a again after b: b becomes the root.
+        assert_eq!(ids(&doc, &t.roots), ["b", "d"]);
+        assert_eq!(ids(&doc, &t.preorder()), ["b", "a", "c", "d"]);
+
+        let dup = [e("a", None, 0), e("a", None, 1), e("b", Some("a"), 2)].concat();
+        let (doc, t) = tree(&dup);
+        assert_eq!(t.roots, [0, 1]);
+        assert_eq!(ids(&doc, &t.children[1]), ["b"]);
+        assert_eq!(t.preorder().len(), 3);
+    }
+
+    #[test]
+    fn a_million_deep_chain_needs_no_recursion() {
+        let mut text = String::new();
+        text.push_str(&e("0", None, 0));
+        for i in 1..200_000 {
+            text.push_str(&e(&i.to_string(), Some(&(i - 1).to_string()), 1));
+        }
+        let (_, t) = tree(&text);
+        assert_eq!(t.roots, [0]);
+        assert_eq!(t.preorder().len(), 200_000);
+    }
+
+    #[test]
+    fn nan_times_follow_v8_sort() {
+        // Reference results from Node 20: [a,b,c,d].sort((x,y)=>t[x]-t[y]).
+        let nan = f64::NAN;
+        let check = |times: &[f64], expected: &[usize]| {
+            let mut items: Vec<usize> = (0..times.len()).collect();
+            sort_siblings(&mut items, times, &InsertionSort);
+            assert_eq!(items, expected, "times {times:?}");
+        };
+        check(&[3.0, nan, 1.0], &[0, 1, 2]);
+        check(&[3.0, 2.0, nan, 1.0], &[3, 1, 0, 2]);
+        check(&[nan, 2.0, 1.0], &[0, 2, 1]);
+        check(&[2.0, 1.0, 0.0, nan, 5.0, -1.0], &[5, 2, 1, 0, 3, 4]);
+    }
+}
