@@ -1,19 +1,520 @@
-//! Temporary skeleton: the real bindings replace this.
-use wasm_bindgen::prelude::*;
+//! The JS boundary: argument checks, conversions, and nothing else.
+//!
+//! JSONL text goes into the core as a Rust string; what comes back is built
+//! with one `JSON.parse` of text the core sliced from the input, so values are
+//! exactly what `JSON.parse` makes of the same lines. Entry arrays are read
+//! property by property (only the fields the core needs) and answered with the
+//! caller's own objects. Every failure is a thrown JS error: nothing here
+//! panics, so the module stays usable after any error.
 
-#[wasm_bindgen(js_name = parseSession)]
-pub fn parse_session(_source: JsValue, _options: JsValue) -> Result<JsValue, JsValue> {
-    Err(js_sys::Error::new("not yet").into())
+use std::cell::RefCell;
+use std::collections::HashSet;
+
+use js_sys::{Array, Date, Function, JsString, Object, Reflect, RegExp, Uint8Array, JSON};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use crate::context::{self, Emit, Fixup, Leaf, ModelFrom, Plan, Slot};
+use crate::entry::{Detail, Entry, EntryType, Key, Role};
+use crate::migrate::{self, Edit};
+use crate::parse::{self, LineContent};
+use crate::session::{self, Document};
+use crate::time::DateParser;
+use crate::tree::{self, SiblingSort};
+
+#[wasm_bindgen(start)]
+fn start() {
+    console_error_panic_hook::set_once();
 }
-#[wasm_bindgen(js_name = migrate)]
-pub fn migrate(_source: JsValue) -> Result<JsValue, JsValue> {
-    Err(js_sys::Error::new("not yet").into())
+
+/// JS's own `Date`, for every timestamp form the core does not settle itself.
+struct JsDates;
+
+impl DateParser for JsDates {
+    fn parse(&self, s: &str) -> f64 {
+        Date::parse(s)
+    }
+    fn parse_json(&self, raw: &str) -> f64 {
+        JSON::parse(raw).map_or(f64::NAN, |v| Date::new(&v).get_time())
+    }
 }
-#[wasm_bindgen(js_name = getTree)]
-pub fn get_tree(_source: JsValue) -> Result<JsValue, JsValue> {
-    Err(js_sys::Error::new("not yet").into())
+
+/// JS's own `Array.prototype.sort`, for sibling lists the core cannot order alone.
+struct JsSort;
+
+impl SiblingSort for JsSort {
+    fn sort(&self, items: &mut [usize], times: &[f64]) {
+        let array: Array = items.iter().map(|&i| JsValue::from(i as u32)).collect();
+        let times = times.to_vec();
+        let compare = Closure::<dyn Fn(JsValue, JsValue) -> f64>::new(move |a: JsValue, b: JsValue| {
+            let t = |v: JsValue| v.as_f64().and_then(|i| times.get(i as usize).copied()).unwrap_or(f64::NAN);
+            t(a) - t(b)
+        });
+        let sort: Option<Function> = Reflect::get(&array, &"sort".into()).ok().and_then(|f| f.dyn_into().ok());
+        if let Some(sort) = sort {
+            if sort.call1(&array, compare.as_ref()).is_ok() {
+                for (slot, v) in items.iter_mut().zip(array.iter()) {
+                    *slot = v.as_f64().map_or(*slot, |i| i as usize);
+                }
+            }
+        }
+    }
 }
-#[wasm_bindgen(js_name = buildSessionContext)]
-pub fn build_session_context(_source: JsValue, _leaf_id: JsValue) -> Result<JsValue, JsValue> {
-    Err(js_sys::Error::new("not yet").into())
+
+/// What a `source` argument turned out to be.
+enum Source {
+    Text(String),
+    /// A string argument, kept to hand back unchanged when nothing changes.
+    Entries(Array),
+}
+
+fn type_error(message: String) -> JsValue {
+    js_sys::TypeError::new(&message).into()
+}
+
+fn error(message: String) -> JsValue {
+    js_sys::Error::new(&message).into()
+}
+
+fn describe(v: &JsValue) -> String {
+    if v.is_null() {
+        "null".into()
+    } else if Array::is_array(v) {
+        "an array".into()
+    } else {
+        v.js_typeof().as_string().unwrap_or_else(|| "unknown".into())
+    }
+}
+
+/// Reads a `source` argument: JSONL as a string or bytes, or (if `arrays`) an entry array.
+fn read_source(v: &JsValue, function: &str, arrays: bool) -> Result<Source, JsValue> {
+    if let Some(s) = v.dyn_ref::<JsString>() {
+        return Ok(Source::Text(string_text(s)));
+    }
+    if let Some(bytes) = v.dyn_ref::<Uint8Array>() {
+        return Ok(Source::Text(parse::decode(&bytes.to_vec()).into_owned()));
+    }
+    if arrays {
+        if let Some(a) = v.dyn_ref::<Array>() {
+            return Ok(Source::Entries(a.clone()));
+        }
+    }
+    let expected = if arrays {
+        "a JSONL string, a Uint8Array or an array of entries"
+    } else {
+        "a JSONL string or a Uint8Array"
+    };
+    Err(type_error(format!("{function}: source must be {expected}, got {}", describe(v))))
+}
+
+/// The text of a JS string. A lone surrogate cannot cross into UTF-8; written as
+/// a `\uXXXX` escape it means the same inside a JSON string, where `JSON.parse`
+/// keeps it, and a line with one elsewhere is malformed either way.
+fn string_text(s: &JsString) -> String {
+    if s.is_valid_utf16() {
+        return String::from(s);
+    }
+    let escape = Closure::<dyn Fn(JsString) -> JsString>::new(|m: JsString| {
+        JsString::from(format!("\\u{:04x}", m.char_code_at(0) as u32))
+    });
+    let surrogate = RegExp::new("\\p{Cs}", "gu");
+    let fixed = s.replace_by_pattern_with_function(&surrogate, escape.as_ref().unchecked_ref());
+    String::from(fixed)
+}
+
+fn get(target: &JsValue, key: &str) -> JsValue {
+    if !target.is_object() {
+        return JsValue::UNDEFINED;
+    }
+    Reflect::get(target, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
+}
+
+fn set(target: &JsValue, key: &str, value: &JsValue) -> Result<(), JsValue> {
+    Reflect::set(target, &JsValue::from_str(key), value).map(drop)
+}
+
+/// A field value as a core [`Key`] (equal keys are SameValueZero-equal in JS).
+fn key_of(v: &JsValue, unique: &mut u32) -> Key {
+    if v.is_undefined() {
+        Key::Undefined
+    } else if v.is_null() {
+        Key::Null
+    } else if let Some(b) = v.as_bool() {
+        Key::Bool(b)
+    } else if let Some(n) = v.as_f64() {
+        Key::number(n)
+    } else if let Some(s) = v.dyn_ref::<JsString>() {
+        if s.is_valid_utf16() {
+            Key::Str(String::from(s).into())
+        } else {
+            Key::Utf16(s.iter().collect::<Vec<u16>>().into())
+        }
+    } else {
+        *unique += 1;
+        Key::Unique(*unique)
+    }
+}
+
+/// `header.version ?? 1` as a number, the way JS's `>=` and `<` read it.
+fn version_of(v: &JsValue) -> Option<f64> {
+    if v.is_null() || v.is_undefined() {
+        None
+    } else if let Some(n) = v.as_f64() {
+        Some(n)
+    } else if v.is_symbol() || v.is_bigint() {
+        Some(f64::NAN)
+    } else {
+        Some(v.unchecked_into_f64())
+    }
+}
+
+/// The facts the core needs from one entry object.
+fn entry_of(v: &JsValue, unique: &mut u32) -> Entry {
+    if !v.is_object() || Array::is_array(v) {
+        return Entry::blank();
+    }
+    let kind = get(v, "type").as_string().map_or(EntryType::Other, |t| EntryType::from_name(&t));
+    let detail = match kind {
+        EntryType::Session => Detail::Header { version: version_of(&get(v, "version")) },
+        EntryType::Message => {
+            let message = get(v, "message");
+            let role = if message.is_object() {
+                match get(&message, "role").as_string().as_deref() {
+                    Some("assistant") => Role::Assistant,
+                    Some("hookMessage") => Role::HookMessage,
+                    _ => Role::Other,
+                }
+            } else {
+                Role::NoMessage
+            };
+            Detail::Message { role }
+        }
+        EntryType::Compaction => Detail::Compaction {
+            first_kept_entry_id: key_of(&get(v, "firstKeptEntryId"), unique),
+            first_kept_entry_index: get(v, "firstKeptEntryIndex").as_f64(),
+        },
+        EntryType::BranchSummary => Detail::BranchSummary { has_summary: get(v, "summary").is_truthy() },
+        EntryType::Label => Detail::Label {
+            target_id: key_of(&get(v, "targetId"), unique),
+            has_label: get(v, "label").is_truthy(),
+        },
+        _ => Detail::None,
+    };
+    Entry {
+        is_object: true,
+        kind,
+        id: key_of(&get(v, "id"), unique),
+        parent_id: key_of(&get(v, "parentId"), unique),
+        time: Date::new(&get(v, "timestamp")).get_time(),
+        detail,
+    }
+}
+
+fn entries_of(array: &Array) -> Vec<Entry> {
+    let mut unique = 0;
+    array.iter().map(|v| entry_of(&v, &mut unique)).collect()
+}
+
+/// An id source for migration that remembers the first failure of the crypto source.
+fn id_source(failure: &RefCell<Option<getrandom::Error>>) -> impl FnMut(&HashSet<String>) -> String + '_ {
+    move |taken| match session::random_id(taken) {
+        Ok(id) => id,
+        Err(e) => {
+            failure.borrow_mut().get_or_insert(e);
+            String::new()
+        }
+    }
+}
+
+fn check_ids(function: &str, failure: RefCell<Option<getrandom::Error>>) -> Result<(), JsValue> {
+    match failure.into_inner() {
+        Some(e) => Err(error(format!("{function}: no cryptographic random source for new ids ({e})"))),
+        None => Ok(()),
+    }
+}
+
+/// A JSONL text parsed and migrated in memory, as pi does when opening a file.
+fn open_text(text: String, function: &str) -> Result<Document, JsValue> {
+    let failure = RefCell::new(None);
+    let doc = Document::parse_with(text, &JsDates).migrated(&JsDates, &mut id_source(&failure));
+    check_ids(function, failure)?;
+    Ok(doc)
+}
+
+/// `JSON.parse` of a JSON array text built from lines the core validated; if it
+/// ever disagrees with that validation, each element is parsed on its own.
+fn parse_array(json: &str, parts: impl Fn() -> Vec<String>) -> Array {
+    if let Ok(v) = JSON::parse(json) {
+        if let Ok(a) = v.dyn_into::<Array>() {
+            return a;
+        }
+    }
+    parts().iter().filter_map(|p| JSON::parse(p).ok()).collect()
+}
+
+/// Parses JSONL as pi's `parseSessionEntries` does: blank and malformed lines
+/// are skipped, or with `{ strict: true }` the first malformed line throws.
+#[wasm_bindgen(js_name = parseSession, skip_typescript)]
+pub fn parse_session(source: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+    let strict = read_strict(&options)?;
+    let text = match read_source(&source, "parseSession", true)? {
+        Source::Text(text) => text,
+        Source::Entries(array) => return Ok(array.slice(0, array.length()).into()),
+    };
+    let lines = parse::lines(&text);
+    if strict {
+        if let Some(e) = parse::first_error(&text, &lines) {
+            let err = js_sys::SyntaxError::new(&format!("parseSession: {e}"));
+            set(&err, "line", &JsValue::from(e.line as u32))?;
+            set(&err, "column", &JsValue::from(e.column as u32))?;
+            return Err(err.into());
+        }
+    }
+    let values = || -> Vec<String> {
+        lines
+            .iter()
+            .filter_map(|l| match &l.content {
+                LineContent::Value(v) => Some(v.span.of(&text).to_owned()),
+                LineContent::Malformed(_) => None,
+            })
+            .collect()
+    };
+    let mut json = String::with_capacity(text.len() + 2);
+    json.push('[');
+    for l in &lines {
+        if let LineContent::Value(v) = &l.content {
+            if json.len() > 1 {
+                json.push(',');
+            }
+            json.push_str(v.span.of(&text));
+        }
+    }
+    json.push(']');
+    Ok(parse_array(&json, values).into())
+}
+
+fn read_strict(options: &JsValue) -> Result<bool, JsValue> {
+    if options.is_undefined() || options.is_null() {
+        return Ok(false);
+    }
+    if !options.is_object() {
+        return Err(type_error(format!("parseSession: options must be an object, got {}", describe(options))));
+    }
+    let strict = get(options, "strict");
+    if strict.is_undefined() {
+        return Ok(false);
+    }
+    strict
+        .as_bool()
+        .ok_or_else(|| type_error(format!("parseSession: options.strict must be a boolean, got {}", describe(&strict))))
+}
+
+/// Migrates to v3. An entry array is changed in place (returns whether anything
+/// was migrated); JSONL text comes back migrated (a current file unchanged).
+#[wasm_bindgen(js_name = migrate, skip_typescript)]
+pub fn migrate(source: JsValue) -> Result<JsValue, JsValue> {
+    let failure = RefCell::new(None);
+    match read_source(&source, "migrate", true)? {
+        Source::Text(text) => {
+            let doc = Document::parse_with(text, &JsDates);
+            let edits = doc.migration(&mut id_source(&failure));
+            check_ids("migrate", failure)?;
+            Ok(match edits {
+                // A string comes back as the very same string.
+                None if source.is_string() => source,
+                None => doc.text.into(),
+                Some(edits) => migrate::apply_to_text(&doc.text, &doc.lines, &edits).into(),
+            })
+        }
+        Source::Entries(array) => {
+            let entries = entries_of(&array);
+            let edits = migrate::plan(&entries, &mut id_source(&failure));
+            check_ids("migrate", failure)?;
+            let Some(edits) = edits else { return Ok(false.into()) };
+            for edit in &edits {
+                let target = array.get(edit.entry() as u32);
+                match edit {
+                    Edit::SetVersion { .. } => set(&target, "version", &3.into())?,
+                    Edit::SetId { id, .. } => set(&target, "id", &id.into())?,
+                    Edit::SetParentId { parent, .. } => {
+                        set(&target, "parentId", &parent.as_deref().map_or(JsValue::NULL, JsValue::from_str))?
+                    }
+                    Edit::SetFirstKeptEntryId { id, .. } => set(
+                        &target,
+                        "firstKeptEntryId",
+                        &id.as_deref().map_or(JsValue::UNDEFINED, JsValue::from_str),
+                    )?,
+                    Edit::DeleteFirstKeptEntryIndex { .. } => {
+                        Reflect::delete_property(target.unchecked_ref::<Object>(), &"firstKeptEntryIndex".into())?;
+                    }
+                    Edit::RenameHookMessage { .. } => set(&get(&target, "message"), "role", &"custom".into())?,
+                }
+            }
+            Ok(true.into())
+        }
+    }
+}
+
+/// The session as a tree of `{ entry, children, label, labelTimestamp }` nodes,
+/// as pi's `SessionManager.getTree()` gives it.
+#[wasm_bindgen(js_name = getTree, skip_typescript)]
+pub fn get_tree(source: JsValue) -> Result<JsValue, JsValue> {
+    // `objects[i]` is the JS object of entry `i` (headers are never nodes).
+    let (entries, objects): (Vec<Entry>, Vec<JsValue>) = match read_source(&source, "getTree", true)? {
+        Source::Text(text) => {
+            let doc = open_text(text, "getTree")?;
+            let parsed = parse_array(&doc.entries_json(|_| true), || {
+                doc.spans.iter().map(|s| s.of(&doc.text).to_owned()).collect()
+            });
+            (doc.entries, parsed.iter().collect())
+        }
+        Source::Entries(array) => (entries_of(&array), array.iter().collect()),
+    };
+    if objects.len() != entries.len() {
+        return Err(error("getTree: the session text could not be read back as JSON".into()));
+    }
+    let tree = tree::build(&entries, &JsSort);
+    let mut nodes: Vec<Option<Object>> = vec![None; entries.len()];
+    for (i, e) in entries.iter().enumerate() {
+        if e.is_header() {
+            continue;
+        }
+        let node = Object::new();
+        let (label, label_time) = match tree.label[i] {
+            Some(l) => (get(&objects[l], "label"), get(&objects[l], "timestamp")),
+            None => (JsValue::UNDEFINED, JsValue::UNDEFINED),
+        };
+        set(&node, "entry", &objects[i])?;
+        set(&node, "children", &Array::new())?;
+        set(&node, "label", &label)?;
+        set(&node, "labelTimestamp", &label_time)?;
+        nodes[i] = Some(node);
+    }
+    let node = |i: usize| nodes[i].as_ref().map_or(JsValue::UNDEFINED, |n| n.into());
+    for (i, kids) in tree.children.iter().enumerate() {
+        if kids.is_empty() {
+            continue;
+        }
+        let children: Array = get(&node(i), "children").unchecked_into();
+        for &k in kids {
+            children.push(&node(k));
+        }
+    }
+    Ok(tree.roots.iter().map(|&r| node(r)).collect::<Array>().into())
+}
+
+/// What the model sees at `leafId`, as pi's `buildSessionContext` computes it.
+#[wasm_bindgen(js_name = buildSessionContext, skip_typescript)]
+pub fn build_session_context(source: JsValue, leaf_id: JsValue) -> Result<JsValue, JsValue> {
+    let leaf_key = if leaf_id.is_undefined() || leaf_id.is_null() {
+        None
+    } else if let Some(s) = leaf_id.as_string() {
+        (!s.is_empty()).then(|| Key::Str(s.into()))
+    } else {
+        return Err(type_error(format!(
+            "buildSessionContext: leafId must be a string, null or undefined, got {}",
+            describe(&leaf_id)
+        )));
+    };
+    let leaf = match &leaf_key {
+        _ if leaf_id.is_null() => Leaf::None,
+        Some(k) => Leaf::Id(k),
+        None => Leaf::Last,
+    };
+    match read_source(&source, "buildSessionContext", true)? {
+        Source::Text(text) => {
+            let doc = open_text(text, "buildSessionContext")?;
+            let plan = context::plan(&doc.entries, &context::index(&doc.entries), leaf);
+            let rendered = context::render(&doc.text, &doc.spans, &doc.entries, &plan);
+            let result = JSON::parse(&rendered.json)
+                .map_err(|_| error("buildSessionContext: the context could not be read back as JSON".into()))?;
+            apply_fixups(&result, &rendered.fixups)?;
+            Ok(result)
+        }
+        Source::Entries(array) => {
+            let entries = entries_of(&array);
+            let plan = context::plan(&entries, &context::index(&entries), leaf);
+            context_from_objects(&array, &entries, &plan)
+        }
+    }
+}
+
+fn apply_fixups(result: &JsValue, fixups: &[Fixup]) -> Result<(), JsValue> {
+    let messages = get(result, "messages");
+    for fixup in fixups {
+        let (slot, value) = match fixup {
+            Fixup::Undefined(slot) => (slot, JsValue::UNDEFINED),
+            Fixup::NaN(slot) => (slot, JsValue::from(f64::NAN)),
+        };
+        match slot {
+            Slot::Message(n) => Reflect::set_u32(&messages, *n as u32, &value).map(drop)?,
+            Slot::MessageField(n, field) => set(&Reflect::get_u32(&messages, *n as u32)?, field, &value)?,
+            Slot::ThinkingLevel => set(result, "thinkingLevel", &value)?,
+            Slot::ModelField(field) => set(&get(result, "model"), field, &value)?,
+        }
+    }
+    Ok(())
+}
+
+/// Builds the context from the caller's own objects: `message` entries give
+/// their very `message` object; summaries and custom messages are new objects
+/// with pi's keys in pi's order.
+fn context_from_objects(array: &Array, entries: &[Entry], plan: &Plan) -> Result<JsValue, JsValue> {
+    let object = |i: usize| array.get(i as u32);
+    let made = |pairs: &[(&str, JsValue)]| -> Result<JsValue, JsValue> {
+        let o = Object::new();
+        for (k, v) in pairs {
+            set(&o, k, v)?;
+        }
+        Ok(o.into())
+    };
+    let messages = Array::new();
+    for emit in &plan.messages {
+        let m = match *emit {
+            Emit::Message(i) => get(&object(i), "message"),
+            Emit::Custom(i) => {
+                let e = object(i);
+                made(&[
+                    ("role", "custom".into()),
+                    ("customType", get(&e, "customType")),
+                    ("content", get(&e, "content")),
+                    ("display", get(&e, "display")),
+                    ("details", get(&e, "details")),
+                    ("timestamp", entries[i].time.into()),
+                ])?
+            }
+            Emit::BranchSummary(i) => {
+                let e = object(i);
+                made(&[
+                    ("role", "branchSummary".into()),
+                    ("summary", get(&e, "summary")),
+                    ("fromId", get(&e, "fromId")),
+                    ("timestamp", entries[i].time.into()),
+                ])?
+            }
+            Emit::CompactionSummary(i) => {
+                let e = object(i);
+                made(&[
+                    ("role", "compactionSummary".into()),
+                    ("summary", get(&e, "summary")),
+                    ("tokensBefore", get(&e, "tokensBefore")),
+                    ("timestamp", entries[i].time.into()),
+                ])?
+            }
+        };
+        messages.push(&m);
+    }
+    let thinking_level = plan.thinking_level.map_or_else(|| "off".into(), |i| get(&object(i), "thinkingLevel"));
+    let model = match plan.model {
+        None => JsValue::NULL,
+        Some(ModelFrom::ModelChange(i)) => {
+            let e = object(i);
+            made(&[("provider", get(&e, "provider")), ("modelId", get(&e, "modelId"))])?
+        }
+        Some(ModelFrom::Assistant(i)) => {
+            let m = get(&object(i), "message");
+            made(&[("provider", get(&m, "provider")), ("modelId", get(&m, "model"))])?
+        }
+    };
+    made(&[("messages", messages.into()), ("thinkingLevel", thinking_level), ("model", model)])
 }
