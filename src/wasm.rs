@@ -64,7 +64,6 @@ impl SiblingSort for JsSort {
 /// What a `source` argument turned out to be.
 enum Source {
     Text(String),
-    /// A string argument, kept to hand back unchanged when nothing changes.
     Entries(Array),
 }
 
@@ -293,6 +292,13 @@ pub fn parse_session(source: JsValue, options: JsValue) -> Result<JsValue, JsVal
     Ok(parse_array(&json, values).into())
 }
 
+/// `parseSession`'s options; unknown keys are ignored.
+#[derive(serde::Deserialize, Default)]
+struct ParseOptions {
+    #[serde(default)]
+    strict: Option<bool>,
+}
+
 fn read_strict(options: &JsValue) -> Result<bool, JsValue> {
     if options.is_undefined() || options.is_null() {
         return Ok(false);
@@ -300,13 +306,12 @@ fn read_strict(options: &JsValue) -> Result<bool, JsValue> {
     if !options.is_object() {
         return Err(type_error(format!("parseSession: options must be an object, got {}", describe(options))));
     }
-    let strict = get(options, "strict");
-    if strict.is_undefined() {
-        return Ok(false);
-    }
-    strict
-        .as_bool()
-        .ok_or_else(|| type_error(format!("parseSession: options.strict must be a boolean, got {}", describe(&strict))))
+    let options: ParseOptions = serde_wasm_bindgen::from_value(options.clone())
+        .map_err(|_| {
+            let got = describe(&get(options, "strict"));
+            type_error(format!("parseSession: options.strict must be a boolean, got {got}"))
+        })?;
+    Ok(options.strict.unwrap_or(false))
 }
 
 /// Migrates to v3. An entry array is changed in place (returns whether anything
