@@ -80,7 +80,11 @@ pub fn plan(entries: &[Entry], by_id: &HashMap<&Key, usize>, leaf: Leaf) -> Plan
         }
         path.push(i);
         let parent = &entries[i].parent_id;
-        at = if parent.truthy() { by_id.get(parent).copied() } else { None };
+        at = if parent.truthy() {
+            by_id.get(parent).copied()
+        } else {
+            None
+        };
     }
     path.reverse();
 
@@ -92,7 +96,12 @@ pub fn plan(entries: &[Entry], by_id: &HashMap<&Key, usize>, leaf: Leaf) -> Plan
         match (e.kind, &e.detail) {
             (EntryType::ThinkingLevelChange, _) => thinking_level = Some(i),
             (EntryType::ModelChange, _) => model = Some(ModelFrom::ModelChange(i)),
-            (EntryType::Message, Detail::Message { role: Role::Assistant }) => model = Some(ModelFrom::Assistant(i)),
+            (
+                EntryType::Message,
+                Detail::Message {
+                    role: Role::Assistant,
+                },
+            ) => model = Some(ModelFrom::Assistant(i)),
             (EntryType::Compaction, _) => compaction = Some(i),
             _ => {}
         }
@@ -104,9 +113,12 @@ pub fn plan(entries: &[Entry], by_id: &HashMap<&Key, usize>, leaf: Leaf) -> Plan
         match (e.kind, &e.detail) {
             (EntryType::Message, _) => messages.push(Emit::Message(i)),
             (EntryType::CustomMessage, _) => messages.push(Emit::Custom(i)),
-            (EntryType::BranchSummary, Detail::BranchSummary { has_summary: true }) => {
-                messages.push(Emit::BranchSummary(i))
-            }
+            (
+                EntryType::BranchSummary,
+                Detail::BranchSummary {
+                    has_summary: true, ..
+                },
+            ) => messages.push(Emit::BranchSummary(i)),
             _ => {}
         }
     };
@@ -119,7 +131,10 @@ pub fn plan(entries: &[Entry], by_id: &HashMap<&Key, usize>, leaf: Leaf) -> Plan
                 .position(|&i| entries[i].kind == EntryType::Compaction && entries[i].id == comp.id)
                 .unwrap_or(0);
             let first_kept = match &comp.detail {
-                Detail::Compaction { first_kept_entry_id, .. } => first_kept_entry_id.clone(),
+                Detail::Compaction {
+                    first_kept_entry_id,
+                    ..
+                } => first_kept_entry_id.clone(),
                 _ => Key::Undefined,
             };
             let mut kept = false;
@@ -136,7 +151,12 @@ pub fn plan(entries: &[Entry], by_id: &HashMap<&Key, usize>, leaf: Leaf) -> Plan
         }
         None => path.iter().for_each(|&i| emit(i)),
     }
-    Plan { path, messages, thinking_level, model }
+    Plan {
+        path,
+        messages,
+        thinking_level,
+        model,
+    }
 }
 
 /// Where a rendered value needs JS's help after `JSON.parse`.
@@ -171,7 +191,11 @@ pub struct Rendered {
 /// `text` (entry `i`'s value is `spans[i]`), so key order and every value
 /// are what `JSON.parse` of the lines gives.
 pub fn render(text: &str, spans: &[Span], entries: &[Entry], plan: &Plan) -> Rendered {
-    let mut w = Writer { text, out: String::new(), fixups: Vec::new() };
+    let mut w = Writer {
+        text,
+        out: String::new(),
+        fixups: Vec::new(),
+    };
     let fields = |i: usize| json::members(text, spans[i]);
     w.out.push_str("{\"messages\":[");
     for (n, emit) in plan.messages.iter().enumerate() {
@@ -195,16 +219,32 @@ pub fn render(text: &str, spans: &[Span], entries: &[Entry], plan: &Plan) -> Ren
             Emit::BranchSummary(i) => {
                 let m = fields(i);
                 w.out.push_str("{\"role\":\"branchSummary\"");
-                w.field("summary", json::get(text, &m, "summary"), Slot::MessageField(n, "summary"));
-                w.field("fromId", json::get(text, &m, "fromId"), Slot::MessageField(n, "fromId"));
+                w.field(
+                    "summary",
+                    json::get(text, &m, "summary"),
+                    Slot::MessageField(n, "summary"),
+                );
+                w.field(
+                    "fromId",
+                    json::get(text, &m, "fromId"),
+                    Slot::MessageField(n, "fromId"),
+                );
                 w.time(entries[i].time, Slot::MessageField(n, "timestamp"));
                 w.out.push('}');
             }
             Emit::CompactionSummary(i) => {
                 let m = fields(i);
                 w.out.push_str("{\"role\":\"compactionSummary\"");
-                w.field("summary", json::get(text, &m, "summary"), Slot::MessageField(n, "summary"));
-                w.field("tokensBefore", json::get(text, &m, "tokensBefore"), Slot::MessageField(n, "tokensBefore"));
+                w.field(
+                    "summary",
+                    json::get(text, &m, "summary"),
+                    Slot::MessageField(n, "summary"),
+                );
+                w.field(
+                    "tokensBefore",
+                    json::get(text, &m, "tokensBefore"),
+                    Slot::MessageField(n, "tokensBefore"),
+                );
                 w.time(entries[i].time, Slot::MessageField(n, "timestamp"));
                 w.out.push('}');
             }
@@ -224,8 +264,14 @@ pub fn render(text: &str, spans: &[Span], entries: &[Entry], plan: &Plan) -> Ren
         Some(ModelFrom::ModelChange(i)) => (Some(fields(i)), "provider", "modelId"),
         Some(ModelFrom::Assistant(i)) => {
             let m = fields(i);
-            let msg = json::get(text, &m, "message").filter(|m| m.kind == Kind::Object).map(|m| m.value);
-            (Some(msg.map(|s| json::members(text, s)).unwrap_or_default()), "provider", "model")
+            let msg = json::get(text, &m, "message")
+                .filter(|m| m.kind == Kind::Object)
+                .map(|m| m.value);
+            (
+                Some(msg.map(|s| json::members(text, s)).unwrap_or_default()),
+                "provider",
+                "model",
+            )
         }
     };
     match source {
@@ -240,7 +286,10 @@ pub fn render(text: &str, spans: &[Span], entries: &[Entry], plan: &Plan) -> Ren
         }
     }
     w.out.push('}');
-    Rendered { json: w.out, fixups: w.fixups }
+    Rendered {
+        json: w.out,
+        fixups: w.fixups,
+    }
 }
 
 struct Writer<'a> {
@@ -301,14 +350,24 @@ mod tests {
 
     #[test]
     fn walks_the_branch_of_the_leaf() {
-        let text = [msg("a", "null", "user"), msg("b", "\"a\"", "assistant"), msg("c", "\"a\"", "user")].concat();
+        let text = [
+            msg("a", "null", "user"),
+            msg("b", "\"a\"", "assistant"),
+            msg("c", "\"a\"", "user"),
+        ]
+        .concat();
         let r = context(&text, None);
         assert_eq!(
             r.json,
             r#"{"messages":[{"role":"user","content":"a","provider":"p","model":"m-a"},{"role":"user","content":"c","provider":"p","model":"m-c"}],"thinkingLevel":"off","model":null}"#
         );
         let r = context(&text, Some("b"));
-        assert!(r.json.ends_with(r#""thinkingLevel":"off","model":{"provider":"p","modelId":"m-b"}}"#), "{}", r.json);
+        assert!(
+            r.json
+                .ends_with(r#""thinkingLevel":"off","model":{"provider":"p","modelId":"m-b"}}"#),
+            "{}",
+            r.json
+        );
         assert_eq!(context(&text, Some("nope")), context(&text, None));
     }
 
@@ -321,17 +380,31 @@ mod tests {
             format!("{{\"type\":\"compaction\",\"id\":\"k\",\"parentId\":\"c\",{TS},\"summary\":\"S\",\"firstKeptEntryId\":\"b\",\"tokensBefore\":7}}\n"),
             format!("{{\"type\":\"thinking_level_change\",\"id\":\"t\",\"parentId\":\"k\",{TS},\"thinkingLevel\":\"high\"}}\n"),
             format!("{{\"type\":\"branch_summary\",\"id\":\"bs\",\"parentId\":\"t\",{TS},\"summary\":\"B\",\"fromId\":\"c\"}}\n"),
-            format!("{{\"type\":\"custom_message\",\"id\":\"cm\",\"parentId\":\"bs\",\"timestamp\":\"bad\",\"customType\":\"x\",\"content\":\"hi\",\"display\":true}}\n"),
+            "{\"type\":\"custom_message\",\"id\":\"cm\",\"parentId\":\"bs\",\"timestamp\":\"bad\",\"customType\":\"x\",\"content\":\"hi\",\"display\":true}\n".to_string(),
         ]
         .concat();
         let r = context(&text, None);
-        let roles: Vec<&str> = r.json.match_indices("\"role\":\"").map(|(i, _)| &r.json[i + 8..i + 20]).collect();
+        let roles: Vec<&str> = r
+            .json
+            .match_indices("\"role\":\"")
+            .map(|(i, _)| &r.json[i + 8..i + 20])
+            .collect();
         assert_eq!(roles.len(), 5, "{}", r.json);
         assert!(r.json.starts_with(r#"{"messages":[{"role":"compactionSummary","summary":"S","tokensBefore":7,"timestamp":1735689600000},{"role":"assistant""#), "{}", r.json);
-        assert!(r.json.contains(r#"{"role":"branchSummary","summary":"B","fromId":"c","timestamp":1735689600000}"#));
+        assert!(r.json.contains(
+            r#"{"role":"branchSummary","summary":"B","fromId":"c","timestamp":1735689600000}"#
+        ));
         assert!(r.json.contains(r#"{"role":"custom","customType":"x","content":"hi","display":true,"details":null,"timestamp":null}"#));
-        assert!(r.json.ends_with(r#""thinkingLevel":"high","model":{"provider":"p","modelId":"m-b"}}"#));
-        assert_eq!(r.fixups, [Fixup::Undefined(Slot::MessageField(4, "details")), Fixup::NaN(Slot::MessageField(4, "timestamp"))]);
+        assert!(r
+            .json
+            .ends_with(r#""thinkingLevel":"high","model":{"provider":"p","modelId":"m-b"}}"#));
+        assert_eq!(
+            r.fixups,
+            [
+                Fixup::Undefined(Slot::MessageField(4, "details")),
+                Fixup::NaN(Slot::MessageField(4, "timestamp"))
+            ]
+        );
     }
 
     #[test]
@@ -347,6 +420,9 @@ mod tests {
     fn null_leaf_is_empty() {
         let doc = Document::parse(&msg("a", "null", "user"));
         let p = plan(&doc.entries, &index(&doc.entries), Leaf::None);
-        assert_eq!(render(&doc.text, &doc.spans, &doc.entries, &p).json, r#"{"messages":[],"thinkingLevel":"off","model":null}"#);
+        assert_eq!(
+            render(&doc.text, &doc.spans, &doc.entries, &p).json,
+            r#"{"messages":[],"thinkingLevel":"off","model":null}"#
+        );
     }
 }

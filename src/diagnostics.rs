@@ -1,6 +1,11 @@
 //! What is wrong with a session file, said with line numbers.
 
+use std::collections::HashMap;
 use std::fmt;
+
+use crate::entry::{Detail, Entry, EntryType, Key};
+use crate::parse::LineContent;
+use crate::session::Document;
 
 /// A line that is not JSON: where, and why (`JSON.parse` would throw on it).
 #[derive(Clone, Debug, PartialEq)]
@@ -13,9 +18,522 @@ pub struct ParseError {
 
 impl fmt::Display for ParseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "line {}, column {}: {}", self.line, self.column, self.reason)
+        write!(
+            f,
+            "line {}, column {}: {}",
+            self.line, self.column, self.reason
+        )
     }
 }
 
 impl std::error::Error for ParseError {}
 
+/// What kind of problem a [`Diagnostic`] reports. The names (`as_str`) are a
+/// stable part of the API.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Problem {
+    /// A line `JSON.parse` rejects; pi skips it.
+    MalformedLine,
+    /// The last line is malformed and the file does not end in a newline:
+    /// most likely a writer stopped mid-line.
+    TruncatedLastLine,
+    /// Valid JSON that is not an object (`42`, `null`, `[]`).
+    NotAnObject,
+    /// A line with nothing but whitespace; pi skips it.
+    BlankLine,
+    /// The text starts with a UTF-8 byte order mark; pi's `trim()` drops it.
+    Bom,
+    /// The bytes were not valid UTF-8; the bad sequences read as U+FFFD.
+    InvalidUtf8,
+    /// No `type: "session"` line at all.
+    MissingHeader,
+    /// The header is not the first line (pi then opens the file as a new, empty session).
+    MisplacedHeader,
+    /// A second header; only the first counts.
+    DuplicateHeader,
+    /// A header version other than 1, 2 or 3.
+    UnknownVersion,
+    /// An entry without a `type` pi knows.
+    UnknownEntryType,
+    /// An entry without a string id in a file of version 2 or later.
+    MissingId,
+    /// An id used by an earlier entry too; lookups find the last one.
+    DuplicateId,
+    /// A `parentId` that names no entry (or is missing): the entry becomes a root.
+    Orphan,
+    /// An entry whose `parentId` is its own id.
+    SelfParent,
+    /// Entries whose `parentId`s form a loop.
+    Cycle,
+    /// A compaction's `firstKeptEntryId` (or v1 `firstKeptEntryIndex`) names no entry.
+    MissingFirstKeptEntry,
+    /// A compaction whose kept entry is not on its own path, so nothing is kept.
+    KeptEntryOffPath,
+    /// A label's `targetId` names no entry.
+    MissingLabelTarget,
+    /// A branch summary's `fromId` names no entry.
+    MissingBranchSource,
+}
+
+impl Problem {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Problem::MalformedLine => "malformed-line",
+            Problem::TruncatedLastLine => "truncated-last-line",
+            Problem::NotAnObject => "not-an-object",
+            Problem::BlankLine => "blank-line",
+            Problem::Bom => "bom",
+            Problem::InvalidUtf8 => "invalid-utf8",
+            Problem::MissingHeader => "missing-header",
+            Problem::MisplacedHeader => "misplaced-header",
+            Problem::DuplicateHeader => "duplicate-header",
+            Problem::UnknownVersion => "unknown-version",
+            Problem::UnknownEntryType => "unknown-entry-type",
+            Problem::MissingId => "missing-id",
+            Problem::DuplicateId => "duplicate-id",
+            Problem::Orphan => "orphan",
+            Problem::SelfParent => "self-parent",
+            Problem::Cycle => "cycle",
+            Problem::MissingFirstKeptEntry => "missing-first-kept-entry",
+            Problem::KeptEntryOffPath => "kept-entry-off-path",
+            Problem::MissingLabelTarget => "missing-label-target",
+            Problem::MissingBranchSource => "missing-branch-source",
+        }
+    }
+}
+
+/// One problem found in a session.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Diagnostic {
+    pub problem: Problem,
+    /// 1-based line in the file, where there is one.
+    pub line: Option<usize>,
+    /// The id of the entry concerned, where it has one.
+    pub entry_id: Option<String>,
+    pub message: String,
+}
+
+/// Everything wrong with a JSONL session, in line order as far as possible.
+/// `invalid_utf8`: whether decoding the bytes replaced anything.
+pub fn inspect(doc: &Document, invalid_utf8: bool) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    let text = doc.text.as_str();
+    let d = |problem, line: Option<usize>, message: String| Diagnostic {
+        problem,
+        line,
+        entry_id: None,
+        message,
+    };
+    if invalid_utf8 {
+        out.push(d(
+            Problem::InvalidUtf8,
+            None,
+            "the file is not valid UTF-8; invalid bytes read as U+FFFD".into(),
+        ));
+    }
+    if text.starts_with('\u{feff}') {
+        out.push(d(
+            Problem::Bom,
+            Some(1),
+            "the file starts with a UTF-8 byte order mark (ignored)".into(),
+        ));
+    }
+    // Physical lines: the part after the final newline is not a line.
+    let body = text.strip_suffix('\n').unwrap_or(text);
+    if !text.is_empty() {
+        for (i, line) in body.split('\n').enumerate() {
+            if line.trim_matches(crate::parse::is_js_space).is_empty() {
+                out.push(d(
+                    Problem::BlankLine,
+                    Some(i + 1),
+                    format!("line {} is blank", i + 1),
+                ));
+            }
+        }
+    }
+    let last_number = doc.lines.last().map(|l| l.number);
+    for line in &doc.lines {
+        if let LineContent::Malformed(e) = &line.content {
+            let before = text
+                .get(line.span.start..e.offset.min(line.span.end))
+                .unwrap_or("");
+            let err = ParseError {
+                line: line.number,
+                column: before.chars().count() + 1,
+                reason: e.reason.clone(),
+            };
+            out.push(d(
+                Problem::MalformedLine,
+                Some(line.number),
+                format!("{err}; the line is skipped"),
+            ));
+            if Some(line.number) == last_number && !text.ends_with('\n') {
+                out.push(d(
+                    Problem::TruncatedLastLine,
+                    Some(line.number),
+                    format!(
+                        "the last line ({}) is cut off: malformed and without a final newline",
+                        line.number
+                    ),
+                ));
+            }
+        }
+    }
+    out.extend(inspect_entries(&doc.entries, |i| {
+        doc.line_numbers.get(i).copied()
+    }));
+    out.sort_by_key(|x| x.line.unwrap_or(0));
+    out
+}
+
+/// The problems of the entries themselves; `line_of(i)` gives entry `i`'s line.
+pub fn inspect_entries(
+    entries: &[Entry],
+    line_of: impl Fn(usize) -> Option<usize>,
+) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    let id_text = |k: &Key| match k {
+        Key::Str(s) => Some(s.to_string()),
+        _ => None,
+    };
+    let at = |i: usize| line_of(i).map_or_else(|| format!("entry {i}"), |l| format!("line {l}"));
+    let mut push = |problem, i: usize, message: String| {
+        out.push(Diagnostic {
+            problem,
+            line: line_of(i),
+            entry_id: id_text(&entries[i].id),
+            message,
+        })
+    };
+
+    // Header.
+    let headers: Vec<usize> = (0..entries.len())
+        .filter(|&i| entries[i].is_header())
+        .collect();
+    match headers.first() {
+        None if !entries.is_empty() => {
+            push(
+                Problem::MissingHeader,
+                0,
+                "no session header (a line with type \"session\") where line 1 should have it"
+                    .into(),
+            );
+        }
+        Some(&h) => {
+            if h != 0 {
+                push(
+                    Problem::MisplacedHeader,
+                    h,
+                    format!("the session header is on {}, not the first line", at(h)),
+                );
+            }
+            for &other in &headers[1..] {
+                push(
+                    Problem::DuplicateHeader,
+                    other,
+                    format!(
+                        "a second session header on {}; only the first counts",
+                        at(other)
+                    ),
+                );
+            }
+            if let Detail::Header { version: Some(v) } = entries[h].detail {
+                if !(v == 1.0 || v == 2.0 || v == 3.0) {
+                    push(
+                        Problem::UnknownVersion,
+                        h,
+                        format!("unknown session version {v} on {}", at(h)),
+                    );
+                }
+            }
+        }
+        None => {}
+    }
+    let version = crate::migrate::declared_version(entries);
+
+    let mut by_id: HashMap<&Key, usize> = HashMap::new();
+    for (i, e) in entries.iter().enumerate() {
+        if e.is_header() {
+            continue;
+        }
+        if !e.is_object {
+            push(
+                Problem::NotAnObject,
+                i,
+                format!("{} is JSON but not an object", at(i)),
+            );
+            continue;
+        }
+        if e.kind == EntryType::Other {
+            push(
+                Problem::UnknownEntryType,
+                i,
+                format!("{} has no known entry type", at(i)),
+            );
+        }
+        if version >= 2.0 && e.id.as_str().is_none() {
+            push(Problem::MissingId, i, format!("{} has no string id", at(i)));
+        }
+        if e.id.as_str().is_some() {
+            if let Some(&first) = by_id.get(&e.id) {
+                push(
+                    Problem::DuplicateId,
+                    i,
+                    format!(
+                        "{} reuses the id of {}; lookups find the later one",
+                        at(i),
+                        at(first)
+                    ),
+                );
+            }
+        }
+        by_id.insert(&e.id, i);
+    }
+
+    if version >= 2.0 {
+        for (i, e) in entries.iter().enumerate() {
+            if e.is_header() || !e.is_object {
+                continue;
+            }
+            if e.parent_id == e.id && e.parent_id != Key::Null {
+                push(
+                    Problem::SelfParent,
+                    i,
+                    format!("{} is its own parent", at(i)),
+                );
+            } else if e.parent_id == Key::Undefined {
+                push(
+                    Problem::Orphan,
+                    i,
+                    format!("{} has no parentId; it becomes a root", at(i)),
+                );
+            } else if e.parent_id != Key::Null && !by_id.contains_key(&e.parent_id) {
+                push(
+                    Problem::Orphan,
+                    i,
+                    format!(
+                        "{}: parent {} not found; it becomes a root",
+                        at(i),
+                        show(&e.parent_id)
+                    ),
+                );
+            }
+        }
+    }
+
+    let tree = crate::tree::build(entries, &crate::tree::InsertionSort);
+    for &cut in &tree.cycle_cuts {
+        // The loop: from the cut, follow parents until back at it.
+        let mut members = vec![cut];
+        let mut next = by_id.get(&entries[cut].parent_id).copied();
+        while let Some(n) = next {
+            if n == cut || members.len() > entries.len() {
+                break;
+            }
+            members.push(n);
+            next = by_id.get(&entries[n].parent_id).copied();
+        }
+        let ids: Vec<String> = members
+            .iter()
+            .rev()
+            .map(|&m| show(&entries[m].id))
+            .collect();
+        push(
+            Problem::Cycle,
+            cut,
+            format!(
+                "parentId cycle {} → {}; cut at {}",
+                ids.join(" → "),
+                ids[0],
+                at(cut)
+            ),
+        );
+    }
+
+    // Ancestry from the tree: `a` is on the path of `b` iff enter[a] <= enter[b] < leave[a].
+    let n = entries.len();
+    let (mut enter, mut leave) = (vec![0usize; n], vec![0usize; n]);
+    let mut clock = 0;
+    let mut stack: Vec<(usize, bool)> = tree.roots.iter().rev().map(|&r| (r, false)).collect();
+    while let Some((node, done)) = stack.pop() {
+        if done {
+            leave[node] = clock;
+            continue;
+        }
+        enter[node] = clock;
+        clock += 1;
+        stack.push((node, true));
+        stack.extend(tree.children[node].iter().rev().map(|&c| (c, false)));
+    }
+    let on_path = |a: usize, b: usize| enter[a] <= enter[b] && enter[b] < leave[a];
+
+    for (i, e) in entries.iter().enumerate() {
+        match &e.detail {
+            Detail::Compaction {
+                first_kept_entry_id,
+                first_kept_entry_index,
+            } if e.kind == EntryType::Compaction => {
+                if version < 2.0 {
+                    if let Some(index) = first_kept_entry_index {
+                        let ok = index.fract() == 0.0
+                            && *index >= 0.0
+                            && (*index as usize) < n
+                            && !entries[*index as usize].is_header();
+                        if !ok {
+                            push(
+                                Problem::MissingFirstKeptEntry,
+                                i,
+                                format!("{}: firstKeptEntryIndex {index} names no entry", at(i)),
+                            );
+                        }
+                    }
+                } else if first_kept_entry_id.as_str().is_some() {
+                    match by_id.get(first_kept_entry_id) {
+                        None => push(
+                            Problem::MissingFirstKeptEntry,
+                            i,
+                            format!("{}: firstKeptEntryId {} not found", at(i), show(first_kept_entry_id)),
+                        ),
+                        Some(&k) if !on_path(k, i) => push(
+                            Problem::KeptEntryOffPath,
+                            i,
+                            format!(
+                                "{}: kept entry {} is not on the compaction's path, so nothing before the compaction is kept",
+                                at(i),
+                                show(first_kept_entry_id)
+                            ),
+                        ),
+                        Some(_) => {}
+                    }
+                }
+            }
+            Detail::Label { target_id, .. } if e.kind == EntryType::Label
+                && !by_id.contains_key(target_id) => {
+                    push(
+                        Problem::MissingLabelTarget,
+                        i,
+                        format!("{}: label target {} not found", at(i), show(target_id)),
+                    );
+                }
+            Detail::BranchSummary { from_id, .. } if e.kind == EntryType::BranchSummary => {
+                let root = from_id.as_str() == Some("root");
+                if from_id.as_str().is_some() && !root && !by_id.contains_key(from_id) {
+                    push(
+                        Problem::MissingBranchSource,
+                        i,
+                        format!(
+                            "{}: branch summary source {} not found",
+                            at(i),
+                            show(from_id)
+                        ),
+                    );
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+fn show(k: &Key) -> String {
+    match k {
+        Key::Str(s) => format!("\"{s}\""),
+        Key::Undefined => "undefined".into(),
+        Key::Null => "null".into(),
+        Key::Bool(b) => b.to_string(),
+        Key::Number(bits) => f64::from_bits(*bits).to_string(),
+        Key::Utf16(_) => "(a string with a lone surrogate)".into(),
+        Key::Unique(_) => "(an object)".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(text: &str) -> Vec<(&'static str, Option<usize>)> {
+        inspect(&Document::parse(text), false)
+            .iter()
+            .map(|d| (d.problem.as_str(), d.line))
+            .collect()
+    }
+
+    fn e(id: &str, parent: &str) -> String {
+        format!("{{\"type\":\"message\",\"id\":\"{id}\",\"parentId\":{parent},\"timestamp\":\"2025-01-01T00:00:00.000Z\",\"message\":{{\"role\":\"user\"}}}}\n")
+    }
+    const HEADER: &str = "{\"type\":\"session\",\"version\":3,\"id\":\"s\"}\n";
+
+    #[test]
+    fn a_clean_file_has_nothing_to_say() {
+        assert!(kinds(&[HEADER, &e("a", "null"), &e("b", "\"a\"")].concat()).is_empty());
+    }
+
+    #[test]
+    fn line_level_problems() {
+        let text = format!("\u{feff}{HEADER}\n{}not json\n42\n{{\"type\":\"message\",\"id\":\"c\",\"parentId\":\"a\"", e("a", "null"));
+        assert_eq!(
+            kinds(&text),
+            [
+                ("bom", Some(1)),
+                ("blank-line", Some(2)),
+                ("malformed-line", Some(4)),
+                ("not-an-object", Some(5)),
+                ("malformed-line", Some(6)),
+                ("truncated-last-line", Some(6)),
+            ]
+        );
+    }
+
+    #[test]
+    fn tree_problems() {
+        let text = [
+            &e("a", "null"),
+            HEADER,
+            HEADER,
+            &e("a", "null"),
+            &e("o", "\"gone\""),
+            &e("s", "\"s\""),
+            &e("x", "\"y\""),
+            &e("y", "\"x\""),
+            "{\"type\":\"label\",\"id\":\"l\",\"parentId\":\"a\",\"targetId\":\"nope\",\"label\":\"t\"}\n",
+            "{\"type\":\"branch_summary\",\"id\":\"b\",\"parentId\":\"a\",\"fromId\":\"zz\",\"summary\":\"s\"}\n",
+            "{\"type\":\"branch_summary\",\"id\":\"r\",\"parentId\":null,\"fromId\":\"root\",\"summary\":\"s\"}\n",
+            "{\"type\":\"compaction\",\"id\":\"k\",\"parentId\":\"a\",\"firstKeptEntryId\":\"o\",\"summary\":\"s\"}\n",
+            "{\"type\":\"compaction\",\"id\":\"k2\",\"parentId\":\"a\",\"firstKeptEntryId\":\"gone\",\"summary\":\"s\"}\n",
+            "{\"type\":\"weird\",\"id\":\"w\",\"parentId\":\"a\"}\n",
+            "{\"type\":\"message\",\"parentId\":\"a\"}\n",
+        ]
+        .concat();
+        let found = kinds(&text);
+        let expect = [
+            ("misplaced-header", Some(2)),
+            ("duplicate-header", Some(3)),
+            ("duplicate-id", Some(4)),
+            ("orphan", Some(5)),
+            ("self-parent", Some(6)),
+            ("cycle", Some(8)),
+            ("missing-label-target", Some(9)),
+            ("missing-branch-source", Some(10)),
+            ("kept-entry-off-path", Some(12)),
+            ("missing-first-kept-entry", Some(13)),
+            ("unknown-entry-type", Some(14)),
+            ("missing-id", Some(15)),
+        ];
+        for x in expect {
+            assert!(found.contains(&x), "{x:?} not in {found:?}");
+        }
+        assert_eq!(found.len(), expect.len(), "{found:?}");
+    }
+
+    #[test]
+    fn header_problems() {
+        assert_eq!(kinds(&e("a", "null")), [("missing-header", Some(1))]);
+        assert_eq!(
+            kinds("{\"type\":\"session\",\"version\":7}\n"),
+            [("unknown-version", Some(1))]
+        );
+        // v1: no ids expected; a kept index pointing nowhere is reported.
+        let v1 = "{\"type\":\"session\"}\n{\"type\":\"compaction\",\"firstKeptEntryIndex\":0}\n{\"type\":\"compaction\",\"firstKeptEntryIndex\":1}\n";
+        assert_eq!(kinds(v1), [("missing-first-kept-entry", Some(2))]);
+    }
+}

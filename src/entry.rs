@@ -54,7 +54,9 @@ impl Key {
 
     /// The key of a JSON value in `text`; `unique` numbers objects and arrays.
     pub fn from_json(text: &str, member: Option<&Member>, unique: &mut u32) -> Key {
-        let Some(m) = member else { return Key::Undefined };
+        let Some(m) = member else {
+            return Key::Undefined;
+        };
         let raw = m.value.of(text);
         match m.kind {
             Kind::Null => Key::Null,
@@ -125,11 +127,24 @@ pub enum Role {
 pub enum Detail {
     None,
     /// A header: `version` as JS's `ToNumber` reads it, `None` when missing or null.
-    Header { version: Option<f64> },
-    Message { role: Role },
-    Compaction { first_kept_entry_id: Key, first_kept_entry_index: Option<f64> },
-    BranchSummary { has_summary: bool },
-    Label { target_id: Key, has_label: bool },
+    Header {
+        version: Option<f64>,
+    },
+    Message {
+        role: Role,
+    },
+    Compaction {
+        first_kept_entry_id: Key,
+        first_kept_entry_index: Option<f64>,
+    },
+    BranchSummary {
+        has_summary: bool,
+        from_id: Key,
+    },
+    Label {
+        target_id: Key,
+        has_label: bool,
+    },
 }
 
 /// One entry, as the algorithms see it.
@@ -164,38 +179,59 @@ impl Entry {
     }
 
     /// Reads the facts of a parsed JSON value in `text`.
-    pub fn from_json(text: &str, value: &json::Value, dates: &dyn DateParser, unique: &mut u32) -> Entry {
+    pub fn from_json(
+        text: &str,
+        value: &json::Value,
+        dates: &dyn DateParser,
+        unique: &mut u32,
+    ) -> Entry {
         if value.kind != Kind::Object {
             return Entry::blank();
         }
         let m = &value.members;
         let field = |name: &str| json::get(text, m, name);
         let kind = match field("type") {
-            Some(t) if t.kind == Kind::String => {
-                json::as_str(t.value.of(text)).map_or(EntryType::Other, |s| EntryType::from_name(&s))
-            }
+            Some(t) if t.kind == Kind::String => json::as_str(t.value.of(text))
+                .map_or(EntryType::Other, |s| EntryType::from_name(&s)),
             _ => EntryType::Other,
         };
         let id = Key::from_json(text, field("id"), unique);
         let parent_id = Key::from_json(text, field("parentId"), unique);
-        let time = time::time_of(field("timestamp").map(|t| (t.kind, t.value.of(text))), dates);
+        let time = time::time_of(
+            field("timestamp").map(|t| (t.kind, t.value.of(text))),
+            dates,
+        );
         let detail = match kind {
-            EntryType::Session => Detail::Header { version: field("version").and_then(|v| version_number(text, v)) },
-            EntryType::Message => Detail::Message { role: message_role(text, field("message")) },
+            EntryType::Session => Detail::Header {
+                version: field("version").and_then(|v| version_number(text, v)),
+            },
+            EntryType::Message => Detail::Message {
+                role: message_role(text, field("message")),
+            },
             EntryType::Compaction => Detail::Compaction {
                 first_kept_entry_id: Key::from_json(text, field("firstKeptEntryId"), unique),
                 first_kept_entry_index: field("firstKeptEntryIndex")
                     .filter(|i| i.kind == Kind::Number)
                     .map(|i| json::number(i.value.of(text))),
             },
-            EntryType::BranchSummary => Detail::BranchSummary { has_summary: is_truthy(text, field("summary")) },
+            EntryType::BranchSummary => Detail::BranchSummary {
+                has_summary: is_truthy(text, field("summary")),
+                from_id: Key::from_json(text, field("fromId"), unique),
+            },
             EntryType::Label => Detail::Label {
                 target_id: Key::from_json(text, field("targetId"), unique),
                 has_label: is_truthy(text, field("label")),
             },
             _ => Detail::None,
         };
-        Entry { is_object: true, kind, id, parent_id, time, detail }
+        Entry {
+            is_object: true,
+            kind,
+            id,
+            parent_id,
+            time,
+            detail,
+        }
     }
 }
 
@@ -204,7 +240,9 @@ fn is_truthy(text: &str, m: Option<&Member>) -> bool {
 }
 
 fn message_role(text: &str, message: Option<&Member>) -> Role {
-    let Some(msg) = message.filter(|m| m.kind == Kind::Object) else { return Role::NoMessage };
+    let Some(msg) = message.filter(|m| m.kind == Kind::Object) else {
+        return Role::NoMessage;
+    };
     let members = json::members(text, msg.value);
     match json::get(text, &members, "role").filter(|r| r.kind == Kind::String) {
         Some(r) => match json::as_str(r.value.of(text)).as_deref() {
@@ -235,7 +273,9 @@ fn to_number(text: &str, kind: Kind, span: Span) -> Option<f64> {
         Kind::Array => {
             let whole = json::parse(text, span);
             let inner = Span::new(span.start + 1, span.end - 1);
-            let inner_text = inner.of(text).trim_matches(|c| matches!(c, ' ' | '\t' | '\n' | '\r'));
+            let inner_text = inner
+                .of(text)
+                .trim_matches(|c| matches!(c, ' ' | '\t' | '\n' | '\r'));
             if inner_text.is_empty() {
                 0.0
             } else if whole.is_err() {
@@ -243,7 +283,12 @@ fn to_number(text: &str, kind: Kind, span: Span) -> Option<f64> {
             } else {
                 // One element: its string form read back as a number. Two or more
                 // contain a "," and are NaN.
-                let start = inner.start + (inner.of(text).len() - inner.of(text).trim_start_matches([' ', '\t', '\n', '\r']).len());
+                let start = inner.start
+                    + (inner.of(text).len()
+                        - inner
+                            .of(text)
+                            .trim_start_matches([' ', '\t', '\n', '\r'])
+                            .len());
                 let elem = Span::new(start, start + inner_text.len());
                 match json::parse(text, elem) {
                     Ok(e) => match e.kind {
@@ -268,7 +313,9 @@ pub fn string_to_number(s: &str) -> f64 {
         if p.is_empty() || !p.chars().all(|c| c.is_digit(r)) {
             return f64::NAN;
         }
-        p.chars().fold(0.0, |n, c| n * f64::from(r) + f64::from(c.to_digit(r).unwrap_or(0)))
+        p.chars().fold(0.0, |n, c| {
+            n * f64::from(r) + f64::from(c.to_digit(r).unwrap_or(0))
+        })
     };
     if let Some(p) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
         return radix(p, 16);
@@ -281,7 +328,11 @@ pub fn string_to_number(s: &str) -> f64 {
     }
     let unsigned = t.strip_prefix(['+', '-']).unwrap_or(t);
     if unsigned == "Infinity" {
-        return if t.starts_with('-') { f64::NEG_INFINITY } else { f64::INFINITY };
+        return if t.starts_with('-') {
+            f64::NEG_INFINITY
+        } else {
+            f64::INFINITY
+        };
     }
     // StrDecimalLiteral: digits, optional fraction, optional exponent.
     let b = unsigned.as_bytes();
@@ -326,14 +377,27 @@ mod tests {
 
     #[test]
     fn reads_the_fields_it_needs() {
-        let e = entry(r#"{"type":"label","id":"a","parentId":null,"timestamp":"1970-01-01T00:00:01.000Z","targetId":"b","label":"x"}"#);
+        let e = entry(
+            r#"{"type":"label","id":"a","parentId":null,"timestamp":"1970-01-01T00:00:01.000Z","targetId":"b","label":"x"}"#,
+        );
         assert_eq!(e.kind, EntryType::Label);
         assert_eq!(e.id, Key::Str("a".into()));
         assert_eq!(e.parent_id, Key::Null);
         assert_eq!(e.time, 1000.0);
-        assert_eq!(e.detail, Detail::Label { target_id: Key::Str("b".into()), has_label: true });
+        assert_eq!(
+            e.detail,
+            Detail::Label {
+                target_id: Key::Str("b".into()),
+                has_label: true
+            }
+        );
         let e = entry(r#"{"type":"message","message":{"role":"hookMessage"}}"#);
-        assert_eq!(e.detail, Detail::Message { role: Role::HookMessage });
+        assert_eq!(
+            e.detail,
+            Detail::Message {
+                role: Role::HookMessage
+            }
+        );
         assert_eq!(e.parent_id, Key::Undefined);
         assert!(!entry("[1]").is_object);
     }

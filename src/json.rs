@@ -90,7 +90,13 @@ pub struct Value {
 /// Validates `text[span]` as one JSON text (whitespace allowed around it).
 /// Offsets in the result are absolute in `text`.
 pub fn parse(text: &str, span: Span) -> Result<Value, SyntaxError> {
-    let mut v = Validator { b: text.as_bytes(), i: span.start, end: span.end, stack: Vec::new(), members: Vec::new() };
+    let mut v = Validator {
+        b: text.as_bytes(),
+        i: span.start,
+        end: span.end,
+        stack: Vec::new(),
+        members: Vec::new(),
+    };
     v.run()
 }
 
@@ -201,7 +207,10 @@ struct Validator<'a> {
 
 impl Validator<'_> {
     fn err<T>(&self, at: usize, reason: impl Into<String>) -> Result<T, SyntaxError> {
-        Err(SyntaxError { offset: at, reason: reason.into() })
+        Err(SyntaxError {
+            offset: at,
+            reason: reason.into(),
+        })
     }
 
     fn peek(&self) -> Option<u8> {
@@ -220,11 +229,17 @@ impl Validator<'_> {
 
     fn unexpected<T>(&self, expected: &str) -> Result<T, SyntaxError> {
         match self.peek() {
-            None => self.err(self.i, format!("unexpected end of line, expected {expected}")),
+            None => self.err(
+                self.i,
+                format!("unexpected end of line, expected {expected}"),
+            ),
             Some(_) => {
                 let rest = std::str::from_utf8(&self.b[self.i..self.end]).unwrap_or("");
                 let c = rest.chars().next().unwrap_or('\u{FFFD}');
-                self.err(self.i, format!("unexpected {} , expected {expected}", describe(c)).replace(" ,", ","))
+                self.err(
+                    self.i,
+                    format!("unexpected {} , expected {expected}", describe(c)).replace(" ,", ","),
+                )
             }
         }
     }
@@ -317,8 +332,16 @@ impl Validator<'_> {
         if self.peek().is_some() {
             return self.unexpected("end of line after the JSON value");
         }
-        let members = if kind == Kind::Object { std::mem::take(&mut self.members) } else { Vec::new() };
-        Ok(Value { kind, span, members })
+        let members = if kind == Kind::Object {
+            std::mem::take(&mut self.members)
+        } else {
+            Vec::new()
+        };
+        Ok(Value {
+            kind,
+            span,
+            members,
+        })
     }
 
     /// Reads `"key" :` and the whitespace after it.
@@ -365,14 +388,21 @@ impl Validator<'_> {
                             for _ in 0..4 {
                                 match self.peek() {
                                     Some(c) if c.is_ascii_hexdigit() => self.i += 1,
-                                    _ => return self.err(at, "bad \\u escape in string: four hex digits expected"),
+                                    _ => {
+                                        return self.err(
+                                            at,
+                                            "bad \\u escape in string: four hex digits expected",
+                                        )
+                                    }
                                 }
                             }
                         }
                         _ => return self.err(at, "bad escape in string"),
                     }
                 }
-                Some(c) => return self.err(self.i, format!("control character U+{c:04X} in string")),
+                Some(c) => {
+                    return self.err(self.i, format!("control character U+{c:04X} in string"))
+                }
             }
         }
     }
@@ -447,9 +477,23 @@ mod tests {
     #[test]
     fn accepts_what_json_parse_accepts() {
         for s in [
-            "0", "-0", "1e400", "-1.5E+3", "123456789012345678901234567890", "\"\\ud800\"", "\"\\uDFFF x\"",
-            "true", "false", "null", "[]", "{}", " \t\r\n{ \"a\" : [ 1 , { } ] }\r", "\"\u{2028}\u{2029}\"",
-            "{\"__proto__\":{\"x\":1}}", "[[[[[[[[[[]]]]]]]]]]", "\"\\/\\b\\f\\n\\r\\t\\\"\\\\\"",
+            "0",
+            "-0",
+            "1e400",
+            "-1.5E+3",
+            "123456789012345678901234567890",
+            "\"\\ud800\"",
+            "\"\\uDFFF x\"",
+            "true",
+            "false",
+            "null",
+            "[]",
+            "{}",
+            " \t\r\n{ \"a\" : [ 1 , { } ] }\r",
+            "\"\u{2028}\u{2029}\"",
+            "{\"__proto__\":{\"x\":1}}",
+            "[[[[[[[[[[]]]]]]]]]]",
+            "\"\\/\\b\\f\\n\\r\\t\\\"\\\\\"",
         ] {
             ok(s);
         }
@@ -460,9 +504,37 @@ mod tests {
     #[test]
     fn rejects_what_json_parse_rejects() {
         for s in [
-            "", " ", "01", "1.", ".5", "+1", "-", "1e", "1e+", "NaN", "Infinity", "'x'", "\"a", "\"\\x\"", "\"\\u12\"",
-            "\"\t\"", "\"\u{0}\"", "{a:1}", "{\"a\" 1}", "{\"a\":1,}", "[1,]", "[1 2]", "{} {}", "tru", "nul",
-            "\u{feff}{}", "\u{a0}1", "{\"a\":1}\u{0}", "[", "{", "{\"a\":",
+            "",
+            " ",
+            "01",
+            "1.",
+            ".5",
+            "+1",
+            "-",
+            "1e",
+            "1e+",
+            "NaN",
+            "Infinity",
+            "'x'",
+            "\"a",
+            "\"\\x\"",
+            "\"\\u12\"",
+            "\"\t\"",
+            "\"\u{0}\"",
+            "{a:1}",
+            "{\"a\" 1}",
+            "{\"a\":1,}",
+            "[1,]",
+            "[1 2]",
+            "{} {}",
+            "tru",
+            "nul",
+            "\u{feff}{}",
+            "\u{a0}1",
+            "{\"a\":1}\u{0}",
+            "[",
+            "{",
+            "{\"a\":",
         ] {
             bad(s);
         }
@@ -502,11 +574,14 @@ mod tests {
     fn decodes_strings_like_js() {
         assert_eq!(as_str("\"a\\u00e9\\n\"").as_deref(), Some("aé\n"));
         assert_eq!(as_str("\"\\ud83d\\ude00\"").as_deref(), Some("😀"));
-        assert_eq!(decode_string("\"\\ud800\""), Some(JsString::Utf16(vec![0xd800])));
+        assert_eq!(
+            decode_string("\"\\ud800\""),
+            Some(JsString::Utf16(vec![0xd800]))
+        );
         assert!(truthy(Kind::String, "\"0\""));
         assert!(!truthy(Kind::String, "\"\""));
         assert!(!truthy(Kind::Number, "-0.0e5"));
-        assert!(truthy(Kind::Number, "1e-400") == false);
+        assert!(!truthy(Kind::Number, "1e-400"));
         assert_eq!(number("1e400"), f64::INFINITY);
     }
 }

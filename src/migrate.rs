@@ -20,15 +20,30 @@ pub const CURRENT_VERSION: u32 = 3;
 #[derive(Clone, Debug, PartialEq)]
 pub enum Edit {
     /// `header.version = 3`.
-    SetVersion { entry: usize },
-    SetId { entry: usize, id: String },
+    SetVersion {
+        entry: usize,
+    },
+    SetId {
+        entry: usize,
+        id: String,
+    },
     /// `entry.parentId = parent` (`None` is null).
-    SetParentId { entry: usize, parent: Option<String> },
+    SetParentId {
+        entry: usize,
+        parent: Option<String>,
+    },
     /// `entry.firstKeptEntryId = id` (`None` is undefined, which JSON drops).
-    SetFirstKeptEntryId { entry: usize, id: Option<String> },
-    DeleteFirstKeptEntryIndex { entry: usize },
+    SetFirstKeptEntryId {
+        entry: usize,
+        id: Option<String>,
+    },
+    DeleteFirstKeptEntryIndex {
+        entry: usize,
+    },
     /// `entry.message.role = "custom"` (was `hookMessage`).
-    RenameHookMessage { entry: usize },
+    RenameHookMessage {
+        entry: usize,
+    },
 }
 
 impl Edit {
@@ -54,7 +69,10 @@ pub fn declared_version(entries: &[Entry]) -> f64 {
 
 /// The edits that bring `entries` to v3, or `None` when the session is current.
 /// `new_id` makes a fresh id not in the set it is given.
-pub fn plan(entries: &[Entry], new_id: &mut dyn FnMut(&HashSet<String>) -> String) -> Option<Vec<Edit>> {
+pub fn plan(
+    entries: &[Entry],
+    new_id: &mut dyn FnMut(&HashSet<String>) -> String,
+) -> Option<Vec<Edit>> {
     let version = declared_version(entries);
     // JS comparisons: NaN is neither >= 3 nor < 2, so such a file is "migrated"
     // by no step at all, and pi still reports a migration.
@@ -69,9 +87,12 @@ pub fn plan(entries: &[Entry], new_id: &mut dyn FnMut(&HashSet<String>) -> Strin
         for (i, e) in entries.iter().enumerate() {
             match (&e.kind, &e.detail) {
                 (EntryType::Session, _) => edits.push(Edit::SetVersion { entry: i }),
-                (EntryType::Message, Detail::Message { role: Role::HookMessage }) => {
-                    edits.push(Edit::RenameHookMessage { entry: i })
-                }
+                (
+                    EntryType::Message,
+                    Detail::Message {
+                        role: Role::HookMessage,
+                    },
+                ) => edits.push(Edit::RenameHookMessage { entry: i }),
                 _ => {}
             }
         }
@@ -79,11 +100,21 @@ pub fn plan(entries: &[Entry], new_id: &mut dyn FnMut(&HashSet<String>) -> Strin
     Some(edits)
 }
 
-fn v1_to_v2(entries: &[Entry], new_id: &mut dyn FnMut(&HashSet<String>) -> String, edits: &mut Vec<Edit>) {
-    let mut taken: HashSet<String> = entries.iter().filter_map(|e| e.id.as_str().map(str::to_owned)).collect();
+fn v1_to_v2(
+    entries: &[Entry],
+    new_id: &mut dyn FnMut(&HashSet<String>) -> String,
+    edits: &mut Vec<Edit>,
+) {
+    let mut taken: HashSet<String> = entries
+        .iter()
+        .filter_map(|e| e.id.as_str().map(str::to_owned))
+        .collect();
     // The id each entry has at this point of the walk (pi reads a later
     // entry's id before it is assigned).
-    let mut ids: Vec<Option<String>> = entries.iter().map(|e| e.id.as_str().map(str::to_owned)).collect();
+    let mut ids: Vec<Option<String>> = entries
+        .iter()
+        .map(|e| e.id.as_str().map(str::to_owned))
+        .collect();
     let mut prev: Option<String> = None;
     for (i, e) in entries.iter().enumerate() {
         if e.is_header() || !e.is_object {
@@ -92,25 +123,42 @@ fn v1_to_v2(entries: &[Entry], new_id: &mut dyn FnMut(&HashSet<String>) -> Strin
         let id = match e.id.as_str() {
             Some(kept) => {
                 if e.parent_id == Key::Undefined {
-                    edits.push(Edit::SetParentId { entry: i, parent: prev.clone() });
+                    edits.push(Edit::SetParentId {
+                        entry: i,
+                        parent: prev.clone(),
+                    });
                 }
                 kept.to_owned()
             }
             None => {
                 let id = new_id(&taken);
                 taken.insert(id.clone());
-                edits.push(Edit::SetId { entry: i, id: id.clone() });
-                edits.push(Edit::SetParentId { entry: i, parent: prev.clone() });
+                edits.push(Edit::SetId {
+                    entry: i,
+                    id: id.clone(),
+                });
+                edits.push(Edit::SetParentId {
+                    entry: i,
+                    parent: prev.clone(),
+                });
                 id
             }
         };
         ids[i] = Some(id.clone());
         prev = Some(id);
-        if let Detail::Compaction { first_kept_entry_index: Some(index), .. } = e.detail {
+        if let Detail::Compaction {
+            first_kept_entry_index: Some(index),
+            ..
+        } = e.detail
+        {
             // `entries[index]`: only an integer in range names an element.
-            let target = (index.fract() == 0.0 && index >= 0.0 && index < entries.len() as f64).then(|| index as usize);
+            let target = (index.fract() == 0.0 && index >= 0.0 && index < entries.len() as f64)
+                .then_some(index as usize);
             if let Some(t) = target.filter(|&t| !entries[t].is_header()) {
-                edits.push(Edit::SetFirstKeptEntryId { entry: i, id: ids[t].clone() });
+                edits.push(Edit::SetFirstKeptEntryId {
+                    entry: i,
+                    id: ids[t].clone(),
+                });
             }
             edits.push(Edit::DeleteFirstKeptEntryIndex { entry: i });
         }
@@ -133,7 +181,9 @@ pub fn apply_to_text(text: &str, lines: &[Line], edits: &[Edit]) -> String {
     let mut copied = 0;
     let mut entry = 0;
     for line in lines {
-        let LineContent::Value(value) = &line.content else { continue };
+        let LineContent::Value(value) = &line.content else {
+            continue;
+        };
         let mine = by_entry.get(entry).map(Vec::as_slice).unwrap_or(&[]);
         entry += 1;
         if mine.is_empty() {
@@ -160,16 +210,23 @@ fn rewrite_object(text: &str, members: &[Member], edits: &[&Edit], out: &mut Str
         match e {
             Edit::SetVersion { .. } => replace.push(("version", "3".into())),
             Edit::SetId { id, .. } => replace.push(("id", json_string(id))),
-            Edit::SetParentId { parent, .. } => {
-                replace.push(("parentId", parent.as_deref().map_or_else(|| "null".into(), json_string)))
+            Edit::SetParentId { parent, .. } => replace.push((
+                "parentId",
+                parent.as_deref().map_or_else(|| "null".into(), json_string),
+            )),
+            Edit::SetFirstKeptEntryId { id: Some(id), .. } => {
+                replace.push(("firstKeptEntryId", json_string(id)))
             }
-            Edit::SetFirstKeptEntryId { id: Some(id), .. } => replace.push(("firstKeptEntryId", json_string(id))),
             Edit::SetFirstKeptEntryId { id: None, .. } => remove.push("firstKeptEntryId"),
             Edit::DeleteFirstKeptEntryIndex { .. } => remove.push("firstKeptEntryIndex"),
             Edit::RenameHookMessage { .. } => rename_role = true,
         }
     }
-    let last_of = |name: &str| members.iter().rposition(|m| json::key_is(text, m.key, name));
+    let last_of = |name: &str| {
+        members
+            .iter()
+            .rposition(|m| json::key_is(text, m.key, name))
+    };
     out.push('{');
     let mut first = true;
     for (i, m) in members.iter().enumerate() {
@@ -182,7 +239,9 @@ fn rewrite_object(text: &str, members: &[Member], edits: &[&Edit], out: &mut Str
         }
         first = false;
         // Replace the value of the last duplicate only: that is the one JSON.parse keeps.
-        let replacement = replace.iter().find(|(n, _)| name_is(n) && last_of(n) == Some(i));
+        let replacement = replace
+            .iter()
+            .find(|(n, _)| name_is(n) && last_of(n) == Some(i));
         match replacement {
             Some((_, v)) => {
                 out.push_str(&text[m.key.start..m.value.start]);
@@ -212,8 +271,16 @@ fn rewrite_object(text: &str, members: &[Member], edits: &[&Edit], out: &mut Str
 /// The message object's text with its `role` set to `"custom"`.
 fn renamed_role(text: &str, message: Span) -> String {
     let members = json::members(text, message);
-    match members.iter().rev().find(|m| json::key_is(text, m.key, "role")) {
-        Some(role) => format!("{}\"custom\"{}", &text[message.start..role.value.start], &text[role.value.end..message.end]),
+    match members
+        .iter()
+        .rev()
+        .find(|m| json::key_is(text, m.key, "role"))
+    {
+        Some(role) => format!(
+            "{}\"custom\"{}",
+            &text[message.start..role.value.start],
+            &text[role.value.end..message.end]
+        ),
         None => message.of(text).to_owned(),
     }
 }
@@ -250,18 +317,26 @@ mod tests {
     #[test]
     fn v1_gets_ids_a_chain_and_kept_entry_ids() {
         let v1 = concat!(
-            r#"{"type":"session","id":"s","timestamp":"t","cwd":"/"}"#, "\n",
-            r#"{"type":"message","timestamp":"t","message":{"role":"user","content":"hi"}}"#, "\n",
+            r#"{"type":"session","id":"s","timestamp":"t","cwd":"/"}"#,
+            "\n",
+            r#"{"type":"message","timestamp":"t","message":{"role":"user","content":"hi"}}"#,
+            "\n",
             "not json\n",
-            r#"{"type":"message","timestamp":"t","message":{"role":"hookMessage"}}"#, "\n",
-            r#"{"type":"compaction","timestamp":"t","summary":"s","firstKeptEntryIndex":1,"tokensBefore":5}"#, "\n",
+            r#"{"type":"message","timestamp":"t","message":{"role":"hookMessage"}}"#,
+            "\n",
+            r#"{"type":"compaction","timestamp":"t","summary":"s","firstKeptEntryIndex":1,"tokensBefore":5}"#,
+            "\n",
         );
         let expected = concat!(
-            r#"{"type":"session","id":"s","timestamp":"t","cwd":"/","version":3}"#, "\n",
-            r#"{"type":"message","timestamp":"t","message":{"role":"user","content":"hi"},"id":"00000001","parentId":null}"#, "\n",
+            r#"{"type":"session","id":"s","timestamp":"t","cwd":"/","version":3}"#,
+            "\n",
+            r#"{"type":"message","timestamp":"t","message":{"role":"user","content":"hi"},"id":"00000001","parentId":null}"#,
+            "\n",
             "not json\n",
-            r#"{"type":"message","timestamp":"t","message":{"role":"custom"},"id":"00000002","parentId":"00000001"}"#, "\n",
-            r#"{"type":"compaction","timestamp":"t","summary":"s","tokensBefore":5,"id":"00000003","parentId":"00000002","firstKeptEntryId":"00000001"}"#, "\n",
+            r#"{"type":"message","timestamp":"t","message":{"role":"custom"},"id":"00000002","parentId":"00000001"}"#,
+            "\n",
+            r#"{"type":"compaction","timestamp":"t","summary":"s","tokensBefore":5,"id":"00000003","parentId":"00000002","firstKeptEntryId":"00000001"}"#,
+            "\n",
         );
         assert_eq!(migrate(v1), expected);
         // Idempotent.
@@ -271,18 +346,31 @@ mod tests {
     #[test]
     fn kept_entry_index_edge_cases() {
         let v1 = concat!(
-            r#"{"type":"session","id":"s"}"#, "\n",
-            r#"{"type":"compaction","firstKeptEntryIndex":0,"firstKeptEntryId":"old"}"#, "\n",
-            r#"{"type":"compaction","firstKeptEntryIndex":3}"#, "\n",
-            r#"{"type":"compaction","firstKeptEntryIndex":9}"#, "\n",
+            r#"{"type":"session","id":"s"}"#,
+            "\n",
+            r#"{"type":"compaction","firstKeptEntryIndex":0,"firstKeptEntryId":"old"}"#,
+            "\n",
+            r#"{"type":"compaction","firstKeptEntryIndex":3}"#,
+            "\n",
+            r#"{"type":"compaction","firstKeptEntryIndex":9}"#,
+            "\n",
         );
         let out = migrate(v1);
         let lines: Vec<&str> = out.lines().collect();
         // Pointing at the header: only the index goes.
-        assert_eq!(lines[1], r#"{"type":"compaction","firstKeptEntryId":"old","id":"00000001","parentId":null}"#);
+        assert_eq!(
+            lines[1],
+            r#"{"type":"compaction","firstKeptEntryId":"old","id":"00000001","parentId":null}"#
+        );
         // A later entry has no id yet when pi reads it: the key is dropped.
-        assert_eq!(lines[2], r#"{"type":"compaction","id":"00000002","parentId":"00000001"}"#);
-        assert_eq!(lines[3], r#"{"type":"compaction","id":"00000003","parentId":"00000002"}"#);
+        assert_eq!(
+            lines[2],
+            r#"{"type":"compaction","id":"00000002","parentId":"00000001"}"#
+        );
+        assert_eq!(
+            lines[3],
+            r#"{"type":"compaction","id":"00000003","parentId":"00000002"}"#
+        );
     }
 
     #[test]

@@ -56,18 +56,28 @@ pub struct Line {
 pub fn lines(text: &str) -> Vec<Line> {
     let trimmed_start = text.len() - text.trim_start_matches(is_js_space).len();
     let trimmed_end = text.trim_end_matches(is_js_space).len().max(trimmed_start);
-    let mut number = 1 + text.as_bytes()[..trimmed_start].iter().filter(|&&b| b == b'\n').count();
+    let mut number = 1 + text.as_bytes()[..trimmed_start]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count();
     let mut out = Vec::new();
     let mut start = trimmed_start;
     while start <= trimmed_end && trimmed_start < trimmed_end {
-        let end = text.as_bytes()[start..trimmed_end].iter().position(|&b| b == b'\n').map_or(trimmed_end, |p| start + p);
+        let end = text.as_bytes()[start..trimmed_end]
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(trimmed_end, |p| start + p);
         let span = Span::new(start, end);
         if !span.of(text).trim_matches(is_js_space).is_empty() {
             let content = match json::parse(text, span) {
                 Ok(v) => LineContent::Value(v),
                 Err(e) => LineContent::Malformed(e),
             };
-            out.push(Line { number, span, content });
+            out.push(Line {
+                number,
+                span,
+                content,
+            });
         }
         number += 1;
         start = end + 1;
@@ -79,8 +89,14 @@ pub fn lines(text: &str) -> Vec<Line> {
 pub fn first_error(text: &str, lines: &[Line]) -> Option<ParseError> {
     lines.iter().find_map(|line| match &line.content {
         LineContent::Malformed(e) => {
-            let before = text.get(line.span.start..e.offset.min(line.span.end)).unwrap_or("");
-            Some(ParseError { line: line.number, column: before.chars().count() + 1, reason: e.reason.clone() })
+            let before = text
+                .get(line.span.start..e.offset.min(line.span.end))
+                .unwrap_or("");
+            Some(ParseError {
+                line: line.number,
+                column: before.chars().count() + 1,
+                reason: e.reason.clone(),
+            })
         }
         LineContent::Value(_) => None,
     })
@@ -106,7 +122,10 @@ mod tests {
         assert_eq!(values(t), vec![(3, "{\"a\":1}"), (6, "[2]"), (8, "3")]);
         let bad = first_error(t, &lines(t)).unwrap();
         assert_eq!((bad.line, bad.column), (5, 2));
-        assert_eq!(bad.to_string(), "line 5, column 2: unexpected 'o', expected a string key");
+        assert_eq!(
+            bad.to_string(),
+            "line 5, column 2: unexpected 'o', expected a string key"
+        );
     }
 
     #[test]

@@ -16,6 +16,8 @@ pub struct Document {
     pub entries: Vec<Entry>,
     /// `spans[i]`: where entry `i`'s JSON value is in `text`.
     pub spans: Vec<Span>,
+    /// `line_numbers[i]`: the 1-based line of entry `i`.
+    pub line_numbers: Vec<usize>,
 }
 
 impl Document {
@@ -29,26 +31,42 @@ impl Document {
         let mut unique = 0;
         let mut entries = Vec::with_capacity(lines.len());
         let mut spans = Vec::with_capacity(lines.len());
+        let mut line_numbers = Vec::with_capacity(lines.len());
         for line in &lines {
             if let LineContent::Value(v) = &line.content {
                 entries.push(Entry::from_json(&text, v, dates, &mut unique));
                 spans.push(v.span);
+                line_numbers.push(line.number);
             }
         }
-        Document { text, lines, entries, spans }
+        Document {
+            text,
+            lines,
+            entries,
+            spans,
+            line_numbers,
+        }
     }
 
     /// The migration this session needs (`None`: it is current).
-    pub fn migration(&self, new_id: &mut dyn FnMut(&HashSet<String>) -> String) -> Option<Vec<Edit>> {
+    pub fn migration(
+        &self,
+        new_id: &mut dyn FnMut(&HashSet<String>) -> String,
+    ) -> Option<Vec<Edit>> {
         migrate::plan(&self.entries, new_id)
     }
 
     /// The session migrated in memory, as pi does when it opens a file.
-    pub fn migrated(self, dates: &dyn DateParser, new_id: &mut dyn FnMut(&HashSet<String>) -> String) -> Document {
+    pub fn migrated(
+        self,
+        dates: &dyn DateParser,
+        new_id: &mut dyn FnMut(&HashSet<String>) -> String,
+    ) -> Document {
         match self.migration(new_id) {
-            Some(edits) if !edits.is_empty() => {
-                Document::parse_with(migrate::apply_to_text(&self.text, &self.lines, &edits), dates)
-            }
+            Some(edits) if !edits.is_empty() => Document::parse_with(
+                migrate::apply_to_text(&self.text, &self.lines, &edits),
+                dates,
+            ),
             _ => self,
         }
     }
@@ -72,7 +90,9 @@ impl Document {
 }
 
 /// `id → entry index`, later duplicates winning, as pi's `Map` does.
-pub fn index_by_id<'a>(entries: impl IntoIterator<Item = (usize, &'a Entry)>) -> HashMap<&'a Key, usize> {
+pub fn index_by_id<'a>(
+    entries: impl IntoIterator<Item = (usize, &'a Entry)>,
+) -> HashMap<&'a Key, usize> {
     let mut by_id = HashMap::new();
     for (i, e) in entries {
         by_id.insert(&e.id, i);

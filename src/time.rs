@@ -29,7 +29,8 @@ impl DateParser for IsoOnly {
         let v = json::parse(raw, json::Span::new(0, raw.len()));
         match v {
             Ok(v) if v.kind == Kind::Array => {
-                let inner = raw[1..raw.len() - 1].trim_matches(|c| matches!(c, ' ' | '\t' | '\n' | '\r'));
+                let inner =
+                    raw[1..raw.len() - 1].trim_matches(|c| matches!(c, ' ' | '\t' | '\n' | '\r'));
                 match json::as_str(inner) {
                     Some(s) if inner.starts_with('"') => self.parse(&s),
                     _ => f64::NAN,
@@ -42,7 +43,9 @@ impl DateParser for IsoOnly {
 
 /// `new Date(v).getTime()` for a JSON value (`None` when the key is missing).
 pub fn time_of(value: Option<(Kind, &str)>, dates: &dyn DateParser) -> f64 {
-    let Some((kind, raw)) = value else { return f64::NAN };
+    let Some((kind, raw)) = value else {
+        return f64::NAN;
+    };
     match kind {
         Kind::Null | Kind::False => 0.0,
         Kind::True => 1.0,
@@ -86,7 +89,8 @@ pub fn iso_utc(s: &str) -> Option<f64> {
     }
     let (mut h, mut mi, mut sec, mut ms) = (0, 0, 0, 0);
     if b.len() > 10 {
-        let ok_shape = b.get(10) == Some(&b'T') && b.get(13) == Some(&b':') && b.get(16) == Some(&b':');
+        let ok_shape =
+            b.get(10) == Some(&b'T') && b.get(13) == Some(&b':') && b.get(16) == Some(&b':');
         if !ok_shape || b.last() != Some(&b'Z') {
             return None;
         }
@@ -138,20 +142,27 @@ mod tests {
         assert_eq!(iso_utc("2024-02-29T12:00:00Z"), Some(1709208000000.0));
         assert_eq!(iso_utc("1969-12-31"), Some(-86400000.0));
         assert_eq!(iso_utc("2023-02-29T00:00:00.000Z"), None);
-        assert_eq!(iso_utc("2025-12-08T22:41:05.306"), None, "local time needs JS");
+        assert_eq!(
+            iso_utc("2025-12-08T22:41:05.306"),
+            None,
+            "local time needs JS"
+        );
         assert_eq!(iso_utc("2025-12-08 22:41:05Z"), None);
     }
 
     #[test]
     fn values_of_other_kinds() {
         let d = IsoOnly;
-        assert_eq!(time_of(None, &d).is_nan(), true);
+        assert!(time_of(None, &d).is_nan());
         assert_eq!(time_of(Some((Kind::Null, "null")), &d), 0.0);
         assert_eq!(time_of(Some((Kind::True, "true")), &d), 1.0);
         assert_eq!(time_of(Some((Kind::Number, "1.9")), &d), 1.0);
-        assert_eq!(time_of(Some((Kind::Number, "9e15")), &d).is_nan(), true);
-        assert_eq!(time_of(Some((Kind::String, "\"nope\"")), &d).is_nan(), true);
-        assert_eq!(time_of(Some((Kind::Array, "[\"1970-01-02\"]")), &d), 86400000.0);
-        assert_eq!(time_of(Some((Kind::Object, "{}")), &d).is_nan(), true);
+        assert!(time_of(Some((Kind::Number, "9e15")), &d).is_nan());
+        assert!(time_of(Some((Kind::String, "\"nope\"")), &d).is_nan());
+        assert_eq!(
+            time_of(Some((Kind::Array, "[\"1970-01-02\"]")), &d),
+            86400000.0
+        );
+        assert!(time_of(Some((Kind::Object, "{}")), &d).is_nan());
     }
 }

@@ -32,6 +32,8 @@ pub struct Tree {
     pub children: Vec<Vec<usize>>,
     /// `label[i]`: the label entry that currently labels entry `i`.
     pub label: Vec<Option<usize>>,
+    /// Entries made roots to cut a `parentId` cycle, one per cycle.
+    pub cycle_cuts: Vec<usize>,
 }
 
 impl Tree {
@@ -51,7 +53,11 @@ impl Tree {
 pub fn labels(entries: &[Entry]) -> Vec<Option<usize>> {
     let mut by_target: HashMap<&Key, usize> = HashMap::new();
     for (i, e) in entries.iter().enumerate() {
-        if let Detail::Label { target_id, has_label } = &e.detail {
+        if let Detail::Label {
+            target_id,
+            has_label,
+        } = &e.detail
+        {
             if e.kind == EntryType::Label {
                 if *has_label {
                     by_target.insert(target_id, i);
@@ -61,7 +67,16 @@ pub fn labels(entries: &[Entry]) -> Vec<Option<usize>> {
             }
         }
     }
-    entries.iter().map(|e| if e.is_header() { None } else { by_target.get(&e.id).copied() }).collect()
+    entries
+        .iter()
+        .map(|e| {
+            if e.is_header() {
+                None
+            } else {
+                by_target.get(&e.id).copied()
+            }
+        })
+        .collect()
 }
 
 pub fn build(entries: &[Entry], fallback: &dyn SiblingSort) -> Tree {
@@ -78,9 +93,14 @@ pub fn build(entries: &[Entry], fallback: &dyn SiblingSort) -> Tree {
             parent[i] = by_id.get(&e.parent_id).copied();
         }
     }
-    break_cycles(entries, &mut parent);
+    let cycle_cuts = break_cycles(entries, &mut parent);
 
-    let mut tree = Tree { roots: Vec::new(), children: vec![Vec::new(); n], label: labels(entries) };
+    let mut tree = Tree {
+        roots: Vec::new(),
+        children: vec![Vec::new(); n],
+        label: labels(entries),
+        cycle_cuts,
+    };
     for i in nodes() {
         match parent[i] {
             Some(p) => tree.children[p].push(i),
@@ -94,8 +114,10 @@ pub fn build(entries: &[Entry], fallback: &dyn SiblingSort) -> Tree {
     tree
 }
 
-/// Makes every node reachable from a root by cutting each cycle once.
-fn break_cycles(entries: &[Entry], parent: &mut [Option<usize>]) {
+/// Makes every node reachable from a root by cutting each cycle once; returns
+/// the entries that became roots.
+fn break_cycles(entries: &[Entry], parent: &mut [Option<usize>]) -> Vec<usize> {
+    let mut cuts = Vec::new();
     const UNSEEN: u8 = 0;
     const ON_WALK: u8 = 1;
     const DONE: u8 = 2;
@@ -116,6 +138,7 @@ fn break_cycles(entries: &[Entry], parent: &mut [Option<usize>]) {
                 Some(p) if state[p] == ON_WALK => {
                     // `at` is the last entry before the repeat: it becomes a root.
                     parent[at] = None;
+                    cuts.push(at);
                     break;
                 }
                 Some(p) => at = p,
@@ -126,6 +149,7 @@ fn break_cycles(entries: &[Entry], parent: &mut [Option<usize>]) {
         }
         walk.clear();
     }
+    cuts
 }
 
 fn compare(times: &[f64], a: usize, b: usize) -> f64 {
@@ -220,7 +244,9 @@ mod tests {
     }
 
     fn ids(doc: &Document, list: &[usize]) -> Vec<String> {
-        list.iter().map(|&i| doc.entries[i].id.as_str().unwrap_or("?").to_owned()).collect()
+        list.iter()
+            .map(|&i| doc.entries[i].id.as_str().unwrap_or("?").to_owned())
+            .collect()
     }
 
     fn e(id: &str, parent: Option<&str>, secs: u32) -> String {
@@ -264,7 +290,13 @@ mod tests {
 
     #[test]
     fn cycles_are_cut_and_duplicates_are_separate_nodes() {
-        let text = [e("a", Some("b"), 0), e("b", Some("a"), 1), e("c", Some("b"), 2), e("d", Some("d"), 3)].concat();
+        let text = [
+            e("a", Some("b"), 0),
+            e("b", Some("a"), 1),
+            e("c", Some("b"), 2),
+            e("d", Some("d"), 3),
+        ]
+        .concat();
         let (doc, t) = tree(&text);
         // The walk from a meets a again after b: b becomes the root.
         assert_eq!(ids(&doc, &t.roots), ["b", "d"]);

@@ -15,6 +15,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use crate::context::{self, Emit, Fixup, Leaf, ModelFrom, Plan, Slot};
+use crate::diagnostics;
 use crate::entry::{Detail, Entry, EntryType, Key, Role};
 use crate::migrate::{self, Edit};
 use crate::parse::{self, LineContent};
@@ -46,11 +47,18 @@ impl SiblingSort for JsSort {
     fn sort(&self, items: &mut [usize], times: &[f64]) {
         let array: Array = items.iter().map(|&i| JsValue::from(i as u32)).collect();
         let times = times.to_vec();
-        let compare = Closure::<dyn Fn(JsValue, JsValue) -> f64>::new(move |a: JsValue, b: JsValue| {
-            let t = |v: JsValue| v.as_f64().and_then(|i| times.get(i as usize).copied()).unwrap_or(f64::NAN);
-            t(a) - t(b)
-        });
-        let sort: Option<Function> = Reflect::get(&array, &"sort".into()).ok().and_then(|f| f.dyn_into().ok());
+        let compare =
+            Closure::<dyn Fn(JsValue, JsValue) -> f64>::new(move |a: JsValue, b: JsValue| {
+                let t = |v: JsValue| {
+                    v.as_f64()
+                        .and_then(|i| times.get(i as usize).copied())
+                        .unwrap_or(f64::NAN)
+                };
+                t(a) - t(b)
+            });
+        let sort: Option<Function> = Reflect::get(&array, &"sort".into())
+            .ok()
+            .and_then(|f| f.dyn_into().ok());
         if let Some(sort) = sort {
             if sort.call1(&array, compare.as_ref()).is_ok() {
                 for (slot, v) in items.iter_mut().zip(array.iter()) {
@@ -81,21 +89,35 @@ fn describe(v: &JsValue) -> String {
     } else if Array::is_array(v) {
         "an array".into()
     } else {
-        v.js_typeof().as_string().unwrap_or_else(|| "unknown".into())
+        v.js_typeof()
+            .as_string()
+            .unwrap_or_else(|| "unknown".into())
     }
 }
 
 /// Reads a `source` argument: JSONL as a string or bytes, or (if `arrays`) an entry array.
 fn read_source(v: &JsValue, function: &str, arrays: bool) -> Result<Source, JsValue> {
+    read_source_checked(v, function, arrays).map(|(s, _)| s)
+}
+
+/// [`read_source`], also saying whether bytes had invalid UTF-8.
+fn read_source_checked(
+    v: &JsValue,
+    function: &str,
+    arrays: bool,
+) -> Result<(Source, bool), JsValue> {
     if let Some(s) = v.dyn_ref::<JsString>() {
-        return Ok(Source::Text(string_text(s)));
+        return Ok((Source::Text(string_text(s)), false));
     }
     if let Some(bytes) = v.dyn_ref::<Uint8Array>() {
-        return Ok(Source::Text(parse::decode(&bytes.to_vec()).into_owned()));
+        let bytes = bytes.to_vec();
+        let text = parse::decode(&bytes);
+        let lossy = matches!(text, std::borrow::Cow::Owned(_));
+        return Ok((Source::Text(text.into_owned()), lossy));
     }
     if arrays {
         if let Some(a) = v.dyn_ref::<Array>() {
-            return Ok(Source::Entries(a.clone()));
+            return Ok((Source::Entries(a.clone()), false));
         }
     }
     let expected = if arrays {
@@ -103,7 +125,10 @@ fn read_source(v: &JsValue, function: &str, arrays: bool) -> Result<Source, JsVa
     } else {
         "a JSONL string or a Uint8Array"
     };
-    Err(type_error(format!("{function}: source must be {expected}, got {}", describe(v))))
+    Err(type_error(format!(
+        "{function}: source must be {expected}, got {}",
+        describe(v)
+    )))
 }
 
 /// The text of a JS string. A lone surrogate cannot cross into UTF-8; written as
@@ -172,9 +197,13 @@ fn entry_of(v: &JsValue, unique: &mut u32) -> Entry {
     if !v.is_object() || Array::is_array(v) {
         return Entry::blank();
     }
-    let kind = get(v, "type").as_string().map_or(EntryType::Other, |t| EntryType::from_name(&t));
+    let kind = get(v, "type")
+        .as_string()
+        .map_or(EntryType::Other, |t| EntryType::from_name(&t));
     let detail = match kind {
-        EntryType::Session => Detail::Header { version: version_of(&get(v, "version")) },
+        EntryType::Session => Detail::Header {
+            version: version_of(&get(v, "version")),
+        },
         EntryType::Message => {
             let message = get(v, "message");
             let role = if message.is_object() {
@@ -192,7 +221,10 @@ fn entry_of(v: &JsValue, unique: &mut u32) -> Entry {
             first_kept_entry_id: key_of(&get(v, "firstKeptEntryId"), unique),
             first_kept_entry_index: get(v, "firstKeptEntryIndex").as_f64(),
         },
-        EntryType::BranchSummary => Detail::BranchSummary { has_summary: get(v, "summary").is_truthy() },
+        EntryType::BranchSummary => Detail::BranchSummary {
+            has_summary: get(v, "summary").is_truthy(),
+            from_id: key_of(&get(v, "fromId"), unique),
+        },
         EntryType::Label => Detail::Label {
             target_id: key_of(&get(v, "targetId"), unique),
             has_label: get(v, "label").is_truthy(),
@@ -215,7 +247,9 @@ fn entries_of(array: &Array) -> Vec<Entry> {
 }
 
 /// An id source for migration that remembers the first failure of the crypto source.
-fn id_source(failure: &RefCell<Option<getrandom::Error>>) -> impl FnMut(&HashSet<String>) -> String + '_ {
+fn id_source(
+    failure: &RefCell<Option<getrandom::Error>>,
+) -> impl FnMut(&HashSet<String>) -> String + '_ {
     move |taken| match session::random_id(taken) {
         Ok(id) => id,
         Err(e) => {
@@ -227,7 +261,9 @@ fn id_source(failure: &RefCell<Option<getrandom::Error>>) -> impl FnMut(&HashSet
 
 fn check_ids(function: &str, failure: RefCell<Option<getrandom::Error>>) -> Result<(), JsValue> {
     match failure.into_inner() {
-        Some(e) => Err(error(format!("{function}: no cryptographic random source for new ids ({e})"))),
+        Some(e) => Err(error(format!(
+            "{function}: no cryptographic random source for new ids ({e})"
+        ))),
         None => Ok(()),
     }
 }
@@ -304,13 +340,17 @@ fn read_strict(options: &JsValue) -> Result<bool, JsValue> {
         return Ok(false);
     }
     if !options.is_object() {
-        return Err(type_error(format!("parseSession: options must be an object, got {}", describe(options))));
+        return Err(type_error(format!(
+            "parseSession: options must be an object, got {}",
+            describe(options)
+        )));
     }
-    let options: ParseOptions = serde_wasm_bindgen::from_value(options.clone())
-        .map_err(|_| {
-            let got = describe(&get(options, "strict"));
-            type_error(format!("parseSession: options.strict must be a boolean, got {got}"))
-        })?;
+    let options: ParseOptions = serde_wasm_bindgen::from_value(options.clone()).map_err(|_| {
+        let got = describe(&get(options, "strict"));
+        type_error(format!(
+            "parseSession: options.strict must be a boolean, got {got}"
+        ))
+    })?;
     Ok(options.strict.unwrap_or(false))
 }
 
@@ -335,24 +375,33 @@ pub fn migrate(source: JsValue) -> Result<JsValue, JsValue> {
             let entries = entries_of(&array);
             let edits = migrate::plan(&entries, &mut id_source(&failure));
             check_ids("migrate", failure)?;
-            let Some(edits) = edits else { return Ok(false.into()) };
+            let Some(edits) = edits else {
+                return Ok(false.into());
+            };
             for edit in &edits {
                 let target = array.get(edit.entry() as u32);
                 match edit {
                     Edit::SetVersion { .. } => set(&target, "version", &3.into())?,
                     Edit::SetId { id, .. } => set(&target, "id", &id.into())?,
-                    Edit::SetParentId { parent, .. } => {
-                        set(&target, "parentId", &parent.as_deref().map_or(JsValue::NULL, JsValue::from_str))?
-                    }
+                    Edit::SetParentId { parent, .. } => set(
+                        &target,
+                        "parentId",
+                        &parent.as_deref().map_or(JsValue::NULL, JsValue::from_str),
+                    )?,
                     Edit::SetFirstKeptEntryId { id, .. } => set(
                         &target,
                         "firstKeptEntryId",
                         &id.as_deref().map_or(JsValue::UNDEFINED, JsValue::from_str),
                     )?,
                     Edit::DeleteFirstKeptEntryIndex { .. } => {
-                        Reflect::delete_property(target.unchecked_ref::<Object>(), &"firstKeptEntryIndex".into())?;
+                        Reflect::delete_property(
+                            target.unchecked_ref::<Object>(),
+                            &"firstKeptEntryIndex".into(),
+                        )?;
                     }
-                    Edit::RenameHookMessage { .. } => set(&get(&target, "message"), "role", &"custom".into())?,
+                    Edit::RenameHookMessage { .. } => {
+                        set(&get(&target, "message"), "role", &"custom".into())?
+                    }
                 }
             }
             Ok(true.into())
@@ -365,18 +414,24 @@ pub fn migrate(source: JsValue) -> Result<JsValue, JsValue> {
 #[wasm_bindgen(js_name = getTree, skip_typescript)]
 pub fn get_tree(source: JsValue) -> Result<JsValue, JsValue> {
     // `objects[i]` is the JS object of entry `i` (headers are never nodes).
-    let (entries, objects): (Vec<Entry>, Vec<JsValue>) = match read_source(&source, "getTree", true)? {
-        Source::Text(text) => {
-            let doc = open_text(text, "getTree")?;
-            let parsed = parse_array(&doc.entries_json(|_| true), || {
-                doc.spans.iter().map(|s| s.of(&doc.text).to_owned()).collect()
-            });
-            (doc.entries, parsed.iter().collect())
-        }
-        Source::Entries(array) => (entries_of(&array), array.iter().collect()),
-    };
+    let (entries, objects): (Vec<Entry>, Vec<JsValue>) =
+        match read_source(&source, "getTree", true)? {
+            Source::Text(text) => {
+                let doc = open_text(text, "getTree")?;
+                let parsed = parse_array(&doc.entries_json(|_| true), || {
+                    doc.spans
+                        .iter()
+                        .map(|s| s.of(&doc.text).to_owned())
+                        .collect()
+                });
+                (doc.entries, parsed.iter().collect())
+            }
+            Source::Entries(array) => (entries_of(&array), array.iter().collect()),
+        };
     if objects.len() != entries.len() {
-        return Err(error("getTree: the session text could not be read back as JSON".into()));
+        return Err(error(
+            "getTree: the session text could not be read back as JSON".into(),
+        ));
     }
     let tree = tree::build(&entries, &JsSort);
     let mut nodes: Vec<Option<Object>> = vec![None; entries.len()];
@@ -405,7 +460,12 @@ pub fn get_tree(source: JsValue) -> Result<JsValue, JsValue> {
             children.push(&node(k));
         }
     }
-    Ok(tree.roots.iter().map(|&r| node(r)).collect::<Array>().into())
+    Ok(tree
+        .roots
+        .iter()
+        .map(|&r| node(r))
+        .collect::<Array>()
+        .into())
 }
 
 /// What the model sees at `leafId`, as pi's `buildSessionContext` computes it.
@@ -431,8 +491,9 @@ pub fn build_session_context(source: JsValue, leaf_id: JsValue) -> Result<JsValu
             let doc = open_text(text, "buildSessionContext")?;
             let plan = context::plan(&doc.entries, &context::index(&doc.entries), leaf);
             let rendered = context::render(&doc.text, &doc.spans, &doc.entries, &plan);
-            let result = JSON::parse(&rendered.json)
-                .map_err(|_| error("buildSessionContext: the context could not be read back as JSON".into()))?;
+            let result = JSON::parse(&rendered.json).map_err(|_| {
+                error("buildSessionContext: the context could not be read back as JSON".into())
+            })?;
             apply_fixups(&result, &rendered.fixups)?;
             Ok(result)
         }
@@ -453,7 +514,9 @@ fn apply_fixups(result: &JsValue, fixups: &[Fixup]) -> Result<(), JsValue> {
         };
         match slot {
             Slot::Message(n) => Reflect::set_u32(&messages, *n as u32, &value).map(drop)?,
-            Slot::MessageField(n, field) => set(&Reflect::get_u32(&messages, *n as u32)?, field, &value)?,
+            Slot::MessageField(n, field) => {
+                set(&Reflect::get_u32(&messages, *n as u32)?, field, &value)?
+            }
             Slot::ThinkingLevel => set(result, "thinkingLevel", &value)?,
             Slot::ModelField(field) => set(&get(result, "model"), field, &value)?,
         }
@@ -509,17 +572,65 @@ fn context_from_objects(array: &Array, entries: &[Entry], plan: &Plan) -> Result
         };
         messages.push(&m);
     }
-    let thinking_level = plan.thinking_level.map_or_else(|| "off".into(), |i| get(&object(i), "thinkingLevel"));
+    let thinking_level = plan
+        .thinking_level
+        .map_or_else(|| "off".into(), |i| get(&object(i), "thinkingLevel"));
     let model = match plan.model {
         None => JsValue::NULL,
         Some(ModelFrom::ModelChange(i)) => {
             let e = object(i);
-            made(&[("provider", get(&e, "provider")), ("modelId", get(&e, "modelId"))])?
+            made(&[
+                ("provider", get(&e, "provider")),
+                ("modelId", get(&e, "modelId")),
+            ])?
         }
         Some(ModelFrom::Assistant(i)) => {
             let m = get(&object(i), "message");
-            made(&[("provider", get(&m, "provider")), ("modelId", get(&m, "model"))])?
+            made(&[
+                ("provider", get(&m, "provider")),
+                ("modelId", get(&m, "model")),
+            ])?
         }
     };
-    made(&[("messages", messages.into()), ("thinkingLevel", thinking_level), ("model", model)])
+    made(&[
+        ("messages", messages.into()),
+        ("thinkingLevel", thinking_level),
+        ("model", model),
+    ])
+}
+
+/// Everything wrong with a session: `{ kind, line?, entryId?, message }` per problem.
+#[wasm_bindgen(js_name = inspectSession, skip_typescript)]
+pub fn inspect_session(source: JsValue) -> Result<JsValue, JsValue> {
+    let found = match read_source_checked(&source, "inspectSession", true)? {
+        (Source::Text(text), lossy) => {
+            diagnostics::inspect(&Document::parse_with(text, &JsDates), lossy)
+        }
+        (Source::Entries(array), _) => diagnostics::inspect_entries(&entries_of(&array), |_| None),
+    };
+    let out = Array::new();
+    for d in found {
+        let o = Object::new();
+        set(&o, "kind", &d.problem.as_str().into())?;
+        if let Some(line) = d.line {
+            set(&o, "line", &JsValue::from(line as u32))?;
+        }
+        if let Some(id) = &d.entry_id {
+            set(&o, "entryId", &id.into())?;
+        }
+        set(&o, "message", &d.message.into())?;
+        out.push(&o);
+    }
+    Ok(out.into())
+}
+
+/// The size of the module's linear memory in bytes, for benchmarks and
+/// memory checks (not part of the documented API).
+#[wasm_bindgen(js_name = wasmMemoryBytes, skip_typescript)]
+pub fn wasm_memory_bytes() -> f64 {
+    wasm_bindgen::memory()
+        .unchecked_into::<js_sys::WebAssembly::Memory>()
+        .buffer()
+        .unchecked_into::<js_sys::ArrayBuffer>()
+        .byte_length() as f64
 }
