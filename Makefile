@@ -1,0 +1,101 @@
+# session-tree: Rust core -> WebAssembly -> npm package in pkg/.
+#
+#   make build   toolchain check, cargo build (wasm32, release), wasm-bindgen, assemble pkg/
+#   make test    cargo test, build, Node tests, conformance, browser smoke test, Vite consumer
+#   make demo    build and serve www/ (and pkg/ under /pkg/) on http://127.0.0.1:$(PORT)
+#   make clean   remove build output and test installs
+
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := build
+.DELETE_ON_ERROR:
+
+PORT ?= 8080
+CARGO ?= cargo
+NPM_INSTALL := npm install --no-audit --no-fund --loglevel=error
+
+TARGET := wasm32-unknown-unknown
+WASM := target/$(TARGET)/release/session_tree.wasm
+# The wasm-bindgen CLI must match the crate's exact pin (`wasm-bindgen = "=X"`).
+WASM_BINDGEN_VERSION := $(shell sed -n 's/^wasm-bindgen *= *"=\([0-9][0-9.]*\)".*/\1/p' Cargo.toml | head -n1)
+
+RUST_SOURCES := Cargo.toml $(wildcard Cargo.lock) $(shell find src -type f 2>/dev/null)
+TEMPLATE_FILES := $(shell find pkg-template -type f 2>/dev/null)
+STAMP := pkg/.stamp
+
+.PHONY: build test test-cargo test-node test-readme test-conformance test-browser test-consumer \
+        demo clean toolchain test-deps chromium
+
+build: $(STAMP)
+
+# --- toolchain ---------------------------------------------------------------
+
+toolchain:
+	@if ! rustup target list --installed | grep -qx '$(TARGET)'; then \
+	  echo "installing Rust target $(TARGET)"; rustup target add $(TARGET); fi
+	@test -n "$(WASM_BINDGEN_VERSION)" || { echo 'no exact wasm-bindgen pin (wasm-bindgen = "=X") in Cargo.toml' >&2; exit 1; }
+	@if [ "$$(wasm-bindgen --version 2>/dev/null || true)" != "wasm-bindgen $(WASM_BINDGEN_VERSION)" ]; then \
+	  echo "installing wasm-bindgen-cli $(WASM_BINDGEN_VERSION)"; \
+	  $(CARGO) install wasm-bindgen-cli --version $(WASM_BINDGEN_VERSION) --locked --force; fi
+
+# --- build -------------------------------------------------------------------
+
+# cargo is cheap when nothing changed; the wasm file is only rewritten when the
+# crate really rebuilt, so the steps below stay incremental.
+$(WASM): $(RUST_SOURCES) | toolchain
+	$(CARGO) build --release --target $(TARGET)
+	@touch $@
+
+$(STAMP): $(WASM) $(TEMPLATE_FILES) $(wildcard README.md) Makefile | toolchain
+	rm -rf pkg
+	mkdir -p pkg
+	wasm-bindgen --target nodejs --no-typescript --out-dir pkg/node $(WASM)
+	wasm-bindgen --target web --no-typescript --out-dir pkg/web $(WASM)
+	cp -R pkg-template/. pkg/
+	cp pkg/index.d.ts pkg/index.d.cts
+	if [ -f README.md ]; then cp README.md pkg/README.md; fi
+	touch $@
+	@echo "package ready in pkg/"
+
+# --- tests -------------------------------------------------------------------
+
+test: test-cargo build test-node test-readme test-conformance test-browser test-consumer
+	@echo "all test suites passed"
+
+test-cargo:
+	$(CARGO) test
+
+# Dev dependencies of the harness (playwright-core, vite, typescript) and
+# `session-tree` itself, linked from pkg/ by a file: dependency.
+tests/node_modules/.package-lock.json: tests/package.json $(wildcard tests/package-lock.json) | $(STAMP)
+	cd tests && $(NPM_INSTALL)
+	@touch $@
+
+test-deps: $(STAMP) tests/node_modules/.package-lock.json
+
+chromium:
+	@command -v chromium >/dev/null || (apt-get update && apt-get install -y chromium)
+
+test-node: test-deps
+	node --test tests/node/
+
+test-readme: test-deps
+	node --test tests/readme/
+
+test-conformance: build
+	cd tests/conformance && $(NPM_INSTALL) && npm test
+
+test-browser: test-deps chromium
+	node --test tests/browser/
+
+test-consumer: test-deps chromium
+	node --test tests/consumer/
+
+# --- demo --------------------------------------------------------------------
+
+demo: build
+	node tests/browser/static-server.mjs --root www --mount /pkg=pkg --port $(PORT)
+
+clean:
+	rm -rf pkg tests/node_modules tests/consumer/vite-app/dist
+	$(CARGO) clean

@@ -1,0 +1,418 @@
+// Type declarations for the `session-tree` package.
+//
+// They describe the JSONL session format written by the pi coding agent
+// (`@mariozechner/pi-coding-agent`, session version 3) and the four functions
+// exported by this package. The same file is shipped as `index.d.ts` (ESM)
+// and `index.d.cts` (CommonJS).
+
+// ---------------------------------------------------------------------------
+// Content blocks
+// ---------------------------------------------------------------------------
+
+/** A block of plain text inside a message. */
+export interface TextContent {
+  type: "text";
+  text: string;
+  [key: string]: unknown;
+}
+
+/** An image inside a message, base64 encoded. */
+export interface ImageContent {
+  type: "image";
+  /** Base64 data, without a `data:` prefix. */
+  data: string;
+  /** For example `"image/png"`. */
+  mimeType: string;
+  [key: string]: unknown;
+}
+
+/** The model's reasoning, as recorded in an assistant message. */
+export interface ThinkingContent {
+  type: "thinking";
+  thinking: string;
+  [key: string]: unknown;
+}
+
+/** A tool invocation requested by the model. */
+export interface ToolCall {
+  type: "toolCall";
+  id: string;
+  name: string;
+  arguments: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+/** Token counts and cost of one assistant turn. */
+export interface Usage {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  totalTokens: number;
+  cost: {
+    input: number;
+    output: number;
+    cacheRead: number;
+    cacheWrite: number;
+    total: number;
+    [key: string]: unknown;
+  };
+  [key: string]: unknown;
+}
+
+// ---------------------------------------------------------------------------
+// Messages
+// ---------------------------------------------------------------------------
+
+/** A prompt typed by the user. */
+export interface UserMessage {
+  role: "user";
+  content: string | (TextContent | ImageContent)[];
+  /** Unix time in milliseconds. */
+  timestamp: number;
+  [key: string]: unknown;
+}
+
+/** A model response. `provider`/`model` feed {@link SessionContext.model}. */
+export interface AssistantMessage {
+  role: "assistant";
+  content: (TextContent | ThinkingContent | ToolCall)[];
+  api: string;
+  provider: string;
+  model: string;
+  usage: Usage;
+  stopReason: "stop" | "length" | "toolUse" | "error" | "aborted" | (string & {});
+  errorMessage?: string;
+  /** Unix time in milliseconds. */
+  timestamp: number;
+  [key: string]: unknown;
+}
+
+/** The result of a tool call, sent back to the model. */
+export interface ToolResultMessage<TDetails = unknown> {
+  role: "toolResult";
+  toolCallId: string;
+  toolName: string;
+  content: (TextContent | ImageContent)[];
+  /** Tool-specific metadata, not sent to the model. */
+  details?: TDetails;
+  isError: boolean;
+  /** Unix time in milliseconds. */
+  timestamp: number;
+  [key: string]: unknown;
+}
+
+/** A shell command run by the user with `!` (or `!!`, excluded from context). */
+export interface BashExecutionMessage {
+  role: "bashExecution";
+  command: string;
+  output: string;
+  exitCode: number | undefined;
+  cancelled: boolean;
+  truncated: boolean;
+  fullOutputPath?: string;
+  /** True for `!!` commands, which the model never sees. */
+  excludeFromContext?: boolean;
+  /** Unix time in milliseconds. */
+  timestamp: number;
+  [key: string]: unknown;
+}
+
+/**
+ * A message injected by an extension. {@link buildSessionContext} produces
+ * one for every {@link CustomMessageEntry} on the path (version 2 files call
+ * this role `"hookMessage"`; {@link migrate} renames it).
+ */
+export interface CustomMessage<TDetails = unknown> {
+  role: "custom";
+  customType: string;
+  content: string | (TextContent | ImageContent)[];
+  /** Whether pi's TUI shows the message. */
+  display: boolean;
+  details?: TDetails;
+  /** Unix time in milliseconds. */
+  timestamp: number;
+  [key: string]: unknown;
+}
+
+/** Produced by {@link buildSessionContext} for a {@link BranchSummaryEntry}. */
+export interface BranchSummaryMessage {
+  role: "branchSummary";
+  summary: string;
+  /** The entry the abandoned branch ended at. */
+  fromId: string;
+  /** Unix time in milliseconds, from the entry's ISO timestamp. */
+  timestamp: number;
+  [key: string]: unknown;
+}
+
+/** Produced by {@link buildSessionContext} for the latest {@link CompactionEntry} on the path. */
+export interface CompactionSummaryMessage {
+  role: "compactionSummary";
+  summary: string;
+  tokensBefore: number;
+  /** Unix time in milliseconds, from the entry's ISO timestamp. */
+  timestamp: number;
+  [key: string]: unknown;
+}
+
+/**
+ * Fallback for message roles this package does not know about (messages are
+ * passed through untouched, whatever their shape).
+ */
+export interface OtherMessage {
+  role: string;
+  [key: string]: unknown;
+}
+
+/** Any message that can appear in a session or in a {@link SessionContext}. */
+export type AgentMessage =
+  | UserMessage
+  | AssistantMessage
+  | ToolResultMessage
+  | BashExecutionMessage
+  | CustomMessage
+  | BranchSummaryMessage
+  | CompactionSummaryMessage
+  | OtherMessage;
+
+// ---------------------------------------------------------------------------
+// File entries
+// ---------------------------------------------------------------------------
+
+/** The first line of a session file. It is not part of the tree. */
+export interface SessionHeader {
+  type: "session";
+  /** Format version; a missing version means 1. The current version is 3. */
+  version?: number;
+  /** Session UUID. */
+  id: string;
+  /** ISO 8601 time the session was created. */
+  timestamp: string;
+  /** Working directory of the session. */
+  cwd: string;
+  /** Path of the session file this one was forked from. */
+  parentSession?: string;
+}
+
+/** Fields shared by every entry of the tree. */
+export interface SessionEntryBase {
+  type: string;
+  /** Short id, 8 hex digits in files written by pi. */
+  id: string;
+  /** Id of the parent entry, `null` for a root. */
+  parentId: string | null;
+  /** ISO 8601 time the entry was written. */
+  timestamp: string;
+}
+
+/** A conversation message. */
+export interface SessionMessageEntry extends SessionEntryBase {
+  type: "message";
+  message: AgentMessage;
+}
+
+/** The user changed the thinking (reasoning) level. */
+export interface ThinkingLevelChangeEntry extends SessionEntryBase {
+  type: "thinking_level_change";
+  thinkingLevel: string;
+}
+
+/** The user switched models. */
+export interface ModelChangeEntry extends SessionEntryBase {
+  type: "model_change";
+  provider: string;
+  modelId: string;
+}
+
+/** Earlier context was summarised; entries before `firstKeptEntryId` are dropped from the context. */
+export interface CompactionEntry<TDetails = unknown> extends SessionEntryBase {
+  type: "compaction";
+  summary: string;
+  /** First entry on the path whose message is still sent after the summary. */
+  firstKeptEntryId: string;
+  tokensBefore: number;
+  /** Implementation- or extension-specific data. */
+  details?: TDetails;
+  /** True when an extension produced the compaction. */
+  fromHook?: boolean;
+}
+
+/** A summary of a branch the user navigated away from. */
+export interface BranchSummaryEntry<TDetails = unknown> extends SessionEntryBase {
+  type: "branch_summary";
+  /** The entry the abandoned branch ended at. */
+  fromId: string;
+  summary: string;
+  details?: TDetails;
+  fromHook?: boolean;
+}
+
+/** Extension state. It never takes part in the context. */
+export interface CustomEntry<TData = unknown> extends SessionEntryBase {
+  type: "custom";
+  customType: string;
+  data?: TData;
+}
+
+/** A message injected by an extension; it becomes a {@link CustomMessage} in the context. */
+export interface CustomMessageEntry<TDetails = unknown> extends SessionEntryBase {
+  type: "custom_message";
+  customType: string;
+  content: string | (TextContent | ImageContent)[];
+  /** Whether pi's TUI shows the message. */
+  display: boolean;
+  details?: TDetails;
+}
+
+/** Sets (or, with an empty or missing label, clears) the label of `targetId`. */
+export interface LabelEntry extends SessionEntryBase {
+  type: "label";
+  targetId: string;
+  label: string | undefined;
+}
+
+/** Session metadata such as a display name. */
+export interface SessionInfoEntry extends SessionEntryBase {
+  type: "session_info";
+  name?: string;
+}
+
+/** Any entry of the tree (every line of a v3 file but the header). */
+export type SessionEntry =
+  | SessionMessageEntry
+  | ThinkingLevelChangeEntry
+  | ModelChangeEntry
+  | CompactionEntry
+  | BranchSummaryEntry
+  | CustomEntry
+  | CustomMessageEntry
+  | LabelEntry
+  | SessionInfoEntry;
+
+/** Any line of a session file. */
+export type FileEntry = SessionHeader | SessionEntry;
+
+// ---------------------------------------------------------------------------
+// Results
+// ---------------------------------------------------------------------------
+
+/** A node of the tree returned by {@link getTree}. */
+export interface SessionTreeNode {
+  entry: SessionEntry;
+  /** Children, oldest timestamp first. */
+  children: SessionTreeNode[];
+  /** The entry's current label (the latest label entry for it wins). */
+  label?: string;
+  /** Timestamp of the label entry that set {@link label}. */
+  labelTimestamp?: string;
+}
+
+/** What pi sends to the model for one leaf of the tree. */
+export interface SessionContext {
+  messages: AgentMessage[];
+  /** The latest thinking level on the path, `"off"` if none. */
+  thinkingLevel: string;
+  /** The latest model on the path (model change or assistant message), or `null`. */
+  model: { provider: string; modelId: string } | null;
+}
+
+/** Options of {@link parseSession}. */
+export interface ParseOptions {
+  /**
+   * Throw an `Error` at the first malformed line (its message names the
+   * 1-based line number and the reason) instead of skipping it.
+   * Default `false`.
+   */
+  strict?: boolean;
+}
+
+/**
+ * Session text as a string, or as UTF-8 bytes (for example a Node `Buffer`
+ * or the result of `Response.arrayBuffer()` wrapped in a `Uint8Array`).
+ * Bytes are decoded like `TextDecoder` does: a leading BOM is dropped and
+ * invalid sequences become U+FFFD.
+ */
+export type SessionText = string | Uint8Array;
+
+// ---------------------------------------------------------------------------
+// Functions
+// ---------------------------------------------------------------------------
+
+/**
+ * Parses session JSONL into entries, like pi's `parseSessionEntries`: every
+ * non-blank line is parsed as `JSON.parse` would (`\r\n` line ends accepted),
+ * and blank or malformed lines are skipped.
+ *
+ * @param source - Session text, UTF-8 bytes, or values that are already
+ * parsed (for example the result of an earlier call).
+ * @param options - `{ strict: true }` makes the first malformed line throw.
+ * @returns The parsed lines, header included, in file order. No migration
+ * is applied (see {@link migrate}).
+ * @throws `TypeError` if `source` or `options` has the wrong type; `Error`
+ * naming the line number and reason in strict mode.
+ *
+ * @example
+ * ```ts
+ * const entries = parseSession(readFileSync(path, "utf8"));
+ * ```
+ */
+export function parseSession(
+  source: SessionText | readonly unknown[],
+  options?: ParseOptions,
+): FileEntry[];
+
+/**
+ * Upgrades parsed entries to the current format (version 3) in place, as pi
+ * does on load: version 1 entries get fresh 8-hex ids chained through
+ * `parentId`, `firstKeptEntryIndex` becomes `firstKeptEntryId`, the
+ * `hookMessage` role becomes `custom`, and the header gets `version: 3`.
+ *
+ * @param entries - Entries from {@link parseSession}; modified in place.
+ * @returns `true` if anything was changed, `false` for an up-to-date session.
+ * @throws `TypeError` if `entries` is not an array.
+ */
+export function migrate(entries: FileEntry[]): boolean;
+/**
+ * Upgrades session text to the current format (version 3).
+ *
+ * @param source - Session text or UTF-8 bytes.
+ * @returns The migrated JSONL text. A session that is already at version 3
+ * comes back byte for byte; malformed lines are kept verbatim in place.
+ * @throws `TypeError` if `source` has the wrong type.
+ */
+export function migrate(source: SessionText): string;
+
+/**
+ * Builds the entry tree, like pi's `SessionManager.getTree()`: entries whose
+ * parent is `null`, missing or themselves are roots, children are sorted by
+ * timestamp (oldest first) and labels are resolved (latest label entry wins,
+ * an empty label clears). Works for arbitrarily deep trees.
+ *
+ * @param source - Session text, UTF-8 bytes, or entries (with or without the
+ * header). Text is parsed and migrated first. An array is not modified and
+ * its entry objects are reused in the nodes.
+ * @throws `TypeError` if `source` has the wrong type.
+ */
+export function getTree(source: SessionText | readonly FileEntry[]): SessionTreeNode[];
+
+/**
+ * Resolves the messages, thinking level and model that pi would send to the
+ * model from one leaf, like pi's `buildSessionContext`: walks from the leaf
+ * to its root, emits the latest compaction's summary first, then the kept
+ * messages from `firstKeptEntryId`, then everything after the compaction;
+ * branch summaries and custom messages become messages, with the entry's ISO
+ * timestamp turned into milliseconds.
+ *
+ * @param source - Session text, UTF-8 bytes, or entries (with or without the
+ * header). Text is parsed and migrated first. An array is not modified and
+ * its message objects are returned as they are.
+ * @param leafId - The leaf to start from. Omitted, `undefined` or an unknown
+ * id means the last entry; `null` means "before the first entry" and yields
+ * no messages.
+ * @throws `TypeError` if `source` or `leafId` has the wrong type.
+ */
+export function buildSessionContext(
+  source: SessionText | readonly FileEntry[],
+  leafId?: string | null,
+): SessionContext;

@@ -1,0 +1,12 @@
+// ESM consumer (package "type": "module", module nodenext).
+import { buildSessionContext, getTree, migrate, parseSession } from "session-tree";
+import type { FileEntry, SessionContext, SessionTreeNode } from "session-tree";
+import { exercise } from "../types-shared/usage.js";
+
+const entries: FileEntry[] = parseSession("", { strict: true });
+const changed: boolean = migrate(entries);
+const text: string = migrate(new Uint8Array());
+const roots: SessionTreeNode[] = getTree(entries);
+const context: SessionContext = buildSessionContext("", null);
+exercise({ buildSessionContext, getTree, migrate, parseSession });
+void [changed, text, roots, context];

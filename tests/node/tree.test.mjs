@@ -1,0 +1,146 @@
+// getTree: pi's SessionManager.getTree() rules.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { getTree } from "session-tree";
+import { assistant, at, entry, header, inputForms, runInWorker, shape, user } from "./helpers/session.mjs";
+
+// u1 ─ a1 ─┬─ u2 (t=5) ─ a2
+//          └─ u3 (t=3)            (file order u2 before u3; sorted by time)
+// orphan (parent missing), self (parent = itself), labels on u1 and a1.
+const session = [
+  header(),
+  user("u1", null, "q1", 1),
+  assistant("a1", "u1", "r1", 2),
+  user("u2", "a1", "q2", 5),
+  user("u3", "a1", "q3", 3),
+  assistant("a2", "u2", "r2", 6),
+  entry("label", "l1", "a2", 7, { targetId: "u1", label: "first" }),
+  entry("label", "l2", "l1", 8, { targetId: "a1", label: "gone" }),
+  entry("label", "l3", "l2", 9, { targetId: "u1", label: "second" }),
+  entry("label", "l4", "l3", 10, { targetId: "a1", label: "" }),
+  entry("label", "l5", "l4", 11, { targetId: "missing", label: "nobody" }),
+  entry("custom", "orphan", "not-there", 12, { customType: "c" }),
+  entry("session_info", "self", "self", 13, { name: "n" }),
+];
+
+const expectedShape = [
+  { id: "u1", children: [{ id: "a1", children: [
+    { id: "u3", children: [] },
+    { id: "u2", children: [{ id: "a2", children: [
+      { id: "l1", children: [{ id: "l2", children: [{ id: "l3", children: [{ id: "l4", children: [{ id: "l5", children: [] }] }] }] }] },
+    ] }] },
+  ] }] },
+  { id: "orphan", children: [] },
+  { id: "self", children: [] },
+];
+
+test("every input form gives the same tree", () => {
+  for (const [form, source] of Object.entries(inputForms(session))) {
+    const roots = getTree(source);
+    assert.deepStrictEqual(shape(roots), expectedShape, form);
+    assert.deepStrictEqual(roots[0].entry, session[1], `${form}: nodes hold the entries`);
+  }
+});
+
+test("labels: latest wins, an empty label clears, labelTimestamp is the label entry's", () => {
+  const [u1] = getTree(session);
+  const a1 = u1.children[0];
+  assert.equal(u1.label, "second");
+  assert.equal(u1.labelTimestamp, at(9));
+  assert.equal(a1.label, undefined);
+  assert.equal(a1.labelTimestamp, undefined);
+  assert.equal(a1.children[0].label, undefined, "unlabelled node");
+});
+
+test("a label can be set again after being cleared, and a missing label clears", () => {
+  const roots = getTree([
+    header(),
+    user("u1", null, "q", 1),
+    entry("label", "l1", "u1", 2, { targetId: "u1", label: "a" }),
+    entry("label", "l2", "l1", 3, { targetId: "u1" }),
+    entry("label", "l3", "l2", 4, { targetId: "u1", label: "b" }),
+    entry("label", "l4", "l3", 5, { targetId: "l1", label: "x" }),
+    entry("label", "l5", "l4", 6, { targetId: "l1", label: null }),
+  ]);
+  assert.equal(roots[0].label, "b");
+  assert.equal(roots[0].labelTimestamp, at(4));
+  assert.equal(roots[0].children[0].label, undefined);
+});
+
+test("children are sorted by time (oldest first), ties keep file order, roots keep file order", () => {
+  const roots = getTree([
+    header(),
+    entry("custom", "late-root", null, 50, { customType: "c" }),
+    entry("custom", "early-root", null, 1, { customType: "c" }),
+    entry("custom", "c-10", "late-root", 10, { customType: "c" }),
+    entry("custom", "c-tie-a", "late-root", 5, { customType: "c" }),
+    entry("custom", "c-2", "late-root", 2, { customType: "c" }),
+    entry("custom", "c-tie-b", "late-root", 5, { customType: "c" }),
+    // 10:00+02:00 is 08:00Z, before 09:00Z.
+    { type: "custom", id: "offset", parentId: "early-root", timestamp: "2025-01-01T10:00:00+02:00", customType: "c" },
+    { type: "custom", id: "utc", parentId: "early-root", timestamp: "2025-01-01T09:00:00.000Z", customType: "c" },
+  ]);
+  assert.deepStrictEqual(roots.map((n) => n.entry.id), ["late-root", "early-root"]);
+  assert.deepStrictEqual(roots[0].children.map((n) => n.entry.id), ["c-2", "c-tie-a", "c-tie-b", "c-10"]);
+  assert.deepStrictEqual(roots[1].children.map((n) => n.entry.id), ["offset", "utc"]);
+});
+
+test("empty sessions give no roots", () => {
+  assert.deepStrictEqual(getTree(""), []);
+  assert.deepStrictEqual(getTree([]), []);
+  assert.deepStrictEqual(getTree([header()]), []);
+  assert.deepStrictEqual(getTree(new Uint8Array()), []);
+});
+
+test("entry arrays: nodes reuse the caller's entries and the array is not modified", () => {
+  const entries = structuredClone(session);
+  const snapshot = structuredClone(entries);
+  const roots = getTree(entries);
+  assert.equal(roots[0].entry, entries[1]);
+  assert.equal(roots[0].children[0].entry, entries[2]);
+  assert.equal(roots[1].entry, entries[11]);
+  assert.deepStrictEqual(entries, snapshot);
+  assert.equal(entries.length, session.length);
+});
+
+test("a linear session of 1,000,000 entries works (no stack overflow)", async () => {
+  const reply = await runInWorker("deepTree", { length: 1_000_000 }, 180_000);
+  assert.ok(reply.ok, `${reply.name}: ${reply.message}`);
+  assert.deepStrictEqual(reply.value.tree, { rootIds: ["e1"], rootCount: 1, count: 1_000_000, maxDepth: 1_000_000 });
+  assert.deepStrictEqual(reply.value.context.roles, ["user"]);
+});
+
+test("a parentId cycle terminates", async () => {
+  const source = [
+    header(),
+    entry("custom", "a", "b", 1, { customType: "c" }),
+    entry("custom", "b", "a", 2, { customType: "c" }),
+    entry("custom", "r", null, 3, { customType: "c" }),
+    entry("custom", "x", "a", 4, { customType: "c" }),
+  ];
+  const reply = await runInWorker("getTree", { source });
+  assert.ok(reply.ok, `${reply.name}: ${reply.message}`);
+  // pi itself returns only ["r"] (the cycle is unreachable); breaking the
+  // cycle into a root is allowed too. Only termination is required.
+  assert.ok(reply.value.rootIds.includes("r"));
+  assert.ok(reply.value.count <= 4);
+});
+
+test("duplicate ids terminate", async () => {
+  const source = [
+    header(),
+    entry("custom", "d", null, 1, { customType: "c" }),
+    entry("custom", "d", "d", 2, { customType: "c" }),
+    entry("custom", "e", "d", 3, { customType: "c" }),
+    entry("custom", "d", "e", 4, { customType: "c" }),
+  ];
+  const reply = await runInWorker("getTree", { source });
+  assert.ok(reply.ok, `${reply.name}: ${reply.message}`);
+});
+
+test("wrong argument types throw a TypeError naming the argument", () => {
+  for (const bad of [42, null, undefined, {}, true, new ArrayBuffer(1)]) {
+    assert.throws(() => getTree(bad), (error) => error instanceof TypeError && /source/.test(error.message), String(bad));
+  }
+  assert.deepStrictEqual(shape(getTree(session)), expectedShape, "still works");
+});
