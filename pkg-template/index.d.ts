@@ -416,3 +416,58 @@ export function buildSessionContext(
   source: SessionText | readonly FileEntry[],
   leafId?: string | null,
 ): SessionContext;
+
+// ---------------------------------------------------------------------------
+// Inspection
+// ---------------------------------------------------------------------------
+
+/**
+ * The kind of a problem found by {@link inspectSession}. These names are
+ * stable: tools may match on them.
+ */
+export type DiagnosticKind =
+  | "malformed-line"
+  | "truncated-last-line"
+  | "not-an-object"
+  | "blank-line"
+  | "bom"
+  | "invalid-utf8"
+  | "missing-header"
+  | "misplaced-header"
+  | "duplicate-header"
+  | "unknown-version"
+  | "unknown-entry-type"
+  | "missing-id"
+  | "duplicate-id"
+  | "orphan"
+  | "self-parent"
+  | "cycle"
+  | "missing-first-kept-entry"
+  | "kept-entry-off-path"
+  | "missing-label-target"
+  | "missing-branch-source";
+
+/** One problem in a session file. */
+export interface Diagnostic {
+  kind: DiagnosticKind;
+  /** 1-based line in the file (absent for entry arrays and whole-file problems). */
+  line?: number;
+  /** The id of the entry concerned, when it has one. */
+  entryId?: string;
+  /** What is wrong, in a sentence, with the line and the JSON error where relevant. */
+  message: string;
+}
+
+/**
+ * Lists what is wrong with a session, one diagnostic per problem, in line
+ * order: malformed lines (with the JSON error), blank lines, a BOM, invalid
+ * UTF-8, a missing, misplaced or repeated header, an unknown version, entries
+ * without ids, duplicate ids, orphans, self-parented entries, `parentId`
+ * cycles, references to missing entries (`firstKeptEntryId`, a label's
+ * `targetId`, a branch summary's `fromId`), a compaction whose kept entry is
+ * not on its path, and a truncated last line. An empty array means a clean file.
+ *
+ * @param source - Session text, UTF-8 bytes, or entries (no line numbers then).
+ * @throws `TypeError` if `source` has the wrong type.
+ */
+export function inspectSession(source: SessionText | readonly unknown[]): Diagnostic[];

@@ -7,3 +7,4 @@ exports.parseSession = glue.parseSession;
 exports.migrate = glue.migrate;
 exports.getTree = glue.getTree;
 exports.buildSessionContext = glue.buildSessionContext;
+exports.inspectSession = glue.inspectSession;

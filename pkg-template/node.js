@@ -8,3 +8,4 @@ export const parseSession = glue.parseSession;
 export const migrate = glue.migrate;
 export const getTree = glue.getTree;
 export const buildSessionContext = glue.buildSessionContext;
+export const inspectSession = glue.inspectSession;

@@ -65,10 +65,12 @@ pub fn index(entries: &[Entry]) -> HashMap<&Key, usize> {
     crate::session::index_by_id(entries.iter().enumerate())
 }
 
-pub fn plan(entries: &[Entry], by_id: &HashMap<&Key, usize>, leaf: Leaf) -> Plan {
+/// The context at `leaf`. `by_id` finds an entry by id (pi's `byId` map:
+/// later duplicates win); the default leaf is the last entry.
+pub fn plan(entries: &[Entry], by_id: &dyn Fn(&Key) -> Option<usize>, leaf: Leaf) -> Plan {
     let start = match leaf {
         Leaf::None => return Plan::default(),
-        Leaf::Id(id) => by_id.get(id).copied().or(entries.len().checked_sub(1)),
+        Leaf::Id(id) => by_id(id).or(entries.len().checked_sub(1)),
         Leaf::Last => entries.len().checked_sub(1),
     };
     let mut path = Vec::new();
@@ -81,7 +83,7 @@ pub fn plan(entries: &[Entry], by_id: &HashMap<&Key, usize>, leaf: Leaf) -> Plan
         path.push(i);
         let parent = &entries[i].parent_id;
         at = if parent.truthy() {
-            by_id.get(parent).copied()
+            by_id(parent)
         } else {
             None
         };
@@ -338,7 +340,7 @@ mod tests {
         let by_id = index(&doc.entries);
         let key = leaf.map(|l| Key::Str(l.into()));
         let leaf = key.as_ref().map_or(Leaf::Last, Leaf::Id);
-        let p = plan(&doc.entries, &by_id, leaf);
+        let p = plan(&doc.entries, &|k| by_id.get(k).copied(), leaf);
         render(&doc.text, &doc.spans, &doc.entries, &p)
     }
 
@@ -419,7 +421,8 @@ mod tests {
     #[test]
     fn null_leaf_is_empty() {
         let doc = Document::parse(&msg("a", "null", "user"));
-        let p = plan(&doc.entries, &index(&doc.entries), Leaf::None);
+        let by_id = index(&doc.entries);
+        let p = plan(&doc.entries, &|k| by_id.get(k).copied(), Leaf::None);
         assert_eq!(
             render(&doc.text, &doc.spans, &doc.entries, &p).json,
             r#"{"messages":[],"thinkingLevel":"off","model":null}"#

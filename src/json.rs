@@ -79,7 +79,8 @@ impl fmt::Display for SyntaxError {
     }
 }
 
-/// A valid JSON text: its top-level value and, for an object, its members.
+/// A valid JSON text: its top-level value and, for an object, its members
+/// (for an array, its elements, with empty key spans).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Value {
     pub kind: Kind,
@@ -105,6 +106,14 @@ pub fn parse(text: &str, span: Span) -> Result<Value, SyntaxError> {
 pub fn members(text: &str, span: Span) -> Vec<Member> {
     let b = text.as_bytes();
     if b.get(span.start) != Some(&b'{') {
+        return Vec::new();
+    }
+    parse(text, span).map(|v| v.members).unwrap_or_default()
+}
+
+/// The elements of an array value (a valid array, as from [`parse`]).
+pub fn elements(text: &str, span: Span) -> Vec<Member> {
+    if text.as_bytes().get(span.start) != Some(&b'[') {
         return Vec::new();
     }
     parse(text, span).map(|v| v.members).unwrap_or_default()
@@ -277,6 +286,9 @@ impl Validator<'_> {
                         self.i += 1;
                     } else {
                         self.stack.push(b'[');
+                        if self.stack.len() == 1 {
+                            pending = Some((Span::default(), self.i));
+                        }
                         continue 'value;
                     }
                 }
@@ -295,7 +307,7 @@ impl Validator<'_> {
                     top_end = value_end;
                     break 'value;
                 };
-                if self.stack.len() == 1 && open == b'{' {
+                if self.stack.len() == 1 {
                     if let Some((key, vstart)) = pending.take() {
                         self.members.push(Member {
                             key,
@@ -317,6 +329,9 @@ impl Validator<'_> {
                     (b'[', Some(b',')) => {
                         self.i += 1;
                         self.ws();
+                        if self.stack.len() == 1 {
+                            pending = Some((Span::default(), self.i));
+                        }
                         continue 'value;
                     }
                     (b'{', Some(b'}')) | (b'[', Some(b']')) => {
@@ -332,11 +347,7 @@ impl Validator<'_> {
         if self.peek().is_some() {
             return self.unexpected("end of line after the JSON value");
         }
-        let members = if kind == Kind::Object {
-            std::mem::take(&mut self.members)
-        } else {
-            Vec::new()
-        };
+        let members = std::mem::take(&mut self.members);
         Ok(Value {
             kind,
             span,
@@ -561,6 +572,15 @@ mod tests {
         assert_eq!(msg.kind, Kind::Object);
         let inner = members(s, msg.value);
         assert_eq!(get(s, &inner, "role").unwrap().value.of(s), "\"user\"");
+    }
+
+    #[test]
+    fn records_array_elements() {
+        let s = r#"[ 1, {"a":[2]} ,"x"]"#;
+        let v = ok(s);
+        let els: Vec<&str> = v.members.iter().map(|m| m.value.of(s)).collect();
+        assert_eq!(els, ["1", r#"{"a":[2]}"#, "\"x\""]);
+        assert_eq!(v.members[1].kind, Kind::Object);
     }
 
     #[test]

@@ -2,8 +2,8 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::entry::{Entry, Key};
-use crate::json::Span;
+use crate::entry::{Detail, Entry, EntryType, Key, Role};
+use crate::json::{self, Span};
 use crate::migrate::{self, Edit};
 use crate::parse::{self, Line, LineContent};
 use crate::time::{DateParser, IsoOnly};
@@ -102,6 +102,11 @@ pub fn index_by_id<'a>(
 
 /// A fresh 8-hex-digit id from the platform's cryptographic source, not in `taken`.
 pub fn random_id(taken: &HashSet<String>) -> Result<String, getrandom::Error> {
+    random_id_where(&|id| taken.contains(id))
+}
+
+/// A fresh 8-hex-digit id for which `is_taken` says no.
+pub fn random_id_where(is_taken: &dyn Fn(&str) -> bool) -> Result<String, getrandom::Error> {
     // Eight hex digits give 2^32 ids; on the rare collision draw again, and
     // grow the id only if a session somehow holds most of that space.
     let mut attempt = 0u32;
@@ -110,9 +115,630 @@ pub fn random_id(taken: &HashSet<String>) -> Result<String, getrandom::Error> {
         getrandom::getrandom(&mut bytes)?;
         let len = if attempt < 100 { 4 } else { 8 };
         let id: String = bytes[..len].iter().map(|b| format!("{b:02x}")).collect();
-        if !taken.contains(&id) {
+        if !is_taken(&id) {
             return Ok(id);
         }
         attempt = attempt.saturating_add(1);
     }
+}
+
+/// A version 7 UUID (time-ordered, as pi names sessions) for `unix_ms`.
+pub fn uuid_v7(unix_ms: u64) -> Result<String, getrandom::Error> {
+    let mut b = [0u8; 16];
+    getrandom::getrandom(&mut b[6..])?;
+    b[..6].copy_from_slice(&unix_ms.to_be_bytes()[2..]);
+    b[6] = 0x70 | (b[6] & 0x0f);
+    b[8] = 0x80 | (b[8] & 0x3f);
+    let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
+    Ok(format!("{}-{}-{}-{}-{}", &hex[..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..]))
+}
+
+/// A session failure the host should hear about.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SessionError {
+    /// No entry has this id (pi's message: `Entry <id> not found`).
+    NotFound(String),
+    /// The platform has no cryptographic random source for ids.
+    Random(String),
+}
+
+impl std::fmt::Display for SessionError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SessionError::NotFound(id) => write!(f, "Entry {id} not found"),
+            SessionError::Random(e) => write!(f, "no cryptographic random source for new ids ({e})"),
+        }
+    }
+}
+
+impl std::error::Error for SessionError {}
+
+impl From<getrandom::Error> for SessionError {
+    fn from(e: getrandom::Error) -> Self {
+        SessionError::Random(e.to_string())
+    }
+}
+
+/// A field of a new entry: its JSON text, or `None` for JS `undefined`
+/// (which `JSON.stringify` leaves out).
+pub type Json<'a> = Option<&'a str>;
+
+/// An open session, indexed once, appended to in place.
+///
+/// It behaves as pi's `SessionManager` (an in-memory one: the host stores the
+/// bytes). The text is kept as it is, every line with `\n`; entries are the
+/// lines that parse, and the indexes answer `getEntry`, `getChildren`, labels
+/// and context walks without rescanning the file.
+pub struct Session {
+    text: String,
+    entries: Vec<Entry>,
+    spans: Vec<Span>,
+    /// id → the last entry with it (headers are not in it).
+    by_id: HashMap<Key, usize>,
+    /// parentId → entries with that parentId, in file order.
+    children: HashMap<Key, Vec<usize>>,
+    /// targetId → (order of first setting, label entry), as pi's label `Map` keeps them.
+    labels: HashMap<Key, (u64, usize)>,
+    label_seq: u64,
+    leaf: Option<usize>,
+    /// Lines this session appended that the host has not taken yet.
+    pending: Vec<Span>,
+    has_assistant: bool,
+    /// The unfinished last line of what `append_jsonl` was given.
+    partial: String,
+    migrated: bool,
+    unique: u32,
+}
+
+impl Session {
+    /// Opens a session: parses, migrates in memory, indexes.
+    pub fn open(text: String, dates: &dyn DateParser) -> Result<Session, SessionError> {
+        let mut failure = None;
+        let mut new_id = |taken: &HashSet<String>| match random_id(taken) {
+            Ok(id) => id,
+            Err(e) => {
+                failure.get_or_insert(e);
+                String::new()
+            }
+        };
+        let doc = Document::parse_with(text, dates);
+        let edits = doc.migration(&mut new_id);
+        if let Some(e) = failure {
+            return Err(e.into());
+        }
+        let migrated = edits.is_some();
+        let doc = match edits {
+            Some(edits) if !edits.is_empty() => {
+                Document::parse_with(migrate::apply_to_text(&doc.text, &doc.lines, &edits), dates)
+            }
+            _ => doc,
+        };
+        let mut text = doc.text;
+        if !text.is_empty() && !text.ends_with('\n') {
+            text.push('\n');
+        }
+        let mut session = Session::empty(text);
+        session.migrated = migrated;
+        for (entry, span) in doc.entries.into_iter().zip(doc.spans) {
+            session.add(entry, span);
+        }
+        session.unique = 1 << 30;
+        Ok(session)
+    }
+
+    /// A new session whose first line is `header` (its JSON text), held
+    /// back from the host until the first assistant message, as pi does.
+    pub fn create(header: &str, dates: &dyn DateParser) -> Session {
+        let mut session = Session::empty(String::new());
+        session.push_line(header, dates, true);
+        session
+    }
+
+    fn empty(text: String) -> Session {
+        Session {
+            text,
+            entries: Vec::new(),
+            spans: Vec::new(),
+            by_id: HashMap::new(),
+            children: HashMap::new(),
+            labels: HashMap::new(),
+            label_seq: 0,
+            leaf: None,
+            pending: Vec::new(),
+            has_assistant: false,
+            partial: String::new(),
+            migrated: false,
+            unique: 0,
+        }
+    }
+
+    /// Indexes entry `entry` found at `span` of the text.
+    fn add(&mut self, entry: Entry, span: Span) {
+        let i = self.entries.len();
+        if !entry.is_header() {
+            self.by_id.insert(entry.id.clone(), i);
+            self.children.entry(entry.parent_id.clone()).or_default().push(i);
+            self.leaf = Some(i);
+            if let (EntryType::Label, Detail::Label { target_id, has_label }) = (entry.kind, &entry.detail) {
+                if *has_label {
+                    let seq = self.label_seq;
+                    let slot = self.labels.entry(target_id.clone()).or_insert((seq, i));
+                    slot.1 = i;
+                    self.label_seq += 1;
+                } else {
+                    self.labels.remove(target_id);
+                }
+            }
+            if let Detail::Message { role: Role::Assistant } = entry.detail {
+                self.has_assistant = true;
+            }
+        }
+        self.entries.push(entry);
+        self.spans.push(span);
+    }
+
+    /// Appends one line of JSON to the text and indexes it if it parses.
+    fn push_line(&mut self, line: &str, dates: &dyn DateParser, own: bool) -> Option<usize> {
+        let start = self.text.len();
+        self.text.push_str(line);
+        let end = self.text.len();
+        self.text.push('\n');
+        let span = Span::new(start, end);
+        if own {
+            self.pending.push(span);
+        }
+        let value = json::parse(&self.text, span).ok()?;
+        let entry = Entry::from_json(&self.text, &value, dates, &mut self.unique);
+        self.add(entry, value.span);
+        Some(self.entries.len() - 1)
+    }
+
+    /// Writes and indexes a new entry `{type, ...head, id, parentId, timestamp, ...tail}`
+    /// as a child of `parent`, and makes it the leaf. Returns its id.
+    fn append(
+        &mut self,
+        kind: &str,
+        head: &[(&str, Json)],
+        parent: Option<&str>,
+        tail: &[(&str, Json)],
+        now: &str,
+        dates: &dyn DateParser,
+    ) -> Result<String, SessionError> {
+        let id = random_id_where(&|id| self.by_id.contains_key(&Key::Str(id.into())))?;
+        let mut line = String::with_capacity(64 + now.len());
+        line.push_str("{\"type\":");
+        line.push_str(&migrate::json_string(kind));
+        let field = |line: &mut String, k: &str, v: Json| {
+            if let Some(v) = v {
+                line.push(',');
+                line.push_str(&migrate::json_string(k));
+                line.push(':');
+                line.push_str(v);
+            }
+        };
+        for (k, v) in head {
+            field(&mut line, k, *v);
+        }
+        field(&mut line, "id", Some(&migrate::json_string(&id)));
+        let parent_json = parent.map_or_else(|| "null".to_owned(), migrate::json_string);
+        field(&mut line, "parentId", Some(&parent_json));
+        field(&mut line, "timestamp", Some(&migrate::json_string(now)));
+        for (k, v) in tail {
+            field(&mut line, k, *v);
+        }
+        line.push('}');
+        self.push_line(&line, dates, true);
+        Ok(id)
+    }
+
+    fn leaf_id(&self) -> Option<String> {
+        self.leaf.and_then(|i| self.entries[i].id.as_str().map(str::to_owned))
+    }
+
+    pub fn append_message(&mut self, message: Json, now: &str, dates: &dyn DateParser) -> Result<String, SessionError> {
+        let parent = self.leaf_id();
+        self.append("message", &[], parent.as_deref(), &[("message", message)], now, dates)
+    }
+
+    pub fn append_thinking_level_change(&mut self, level: Json, now: &str, dates: &dyn DateParser) -> Result<String, SessionError> {
+        let parent = self.leaf_id();
+        self.append("thinking_level_change", &[], parent.as_deref(), &[("thinkingLevel", level)], now, dates)
+    }
+
+    pub fn append_model_change(&mut self, provider: Json, model_id: Json, now: &str, dates: &dyn DateParser) -> Result<String, SessionError> {
+        let parent = self.leaf_id();
+        self.append("model_change", &[], parent.as_deref(), &[("provider", provider), ("modelId", model_id)], now, dates)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub fn append_compaction(
+        &mut self,
+        summary: Json,
+        first_kept_entry_id: Json,
+        tokens_before: Json,
+        details: Json,
+        from_hook: Json,
+        now: &str,
+        dates: &dyn DateParser,
+    ) -> Result<String, SessionError> {
+        let parent = self.leaf_id();
+        let tail = [
+            ("summary", summary),
+            ("firstKeptEntryId", first_kept_entry_id),
+            ("tokensBefore", tokens_before),
+            ("details", details),
+            ("fromHook", from_hook),
+        ];
+        self.append("compaction", &[], parent.as_deref(), &tail, now, dates)
+    }
+
+    pub fn append_custom_entry(&mut self, custom_type: Json, data: Json, now: &str, dates: &dyn DateParser) -> Result<String, SessionError> {
+        let parent = self.leaf_id();
+        self.append("custom", &[("customType", custom_type), ("data", data)], parent.as_deref(), &[], now, dates)
+    }
+
+    /// `name` is trimmed as JS's `trim()` does.
+    pub fn append_session_info(&mut self, name: &str, now: &str, dates: &dyn DateParser) -> Result<String, SessionError> {
+        let parent = self.leaf_id();
+        let name = migrate::json_string(name.trim_matches(crate::parse::is_js_space));
+        self.append("session_info", &[], parent.as_deref(), &[("name", Some(&name))], now, dates)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub fn append_custom_message_entry(
+        &mut self,
+        custom_type: Json,
+        content: Json,
+        display: Json,
+        details: Json,
+        now: &str,
+        dates: &dyn DateParser,
+    ) -> Result<String, SessionError> {
+        let parent = self.leaf_id();
+        let head = [("customType", custom_type), ("content", content), ("display", display), ("details", details)];
+        self.append("custom_message", &head, parent.as_deref(), &[], now, dates)
+    }
+
+    /// Sets (a truthy `label`) or clears the label of `target_id`.
+    pub fn append_label_change(&mut self, target_id: &str, label: Json, now: &str, dates: &dyn DateParser) -> Result<String, SessionError> {
+        if !self.by_id.contains_key(&Key::Str(target_id.into())) {
+            return Err(SessionError::NotFound(target_id.into()));
+        }
+        let parent = self.leaf_id();
+        let target = migrate::json_string(target_id);
+        self.append("label", &[], parent.as_deref(), &[("targetId", Some(&target)), ("label", label)], now, dates)
+    }
+
+    /// Moves the leaf to `id`: the next entry starts a branch there.
+    pub fn branch(&mut self, id: &str) -> Result<(), SessionError> {
+        match self.by_id.get(&Key::Str(id.into())) {
+            Some(&i) => {
+                self.leaf = Some(i);
+                Ok(())
+            }
+            None => Err(SessionError::NotFound(id.into())),
+        }
+    }
+
+    /// Moves the leaf before the first entry: the next entry is a new root.
+    pub fn reset_leaf(&mut self) {
+        self.leaf = None;
+    }
+
+    /// Branches at `from` (`None`: the root) and records a summary of the
+    /// path left behind.
+    pub fn branch_with_summary(
+        &mut self,
+        from: Option<&str>,
+        summary: Json,
+        details: Json,
+        from_hook: Json,
+        now: &str,
+        dates: &dyn DateParser,
+    ) -> Result<String, SessionError> {
+        match from {
+            Some(id) => self.branch(id)?,
+            None => self.reset_leaf(),
+        }
+        let from_id = migrate::json_string(from.unwrap_or("root"));
+        let tail = [("fromId", Some(from_id.as_str())), ("summary", summary), ("details", details), ("fromHook", from_hook)];
+        self.append("branch_summary", &[], from, &tail, now, dates)
+    }
+
+    /// Ingests lines another writer appended to the same file. A chunk may end
+    /// mid-line: the rest waits for the next chunk.
+    pub fn append_jsonl(&mut self, chunk: &str, dates: &dyn DateParser) {
+        self.partial.push_str(chunk);
+        let Some(last_newline) = self.partial.rfind('\n') else { return };
+        let complete: String = self.partial.drain(..=last_newline).collect();
+        for line in complete.split_terminator('\n') {
+            // The same rule as for whole files: blank lines and what JSON.parse
+            // rejects are kept in the text but are no entries.
+            let line = line.strip_suffix('\r').map_or(line, |l| l);
+            if line.trim_matches(crate::parse::is_js_space).is_empty() {
+                self.text.push_str(line);
+                self.text.push('\n');
+                continue;
+            }
+            self.push_line(line, dates, false);
+        }
+    }
+
+    /// The lines appended since the last call, ready to be appended to the
+    /// host's storage: nothing until the session holds an assistant message
+    /// (a new session is not written before that, as in pi), then everything
+    /// held back, the header included.
+    pub fn take_pending_lines(&mut self) -> Vec<String> {
+        if !self.has_assistant {
+            return Vec::new();
+        }
+        self.pending.drain(..).map(|s| s.of(&self.text).to_owned()).collect()
+    }
+
+    /// The whole file, every line ending in `\n`.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// Whether opening migrated the text (the host may want to store `text()`).
+    pub fn migrated(&self) -> bool {
+        self.migrated
+    }
+
+    pub fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+
+    /// The JSON text of entry `i`.
+    pub fn entry_json(&self, i: usize) -> &str {
+        self.spans[i].of(&self.text)
+    }
+
+    pub fn header(&self) -> Option<usize> {
+        self.entries.iter().position(Entry::is_header)
+    }
+
+    pub fn leaf(&self) -> Option<usize> {
+        self.leaf
+    }
+
+    pub fn find(&self, id: &str) -> Option<usize> {
+        self.by_id.get(&Key::Str(id.into())).copied()
+    }
+
+    /// The entries whose parent is `id`, in file order (for repeated ids, the
+    /// last entry with each id, as pi's map holds them).
+    pub fn children_of(&self, id: &str) -> Vec<usize> {
+        let winners = |&&i: &&usize| self.by_id.get(&self.entries[i].id) == Some(&i);
+        self.children.get(&Key::Str(id.into())).map_or_else(Vec::new, |c| c.iter().filter(winners).copied().collect())
+    }
+
+    /// The label entry labelling `id`, if any.
+    pub fn label_of(&self, id: &str) -> Option<usize> {
+        self.labels.get(&Key::Str(id.into())).map(|&(_, l)| l)
+    }
+
+    /// From the root to `from` (`None`: the leaf), stopping at a repeated entry.
+    pub fn branch_path(&self, from: Option<usize>) -> Vec<usize> {
+        let mut path = Vec::new();
+        let mut seen = HashSet::new();
+        let mut at = from;
+        while let Some(i) = at {
+            if !seen.insert(i) {
+                break;
+            }
+            path.push(i);
+            let parent = &self.entries[i].parent_id;
+            at = if parent.truthy() { self.by_id.get(parent).copied() } else { None };
+        }
+        path.reverse();
+        path
+    }
+
+    /// The context at `leaf` (the session's own leaf by default), as JSON text.
+    pub fn context(&self, leaf: Option<Option<&str>>) -> crate::context::Rendered {
+        let key;
+        let leaf = match leaf {
+            None => match self.leaf {
+                Some(i) => {
+                    key = self.entries[i].id.clone();
+                    crate::context::Leaf::Id(&key)
+                }
+                None => crate::context::Leaf::None,
+            },
+            Some(None) => crate::context::Leaf::None,
+            Some(Some("")) => crate::context::Leaf::Last,
+            Some(Some(id)) => {
+                key = Key::Str(id.into());
+                crate::context::Leaf::Id(&key)
+            }
+        };
+        let plan = crate::context::plan(&self.entries, &|k| self.by_id.get(k).copied(), leaf);
+        crate::context::render(&self.text, &self.spans, &self.entries, &plan)
+    }
+
+    /// The tree of all entries, as `getTree` builds it.
+    pub fn tree(&self, sort: &dyn crate::tree::SiblingSort) -> crate::tree::Tree {
+        crate::tree::build(&self.entries, sort)
+    }
+
+    /// The name from the latest `session_info` entry (trimmed; empty is none).
+    pub fn name(&self) -> Option<String> {
+        let i = self.entries.iter().rposition(|e| e.kind == EntryType::SessionInfo)?;
+        name_of(&self.text, self.spans[i])
+    }
+
+    /// The labels to carry into an extracted branch: (target, label entry), in
+    /// the order pi's label map iterates.
+    fn labels_in_order(&self) -> Vec<(&Key, usize)> {
+        let mut v: Vec<(&Key, u64, usize)> = self.labels.iter().map(|(k, &(seq, l))| (k, seq, l)).collect();
+        v.sort_by_key(|&(_, seq, _)| seq);
+        v.into_iter().map(|(k, _, l)| (k, l)).collect()
+    }
+
+    /// A new session holding only the path from the root to `leaf` (labels on
+    /// it carried over as new label entries), as pi's `createBranchedSession`
+    /// builds it. `header` is the new header's JSON text.
+    pub fn branched_jsonl(&self, leaf: &str, header: &str) -> Result<String, SessionError> {
+        let start = self.find(leaf).ok_or_else(|| SessionError::NotFound(leaf.into()))?;
+        let path: Vec<usize> =
+            self.branch_path(Some(start)).into_iter().filter(|&i| self.entries[i].kind != EntryType::Label).collect();
+        let on_path: HashSet<&Key> = path.iter().map(|&i| &self.entries[i].id).collect();
+        let mut out = String::with_capacity(header.len() + 1);
+        out.push_str(header);
+        out.push('\n');
+        let mut taken: HashSet<String> = path.iter().filter_map(|&i| self.entries[i].id.as_str().map(str::to_owned)).collect();
+        for &i in &path {
+            out.push_str(self.entry_json(i));
+            out.push('\n');
+        }
+        let mut parent = path.last().and_then(|&i| self.entries[i].id.as_str().map(str::to_owned));
+        for (target, l) in self.labels_in_order() {
+            if !on_path.contains(target) {
+                continue;
+            }
+            let id = random_id(&taken)?;
+            taken.insert(id.clone());
+            let fields = json::members(&self.text, self.spans[l]);
+            let raw = |name: &str| json::get(&self.text, &fields, name).map(|m| m.value.of(&self.text));
+            let mut line = format!("{{\"type\":\"label\",\"id\":{}", migrate::json_string(&id));
+            line.push_str(&format!(",\"parentId\":{}", parent.as_deref().map_or("null".into(), migrate::json_string)));
+            for name in ["timestamp", "targetId", "label"] {
+                if let Some(v) = raw(name) {
+                    line.push_str(&format!(",{}:{v}", migrate::json_string(name)));
+                }
+            }
+            line.push('}');
+            out.push_str(&line);
+            out.push('\n');
+            parent = Some(id);
+        }
+        Ok(out)
+    }
+
+    /// All entries but headers, under a new header (pi's `forkFrom`).
+    pub fn forked_jsonl(&self, header: &str) -> String {
+        let mut out = String::with_capacity(self.text.len() + header.len());
+        out.push_str(header);
+        out.push('\n');
+        for (i, e) in self.entries.iter().enumerate() {
+            if !e.is_header() {
+                out.push_str(self.entry_json(i));
+                out.push('\n');
+            }
+        }
+        out
+    }
+}
+
+fn name_of(text: &str, span: Span) -> Option<String> {
+    let fields = json::members(text, span);
+    let name = json::get(text, &fields, "name")?;
+    let s = json::as_str(name.value.of(text)).filter(|_| name.kind == json::Kind::String)?;
+    let t = s.trim_matches(crate::parse::is_js_space);
+    (!t.is_empty()).then(|| t.to_owned())
+}
+
+/// What pi's session list shows for a file, read in one pass.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SessionInfo {
+    /// The header's `id`, as JSON text.
+    pub id: String,
+    pub cwd: String,
+    pub name: Option<String>,
+    /// The header's `parentSession`, as JSON text.
+    pub parent_session: Option<String>,
+    /// The header's `timestamp`, as JSON text (for `new Date(...)`).
+    pub created: Option<String>,
+    /// Milliseconds of the last user or assistant activity, if any (> 0).
+    pub last_activity: Option<f64>,
+    /// The header timestamp in milliseconds, if it is a valid date.
+    pub header_time: Option<f64>,
+    pub message_count: usize,
+    pub first_message: String,
+}
+
+/// pi's `buildSessionInfo`: `None` when the first line is not a header.
+pub fn session_info(text: &str, dates: &dyn DateParser) -> Option<SessionInfo> {
+    let doc = Document::parse_with(text.to_owned(), dates);
+    let first = doc.entries.first()?;
+    if first.kind != EntryType::Session {
+        return None;
+    }
+    let t = doc.text.as_str();
+    let head = json::members(t, doc.spans[0]);
+    let raw = |name: &str| json::get(t, &head, name).map(|m| (m.kind, m.value.of(t)));
+    let cwd = match raw("cwd") {
+        Some((json::Kind::String, v)) => json::as_str(v).map(|s| s.into_owned()).unwrap_or_default(),
+        _ => String::new(),
+    };
+    let header_time = match raw("timestamp") {
+        Some((json::Kind::String, v)) => Some(crate::time::time_of(Some((json::Kind::String, v)), dates)).filter(|t| !t.is_nan()),
+        _ => None,
+    };
+    let mut info = SessionInfo {
+        id: raw("id").map_or("null".into(), |(_, v)| v.to_owned()),
+        cwd,
+        name: None,
+        parent_session: raw("parentSession").map(|(_, v)| v.to_owned()),
+        created: raw("timestamp").map(|(_, v)| v.to_owned()),
+        last_activity: None,
+        header_time,
+        message_count: 0,
+        first_message: String::new(),
+    };
+    for (i, e) in doc.entries.iter().enumerate() {
+        if e.kind == EntryType::SessionInfo {
+            info.name = name_of(t, doc.spans[i]);
+        }
+        if e.kind != EntryType::Message {
+            continue;
+        }
+        info.message_count += 1;
+        let fields = json::members(t, doc.spans[i]);
+        let Some(msg) = json::get(t, &fields, "message").filter(|m| m.kind == json::Kind::Object) else { continue };
+        let m = json::members(t, msg.value);
+        let role = json::get(t, &m, "role").filter(|r| r.kind == json::Kind::String).and_then(|r| json::as_str(r.value.of(t)));
+        let Some(content) = json::get(t, &m, "content") else { continue };
+        let role = role.as_deref().unwrap_or("");
+        if role != "user" && role != "assistant" {
+            continue;
+        }
+        // Last activity: the message's numeric timestamp, else the entry's.
+        let activity = match json::get(t, &m, "timestamp") {
+            Some(ts) if ts.kind == json::Kind::Number => Some(json::number(ts.value.of(t))),
+            _ => match json::get(t, &fields, "timestamp") {
+                Some(ts) if ts.kind == json::Kind::String => Some(e.time).filter(|x| !x.is_nan()),
+                _ => None,
+            },
+        };
+        if let Some(a) = activity {
+            info.last_activity = Some(info.last_activity.unwrap_or(0.0).max(a));
+        }
+        let text = match content.kind {
+            json::Kind::String => json::as_str(content.value.of(t)).map(|s| s.into_owned()).unwrap_or_default(),
+            json::Kind::Array => json::elements(t, content.value)
+                .iter()
+                .filter(|b| b.kind == json::Kind::Object)
+                .filter_map(|b| {
+                    let f = json::members(t, b.value);
+                    let is_text = json::get(t, &f, "type").is_some_and(|ty| json::key_is(t, ty.value, "text"));
+                    is_text.then(|| match json::get(t, &f, "text") {
+                        Some(x) if x.kind == json::Kind::String => json::as_str(x.value.of(t)).map(|s| s.into_owned()).unwrap_or_default(),
+                        // `join` writes null and undefined as "".
+                        Some(x) if x.kind == json::Kind::Null => String::new(),
+                        Some(x) => x.value.of(t).to_owned(),
+                        None => String::new(),
+                    })
+                })
+                .collect::<Vec<_>>()
+                .join(" "),
+            _ => continue,
+        };
+        if !text.is_empty() && info.first_message.is_empty() && role == "user" {
+            info.first_message = text;
+        }
+    }
+    info.last_activity = info.last_activity.filter(|&a| a > 0.0);
+    Some(info)
 }

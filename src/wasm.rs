@@ -489,7 +489,8 @@ pub fn build_session_context(source: JsValue, leaf_id: JsValue) -> Result<JsValu
     match read_source(&source, "buildSessionContext", true)? {
         Source::Text(text) => {
             let doc = open_text(text, "buildSessionContext")?;
-            let plan = context::plan(&doc.entries, &context::index(&doc.entries), leaf);
+            let by_id = context::index(&doc.entries);
+            let plan = context::plan(&doc.entries, &|k| by_id.get(k).copied(), leaf);
             let rendered = context::render(&doc.text, &doc.spans, &doc.entries, &plan);
             let result = JSON::parse(&rendered.json).map_err(|_| {
                 error("buildSessionContext: the context could not be read back as JSON".into())
@@ -499,7 +500,8 @@ pub fn build_session_context(source: JsValue, leaf_id: JsValue) -> Result<JsValu
         }
         Source::Entries(array) => {
             let entries = entries_of(&array);
-            let plan = context::plan(&entries, &context::index(&entries), leaf);
+            let by_id = context::index(&entries);
+            let plan = context::plan(&entries, &|k| by_id.get(k).copied(), leaf);
             context_from_objects(&array, &entries, &plan)
         }
     }
