@@ -1,0 +1,57 @@
+// A pi-based stand-in for the session-tree package, with our documented API and our
+// documented deliberate differences on well-formed input (migrate(text) keeps malformed
+// and blank lines in place and returns v3+ files unchanged).
+//
+// It exists to validate the harness: with CONFORMANCE_IMPL=shim every comparison must
+// come out equal, so a difference reported against the real package is the package's.
+import { buildSessionContext as piBuildSessionContext, migrateSessionEntries, parseSessionEntries, SessionManager } from "@mariozechner/pi-coding-agent";
+import { piTree, sourceText } from "./reference.js";
+
+export function parseSession(source, _options) {
+	return parseSessionEntries(sourceText(source));
+}
+
+function migrateArray(entries) {
+	const header = entries.find((e) => e.type === "session");
+	const version = header?.version ?? 1;
+	migrateSessionEntries(entries);
+	return !(version >= 3);
+}
+
+export function migrate(source) {
+	if (Array.isArray(source)) return migrateArray(source);
+	const text = sourceText(source);
+	const entries = parseSessionEntries(text);
+	if (!migrateArray(entries)) return text;
+	// keep every line in place; replace the lines that parsed with their migrated entry
+	let k = 0;
+	const lines = text.split("\n");
+	const out = lines.map((line) => {
+		const cr = line.endsWith("\r") ? "\r" : "";
+		if (!line.trim()) return line;
+		try {
+			JSON.parse(line);
+		} catch {
+			return line;
+		}
+		return JSON.stringify(entries[k++]) + cr;
+	});
+	return out.join("\n");
+}
+
+export function getTree(source) {
+	if (Array.isArray(source)) {
+		const sm = SessionManager.inMemory();
+		sm.fileEntries = source;
+		sm._buildIndex();
+		return sm.getTree();
+	}
+	return piTree(source);
+}
+
+export function buildSessionContext(source, ...leafArgs) {
+	if (Array.isArray(source)) return piBuildSessionContext(source, ...leafArgs);
+	const entries = parseSessionEntries(sourceText(source));
+	migrateArray(entries);
+	return piBuildSessionContext(entries, ...leafArgs);
+}
