@@ -7,4 +7,4 @@ import init from "./web/session_tree.js";
 
 await init();
 
-export { parseSession, migrate, getTree, buildSessionContext, inspectSession } from "./web/session_tree.js";
+export { parseSession, migrate, getTree, buildSessionContext, inspectSession, Session, sessionInfo } from "./web/session_tree.js";

@@ -471,3 +471,136 @@ export interface Diagnostic {
  * @throws `TypeError` if `source` has the wrong type.
  */
 export function inspectSession(source: SessionText | readonly unknown[]): Diagnostic[];
+
+// ---------------------------------------------------------------------------
+// Session: an open session the host stores
+// ---------------------------------------------------------------------------
+
+/** Options for a new session header. */
+export interface NewSessionOptions {
+  /** The working directory recorded in the header. */
+  cwd: string;
+  /** The session id; a fresh UUID v7 (as pi uses) when omitted. */
+  id?: string;
+  /** Where this session came from (a path or any string the host uses). */
+  parentSession?: string;
+}
+
+/** Options for {@link Session.createBranchedSession} and {@link Session.fork}. */
+export interface CopyOptions {
+  /** Defaults to the source header's `cwd`. */
+  cwd?: string;
+  id?: string;
+  parentSession?: string;
+}
+
+/**
+ * An open session: pi's `SessionManager` without the file system. It is parsed,
+ * migrated in memory and indexed once; reads and context rebuilds then cost
+ * time in proportion to what they return, not to the session size.
+ *
+ * The host owns storage: after appending, write {@link Session.takePendingLines}
+ * to the end of your file (or database); {@link Session.toJsonl} gives the whole
+ * file. As in pi, a new session is not written before its first assistant
+ * message: until then `takePendingLines()` returns nothing and keeps the lines.
+ *
+ * Entries returned by the getters are fresh objects parsed from the stored
+ * text: changing them does not change the session.
+ *
+ * Call `free()` when done with a session in a long-running process to release
+ * its WebAssembly memory at once (otherwise it is released when collected).
+ */
+export class Session {
+  private constructor();
+  /** Opens JSONL (text or bytes) or an entry array; v1/v2 are migrated in memory. */
+  static open(source: SessionText | readonly unknown[]): Session;
+  /** Starts a new version 3 session. */
+  static create(options: NewSessionOptions): Session;
+
+  /** The header entry, or `null` for a file without one. */
+  readonly header: SessionHeader | null;
+  /** The current leaf, or `null` before the first entry. */
+  readonly leafId: string | null;
+  /** Whether opening migrated the session (store `toJsonl()` to keep the upgrade). */
+  readonly migrated: boolean;
+
+  getEntry(id: string): SessionEntry | undefined;
+  getLeafEntry(): SessionEntry | undefined;
+  /** The entries whose `parentId` is `id`, in file order. */
+  getChildren(id: string): SessionEntry[];
+  /** The current label of an entry. */
+  getLabel(id: string): string | undefined;
+  /** The entries from the root to `fromId` (default: the leaf). */
+  getBranch(fromId?: string): SessionEntry[];
+  /** Every entry but the header, in file order. */
+  getEntries(): SessionEntry[];
+  getTree(): SessionTreeNode[];
+  /** The name from the latest `session_info` entry, trimmed; `undefined` if none or empty. */
+  getSessionName(): string | undefined;
+  /** The context at `leafId`; by default at the session's leaf; `null` gives the empty context. */
+  buildSessionContext(leafId?: string | null): SessionContext;
+  /** {@link inspectSession} of the session as it stands. */
+  diagnostics(): Diagnostic[];
+
+  /** Appends a message as a child of the leaf and makes it the leaf. Returns its id. */
+  appendMessage(message: AgentMessage): string;
+  appendThinkingLevelChange(thinkingLevel: string): string;
+  appendModelChange(provider: string, modelId: string): string;
+  appendCompaction<T = unknown>(
+    summary: string,
+    firstKeptEntryId: string,
+    tokensBefore: number,
+    details?: T,
+    fromHook?: boolean,
+  ): string;
+  appendCustomEntry<T = unknown>(customType: string, data?: T): string;
+  /** Records a display name (trimmed). */
+  appendSessionInfo(name: string): string;
+  appendCustomMessageEntry<T = unknown>(
+    customType: string,
+    content: string | (TextContent | ImageContent)[],
+    display: boolean,
+    details?: T,
+  ): string;
+  /** Sets a label on `targetId`, or clears it with `undefined` or `""`. Throws if the target is unknown. */
+  appendLabelChange(targetId: string, label?: string): string;
+  /** Moves the leaf to `id`: the next append starts a branch there. Throws if unknown. */
+  branch(id: string): void;
+  /** Moves the leaf before the first entry: the next append is a new root. */
+  resetLeaf(): void;
+  /** Branches at `id` (`null`: at the root) and appends a `branch_summary` of the path left. */
+  branchWithSummary<T = unknown>(id: string | null, summary: string, details?: T, fromHook?: boolean): string;
+
+  /** JSONL lines appended since the last call (no newline), for the host to store. */
+  takePendingLines(): string[];
+  /** The whole session as JSONL, each line ending in `\n`. */
+  toJsonl(): string;
+  /** Ingests what another writer appended to the same file; a chunk may end mid-line. */
+  appendJsonl(chunk: SessionText): void;
+  /** The path from the root to `leafId` as a new session file (pi's `createBranchedSession`). */
+  createBranchedSession(leafId: string, options?: CopyOptions): string;
+  /** Every entry under a new header (pi's `forkFrom`), as JSONL. */
+  fork(options?: CopyOptions): string;
+  /** Releases the session's WebAssembly memory now. */
+  free(): void;
+}
+
+/** What pi's session list shows for one file. */
+export interface SessionInfo {
+  id: string;
+  cwd: string;
+  name: string | undefined;
+  parentSession: string | undefined;
+  created: Date;
+  /** The last user or assistant activity; else the header time; else `options.mtime`. */
+  modified: Date | undefined;
+  messageCount: number;
+  /** The first user message's text, or `"(no messages)"`. */
+  firstMessage: string;
+}
+
+/**
+ * Summarizes a session file as pi's session list does, reading the bytes once.
+ * Returns `null` when the first line is not a session header.
+ */
+export function sessionInfo(source: SessionText, options?: { mtime?: Date }): SessionInfo | null;

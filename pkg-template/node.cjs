@@ -8,3 +8,5 @@ exports.migrate = glue.migrate;
 exports.getTree = glue.getTree;
 exports.buildSessionContext = glue.buildSessionContext;
 exports.inspectSession = glue.inspectSession;
+exports.Session = glue.Session;
+exports.sessionInfo = glue.sessionInfo;

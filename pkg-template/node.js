@@ -9,3 +9,5 @@ export const migrate = glue.migrate;
 export const getTree = glue.getTree;
 export const buildSessionContext = glue.buildSessionContext;
 export const inspectSession = glue.inspectSession;
+export const Session = glue.Session;
+export const sessionInfo = glue.sessionInfo;

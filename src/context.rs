@@ -82,11 +82,7 @@ pub fn plan(entries: &[Entry], by_id: &dyn Fn(&Key) -> Option<usize>, leaf: Leaf
         }
         path.push(i);
         let parent = &entries[i].parent_id;
-        at = if parent.truthy() {
-            by_id(parent)
-        } else {
-            None
-        };
+        at = if parent.truthy() { by_id(parent) } else { None };
     }
     path.reverse();
 

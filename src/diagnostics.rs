@@ -407,14 +407,15 @@ pub fn inspect_entries(
                     }
                 }
             }
-            Detail::Label { target_id, .. } if e.kind == EntryType::Label
-                && !by_id.contains_key(target_id) => {
-                    push(
-                        Problem::MissingLabelTarget,
-                        i,
-                        format!("{}: label target {} not found", at(i), show(target_id)),
-                    );
-                }
+            Detail::Label { target_id, .. }
+                if e.kind == EntryType::Label && !by_id.contains_key(target_id) =>
+            {
+                push(
+                    Problem::MissingLabelTarget,
+                    i,
+                    format!("{}: label target {} not found", at(i), show(target_id)),
+                );
+            }
             Detail::BranchSummary { from_id, .. } if e.kind == EntryType::BranchSummary => {
                 let root = from_id.as_str() == Some("root");
                 if from_id.as_str().is_some() && !root && !by_id.contains_key(from_id) {

@@ -130,7 +130,14 @@ pub fn uuid_v7(unix_ms: u64) -> Result<String, getrandom::Error> {
     b[6] = 0x70 | (b[6] & 0x0f);
     b[8] = 0x80 | (b[8] & 0x3f);
     let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
-    Ok(format!("{}-{}-{}-{}-{}", &hex[..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..]))
+    Ok(format!(
+        "{}-{}-{}-{}-{}",
+        &hex[..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..]
+    ))
 }
 
 /// A session failure the host should hear about.
@@ -146,7 +153,9 @@ impl std::fmt::Display for SessionError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             SessionError::NotFound(id) => write!(f, "Entry {id} not found"),
-            SessionError::Random(e) => write!(f, "no cryptographic random source for new ids ({e})"),
+            SessionError::Random(e) => {
+                write!(f, "no cryptographic random source for new ids ({e})")
+            }
         }
     }
 }
@@ -184,8 +193,9 @@ pub struct Session {
     /// Lines this session appended that the host has not taken yet.
     pending: Vec<Span>,
     has_assistant: bool,
-    /// The unfinished last line of what `append_jsonl` was given.
-    partial: String,
+    /// The unfinished last line of what `append_jsonl` was given (bytes: a
+    /// chunk may also end inside a UTF-8 character).
+    partial: Vec<u8>,
     migrated: bool,
     unique: u32,
 }
@@ -246,7 +256,7 @@ impl Session {
             leaf: None,
             pending: Vec::new(),
             has_assistant: false,
-            partial: String::new(),
+            partial: Vec::new(),
             migrated: false,
             unique: 0,
         }
@@ -257,9 +267,19 @@ impl Session {
         let i = self.entries.len();
         if !entry.is_header() {
             self.by_id.insert(entry.id.clone(), i);
-            self.children.entry(entry.parent_id.clone()).or_default().push(i);
+            self.children
+                .entry(entry.parent_id.clone())
+                .or_default()
+                .push(i);
             self.leaf = Some(i);
-            if let (EntryType::Label, Detail::Label { target_id, has_label }) = (entry.kind, &entry.detail) {
+            if let (
+                EntryType::Label,
+                Detail::Label {
+                    target_id,
+                    has_label,
+                },
+            ) = (entry.kind, &entry.detail)
+            {
                 if *has_label {
                     let seq = self.label_seq;
                     let slot = self.labels.entry(target_id.clone()).or_insert((seq, i));
@@ -269,7 +289,10 @@ impl Session {
                     self.labels.remove(target_id);
                 }
             }
-            if let Detail::Message { role: Role::Assistant } = entry.detail {
+            if let Detail::Message {
+                role: Role::Assistant,
+            } = entry.detail
+            {
                 self.has_assistant = true;
             }
         }
@@ -332,22 +355,60 @@ impl Session {
     }
 
     fn leaf_id(&self) -> Option<String> {
-        self.leaf.and_then(|i| self.entries[i].id.as_str().map(str::to_owned))
+        self.leaf
+            .and_then(|i| self.entries[i].id.as_str().map(str::to_owned))
     }
 
-    pub fn append_message(&mut self, message: Json, now: &str, dates: &dyn DateParser) -> Result<String, SessionError> {
+    pub fn append_message(
+        &mut self,
+        message: Json,
+        now: &str,
+        dates: &dyn DateParser,
+    ) -> Result<String, SessionError> {
         let parent = self.leaf_id();
-        self.append("message", &[], parent.as_deref(), &[("message", message)], now, dates)
+        self.append(
+            "message",
+            &[],
+            parent.as_deref(),
+            &[("message", message)],
+            now,
+            dates,
+        )
     }
 
-    pub fn append_thinking_level_change(&mut self, level: Json, now: &str, dates: &dyn DateParser) -> Result<String, SessionError> {
+    pub fn append_thinking_level_change(
+        &mut self,
+        level: Json,
+        now: &str,
+        dates: &dyn DateParser,
+    ) -> Result<String, SessionError> {
         let parent = self.leaf_id();
-        self.append("thinking_level_change", &[], parent.as_deref(), &[("thinkingLevel", level)], now, dates)
+        self.append(
+            "thinking_level_change",
+            &[],
+            parent.as_deref(),
+            &[("thinkingLevel", level)],
+            now,
+            dates,
+        )
     }
 
-    pub fn append_model_change(&mut self, provider: Json, model_id: Json, now: &str, dates: &dyn DateParser) -> Result<String, SessionError> {
+    pub fn append_model_change(
+        &mut self,
+        provider: Json,
+        model_id: Json,
+        now: &str,
+        dates: &dyn DateParser,
+    ) -> Result<String, SessionError> {
         let parent = self.leaf_id();
-        self.append("model_change", &[], parent.as_deref(), &[("provider", provider), ("modelId", model_id)], now, dates)
+        self.append(
+            "model_change",
+            &[],
+            parent.as_deref(),
+            &[("provider", provider), ("modelId", model_id)],
+            now,
+            dates,
+        )
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -372,16 +433,41 @@ impl Session {
         self.append("compaction", &[], parent.as_deref(), &tail, now, dates)
     }
 
-    pub fn append_custom_entry(&mut self, custom_type: Json, data: Json, now: &str, dates: &dyn DateParser) -> Result<String, SessionError> {
+    pub fn append_custom_entry(
+        &mut self,
+        custom_type: Json,
+        data: Json,
+        now: &str,
+        dates: &dyn DateParser,
+    ) -> Result<String, SessionError> {
         let parent = self.leaf_id();
-        self.append("custom", &[("customType", custom_type), ("data", data)], parent.as_deref(), &[], now, dates)
+        self.append(
+            "custom",
+            &[("customType", custom_type), ("data", data)],
+            parent.as_deref(),
+            &[],
+            now,
+            dates,
+        )
     }
 
     /// `name` is trimmed as JS's `trim()` does.
-    pub fn append_session_info(&mut self, name: &str, now: &str, dates: &dyn DateParser) -> Result<String, SessionError> {
+    pub fn append_session_info(
+        &mut self,
+        name: &str,
+        now: &str,
+        dates: &dyn DateParser,
+    ) -> Result<String, SessionError> {
         let parent = self.leaf_id();
         let name = migrate::json_string(name.trim_matches(crate::parse::is_js_space));
-        self.append("session_info", &[], parent.as_deref(), &[("name", Some(&name))], now, dates)
+        self.append(
+            "session_info",
+            &[],
+            parent.as_deref(),
+            &[("name", Some(&name))],
+            now,
+            dates,
+        )
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -395,18 +481,36 @@ impl Session {
         dates: &dyn DateParser,
     ) -> Result<String, SessionError> {
         let parent = self.leaf_id();
-        let head = [("customType", custom_type), ("content", content), ("display", display), ("details", details)];
+        let head = [
+            ("customType", custom_type),
+            ("content", content),
+            ("display", display),
+            ("details", details),
+        ];
         self.append("custom_message", &head, parent.as_deref(), &[], now, dates)
     }
 
     /// Sets (a truthy `label`) or clears the label of `target_id`.
-    pub fn append_label_change(&mut self, target_id: &str, label: Json, now: &str, dates: &dyn DateParser) -> Result<String, SessionError> {
+    pub fn append_label_change(
+        &mut self,
+        target_id: &str,
+        label: Json,
+        now: &str,
+        dates: &dyn DateParser,
+    ) -> Result<String, SessionError> {
         if !self.by_id.contains_key(&Key::Str(target_id.into())) {
             return Err(SessionError::NotFound(target_id.into()));
         }
         let parent = self.leaf_id();
         let target = migrate::json_string(target_id);
-        self.append("label", &[], parent.as_deref(), &[("targetId", Some(&target)), ("label", label)], now, dates)
+        self.append(
+            "label",
+            &[],
+            parent.as_deref(),
+            &[("targetId", Some(&target)), ("label", label)],
+            now,
+            dates,
+        )
     }
 
     /// Moves the leaf to `id`: the next entry starts a branch there.
@@ -441,20 +545,27 @@ impl Session {
             None => self.reset_leaf(),
         }
         let from_id = migrate::json_string(from.unwrap_or("root"));
-        let tail = [("fromId", Some(from_id.as_str())), ("summary", summary), ("details", details), ("fromHook", from_hook)];
+        let tail = [
+            ("fromId", Some(from_id.as_str())),
+            ("summary", summary),
+            ("details", details),
+            ("fromHook", from_hook),
+        ];
         self.append("branch_summary", &[], from, &tail, now, dates)
     }
 
     /// Ingests lines another writer appended to the same file. A chunk may end
     /// mid-line: the rest waits for the next chunk.
-    pub fn append_jsonl(&mut self, chunk: &str, dates: &dyn DateParser) {
-        self.partial.push_str(chunk);
-        let Some(last_newline) = self.partial.rfind('\n') else { return };
-        let complete: String = self.partial.drain(..=last_newline).collect();
+    pub fn append_jsonl(&mut self, chunk: &[u8], dates: &dyn DateParser) {
+        self.partial.extend_from_slice(chunk);
+        let Some(last_newline) = self.partial.iter().rposition(|&b| b == b'\n') else {
+            return;
+        };
+        let complete: Vec<u8> = self.partial.drain(..=last_newline).collect();
+        let complete = parse::decode(&complete);
         for line in complete.split_terminator('\n') {
             // The same rule as for whole files: blank lines and what JSON.parse
             // rejects are kept in the text but are no entries.
-            let line = line.strip_suffix('\r').map_or(line, |l| l);
             if line.trim_matches(crate::parse::is_js_space).is_empty() {
                 self.text.push_str(line);
                 self.text.push('\n');
@@ -472,7 +583,10 @@ impl Session {
         if !self.has_assistant {
             return Vec::new();
         }
-        self.pending.drain(..).map(|s| s.of(&self.text).to_owned()).collect()
+        self.pending
+            .drain(..)
+            .map(|s| s.of(&self.text).to_owned())
+            .collect()
     }
 
     /// The whole file, every line ending in `\n`.
@@ -510,7 +624,9 @@ impl Session {
     /// last entry with each id, as pi's map holds them).
     pub fn children_of(&self, id: &str) -> Vec<usize> {
         let winners = |&&i: &&usize| self.by_id.get(&self.entries[i].id) == Some(&i);
-        self.children.get(&Key::Str(id.into())).map_or_else(Vec::new, |c| c.iter().filter(winners).copied().collect())
+        self.children
+            .get(&Key::Str(id.into()))
+            .map_or_else(Vec::new, |c| c.iter().filter(winners).copied().collect())
     }
 
     /// The label entry labelling `id`, if any.
@@ -529,7 +645,11 @@ impl Session {
             }
             path.push(i);
             let parent = &self.entries[i].parent_id;
-            at = if parent.truthy() { self.by_id.get(parent).copied() } else { None };
+            at = if parent.truthy() {
+                self.by_id.get(parent).copied()
+            } else {
+                None
+            };
         }
         path.reverse();
         path
@@ -564,14 +684,21 @@ impl Session {
 
     /// The name from the latest `session_info` entry (trimmed; empty is none).
     pub fn name(&self) -> Option<String> {
-        let i = self.entries.iter().rposition(|e| e.kind == EntryType::SessionInfo)?;
+        let i = self
+            .entries
+            .iter()
+            .rposition(|e| e.kind == EntryType::SessionInfo)?;
         name_of(&self.text, self.spans[i])
     }
 
     /// The labels to carry into an extracted branch: (target, label entry), in
     /// the order pi's label map iterates.
     fn labels_in_order(&self) -> Vec<(&Key, usize)> {
-        let mut v: Vec<(&Key, u64, usize)> = self.labels.iter().map(|(k, &(seq, l))| (k, seq, l)).collect();
+        let mut v: Vec<(&Key, u64, usize)> = self
+            .labels
+            .iter()
+            .map(|(k, &(seq, l))| (k, seq, l))
+            .collect();
         v.sort_by_key(|&(_, seq, _)| seq);
         v.into_iter().map(|(k, _, l)| (k, l)).collect()
     }
@@ -580,19 +707,29 @@ impl Session {
     /// it carried over as new label entries), as pi's `createBranchedSession`
     /// builds it. `header` is the new header's JSON text.
     pub fn branched_jsonl(&self, leaf: &str, header: &str) -> Result<String, SessionError> {
-        let start = self.find(leaf).ok_or_else(|| SessionError::NotFound(leaf.into()))?;
-        let path: Vec<usize> =
-            self.branch_path(Some(start)).into_iter().filter(|&i| self.entries[i].kind != EntryType::Label).collect();
+        let start = self
+            .find(leaf)
+            .ok_or_else(|| SessionError::NotFound(leaf.into()))?;
+        let path: Vec<usize> = self
+            .branch_path(Some(start))
+            .into_iter()
+            .filter(|&i| self.entries[i].kind != EntryType::Label)
+            .collect();
         let on_path: HashSet<&Key> = path.iter().map(|&i| &self.entries[i].id).collect();
         let mut out = String::with_capacity(header.len() + 1);
         out.push_str(header);
         out.push('\n');
-        let mut taken: HashSet<String> = path.iter().filter_map(|&i| self.entries[i].id.as_str().map(str::to_owned)).collect();
+        let mut taken: HashSet<String> = path
+            .iter()
+            .filter_map(|&i| self.entries[i].id.as_str().map(str::to_owned))
+            .collect();
         for &i in &path {
             out.push_str(self.entry_json(i));
             out.push('\n');
         }
-        let mut parent = path.last().and_then(|&i| self.entries[i].id.as_str().map(str::to_owned));
+        let mut parent = path
+            .last()
+            .and_then(|&i| self.entries[i].id.as_str().map(str::to_owned));
         for (target, l) in self.labels_in_order() {
             if !on_path.contains(target) {
                 continue;
@@ -600,9 +737,15 @@ impl Session {
             let id = random_id(&taken)?;
             taken.insert(id.clone());
             let fields = json::members(&self.text, self.spans[l]);
-            let raw = |name: &str| json::get(&self.text, &fields, name).map(|m| m.value.of(&self.text));
+            let raw =
+                |name: &str| json::get(&self.text, &fields, name).map(|m| m.value.of(&self.text));
             let mut line = format!("{{\"type\":\"label\",\"id\":{}", migrate::json_string(&id));
-            line.push_str(&format!(",\"parentId\":{}", parent.as_deref().map_or("null".into(), migrate::json_string)));
+            line.push_str(&format!(
+                ",\"parentId\":{}",
+                parent
+                    .as_deref()
+                    .map_or("null".into(), migrate::json_string)
+            ));
             for name in ["timestamp", "targetId", "label"] {
                 if let Some(v) = raw(name) {
                     line.push_str(&format!(",{}:{v}", migrate::json_string(name)));
@@ -669,11 +812,15 @@ pub fn session_info(text: &str, dates: &dyn DateParser) -> Option<SessionInfo> {
     let head = json::members(t, doc.spans[0]);
     let raw = |name: &str| json::get(t, &head, name).map(|m| (m.kind, m.value.of(t)));
     let cwd = match raw("cwd") {
-        Some((json::Kind::String, v)) => json::as_str(v).map(|s| s.into_owned()).unwrap_or_default(),
+        Some((json::Kind::String, v)) => {
+            json::as_str(v).map(|s| s.into_owned()).unwrap_or_default()
+        }
         _ => String::new(),
     };
     let header_time = match raw("timestamp") {
-        Some((json::Kind::String, v)) => Some(crate::time::time_of(Some((json::Kind::String, v)), dates)).filter(|t| !t.is_nan()),
+        Some((json::Kind::String, v)) => {
+            Some(crate::time::time_of(Some((json::Kind::String, v)), dates)).filter(|t| !t.is_nan())
+        }
         _ => None,
     };
     let mut info = SessionInfo {
@@ -696,10 +843,17 @@ pub fn session_info(text: &str, dates: &dyn DateParser) -> Option<SessionInfo> {
         }
         info.message_count += 1;
         let fields = json::members(t, doc.spans[i]);
-        let Some(msg) = json::get(t, &fields, "message").filter(|m| m.kind == json::Kind::Object) else { continue };
+        let Some(msg) = json::get(t, &fields, "message").filter(|m| m.kind == json::Kind::Object)
+        else {
+            continue;
+        };
         let m = json::members(t, msg.value);
-        let role = json::get(t, &m, "role").filter(|r| r.kind == json::Kind::String).and_then(|r| json::as_str(r.value.of(t)));
-        let Some(content) = json::get(t, &m, "content") else { continue };
+        let role = json::get(t, &m, "role")
+            .filter(|r| r.kind == json::Kind::String)
+            .and_then(|r| json::as_str(r.value.of(t)));
+        let Some(content) = json::get(t, &m, "content") else {
+            continue;
+        };
         let role = role.as_deref().unwrap_or("");
         if role != "user" && role != "assistant" {
             continue;
@@ -716,15 +870,20 @@ pub fn session_info(text: &str, dates: &dyn DateParser) -> Option<SessionInfo> {
             info.last_activity = Some(info.last_activity.unwrap_or(0.0).max(a));
         }
         let text = match content.kind {
-            json::Kind::String => json::as_str(content.value.of(t)).map(|s| s.into_owned()).unwrap_or_default(),
+            json::Kind::String => json::as_str(content.value.of(t))
+                .map(|s| s.into_owned())
+                .unwrap_or_default(),
             json::Kind::Array => json::elements(t, content.value)
                 .iter()
                 .filter(|b| b.kind == json::Kind::Object)
                 .filter_map(|b| {
                     let f = json::members(t, b.value);
-                    let is_text = json::get(t, &f, "type").is_some_and(|ty| json::key_is(t, ty.value, "text"));
+                    let is_text = json::get(t, &f, "type")
+                        .is_some_and(|ty| json::key_is(t, ty.value, "text"));
                     is_text.then(|| match json::get(t, &f, "text") {
-                        Some(x) if x.kind == json::Kind::String => json::as_str(x.value.of(t)).map(|s| s.into_owned()).unwrap_or_default(),
+                        Some(x) if x.kind == json::Kind::String => json::as_str(x.value.of(t))
+                            .map(|s| s.into_owned())
+                            .unwrap_or_default(),
                         // `join` writes null and undefined as "".
                         Some(x) if x.kind == json::Kind::Null => String::new(),
                         Some(x) => x.value.of(t).to_owned(),
@@ -741,4 +900,95 @@ pub fn session_info(text: &str, dates: &dyn DateParser) -> Option<SessionInfo> {
     }
     info.last_activity = info.last_activity.filter(|&a| a > 0.0);
     Some(info)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::IsoOnly;
+
+    const NOW: &str = "2025-01-01T00:00:00.000Z";
+
+    fn user(s: &mut Session, text: &str) -> String {
+        s.append_message(
+            Some(&format!("{{\"role\":\"user\",\"content\":\"{text}\"}}")),
+            NOW,
+            &IsoOnly,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn appends_branches_and_hands_out_lines_after_the_first_assistant() {
+        let mut s = Session::create(
+            r#"{"type":"session","version":3,"id":"s","cwd":"/"}"#,
+            &IsoOnly,
+        );
+        let a = user(&mut s, "a");
+        assert!(s.take_pending_lines().is_empty());
+        let b = s
+            .append_message(
+                Some(r#"{"role":"assistant","provider":"p","model":"m"}"#),
+                NOW,
+                &IsoOnly,
+            )
+            .unwrap();
+        assert_eq!(s.take_pending_lines().len(), 3);
+        s.branch(&a).unwrap();
+        let c = user(&mut s, "c");
+        assert_eq!(s.children_of(&a).len(), 2);
+        assert_eq!(s.branch_path(s.leaf()).len(), 2);
+        assert_eq!(
+            s.take_pending_lines(),
+            [format!(
+                r#"{{"type":"message","id":"{c}","parentId":"{a}","timestamp":"{NOW}","message":{{"role":"user","content":"c"}}}}"#
+            )]
+        );
+        assert_eq!(s.branch("zz"), Err(SessionError::NotFound("zz".into())));
+        let ctx = s.context(Some(Some(&b)));
+        assert!(
+            ctx.json
+                .ends_with(r#""model":{"provider":"p","modelId":"m"}}"#),
+            "{}",
+            ctx.json
+        );
+    }
+
+    #[test]
+    fn labels_keep_pi_map_order_and_branch_copies_carry_them() {
+        let text = "{\"type\":\"session\",\"version\":3,\"id\":\"s\"}\n{\"type\":\"message\",\"id\":\"a\",\"parentId\":null,\"message\":{}}\n";
+        let mut s = Session::open(text.into(), &IsoOnly).unwrap();
+        s.append_label_change("a", Some("\"x\""), NOW, &IsoOnly)
+            .unwrap();
+        assert_eq!(
+            s.label_of("a").map(|l| s.entry_json(l).contains("\"x\"")),
+            Some(true)
+        );
+        let copy = s.branched_jsonl("a", "{\"type\":\"session\"}").unwrap();
+        let lines: Vec<&str> = copy.lines().collect();
+        assert_eq!(lines.len(), 3);
+        assert!(
+            lines[2].starts_with("{\"type\":\"label\",\"id\":\"")
+                && lines[2].contains("\"parentId\":\"a\",\"timestamp\":"),
+            "{}",
+            lines[2]
+        );
+        s.append_label_change("a", None, NOW, &IsoOnly).unwrap();
+        assert_eq!(s.label_of("a"), None);
+    }
+
+    #[test]
+    fn tailing_handles_partial_lines_and_characters() {
+        let mut s = Session::open(
+            "{\"type\":\"session\",\"version\":3,\"id\":\"s\"}\n".into(),
+            &IsoOnly,
+        )
+        .unwrap();
+        let line = "{\"type\":\"message\",\"id\":\"é\",\"parentId\":null}\n".as_bytes();
+        let cut = line.iter().position(|&b| b == 0xc3).unwrap() + 1;
+        s.append_jsonl(&line[..cut], &IsoOnly);
+        assert_eq!(s.leaf(), None);
+        s.append_jsonl(&line[cut..], &IsoOnly);
+        assert_eq!(s.find("é"), Some(1));
+    }
 }

@@ -433,7 +433,15 @@ pub fn get_tree(source: JsValue) -> Result<JsValue, JsValue> {
             "getTree: the session text could not be read back as JSON".into(),
         ));
     }
-    let tree = tree::build(&entries, &JsSort);
+    tree_nodes(&entries, &objects, &tree::build(&entries, &JsSort))
+}
+
+/// pi's `{ entry, children, label, labelTimestamp }` nodes; `objects[i]` is entry `i`.
+fn tree_nodes(
+    entries: &[Entry],
+    objects: &[JsValue],
+    tree: &tree::Tree,
+) -> Result<JsValue, JsValue> {
     let mut nodes: Vec<Option<Object>> = vec![None; entries.len()];
     for (i, e) in entries.iter().enumerate() {
         if e.is_header() {
@@ -491,12 +499,7 @@ pub fn build_session_context(source: JsValue, leaf_id: JsValue) -> Result<JsValu
             let doc = open_text(text, "buildSessionContext")?;
             let by_id = context::index(&doc.entries);
             let plan = context::plan(&doc.entries, &|k| by_id.get(k).copied(), leaf);
-            let rendered = context::render(&doc.text, &doc.spans, &doc.entries, &plan);
-            let result = JSON::parse(&rendered.json).map_err(|_| {
-                error("buildSessionContext: the context could not be read back as JSON".into())
-            })?;
-            apply_fixups(&result, &rendered.fixups)?;
-            Ok(result)
+            context_value(&context::render(&doc.text, &doc.spans, &doc.entries, &plan))
         }
         Source::Entries(array) => {
             let entries = entries_of(&array);
@@ -505,6 +508,15 @@ pub fn build_session_context(source: JsValue, leaf_id: JsValue) -> Result<JsValu
             context_from_objects(&array, &entries, &plan)
         }
     }
+}
+
+/// The rendered context as JS values: one `JSON.parse`, then the few values JSON cannot hold.
+fn context_value(rendered: &context::Rendered) -> Result<JsValue, JsValue> {
+    let result = JSON::parse(&rendered.json).map_err(|_| {
+        error("buildSessionContext: the context could not be read back as JSON".into())
+    })?;
+    apply_fixups(&result, &rendered.fixups)?;
+    Ok(result)
 }
 
 fn apply_fixups(result: &JsValue, fixups: &[Fixup]) -> Result<(), JsValue> {
@@ -635,4 +647,513 @@ pub fn wasm_memory_bytes() -> f64 {
         .buffer()
         .unchecked_into::<js_sys::ArrayBuffer>()
         .byte_length() as f64
+}
+
+// --- Session ------------------------------------------------------------------
+
+/// `JSON.stringify(value)`: `None` where JSON has no text for it (`undefined`).
+fn stringify(value: &JsValue) -> Result<Option<String>, JsValue> {
+    if value.is_undefined() {
+        return Ok(None);
+    }
+    Ok(JsValue::from(JSON::stringify(value)?).as_string())
+}
+
+fn now_iso() -> String {
+    String::from(Date::new_0().to_iso_string())
+}
+
+fn string_arg(v: &JsValue, what: &str) -> Result<String, JsValue> {
+    v.as_string()
+        .ok_or_else(|| type_error(format!("{what} must be a string, got {}", describe(v))))
+}
+
+fn session_error(function: &str, e: session::SessionError) -> JsValue {
+    match e {
+        session::SessionError::NotFound(_) => error(e.to_string()),
+        session::SessionError::Random(_) => error(format!("{function}: {e}")),
+    }
+}
+
+/// A session header line: `{type, version, id, timestamp, cwd, parentSession}`.
+fn header_line(id: &str, cwd: &JsValue, parent_session: &JsValue) -> Result<String, JsValue> {
+    let mut line = format!(
+        "{{\"type\":\"session\",\"version\":3,\"id\":{},\"timestamp\":{}",
+        migrate::json_string(id),
+        migrate::json_string(&now_iso())
+    );
+    for (key, value) in [("cwd", cwd), ("parentSession", parent_session)] {
+        if let Some(json) = stringify(value)? {
+            line.push_str(&format!(",\"{key}\":{json}"));
+        }
+    }
+    line.push('}');
+    Ok(line)
+}
+
+fn new_session_id(function: &str) -> Result<String, JsValue> {
+    session::uuid_v7(Date::now() as u64).map_err(|e| error(format!("{function}: {e}")))
+}
+
+/// An open session that the host stores: pi's `SessionManager` without the
+/// file system. See the README for the whole API.
+#[wasm_bindgen(js_name = Session, skip_typescript)]
+pub struct JsSession {
+    inner: session::Session,
+}
+
+#[wasm_bindgen(js_class = Session)]
+impl JsSession {
+    /// Not for direct use: `Session.open` and `Session.create` make sessions.
+    #[wasm_bindgen(constructor)]
+    pub fn new() -> Result<JsSession, JsValue> {
+        Err(type_error(
+            "Session: use Session.open(source) or Session.create({ cwd })".into(),
+        ))
+    }
+
+    /// Parses, migrates in memory and indexes a session (JSONL text or bytes, or entries).
+    pub fn open(source: JsValue) -> Result<JsSession, JsValue> {
+        let text = match read_source(&source, "Session.open", true)? {
+            Source::Text(text) => text,
+            Source::Entries(array) => {
+                let mut text = String::new();
+                for v in array.iter() {
+                    match stringify(&v)? {
+                        Some(line) => text.push_str(&line),
+                        None => text.push_str("null"),
+                    }
+                    text.push('\n');
+                }
+                text
+            }
+        };
+        let inner =
+            session::Session::open(text, &JsDates).map_err(|e| session_error("Session.open", e))?;
+        Ok(JsSession { inner })
+    }
+
+    /// A new, empty session: `{ cwd, id?, parentSession? }`.
+    pub fn create(options: JsValue) -> Result<JsSession, JsValue> {
+        if !options.is_object() {
+            return Err(type_error(format!(
+                "Session.create: options must be an object with a cwd, got {}",
+                describe(&options)
+            )));
+        }
+        let cwd = get(&options, "cwd");
+        string_arg(&cwd, "Session.create: options.cwd")?;
+        let id = match get(&options, "id") {
+            v if v.is_undefined() => new_session_id("Session.create")?,
+            v => string_arg(&v, "Session.create: options.id")?,
+        };
+        let header = header_line(&id, &cwd, &get(&options, "parentSession"))?;
+        Ok(JsSession {
+            inner: session::Session::create(&header, &JsDates),
+        })
+    }
+
+    /// The header entry, or `null` if the file has none.
+    #[wasm_bindgen(getter)]
+    pub fn header(&self) -> Result<JsValue, JsValue> {
+        match self.inner.header() {
+            Some(i) => JSON::parse(self.inner.entry_json(i)),
+            None => Ok(JsValue::NULL),
+        }
+    }
+
+    /// The current leaf's id, or `null` before the first entry.
+    #[wasm_bindgen(getter, js_name = leafId)]
+    pub fn leaf_id(&self) -> Result<JsValue, JsValue> {
+        match self.inner.leaf() {
+            Some(i) => self.field(i, "id"),
+            None => Ok(JsValue::NULL),
+        }
+    }
+
+    /// Whether opening migrated the text (store `toJsonl()` to keep the upgrade).
+    #[wasm_bindgen(getter)]
+    pub fn migrated(&self) -> bool {
+        self.inner.migrated()
+    }
+
+    fn entry(&self, i: usize) -> Result<JsValue, JsValue> {
+        JSON::parse(self.inner.entry_json(i))
+    }
+
+    fn field(&self, i: usize, name: &str) -> Result<JsValue, JsValue> {
+        Ok(get(&self.entry(i)?, name))
+    }
+
+    fn entries(&self, list: impl IntoIterator<Item = usize>) -> Result<JsValue, JsValue> {
+        let mut json = String::from("[");
+        for i in list {
+            if json.len() > 1 {
+                json.push(',');
+            }
+            json.push_str(self.inner.entry_json(i));
+        }
+        json.push(']');
+        JSON::parse(&json)
+    }
+
+    #[wasm_bindgen(js_name = getEntry)]
+    pub fn get_entry(&self, id: JsValue) -> Result<JsValue, JsValue> {
+        match id.as_string().and_then(|id| self.inner.find(&id)) {
+            Some(i) => self.entry(i),
+            None => Ok(JsValue::UNDEFINED),
+        }
+    }
+
+    #[wasm_bindgen(js_name = getLeafEntry)]
+    pub fn get_leaf_entry(&self) -> Result<JsValue, JsValue> {
+        match self.inner.leaf() {
+            Some(i) => self.entry(i),
+            None => Ok(JsValue::UNDEFINED),
+        }
+    }
+
+    /// The entries whose parent is `id`.
+    #[wasm_bindgen(js_name = getChildren)]
+    pub fn get_children(&self, id: JsValue) -> Result<JsValue, JsValue> {
+        match id.as_string() {
+            Some(id) => self.entries(self.inner.children_of(&id)),
+            None => Ok(Array::new().into()),
+        }
+    }
+
+    #[wasm_bindgen(js_name = getLabel)]
+    pub fn get_label(&self, id: JsValue) -> Result<JsValue, JsValue> {
+        match id.as_string().and_then(|id| self.inner.label_of(&id)) {
+            Some(l) => self.field(l, "label"),
+            None => Ok(JsValue::UNDEFINED),
+        }
+    }
+
+    /// The entries from the root to `fromId` (default: the leaf).
+    #[wasm_bindgen(js_name = getBranch)]
+    pub fn get_branch(&self, from_id: JsValue) -> Result<JsValue, JsValue> {
+        let start = if from_id.is_undefined() || from_id.is_null() {
+            self.inner.leaf()
+        } else {
+            from_id.as_string().and_then(|id| self.inner.find(&id))
+        };
+        self.entries(self.inner.branch_path(start))
+    }
+
+    /// Every entry but the header, in file order.
+    #[wasm_bindgen(js_name = getEntries)]
+    pub fn get_entries(&self) -> Result<JsValue, JsValue> {
+        let entries = self.inner.entries();
+        self.entries((0..entries.len()).filter(|&i| !entries[i].is_header()))
+    }
+
+    #[wasm_bindgen(js_name = getTree)]
+    pub fn get_tree(&self) -> Result<JsValue, JsValue> {
+        let all = self.entries(0..self.inner.entries().len())?;
+        let objects: Vec<JsValue> = all.unchecked_into::<Array>().iter().collect();
+        tree_nodes(self.inner.entries(), &objects, &self.inner.tree(&JsSort))
+    }
+
+    #[wasm_bindgen(js_name = getSessionName)]
+    pub fn get_session_name(&self) -> JsValue {
+        self.inner.name().map_or(JsValue::UNDEFINED, |n| n.into())
+    }
+
+    /// The context at `leafId` (default: the session's leaf; `null`: empty).
+    #[wasm_bindgen(js_name = buildSessionContext)]
+    pub fn build_session_context(&self, leaf_id: JsValue) -> Result<JsValue, JsValue> {
+        let leaf = if leaf_id.is_undefined() {
+            None
+        } else if leaf_id.is_null() {
+            Some(None)
+        } else {
+            Some(Some(string_arg(&leaf_id, "buildSessionContext: leafId")?))
+        };
+        context_value(&self.inner.context(leaf.as_ref().map(|l| l.as_deref())))
+    }
+
+    /// `inspectSession` of the session as it stands.
+    pub fn diagnostics(&self) -> Result<JsValue, JsValue> {
+        inspect_session(JsValue::from_str(self.inner.text()))
+    }
+
+    #[wasm_bindgen(js_name = appendMessage)]
+    pub fn append_message(&mut self, message: JsValue) -> Result<String, JsValue> {
+        let message = stringify(&message)?;
+        self.inner
+            .append_message(message.as_deref(), &now_iso(), &JsDates)
+            .map_err(|e| session_error("appendMessage", e))
+    }
+
+    #[wasm_bindgen(js_name = appendThinkingLevelChange)]
+    pub fn append_thinking_level_change(&mut self, level: JsValue) -> Result<String, JsValue> {
+        let level = stringify(&level)?;
+        self.inner
+            .append_thinking_level_change(level.as_deref(), &now_iso(), &JsDates)
+            .map_err(|e| session_error("appendThinkingLevelChange", e))
+    }
+
+    #[wasm_bindgen(js_name = appendModelChange)]
+    pub fn append_model_change(
+        &mut self,
+        provider: JsValue,
+        model_id: JsValue,
+    ) -> Result<String, JsValue> {
+        let (p, m) = (stringify(&provider)?, stringify(&model_id)?);
+        self.inner
+            .append_model_change(p.as_deref(), m.as_deref(), &now_iso(), &JsDates)
+            .map_err(|e| session_error("appendModelChange", e))
+    }
+
+    #[wasm_bindgen(js_name = appendCompaction)]
+    pub fn append_compaction(
+        &mut self,
+        summary: JsValue,
+        first_kept_entry_id: JsValue,
+        tokens_before: JsValue,
+        details: JsValue,
+        from_hook: JsValue,
+    ) -> Result<String, JsValue> {
+        let v = [
+            summary,
+            first_kept_entry_id,
+            tokens_before,
+            details,
+            from_hook,
+        ]
+        .iter()
+        .map(stringify)
+        .collect::<Result<Vec<_>, _>>()?;
+        self.inner
+            .append_compaction(
+                v[0].as_deref(),
+                v[1].as_deref(),
+                v[2].as_deref(),
+                v[3].as_deref(),
+                v[4].as_deref(),
+                &now_iso(),
+                &JsDates,
+            )
+            .map_err(|e| session_error("appendCompaction", e))
+    }
+
+    #[wasm_bindgen(js_name = appendCustomEntry)]
+    pub fn append_custom_entry(
+        &mut self,
+        custom_type: JsValue,
+        data: JsValue,
+    ) -> Result<String, JsValue> {
+        let (t, d) = (stringify(&custom_type)?, stringify(&data)?);
+        self.inner
+            .append_custom_entry(t.as_deref(), d.as_deref(), &now_iso(), &JsDates)
+            .map_err(|e| session_error("appendCustomEntry", e))
+    }
+
+    #[wasm_bindgen(js_name = appendSessionInfo)]
+    pub fn append_session_info(&mut self, name: JsValue) -> Result<String, JsValue> {
+        let name = string_arg(&name, "appendSessionInfo: name")?;
+        self.inner
+            .append_session_info(&name, &now_iso(), &JsDates)
+            .map_err(|e| session_error("appendSessionInfo", e))
+    }
+
+    #[wasm_bindgen(js_name = appendCustomMessageEntry)]
+    pub fn append_custom_message_entry(
+        &mut self,
+        custom_type: JsValue,
+        content: JsValue,
+        display: JsValue,
+        details: JsValue,
+    ) -> Result<String, JsValue> {
+        let v = [custom_type, content, display, details]
+            .iter()
+            .map(stringify)
+            .collect::<Result<Vec<_>, _>>()?;
+        self.inner
+            .append_custom_message_entry(
+                v[0].as_deref(),
+                v[1].as_deref(),
+                v[2].as_deref(),
+                v[3].as_deref(),
+                &now_iso(),
+                &JsDates,
+            )
+            .map_err(|e| session_error("appendCustomMessageEntry", e))
+    }
+
+    /// Sets (`label` a non-empty string) or clears (`undefined` or `""`) a label.
+    #[wasm_bindgen(js_name = appendLabelChange)]
+    pub fn append_label_change(
+        &mut self,
+        target_id: JsValue,
+        label: JsValue,
+    ) -> Result<String, JsValue> {
+        let target = string_arg(&target_id, "appendLabelChange: targetId")?;
+        let label = stringify(&label)?;
+        self.inner
+            .append_label_change(&target, label.as_deref(), &now_iso(), &JsDates)
+            .map_err(|e| session_error("appendLabelChange", e))
+    }
+
+    /// Moves the leaf to `id`; the next append starts a branch there.
+    pub fn branch(&mut self, id: JsValue) -> Result<(), JsValue> {
+        let id = string_arg(&id, "branch: id")?;
+        self.inner
+            .branch(&id)
+            .map_err(|e| session_error("branch", e))
+    }
+
+    /// Moves the leaf before the first entry; the next append is a new root.
+    #[wasm_bindgen(js_name = resetLeaf)]
+    pub fn reset_leaf(&mut self) {
+        self.inner.reset_leaf();
+    }
+
+    /// Branches at `id` (or the root, for `null`) with a summary of the path left.
+    #[wasm_bindgen(js_name = branchWithSummary)]
+    pub fn branch_with_summary(
+        &mut self,
+        id: JsValue,
+        summary: JsValue,
+        details: JsValue,
+        from_hook: JsValue,
+    ) -> Result<String, JsValue> {
+        let from = if id.is_null() {
+            None
+        } else {
+            Some(string_arg(&id, "branchWithSummary: id")?)
+        };
+        let v = [summary, details, from_hook]
+            .iter()
+            .map(stringify)
+            .collect::<Result<Vec<_>, _>>()?;
+        self.inner
+            .branch_with_summary(
+                from.as_deref(),
+                v[0].as_deref(),
+                v[1].as_deref(),
+                v[2].as_deref(),
+                &now_iso(),
+                &JsDates,
+            )
+            .map_err(|e| session_error("branchWithSummary", e))
+    }
+
+    /// Lines appended since the last call, for the host to store (none until
+    /// the session has an assistant message; then the header too, if new).
+    #[wasm_bindgen(js_name = takePendingLines)]
+    pub fn take_pending_lines(&mut self) -> Array {
+        self.inner
+            .take_pending_lines()
+            .into_iter()
+            .map(JsValue::from)
+            .collect()
+    }
+
+    /// The whole session as JSONL.
+    #[wasm_bindgen(js_name = toJsonl)]
+    pub fn to_jsonl(&self) -> String {
+        self.inner.text().to_owned()
+    }
+
+    /// Ingests bytes another writer appended to the file; a chunk may end mid-line.
+    #[wasm_bindgen(js_name = appendJsonl)]
+    pub fn append_jsonl(&mut self, chunk: JsValue) -> Result<(), JsValue> {
+        // Bytes stay bytes: a chunk may end inside a UTF-8 character.
+        let bytes = if let Some(b) = chunk.dyn_ref::<Uint8Array>() {
+            b.to_vec()
+        } else if let Some(s) = chunk.dyn_ref::<JsString>() {
+            string_text(s).into_bytes()
+        } else {
+            return Err(type_error(format!(
+                "appendJsonl: chunk must be a string or a Uint8Array, got {}",
+                describe(&chunk)
+            )));
+        };
+        self.inner.append_jsonl(&bytes, &JsDates);
+        Ok(())
+    }
+
+    /// The path to `leafId` as a new session's JSONL (pi's `createBranchedSession`).
+    #[wasm_bindgen(js_name = createBranchedSession)]
+    pub fn create_branched_session(
+        &self,
+        leaf_id: JsValue,
+        options: JsValue,
+    ) -> Result<String, JsValue> {
+        let leaf = string_arg(&leaf_id, "createBranchedSession: leafId")?;
+        let header = self.new_header("createBranchedSession", &options)?;
+        self.inner
+            .branched_jsonl(&leaf, &header)
+            .map_err(|e| session_error("createBranchedSession", e))
+    }
+
+    /// Every entry under a new header (pi's `forkFrom`), as JSONL.
+    #[wasm_bindgen(js_name = fork)]
+    pub fn fork(&self, options: JsValue) -> Result<String, JsValue> {
+        let header = self.new_header("fork", &options)?;
+        Ok(self.inner.forked_jsonl(&header))
+    }
+
+    /// `{ cwd?, id?, parentSession? }` → a header line; cwd defaults to this session's.
+    fn new_header(&self, function: &str, options: &JsValue) -> Result<String, JsValue> {
+        let options = if options.is_undefined() {
+            Object::new().into()
+        } else {
+            options.clone()
+        };
+        if !options.is_object() {
+            return Err(type_error(format!(
+                "{function}: options must be an object, got {}",
+                describe(&options)
+            )));
+        }
+        let cwd = match get(&options, "cwd") {
+            v if v.is_undefined() => self.header().map(|h| get(&h, "cwd"))?,
+            v => v,
+        };
+        let id = match get(&options, "id") {
+            v if v.is_undefined() => new_session_id(function)?,
+            v => string_arg(&v, &format!("{function}: options.id"))?,
+        };
+        header_line(&id, &cwd, &get(&options, "parentSession"))
+    }
+}
+
+/// What pi's session list shows for a file: `null` if its first line is not a header.
+#[wasm_bindgen(js_name = sessionInfo, skip_typescript)]
+pub fn session_info(source: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+    let text = match read_source(&source, "sessionInfo", false)? {
+        Source::Text(text) => text,
+        Source::Entries(_) => String::new(),
+    };
+    let Some(info) = session::session_info(&text, &JsDates) else {
+        return Ok(JsValue::NULL);
+    };
+    let parse = |raw: &Option<String>| raw.as_deref().map_or(Ok(JsValue::UNDEFINED), JSON::parse);
+    let created = parse(&info.created)?;
+    let modified: JsValue = match (info.last_activity, info.header_time) {
+        (Some(t), _) | (None, Some(t)) => Date::new(&t.into()).into(),
+        _ => get(&options, "mtime"),
+    };
+    let o = Object::new();
+    set(&o, "id", &parse(&Some(info.id))?)?;
+    set(&o, "cwd", &info.cwd.into())?;
+    set(
+        &o,
+        "name",
+        &info.name.map_or(JsValue::UNDEFINED, JsValue::from),
+    )?;
+    set(&o, "parentSession", &parse(&info.parent_session)?)?;
+    set(&o, "created", &Date::new(&created).into())?;
+    set(&o, "modified", &modified)?;
+    set(&o, "messageCount", &(info.message_count as u32).into())?;
+    let first = if info.first_message.is_empty() {
+        "(no messages)".to_owned()
+    } else {
+        info.first_message
+    };
+    set(&o, "firstMessage", &first.into())?;
+    Ok(o.into())
 }

@@ -10,6 +10,11 @@ import { fileURLToPath } from "node:url";
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const readme = readFileSync(join(root, "README.md"), "utf8");
 const examples = [...readme.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]);
+const example = (marker) => {
+  const found = examples.filter((code) => code.includes(marker));
+  assert.equal(found.length, 1, `one README example mentions ${marker}`);
+  return found[0];
+};
 
 // A scratch consumer with the built package linked in as `session-tree`.
 const dir = mkdtempSync(join(tmpdir(), "session-tree-readme-"));
@@ -37,7 +42,7 @@ test("the README has runnable examples", () => {
 });
 
 test("the Node example reads a session file", () => {
-  const out = run(examples[0]);
+  const out = run(example("process.argv[2]"));
   assert.match(out, /^4 lines parsed/m);
   assert.match(out, /1 root\(s\), 2 leaves/);
   // Leaf: the last entry (c), whose path is a then c; no assistant on it, so no model.
@@ -45,5 +50,68 @@ test("the Node example reads a session file", () => {
 });
 
 test("the entry-array example gives back the caller's objects", () => {
-  assert.equal(run(examples[1]), "true\ntrue\n");
+  assert.equal(run(example("entries[1].id")), "true\ntrue\n");
+});
+
+test("the agent loop writes, branches and reopens its session file", () => {
+  const code = example("agent-session.jsonl");
+  const file = join(dir, "agent-session.jsonl");
+  const first = run(code);
+  // user, assistant; then the second answer on a branch from the question.
+  assert.equal(first, 'user: "What is in this folder?"\nassistant: [{"type":"text","text":"Let me look first."}]\n3 entries, 2 answers to the question\n');
+  const lines = readFileSync(file, "utf8").trimEnd().split("\n").map((l) => JSON.parse(l));
+  assert.deepEqual(lines.map((l) => l.type), ["session", "message", "message", "message"]);
+  assert.equal(lines[0].version, 3);
+  assert.equal(lines[2].parentId, lines[1].id);
+  assert.equal(lines[3].parentId, lines[1].id);
+  // A second run opens the file and continues from its last entry.
+  const second = run(code);
+  assert.match(second, /6 entries, 2 answers to the question\n$/);
+  const again = readFileSync(file, "utf8").trimEnd().split("\n").map((l) => JSON.parse(l));
+  assert.equal(again.length, 7);
+  assert.equal(again[4].parentId, lines[3].id, "the new question continues the last branch");
+  assert.equal(new Set(again.map((l) => l.id)).size, 7, "ids are unique");
+});
+
+test("the IndexedDB example keeps a session across page loads", async () => {
+  const { startStaticServer } = await import("../browser/static-server.mjs");
+  const { launchChromium } = await import("../browser/chromium.mjs");
+  const page = join(dir, "idb");
+  mkdirSync(page);
+  writeFileSync(
+    join(page, "index.html"),
+    `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><script type="importmap">{"imports":{"session-tree":"/pkg/browser.js"}}</script>` +
+      `<script type="module">${example("indexedDB")}\nwindow.__done = true;</script>`,
+  );
+  const server = await startStaticServer({ root: page, mounts: { "/pkg": join(root, "pkg") } });
+  const browser = await launchChromium();
+  try {
+    const tab = await browser.newPage();
+    const logs = [];
+    const errors = [];
+    tab.on("console", (m) => (m.type() === "error" ? errors : logs).push(m.text()));
+    tab.on("pageerror", (e) => errors.push(e.message));
+    for (let load = 0; load < 2; load++) {
+      await (load === 0 ? tab.goto(server.url) : tab.reload());
+      await tab.waitForFunction(() => window.__done === true, null, { timeout: 20_000 });
+    }
+    assert.deepEqual(errors, []);
+    assert.deepEqual(logs, ["2 entries stored, 2 messages in context", "4 entries stored, 4 messages in context"]);
+    const stored = await tab.evaluate(
+      () =>
+        new Promise((resolve) => {
+          const r = indexedDB.open("sessions", 1);
+          r.onsuccess = () => {
+            const g = r.result.transaction("files").objectStore("files").get("demo");
+            g.onsuccess = () => resolve(g.result);
+          };
+        }),
+    );
+    const lines = stored.trimEnd().split("\n").map((l) => JSON.parse(l));
+    assert.deepEqual(lines.map((l) => l.type), ["session", "message", "message", "message", "message"]);
+    assert.equal(lines[3].parentId, lines[2].id);
+  } finally {
+    await browser.close();
+    await server.close();
+  }
 });
