@@ -222,11 +222,18 @@ fn rewrite_object(text: &str, members: &[Member], edits: &[&Edit], out: &mut Str
             Edit::RenameHookMessage { .. } => rename_role = true,
         }
     }
-    let last_of = |name: &str| {
-        members
-            .iter()
-            .rposition(|m| json::key_is(text, m.key, name))
-    };
+    // Where each name this rewrite touches last occurs, found in one pass so
+    // that an object with many keys costs time linear in its size.
+    let touched: Vec<&str> = replace.iter().map(|(n, _)| *n).chain(["message"]).collect();
+    let mut last: Vec<Option<usize>> = vec![None; touched.len()];
+    for (i, m) in members.iter().enumerate() {
+        for (slot, name) in last.iter_mut().zip(&touched) {
+            if json::key_is(text, m.key, name) {
+                *slot = Some(i);
+            }
+        }
+    }
+    let last_of = |name: &str| touched.iter().position(|n| *n == name).and_then(|p| last[p]);
     out.push('{');
     let mut first = true;
     for (i, m) in members.iter().enumerate() {
