@@ -23,7 +23,7 @@ RUST_SOURCES := Cargo.toml $(wildcard Cargo.lock) $(shell find src -type f 2>/de
 TEMPLATE_FILES := $(shell find pkg-template -type f 2>/dev/null)
 STAMP := pkg/.stamp
 
-.PHONY: build test test-cargo test-node test-readme test-conformance test-browser test-consumer \
+.PHONY: build test test-cargo test-node test-readme test-reliability fuzz test-conformance test-browser test-consumer \
         demo clean toolchain test-deps chromium
 
 build: $(STAMP)
@@ -49,17 +49,18 @@ $(WASM): $(RUST_SOURCES) | toolchain
 $(STAMP): $(WASM) $(TEMPLATE_FILES) $(wildcard README.md) Makefile | toolchain
 	rm -rf pkg
 	mkdir -p pkg
-	wasm-bindgen --target nodejs --no-typescript --out-dir pkg/node $(WASM)
-	wasm-bindgen --target web --no-typescript --out-dir pkg/web $(WASM)
+	wasm-bindgen --target nodejs --no-typescript --experimental-reset-state-function --out-dir pkg/node $(WASM)
+	wasm-bindgen --target web --no-typescript --experimental-reset-state-function --out-dir pkg/web $(WASM)
 	cp -R pkg-template/. pkg/
 	cp pkg/index.d.ts pkg/index.d.cts
+	sed -e 's/^export function recovering/function recovering/' -e '$$a module.exports = { recovering };' pkg/recover.js > pkg/recover.cjs
 	if [ -f README.md ]; then cp README.md pkg/README.md; fi
 	touch $@
 	@echo "package ready in pkg/"
 
 # --- tests -------------------------------------------------------------------
 
-test: test-cargo build test-node test-readme test-conformance test-browser test-consumer
+test: test-cargo build test-node test-readme test-reliability test-conformance test-browser test-consumer
 	@echo "all test suites passed"
 
 test-cargo:
@@ -78,6 +79,24 @@ chromium:
 
 test-node: test-deps
 	node --test tests/node/
+
+# A test build that can force a trap (`__forceTrap`), to test recovery from one.
+TRAP_WASM := target/trap/$(TARGET)/release/session_tree.wasm
+TRAP_PKG := target/trap-pkg/node.cjs
+
+$(TRAP_PKG): $(RUST_SOURCES) $(TEMPLATE_FILES) Makefile | toolchain
+	$(CARGO) build --release --target $(TARGET) --features test-trap --target-dir target/trap
+	rm -rf target/trap-pkg && cp -R pkg-template target/trap-pkg
+	sed -e 's/^export function recovering/function recovering/' -e '$$a module.exports = { recovering };' pkg-template/recover.js > target/trap-pkg/recover.cjs
+	wasm-bindgen --target nodejs --no-typescript --experimental-reset-state-function --out-dir target/trap-pkg/node $(TRAP_WASM)
+
+test-reliability: test-deps $(TRAP_PKG)
+	node --test tests/reliability/
+
+# Longer property runs than `make test` does.
+fuzz:
+	PROPTEST_CASES=$${PROPTEST_CASES:-20000} $(CARGO) test --release --test properties
+	FUZZ_COUNT=$${FUZZ_COUNT:-20000} node --test tests/reliability/
 
 test-readme: test-deps
 	node --test tests/readme/

@@ -3,8 +3,17 @@
 // which bundlers such as Vite recognise and emit as an asset. Top-level await
 // finishes instantiation before any importer runs, so the functions are
 // usable right after `import`.
-import init from "./web/session_tree.js";
+import init, * as glue from "./web/session_tree.js";
+import { recovering } from "./recover.js";
 
 await init();
 
-export { parseSession, migrate, getTree, buildSessionContext, inspectSession, Session, sessionInfo } from "./web/session_tree.js";
+export const { parseSession, migrate, getTree, buildSessionContext, inspectSession, Session, sessionInfo } = recovering(glue, [
+  "parseSession",
+  "migrate",
+  "getTree",
+  "buildSessionContext",
+  "inspectSession",
+  "Session",
+  "sessionInfo",
+]);

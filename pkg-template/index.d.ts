@@ -317,12 +317,22 @@ export interface SessionContext {
   model: { provider: string; modelId: string } | null;
 }
 
-/** Options of {@link parseSession}. */
-export interface ParseOptions {
+/** Options every function that reads session text takes. */
+export interface ReadOptions {
   /**
-   * Throw an `Error` at the first malformed line (its message names the
-   * 1-based line number and the reason) instead of skipping it.
-   * Default `false`.
+   * Refuse text longer than this many UTF-8 bytes with a `RangeError`, before
+   * any work is done. The default (and the most) is 1 GiB: working on a text
+   * takes about four times its size in WebAssembly's 4 GiB memory.
+   */
+  maxBytes?: number;
+}
+
+/** Options of {@link parseSession}. */
+export interface ParseOptions extends ReadOptions {
+  /**
+   * Throw a `SyntaxError` at the first malformed line (its message names the
+   * 1-based line number, the column and the reason; it also has `line` and
+   * `column` properties) instead of skipping it. Default `false`.
    */
   strict?: boolean;
 }
@@ -381,7 +391,7 @@ export function migrate(entries: FileEntry[]): boolean;
  * comes back byte for byte; malformed lines are kept verbatim in place.
  * @throws `TypeError` if `source` has the wrong type.
  */
-export function migrate(source: SessionText): string;
+export function migrate(source: SessionText, options?: ReadOptions): string;
 
 /**
  * Builds the entry tree, like pi's `SessionManager.getTree()`: entries whose
@@ -394,7 +404,7 @@ export function migrate(source: SessionText): string;
  * its entry objects are reused in the nodes.
  * @throws `TypeError` if `source` has the wrong type.
  */
-export function getTree(source: SessionText | readonly FileEntry[]): SessionTreeNode[];
+export function getTree(source: SessionText | readonly FileEntry[], options?: ReadOptions): SessionTreeNode[];
 
 /**
  * Resolves the messages, thinking level and model that pi would send to the
@@ -415,6 +425,7 @@ export function getTree(source: SessionText | readonly FileEntry[]): SessionTree
 export function buildSessionContext(
   source: SessionText | readonly FileEntry[],
   leafId?: string | null,
+  options?: ReadOptions,
 ): SessionContext;
 
 // ---------------------------------------------------------------------------
@@ -470,7 +481,7 @@ export interface Diagnostic {
  * @param source - Session text, UTF-8 bytes, or entries (no line numbers then).
  * @throws `TypeError` if `source` has the wrong type.
  */
-export function inspectSession(source: SessionText | readonly unknown[]): Diagnostic[];
+export function inspectSession(source: SessionText | readonly unknown[], options?: ReadOptions): Diagnostic[];
 
 // ---------------------------------------------------------------------------
 // Session: an open session the host stores
@@ -513,7 +524,7 @@ export interface CopyOptions {
 export class Session {
   private constructor();
   /** Opens JSONL (text or bytes) or an entry array; v1/v2 are migrated in memory. */
-  static open(source: SessionText | readonly unknown[]): Session;
+  static open(source: SessionText | readonly unknown[], options?: ReadOptions): Session;
   /** Starts a new version 3 session. */
   static create(options: NewSessionOptions): Session;
 
@@ -603,4 +614,4 @@ export interface SessionInfo {
  * Summarizes a session file as pi's session list does, reading the bytes once.
  * Returns `null` when the first line is not a session header.
  */
-export function sessionInfo(source: SessionText, options?: { mtime?: Date }): SessionInfo | null;
+export function sessionInfo(source: SessionText, options?: ReadOptions & { mtime?: Date }): SessionInfo | null;

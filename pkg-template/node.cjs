@@ -2,11 +2,9 @@
 // CommonJS entry for Node. The wasm-bindgen `nodejs` glue compiles and
 // instantiates the module synchronously while it is being required.
 const glue = require("./node/session_tree.js");
+const { recovering } = require("./recover.cjs");
 
-exports.parseSession = glue.parseSession;
-exports.migrate = glue.migrate;
-exports.getTree = glue.getTree;
-exports.buildSessionContext = glue.buildSessionContext;
-exports.inspectSession = glue.inspectSession;
-exports.Session = glue.Session;
-exports.sessionInfo = glue.sessionInfo;
+const names = ["parseSession", "migrate", "getTree", "buildSessionContext", "inspectSession", "Session", "sessionInfo"];
+// Test builds export `__forceTrap`, to check recovery from a trap.
+if (glue.__forceTrap) names.push("__forceTrap");
+module.exports = recovering(glue, names);

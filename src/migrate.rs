@@ -233,7 +233,12 @@ fn rewrite_object(text: &str, members: &[Member], edits: &[&Edit], out: &mut Str
             }
         }
     }
-    let last_of = |name: &str| touched.iter().position(|n| *n == name).and_then(|p| last[p]);
+    let last_of = |name: &str| {
+        touched
+            .iter()
+            .position(|n| *n == name)
+            .and_then(|p| last[p])
+    };
     out.push('{');
     let mut first = true;
     for (i, m) in members.iter().enumerate() {

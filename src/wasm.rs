@@ -28,6 +28,13 @@ fn start() {
     console_error_panic_hook::set_once();
 }
 
+/// Test builds only (`--features test-trap`): traps, to test the recovery.
+#[cfg(feature = "test-trap")]
+#[wasm_bindgen(js_name = __forceTrap, skip_typescript)]
+pub fn force_trap() {
+    panic!("a trap forced by a test");
+}
+
 /// JS's own `Date`, for every timestamp form the core does not settle itself.
 struct JsDates;
 
@@ -95,9 +102,15 @@ fn describe(v: &JsValue) -> String {
     }
 }
 
-/// Reads a `source` argument: JSONL as a string or bytes, or (if `arrays`) an entry array.
-fn read_source(v: &JsValue, function: &str, arrays: bool) -> Result<Source, JsValue> {
-    read_source_checked(v, function, arrays).map(|(s, _)| s)
+/// Reads a `source` argument: JSONL as a string or bytes, or (if `arrays`) an
+/// entry array. Text longer than `max_bytes` is refused before any work.
+fn read_source(
+    v: &JsValue,
+    function: &str,
+    arrays: bool,
+    max_bytes: f64,
+) -> Result<Source, JsValue> {
+    read_source_checked(v, function, arrays, max_bytes).map(|(s, _)| s)
 }
 
 /// [`read_source`], also saying whether bytes had invalid UTF-8.
@@ -105,11 +118,20 @@ fn read_source_checked(
     v: &JsValue,
     function: &str,
     arrays: bool,
+    max_bytes: f64,
 ) -> Result<(Source, bool), JsValue> {
     if let Some(s) = v.dyn_ref::<JsString>() {
-        return Ok((Source::Text(string_text(s)), false));
+        // UTF-8 takes at least one byte per UTF-16 unit and at most three.
+        let units = f64::from(s.length());
+        check_size(function, units, max_bytes)?;
+        let text = string_text(s);
+        if units * 3.0 > max_bytes {
+            check_size(function, text.len() as f64, max_bytes)?;
+        }
+        return Ok((Source::Text(text), false));
     }
     if let Some(bytes) = v.dyn_ref::<Uint8Array>() {
+        check_size(function, f64::from(bytes.length()), max_bytes)?;
         let bytes = bytes.to_vec();
         let text = parse::decode(&bytes);
         let lossy = matches!(text, std::borrow::Cow::Owned(_));
@@ -129,6 +151,77 @@ fn read_source_checked(
         "{function}: source must be {expected}, got {}",
         describe(v)
     )))
+}
+
+/// The default input limit. Working on a text takes about four times its size
+/// in wasm's 4 GiB address space; bigger inputs fail up front, not with a trap.
+const DEFAULT_MAX_BYTES: f64 = 1024.0 * 1024.0 * 1024.0;
+
+fn check_size(function: &str, bytes: f64, max_bytes: f64) -> Result<(), JsValue> {
+    if bytes <= max_bytes {
+        return Ok(());
+    }
+    let limit = if max_bytes == DEFAULT_MAX_BYTES {
+        "the 1 GiB that fits in WebAssembly's 4 GiB memory (options.maxBytes can lower it)"
+            .to_owned()
+    } else {
+        format!("options.maxBytes ({max_bytes} bytes)")
+    };
+    Err(js_sys::RangeError::new(&format!(
+        "{function}: the input is {bytes} bytes, more than {limit}; nothing was read"
+    ))
+    .into())
+}
+
+/// The options every function takes; unknown keys are ignored.
+#[derive(serde::Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct Options {
+    #[serde(default)]
+    strict: Option<bool>,
+    #[serde(default)]
+    max_bytes: Option<f64>,
+}
+
+impl Options {
+    fn max_bytes(&self) -> f64 {
+        self.max_bytes
+            .unwrap_or(DEFAULT_MAX_BYTES)
+            .min(DEFAULT_MAX_BYTES)
+    }
+}
+
+fn read_options(options: &JsValue, function: &str) -> Result<Options, JsValue> {
+    if options.is_undefined() || options.is_null() {
+        return Ok(Options::default());
+    }
+    if !options.is_object() {
+        return Err(type_error(format!(
+            "{function}: options must be an object, got {}",
+            describe(options)
+        )));
+    }
+    let parsed: Options = serde_wasm_bindgen::from_value(options.clone()).map_err(|_| {
+        let strict = get(options, "strict");
+        if !strict.is_undefined() && strict.as_bool().is_none() {
+            type_error(format!(
+                "{function}: options.strict must be a boolean, got {}",
+                describe(&strict)
+            ))
+        } else {
+            type_error(format!(
+                "{function}: options.maxBytes must be a number, got {}",
+                describe(&get(options, "maxBytes"))
+            ))
+        }
+    })?;
+    if parsed.max_bytes.is_some_and(|m| m.is_nan() || m < 0.0) {
+        return Err(js_sys::RangeError::new(&format!(
+            "{function}: options.maxBytes must be a number of bytes, at least 0"
+        ))
+        .into());
+    }
+    Ok(parsed)
 }
 
 /// The text of a JS string. A lone surrogate cannot cross into UTF-8; written as
@@ -291,8 +384,9 @@ fn parse_array(json: &str, parts: impl Fn() -> Vec<String>) -> Array {
 /// are skipped, or with `{ strict: true }` the first malformed line throws.
 #[wasm_bindgen(js_name = parseSession, skip_typescript)]
 pub fn parse_session(source: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
-    let strict = read_strict(&options)?;
-    let text = match read_source(&source, "parseSession", true)? {
+    let options = read_options(&options, "parseSession")?;
+    let strict = options.strict.unwrap_or(false);
+    let text = match read_source(&source, "parseSession", true, options.max_bytes())? {
         Source::Text(text) => text,
         Source::Entries(array) => return Ok(array.slice(0, array.length()).into()),
     };
@@ -328,38 +422,13 @@ pub fn parse_session(source: JsValue, options: JsValue) -> Result<JsValue, JsVal
     Ok(parse_array(&json, values).into())
 }
 
-/// `parseSession`'s options; unknown keys are ignored.
-#[derive(serde::Deserialize, Default)]
-struct ParseOptions {
-    #[serde(default)]
-    strict: Option<bool>,
-}
-
-fn read_strict(options: &JsValue) -> Result<bool, JsValue> {
-    if options.is_undefined() || options.is_null() {
-        return Ok(false);
-    }
-    if !options.is_object() {
-        return Err(type_error(format!(
-            "parseSession: options must be an object, got {}",
-            describe(options)
-        )));
-    }
-    let options: ParseOptions = serde_wasm_bindgen::from_value(options.clone()).map_err(|_| {
-        let got = describe(&get(options, "strict"));
-        type_error(format!(
-            "parseSession: options.strict must be a boolean, got {got}"
-        ))
-    })?;
-    Ok(options.strict.unwrap_or(false))
-}
-
 /// Migrates to v3. An entry array is changed in place (returns whether anything
 /// was migrated); JSONL text comes back migrated (a current file unchanged).
 #[wasm_bindgen(js_name = migrate, skip_typescript)]
-pub fn migrate(source: JsValue) -> Result<JsValue, JsValue> {
+pub fn migrate(source: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+    let max_bytes = read_options(&options, "migrate")?.max_bytes();
     let failure = RefCell::new(None);
-    match read_source(&source, "migrate", true)? {
+    match read_source(&source, "migrate", true, max_bytes)? {
         Source::Text(text) => {
             let doc = Document::parse_with(text, &JsDates);
             let edits = doc.migration(&mut id_source(&failure));
@@ -412,10 +481,11 @@ pub fn migrate(source: JsValue) -> Result<JsValue, JsValue> {
 /// The session as a tree of `{ entry, children, label, labelTimestamp }` nodes,
 /// as pi's `SessionManager.getTree()` gives it.
 #[wasm_bindgen(js_name = getTree, skip_typescript)]
-pub fn get_tree(source: JsValue) -> Result<JsValue, JsValue> {
+pub fn get_tree(source: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+    let max_bytes = read_options(&options, "getTree")?.max_bytes();
     // `objects[i]` is the JS object of entry `i` (headers are never nodes).
     let (entries, objects): (Vec<Entry>, Vec<JsValue>) =
-        match read_source(&source, "getTree", true)? {
+        match read_source(&source, "getTree", true, max_bytes)? {
             Source::Text(text) => {
                 let doc = open_text(text, "getTree")?;
                 let parsed = parse_array(&doc.entries_json(|_| true), || {
@@ -478,7 +548,12 @@ fn tree_nodes(
 
 /// What the model sees at `leafId`, as pi's `buildSessionContext` computes it.
 #[wasm_bindgen(js_name = buildSessionContext, skip_typescript)]
-pub fn build_session_context(source: JsValue, leaf_id: JsValue) -> Result<JsValue, JsValue> {
+pub fn build_session_context(
+    source: JsValue,
+    leaf_id: JsValue,
+    options: JsValue,
+) -> Result<JsValue, JsValue> {
+    let max_bytes = read_options(&options, "buildSessionContext")?.max_bytes();
     let leaf_key = if leaf_id.is_undefined() || leaf_id.is_null() {
         None
     } else if let Some(s) = leaf_id.as_string() {
@@ -494,7 +569,7 @@ pub fn build_session_context(source: JsValue, leaf_id: JsValue) -> Result<JsValu
         Some(k) => Leaf::Id(k),
         None => Leaf::Last,
     };
-    match read_source(&source, "buildSessionContext", true)? {
+    match read_source(&source, "buildSessionContext", true, max_bytes)? {
         Source::Text(text) => {
             let doc = open_text(text, "buildSessionContext")?;
             let by_id = context::index(&doc.entries);
@@ -615,8 +690,9 @@ fn context_from_objects(array: &Array, entries: &[Entry], plan: &Plan) -> Result
 
 /// Everything wrong with a session: `{ kind, line?, entryId?, message }` per problem.
 #[wasm_bindgen(js_name = inspectSession, skip_typescript)]
-pub fn inspect_session(source: JsValue) -> Result<JsValue, JsValue> {
-    let found = match read_source_checked(&source, "inspectSession", true)? {
+pub fn inspect_session(source: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+    let max_bytes = read_options(&options, "inspectSession")?.max_bytes();
+    let found = match read_source_checked(&source, "inspectSession", true, max_bytes)? {
         (Source::Text(text), lossy) => {
             diagnostics::inspect(&Document::parse_with(text, &JsDates), lossy)
         }
@@ -713,8 +789,9 @@ impl JsSession {
     }
 
     /// Parses, migrates in memory and indexes a session (JSONL text or bytes, or entries).
-    pub fn open(source: JsValue) -> Result<JsSession, JsValue> {
-        let text = match read_source(&source, "Session.open", true)? {
+    pub fn open(source: JsValue, options: JsValue) -> Result<JsSession, JsValue> {
+        let max_bytes = read_options(&options, "Session.open")?.max_bytes();
+        let text = match read_source(&source, "Session.open", true, max_bytes)? {
             Source::Text(text) => text,
             Source::Entries(array) => {
                 let mut text = String::new();
@@ -875,7 +952,7 @@ impl JsSession {
 
     /// `inspectSession` of the session as it stands.
     pub fn diagnostics(&self) -> Result<JsValue, JsValue> {
-        inspect_session(JsValue::from_str(self.inner.text()))
+        inspect_session(JsValue::from_str(self.inner.text()), JsValue::UNDEFINED)
     }
 
     #[wasm_bindgen(js_name = appendMessage)]
@@ -1124,7 +1201,8 @@ impl JsSession {
 /// What pi's session list shows for a file: `null` if its first line is not a header.
 #[wasm_bindgen(js_name = sessionInfo, skip_typescript)]
 pub fn session_info(source: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
-    let text = match read_source(&source, "sessionInfo", false)? {
+    let max_bytes = read_options(&options, "sessionInfo")?.max_bytes();
+    let text = match read_source(&source, "sessionInfo", false, max_bytes)? {
         Source::Text(text) => text,
         Source::Entries(_) => String::new(),
     };

@@ -137,7 +137,7 @@ export function exercise(api: Pick<Api, "buildSessionContext" | "getTree" | "mig
   api.parseSession("", { strict: "yes" });
   // @ts-expect-error migrate of an array returns a boolean, not a string
   const wrong: string = api.migrate(entries);
-  // @ts-expect-error getTree takes no options
-  api.getTree("", {});
+  // @ts-expect-error maxBytes is a number
+  api.getTree("", { maxBytes: "1" });
   void wrong;
 }
