@@ -206,7 +206,7 @@ impl Entry {
                 version: field("version").and_then(|v| version_number(text, v)),
             },
             EntryType::Message => Detail::Message {
-                role: message_role(text, field("message")),
+                role: message_role(text, value),
             },
             EntryType::Compaction => Detail::Compaction {
                 first_kept_entry_id: Key::from_json(text, field("firstKeptEntryId"), unique),
@@ -239,18 +239,26 @@ fn is_truthy(text: &str, m: Option<&Member>) -> bool {
     m.is_some_and(|m| json::truthy(m.kind, m.value.of(text)))
 }
 
-fn message_role(text: &str, message: Option<&Member>) -> Role {
-    let Some(msg) = message.filter(|m| m.kind == Kind::Object) else {
+fn message_role(text: &str, value: &json::Value) -> Role {
+    let index = value
+        .members
+        .iter()
+        .rposition(|m| json::key_is(text, m.key, "message"));
+    let Some(index) = index.filter(|&i| value.members[i].kind == Kind::Object) else {
         return Role::NoMessage;
     };
-    let members = json::members(text, msg.value);
-    match json::get(text, &members, "role").filter(|r| r.kind == Kind::String) {
-        Some(r) => match json::as_str(r.value.of(text)).as_deref() {
-            Some("assistant") => Role::Assistant,
-            Some("hookMessage") => Role::HookMessage,
-            _ => Role::Other,
-        },
-        None => Role::Other,
+    let role = value
+        .nested_in(index)
+        .filter(|m| json::key_is(text, m.key, "role"))
+        .last();
+    match role
+        .filter(|r| r.kind == Kind::String)
+        .and_then(|r| json::as_str(r.value.of(text)))
+        .as_deref()
+    {
+        Some("assistant") => Role::Assistant,
+        Some("hookMessage") => Role::HookMessage,
+        _ => Role::Other,
     }
 }
 

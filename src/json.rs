@@ -10,6 +10,8 @@
 use std::borrow::Cow;
 use std::fmt;
 
+use crate::scan;
+
 /// A byte range `start..end` in a source text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct Span {
@@ -86,6 +88,19 @@ pub struct Value {
     pub kind: Kind,
     pub span: Span,
     pub members: Vec<Member>,
+    /// Members of objects that are values of top-level members, with the index
+    /// of that top-level member (an entry's `message.role` without a second pass).
+    pub nested: Vec<(usize, Member)>,
+}
+
+impl Value {
+    /// The members of the object that is the value of `members[index]`.
+    pub fn nested_in(&self, index: usize) -> impl Iterator<Item = &Member> + '_ {
+        self.nested
+            .iter()
+            .filter(move |(p, _)| *p == index)
+            .map(|(_, m)| m)
+    }
 }
 
 /// Validates `text[span]` as one JSON text (whitespace allowed around it).
@@ -97,26 +112,57 @@ pub fn parse(text: &str, span: Span) -> Result<Value, SyntaxError> {
         end: span.end,
         stack: Vec::new(),
         members: Vec::new(),
+        nested: Vec::new(),
     };
     v.run()
 }
 
 /// The members of an object value, in source order. `span` must be a valid
-/// object (as returned by [`parse`]); anything else yields nothing.
+/// object (from [`parse`]): it is not validated again, only stepped through.
 pub fn members(text: &str, span: Span) -> Vec<Member> {
-    let b = text.as_bytes();
-    if b.get(span.start) != Some(&b'{') {
-        return Vec::new();
-    }
-    parse(text, span).map(|v| v.members).unwrap_or_default()
+    items(text.as_bytes(), span, b'{')
 }
 
-/// The elements of an array value (a valid array, as from [`parse`]).
+/// The elements of a valid array value (with empty key spans).
 pub fn elements(text: &str, span: Span) -> Vec<Member> {
-    if text.as_bytes().get(span.start) != Some(&b'[') {
-        return Vec::new();
+    items(text.as_bytes(), span, b'[')
+}
+
+fn items(b: &[u8], span: Span, open: u8) -> Vec<Member> {
+    let mut out = Vec::new();
+    if b.get(span.start) != Some(&open) {
+        return out;
     }
-    parse(text, span).map(|v| v.members).unwrap_or_default()
+    let ws = |mut i: usize| {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = b.get(i) {
+            i += 1;
+        }
+        i
+    };
+    let mut i = ws(span.start + 1);
+    while i < span.end && !matches!(b.get(i), Some(b'}' | b']') | None) {
+        let mut key = Span::default();
+        if open == b'{' {
+            let start = i;
+            i = scan::skip_string(b, i);
+            key = Span::new(start, i);
+            i = ws(ws(i) + 1); // past the ':'
+        }
+        let start = i;
+        let Some(&first) = b.get(start) else { break };
+        i = scan::skip_value(b, start);
+        out.push(Member {
+            key,
+            value: Span::new(start, i),
+            kind: Kind::of_first_byte(first),
+        });
+        i = ws(i);
+        if b.get(i) != Some(&b',') {
+            break;
+        }
+        i = ws(i + 1);
+    }
+    out
 }
 
 /// The value of the member named `name`; the last one wins, as in `JSON.parse`.
@@ -212,6 +258,7 @@ struct Validator<'a> {
     /// Open containers: `{` or `[`.
     stack: Vec<u8>,
     members: Vec<Member>,
+    nested: Vec<(usize, Member)>,
 }
 
 impl Validator<'_> {
@@ -260,8 +307,8 @@ impl Validator<'_> {
             Some(b) => Kind::of_first_byte(b),
             None => return self.err(self.i, "empty line: no JSON value"),
         };
-        // Member of the top-level object whose value is being read: (key, value start).
-        let mut pending: Option<(Span, usize)> = None;
+        // Members being read at depth 1 and 2: (key, value start).
+        let mut pending: [Option<(Span, usize)>; 2] = [None, None];
         let top_end: usize;
         'value: loop {
             match self.peek() {
@@ -273,9 +320,7 @@ impl Validator<'_> {
                     } else {
                         self.stack.push(b'{');
                         let key = self.member_key()?;
-                        if self.stack.len() == 1 {
-                            pending = Some((key, self.i));
-                        }
+                        self.begin(&mut pending, key);
                         continue 'value;
                     }
                 }
@@ -286,9 +331,7 @@ impl Validator<'_> {
                         self.i += 1;
                     } else {
                         self.stack.push(b'[');
-                        if self.stack.len() == 1 {
-                            pending = Some((Span::default(), self.i));
-                        }
+                        self.begin(&mut pending, Span::default());
                         continue 'value;
                     }
                 }
@@ -307,13 +350,19 @@ impl Validator<'_> {
                     top_end = value_end;
                     break 'value;
                 };
-                if self.stack.len() == 1 {
-                    if let Some((key, vstart)) = pending.take() {
-                        self.members.push(Member {
+                let depth = self.stack.len();
+                if depth <= 2 {
+                    if let Some((key, vstart)) = pending[depth - 1].take() {
+                        let m = Member {
                             key,
                             value: Span::new(vstart, value_end),
                             kind: Kind::of_first_byte(self.b[vstart]),
-                        });
+                        };
+                        if depth == 1 {
+                            self.members.push(m);
+                        } else {
+                            self.nested.push((self.members.len(), m));
+                        }
                     }
                 }
                 match (open, self.peek()) {
@@ -321,17 +370,13 @@ impl Validator<'_> {
                         self.i += 1;
                         self.ws();
                         let key = self.member_key()?;
-                        if self.stack.len() == 1 {
-                            pending = Some((key, self.i));
-                        }
+                        self.begin(&mut pending, key);
                         continue 'value;
                     }
                     (b'[', Some(b',')) => {
                         self.i += 1;
                         self.ws();
-                        if self.stack.len() == 1 {
-                            pending = Some((Span::default(), self.i));
-                        }
+                        self.begin(&mut pending, Span::default());
                         continue 'value;
                     }
                     (b'{', Some(b'}')) | (b'[', Some(b']')) => {
@@ -348,11 +393,23 @@ impl Validator<'_> {
             return self.unexpected("end of line after the JSON value");
         }
         let members = std::mem::take(&mut self.members);
+        let nested = std::mem::take(&mut self.nested);
         Ok(Value {
             kind,
+            nested,
             span,
             members,
         })
+    }
+
+    /// Notes the start of a member or element whose end is worth recording:
+    /// anything at depth 1, and members of objects that are top-level members.
+    fn begin(&self, pending: &mut [Option<(Span, usize)>; 2], key: Span) {
+        match self.stack.as_slice() {
+            [_] => pending[0] = Some((key, self.i)),
+            [b'{', b'{'] => pending[1] = Some((key, self.i)),
+            _ => {}
+        }
     }
 
     /// Reads `"key" :` and the whitespace after it.
@@ -376,13 +433,7 @@ impl Validator<'_> {
         let open = self.i;
         self.i += 1;
         loop {
-            while self.i < self.end {
-                let c = self.b[self.i];
-                if c == b'"' || c == b'\\' || c < 0x20 {
-                    break;
-                }
-                self.i += 1;
-            }
+            self.i = scan::plain_run(self.b, self.i, self.end);
             match self.peek() {
                 None => return self.err(open, "unterminated string"),
                 Some(b'"') => {

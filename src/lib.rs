@@ -18,6 +18,7 @@ pub mod entry;
 pub mod json;
 pub mod migrate;
 pub mod parse;
+pub mod scan;
 pub mod session;
 pub mod time;
 pub mod tree;

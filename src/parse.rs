@@ -63,10 +63,7 @@ pub fn lines(text: &str) -> Vec<Line> {
     let mut out = Vec::new();
     let mut start = trimmed_start;
     while start <= trimmed_end && trimmed_start < trimmed_end {
-        let end = text.as_bytes()[start..trimmed_end]
-            .iter()
-            .position(|&b| b == b'\n')
-            .map_or(trimmed_end, |p| start + p);
+        let end = crate::scan::newline(text.as_bytes(), start).min(trimmed_end);
         let span = Span::new(start, end);
         if !span.of(text).trim_matches(is_js_space).is_empty() {
             let content = match json::parse(text, span) {
