@@ -26,7 +26,7 @@ RUST_SOURCES := Cargo.toml $(wildcard Cargo.lock) $(shell find src -type f 2>/de
 TEMPLATE_FILES := $(shell find pkg-template -type f 2>/dev/null)
 STAMP := pkg/.stamp
 
-.PHONY: build test test-cargo test-node test-readme test-reliability fuzz test-conformance test-browser test-consumer \
+.PHONY: build test test-cargo test-node test-readme test-reliability fuzz test-conformance test-viewer bench sample test-browser test-consumer \
         demo clean toolchain test-deps chromium
 
 build: $(STAMP)
@@ -63,7 +63,7 @@ $(STAMP): $(WASM) $(TEMPLATE_FILES) $(wildcard README.md) Makefile | toolchain
 
 # --- tests -------------------------------------------------------------------
 
-test: test-cargo build test-node test-readme test-reliability test-conformance test-browser test-consumer
+test: test-cargo build test-node test-readme test-reliability test-conformance test-browser test-consumer test-viewer
 	@echo "all test suites passed"
 
 test-cargo:
@@ -112,6 +112,18 @@ test-browser: test-deps chromium
 
 test-consumer: test-deps chromium
 	node --test tests/consumer/
+
+test-viewer: test-deps chromium
+	node --test tests/viewer/
+
+# Rewrites www/sample.jsonl, the demo's embedded session.
+sample:
+	node tests/viewer/gen-sample.mjs
+
+# The side-by-side benchmark against pi (tests/bench/README.md); numbers go
+# into the README, never into a test.
+bench: build
+	cd tests/bench && $(NPM_INSTALL) && node --expose-gc bench.mjs
 
 # --- demo --------------------------------------------------------------------
 

@@ -588,8 +588,8 @@ export class Session {
   toJsonl(): string;
   /** Ingests what another writer appended to the same file; a chunk may end mid-line. */
   appendJsonl(chunk: SessionText): void;
-  /** The path from the root to `leafId` as a new session file (pi's `createBranchedSession`). */
-  createBranchedSession(leafId: string, options?: CopyOptions): string;
+  /** The path from the root to `leafId` (default: the leaf) as a new session file (pi's `createBranchedSession`). */
+  createBranchedSession(leafId?: string, options?: CopyOptions): string;
   /** Every entry under a new header (pi's `forkFrom`), as JSONL. */
   fork(options?: CopyOptions): string;
   /** Releases the session's WebAssembly memory now. */

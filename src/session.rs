@@ -201,8 +201,13 @@ pub struct Session {
 }
 
 impl Session {
-    /// Opens a session: parses, migrates in memory, indexes.
-    pub fn open(text: String, dates: &dyn DateParser) -> Result<Session, SessionError> {
+    /// Opens a session: parses, migrates in memory, indexes. A last line
+    /// without a newline that is not valid JSON is taken to be still being
+    /// written: it waits for [`Session::append_jsonl`] to complete it.
+    pub fn open(mut text: String, dates: &dyn DateParser) -> Result<Session, SessionError> {
+        let cut = text.rfind('\n').map_or(0, |p| p + 1);
+        let unfinished = cut < text.len() && json::parse(&text, Span::new(cut, text.len())).is_err();
+        let partial = if unfinished { text.split_off(cut).into_bytes() } else { Vec::new() };
         let mut failure = None;
         let mut new_id = |taken: &HashSet<String>| match random_id(taken) {
             Ok(id) => id,
@@ -229,6 +234,7 @@ impl Session {
         }
         let mut session = Session::empty(text);
         session.migrated = migrated;
+        session.partial = partial;
         for (entry, span) in doc.entries.into_iter().zip(doc.spans) {
             session.add(entry, span);
         }
@@ -589,9 +595,13 @@ impl Session {
             .collect()
     }
 
-    /// The whole file, every line ending in `\n`.
-    pub fn text(&self) -> &str {
-        &self.text
+    /// The whole file, every line ending in `\n` but an unfinished last one.
+    pub fn text(&self) -> std::borrow::Cow<'_, str> {
+        if self.partial.is_empty() {
+            std::borrow::Cow::Borrowed(&self.text)
+        } else {
+            std::borrow::Cow::Owned(format!("{}{}", self.text, String::from_utf8_lossy(&self.partial)))
+        }
     }
 
     /// Whether opening migrated the text (the host may want to store `text()`).
@@ -798,6 +808,7 @@ pub struct SessionInfo {
     /// The header timestamp in milliseconds, if it is a valid date.
     pub header_time: Option<f64>,
     pub message_count: usize,
+    /// The first user message's text as a JSON string literal (empty: none).
     pub first_message: String,
 }
 
@@ -869,33 +880,34 @@ pub fn session_info(text: &str, dates: &dyn DateParser) -> Option<SessionInfo> {
         if let Some(a) = activity {
             info.last_activity = Some(info.last_activity.unwrap_or(0.0).max(a));
         }
+        // The text as the inside of a JSON string literal, so that what JS
+        // strings hold and Rust strings cannot (lone surrogates) survives.
+        let inner = |m: &json::Member| -> String {
+            let raw = m.value.of(t);
+            match m.kind {
+                json::Kind::String => raw[1..raw.len() - 1].to_owned(),
+                json::Kind::Number | json::Kind::True | json::Kind::False => raw.to_owned(),
+                json::Kind::Object => "[object Object]".to_owned(),
+                // `join` writes null and undefined as "" (nested arrays: approximated as "").
+                json::Kind::Null | json::Kind::Array => String::new(),
+            }
+        };
         let text = match content.kind {
-            json::Kind::String => json::as_str(content.value.of(t))
-                .map(|s| s.into_owned())
-                .unwrap_or_default(),
+            json::Kind::String => inner(content),
             json::Kind::Array => json::elements(t, content.value)
                 .iter()
                 .filter(|b| b.kind == json::Kind::Object)
                 .filter_map(|b| {
                     let f = json::members(t, b.value);
-                    let is_text = json::get(t, &f, "type")
-                        .is_some_and(|ty| json::key_is(t, ty.value, "text"));
-                    is_text.then(|| match json::get(t, &f, "text") {
-                        Some(x) if x.kind == json::Kind::String => json::as_str(x.value.of(t))
-                            .map(|s| s.into_owned())
-                            .unwrap_or_default(),
-                        // `join` writes null and undefined as "".
-                        Some(x) if x.kind == json::Kind::Null => String::new(),
-                        Some(x) => x.value.of(t).to_owned(),
-                        None => String::new(),
-                    })
+                    let is_text = json::get(t, &f, "type").is_some_and(|ty| json::key_is(t, ty.value, "text"));
+                    is_text.then(|| json::get(t, &f, "text").map(inner).unwrap_or_default())
                 })
                 .collect::<Vec<_>>()
                 .join(" "),
             _ => continue,
         };
         if !text.is_empty() && info.first_message.is_empty() && role == "user" {
-            info.first_message = text;
+            info.first_message = format!("\"{text}\"");
         }
     }
     info.last_activity = info.last_activity.filter(|&a| a > 0.0);

@@ -952,7 +952,7 @@ impl JsSession {
 
     /// `inspectSession` of the session as it stands.
     pub fn diagnostics(&self) -> Result<JsValue, JsValue> {
-        inspect_session(JsValue::from_str(self.inner.text()), JsValue::UNDEFINED)
+        inspect_session(JsValue::from_str(&self.inner.text()), JsValue::UNDEFINED)
     }
 
     #[wasm_bindgen(js_name = appendMessage)]
@@ -1131,7 +1131,7 @@ impl JsSession {
     /// The whole session as JSONL.
     #[wasm_bindgen(js_name = toJsonl)]
     pub fn to_jsonl(&self) -> String {
-        self.inner.text().to_owned()
+        self.inner.text().into_owned()
     }
 
     /// Ingests bytes another writer appended to the file; a chunk may end mid-line.
@@ -1228,10 +1228,10 @@ pub fn session_info(source: JsValue, options: JsValue) -> Result<JsValue, JsValu
     set(&o, "modified", &modified)?;
     set(&o, "messageCount", &(info.message_count as u32).into())?;
     let first = if info.first_message.is_empty() {
-        "(no messages)".to_owned()
+        JsValue::from_str("(no messages)")
     } else {
-        info.first_message
+        JSON::parse(&info.first_message)?
     };
-    set(&o, "firstMessage", &first.into())?;
+    set(&o, "firstMessage", &first)?;
     Ok(o.into())
 }

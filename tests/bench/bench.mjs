@@ -1,0 +1,402 @@
+// Side-by-side benchmark: session-tree (the built package, ../../pkg) against
+// pi 0.73.1's own session code, in one Node process, on the same bytes.
+//
+//   node --expose-gc bench.mjs            full run (make bench)
+//   BENCH_QUICK=1 node bench.mjs          fewer repetitions, a smoke run
+//   BENCH_ONLY=branched,tree node ...     only these workloads and/or operations
+//
+// See README.md for what is measured and how.
+
+import { createRequire } from "node:module";
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import os from "node:os";
+import v8 from "node:v8";
+import vm from "node:vm";
+import zlib from "node:zlib";
+import {
+  buildSessionContext as piBuildSessionContext,
+  migrateSessionEntries,
+  parseSessionEntries,
+  SessionManager,
+} from "@mariozechner/pi-coding-agent";
+import * as ours from "session-tree";
+import { makeWorkload, WORKLOADS } from "./workloads.mjs";
+
+const require = createRequire(import.meta.url);
+const pkgDir = dirname(require.resolve("session-tree/package.json"));
+// The nodejs glue behind the package's Node entry (same module instance: the
+// entry loads it through require too), for the functions the entry does not
+// re-export: wasmMemoryBytes() and, once they exist, countEntries/validateSession.
+const glue = require(join(pkgDir, "node", "session_tree.js"));
+const piVersion = JSON.parse(readFileSync(new URL("../package.json", import.meta.resolve("@mariozechner/pi-coding-agent")), "utf8")).version;
+
+const QUICK = process.env.BENCH_QUICK === "1";
+const WARMUP = QUICK ? 1 : 3; // besides the checked run, which also warms up
+const MIN_RUNS = QUICK ? 3 : 7; // alternating pairs: pi, ours, pi, ours, ...
+const MAX_RUNS = QUICK ? 3 : 21;
+const TARGET_MS = 2500; // more runs (up to MAX_RUNS) while a pair costs little
+
+// global.gc between runs: from --expose-gc, or switched on at run time (so a
+// plain `node bench.mjs` collects garbage too)
+function findGc() {
+  if (typeof globalThis.gc === "function") return { gc: globalThis.gc, how: "--expose-gc" };
+  try {
+    v8.setFlagsFromString("--expose-gc");
+    const fn = vm.runInNewContext("gc");
+    if (typeof fn === "function") return { gc: fn, how: "v8.setFlagsFromString" };
+  } catch {}
+  return { gc: () => {}, how: null };
+}
+const { gc, how: gcHow } = findGc();
+
+// ---------------------------------------------------------------------------
+// The operations, as pi does them and as we do them. Both start from the same
+// Buffer; pi decodes it as readFileSync(path, "utf8") does.
+
+// pi's v1 migration draws 8-hex-digit ids from randomUUID() and checks them
+// against a set it never fills, so in a 20,000-entry file two entries share an
+// id about once in 20 migrations (n²/2 / 2³²); buildSessionContext and getTree
+// then loop forever. On a v1 file the pi side therefore checks the ids and
+// redoes parse + migrate after a collision (the check is timed with pi: a few
+// ms of several hundred; the redo happens in the rare run that collides, and is
+// counted in the report).
+let piIdCollisions = 0;
+function piEntries(buf) {
+  for (;;) {
+    const entries = parseSessionEntries(buf.toString("utf8"));
+    const header = entries.find((e) => e.type === "session");
+    const fromV1 = (header?.version ?? 1) < 2;
+    migrateSessionEntries(entries);
+    if (!fromV1 || idsUnique(entries)) return entries;
+    piIdCollisions++;
+  }
+}
+
+function idsUnique(entries) {
+  const ids = new Set();
+  for (const e of entries) {
+    if (e.type === "session") continue;
+    if (ids.has(e.id)) return false;
+    ids.add(e.id);
+  }
+  return true;
+}
+
+const OPS = {
+  parse: {
+    pi: (buf) => parseSessionEntries(buf.toString("utf8")),
+    ours: (buf) => ours.parseSession(buf),
+  },
+  migrate: {
+    // pi's SessionManager._rewriteFile after migrating on open
+    pi: (buf) => `${piEntries(buf).map((e) => JSON.stringify(e)).join("\n")}\n`,
+    ours: (buf) => ours.migrate(buf),
+  },
+  context: {
+    pi: (buf) => piBuildSessionContext(piEntries(buf)),
+    ours: (buf) => ours.buildSessionContext(buf),
+  },
+  tree: {
+    pi: (buf) => {
+      const sm = SessionManager.inMemory();
+      sm.fileEntries = piEntries(buf);
+      sm._buildIndex();
+      return sm.getTree();
+    },
+    ours: (buf) => ours.getTree(buf),
+  },
+  scan: {
+    pi: null, // pi has no such pass
+    ours: null, // set below if the glue has one
+  },
+};
+
+const SCAN_NAMES = ["countEntries", "validateSession"];
+const scanName = SCAN_NAMES.find((n) => typeof glue[n] === "function");
+if (scanName) OPS.scan.ours = (buf) => glue[scanName](buf);
+
+// Targets: the minimum ratio (pi ms / our ms), or for scan the minimum MB/s.
+function targetFor(op, workload) {
+  switch (op) {
+    case "parse":
+      return 0.9;
+    case "migrate":
+      return 8;
+    case "tree":
+      return 1.5;
+    case "context":
+      return workload === "linear" ? 1.2 : workload === "compacted" || workload === "branched" ? 3 : null;
+    default:
+      return null;
+  }
+}
+const SCAN_TARGET_MBS = 1000;
+
+// ---------------------------------------------------------------------------
+// Result equality: JSON.stringify of both results, compared piece by piece
+// (entries, lines, tree nodes in preorder; a deep tree is walked iteratively,
+// JSON.stringify itself would overflow the stack). For v1, where migration
+// invents random ids, each 8-hex-digit JSON string is replaced by the rank of
+// its first appearance (in that side's output, in output order).
+
+function idMapper() {
+  const ranks = new Map();
+  return (s) =>
+    s.replace(/"([0-9a-f]{8})"/g, (_, id) => {
+      let r = ranks.get(id);
+      if (r === undefined) ranks.set(id, (r = ranks.size));
+      return `"#${r}"`;
+    });
+}
+
+function* pieces(op, result) {
+  if (op === "parse") {
+    if (!Array.isArray(result)) throw new Error(`parse result is not an array: ${typeof result}`);
+    yield `length ${result.length}`;
+    for (const e of result) yield JSON.stringify(e);
+  } else if (op === "migrate") {
+    if (typeof result !== "string") throw new Error(`migrate result is not a string: ${typeof result}`);
+    let from = 0;
+    for (;;) {
+      const nl = result.indexOf("\n", from);
+      if (nl === -1) {
+        yield `tail ${JSON.stringify(result.slice(from))}`;
+        return;
+      }
+      yield result.slice(from, nl);
+      from = nl + 1;
+    }
+  } else if (op === "context") {
+    const { messages, ...rest } = result;
+    yield `keys ${JSON.stringify(Object.keys(result))} ${JSON.stringify(rest)}`;
+    yield `messages ${messages.length}`;
+    for (const m of messages) yield JSON.stringify(m);
+  } else if (op === "tree") {
+    // preorder; each node: its keys (as JSON.stringify would write them), its
+    // fields but children, and its child count
+    yield `roots ${result.length}`;
+    const stack = [];
+    for (let i = result.length - 1; i >= 0; i--) stack.push(result[i]);
+    while (stack.length) {
+      const node = stack.pop();
+      const keys = Object.keys(node).filter((k) => node[k] !== undefined);
+      yield `${keys.join(",")} ${JSON.stringify({ ...node, children: undefined })} ${node.children.length}`;
+      for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i]);
+    }
+  }
+}
+
+function compare(op, workload, piResult, ourResult) {
+  const mapPi = workload === "v1" ? idMapper() : (s) => s;
+  const mapOurs = workload === "v1" ? idMapper() : (s) => s;
+  const a = pieces(op, piResult);
+  const b = pieces(op, ourResult);
+  for (let i = 0; ; i++) {
+    const x = a.next();
+    const y = b.next();
+    if (x.done && y.done) return null;
+    const xs = x.done ? "<end>" : mapPi(x.value);
+    const ys = y.done ? "<end>" : mapOurs(y.value);
+    if (xs !== ys) {
+      let at = 0;
+      while (at < xs.length && xs[at] === ys[at]) at++;
+      const around = (s) => JSON.stringify(s.slice(Math.max(0, at - 60), at + 60));
+      return `piece ${i}, char ${at}: pi ${around(xs)} vs ours ${around(ys)}`;
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Timing.
+
+let sink = 0;
+function consume(r) {
+  sink = (sink + (typeof r === "string" ? r.length : Array.isArray(r) ? r.length : r && typeof r === "object" ? Object.keys(r).length : Number(r) || 0)) | 0;
+}
+
+function timeOnce(fn, buf) {
+  gc();
+  const t0 = performance.now();
+  const r = fn(buf);
+  const t1 = performance.now();
+  consume(r);
+  return t1 - t0;
+}
+
+function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+/** Warm-up, then alternating runs; returns medians in ms (null for a missing side). */
+function measure(piFn, ourFn, buf) {
+  // WARMUP rounds, or fewer once a second is spent (the big workloads)
+  const warm = performance.now();
+  for (let i = 0; i < WARMUP && (i === 0 || performance.now() - warm < 1000); i++) {
+    if (piFn) timeOnce(piFn, buf);
+    if (ourFn) timeOnce(ourFn, buf);
+  }
+  const piT = [];
+  const ourT = [];
+  const start = performance.now();
+  while (piT.length + ourT.length === 0 || Math.max(piT.length, ourT.length) < MIN_RUNS || (Math.max(piT.length, ourT.length) < MAX_RUNS && performance.now() - start < TARGET_MS)) {
+    if (piFn) piT.push(timeOnce(piFn, buf));
+    if (ourFn) ourT.push(timeOnce(ourFn, buf));
+  }
+  return { pi: piFn ? median(piT) : null, ours: ourFn ? median(ourT) : null, runs: Math.max(piT.length, ourT.length) };
+}
+
+// ---------------------------------------------------------------------------
+// Main.
+
+const only = (process.env.BENCH_ONLY ?? "")
+  .split(",")
+  .map((s) => s.trim())
+  .filter(Boolean);
+const workloadNames = Object.keys(WORKLOADS);
+const opNames = Object.keys(OPS);
+for (const o of only) {
+  if (!workloadNames.includes(o) && !opNames.includes(o)) {
+    console.error(`BENCH_ONLY: unknown workload or operation "${o}" (workloads: ${workloadNames.join(", ")}; operations: ${opNames.join(", ")})`);
+    process.exit(2);
+  }
+}
+const selWorkloads = workloadNames.filter((w) => !only.some((o) => workloadNames.includes(o)) || only.includes(w));
+const selOps = opNames.filter((o) => !only.some((x) => opNames.includes(x)) || only.includes(o));
+
+const log = (...a) => console.error(...a); // progress on stderr, the report on stdout
+const fmtMs = (ms) => (ms === null ? "—" : ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2));
+const fmtMB = (bytes) => (bytes / 1e6).toFixed(1);
+
+if (!gcHow) log("note: no gc() available: run with node --expose-gc to collect garbage between runs");
+log(`session-tree bench: ${QUICK ? "quick" : "full"} settings, workloads ${selWorkloads.join(", ")}, operations ${selOps.join(", ")}`);
+
+const rows = [];
+const mismatches = [];
+const memory = []; // { workload, size, bytes }
+const tStart = performance.now();
+
+for (const wname of selWorkloads) {
+  let t0 = performance.now();
+  const w = makeWorkload(wname);
+  const buf = w.bytes;
+  log(`${wname}: ${w.entries} entries, ${fmtMB(buf.length)} MB (seed 0x${w.seed.toString(16)}), generated in ${(performance.now() - t0).toFixed(0)} ms`);
+  for (const op of selOps) {
+    t0 = performance.now();
+    const { pi, ours: ourFn } = OPS[op];
+    const row = { op, workload: wname, size: buf.length, pi: null, ours: null, ratio: null, target: targetFor(op, wname), same: null, note: "" };
+    rows.push(row);
+    if (op === "scan") {
+      row.target = SCAN_TARGET_MBS;
+      if (!ourFn) {
+        row.note = "n/a";
+        continue;
+      }
+      try {
+        const m = measure(null, ourFn, buf);
+        row.ours = m.ours;
+        row.runs = m.runs;
+        row.mbs = buf.length / 1e6 / (m.ours / 1000);
+      } catch (err) {
+        row.note = `ours threw: ${err.message}`;
+      }
+      log(`  ${op}: ${row.mbs ? row.mbs.toFixed(0) + " MB/s" : row.note}`);
+      continue;
+    }
+    // correctness first, outside timing (this run also warms both sides up)
+    let piResult, ourResult;
+    try {
+      piResult = pi(buf);
+    } catch (err) {
+      row.note = `pi threw: ${err.message}`;
+    }
+    try {
+      ourResult = ourFn(buf);
+    } catch (err) {
+      row.note = `ours threw: ${err.message}`;
+    }
+    if (row.note) {
+      row.same = false;
+      mismatches.push(`${op} / ${wname}: ${row.note}`);
+      log(`  ${op}: ${row.note}`);
+      continue;
+    }
+    try {
+      const diff = compare(op, wname, piResult, ourResult);
+      row.same = diff === null;
+      if (diff) mismatches.push(`${op} / ${wname} (seed 0x${w.seed.toString(16)}): ${diff}`);
+    } catch (err) {
+      row.same = false;
+      mismatches.push(`${op} / ${wname}: comparison failed: ${err.message}`);
+    }
+    piResult = ourResult = null;
+    const m = measure(pi, ourFn, buf);
+    Object.assign(row, { pi: m.pi, ours: m.ours, runs: m.runs, ratio: m.pi / m.ours });
+    log(`  ${op}: pi ${fmtMs(m.pi)} ms, ours ${fmtMs(m.ours)} ms, ×${row.ratio.toFixed(2)} (${m.runs} runs, ${((performance.now() - t0) / 1000).toFixed(1)} s)${row.same ? "" : "  RESULTS DIFFER"}`);
+  }
+  if (typeof glue.wasmMemoryBytes === "function") memory.push({ workload: wname, size: buf.length, bytes: glue.wasmMemoryBytes() });
+}
+
+// ---------------------------------------------------------------------------
+// Report (stdout, markdown).
+
+const out = [];
+const cpu = os.cpus()[0]?.model ?? "unknown CPU";
+out.push(`session-tree vs pi ${piVersion} — ${new Date().toISOString()}, Node ${process.version}, ${cpu} (${os.cpus().length} cores), ${QUICK ? "BENCH_QUICK" : "full"} settings${gcHow ? "" : ", no gc between runs"}`);
+out.push("");
+out.push("| operation | workload | size (MB) | pi ms | ours ms | ratio | target | | same result |");
+out.push("| --- | --- | ---: | ---: | ---: | ---: | ---: | --- | --- |");
+let misses = 0;
+for (const r of rows) {
+  let ratio = "—";
+  let target = "—";
+  let mark = "";
+  if (r.op === "scan") {
+    target = `≥ ${r.target} MB/s`;
+    if (r.mbs) {
+      ratio = `${r.mbs.toFixed(0)} MB/s`;
+      mark = r.mbs >= r.target ? "✅" : "❌";
+    } else ratio = r.note || "n/a";
+  } else if (r.ratio !== null) {
+    ratio = `×${r.ratio.toFixed(2)}`;
+    if (r.target !== null) {
+      target = `×${r.target}`;
+      mark = r.ratio >= r.target ? "✅" : "❌";
+    }
+  } else if (r.note) ratio = r.note;
+  if (mark === "❌") misses++;
+  const same = r.same === null ? "—" : r.same ? "yes" : "**MISMATCH**";
+  out.push(`| ${r.op} | ${r.workload} | ${fmtMB(r.size)} | ${fmtMs(r.pi)} | ${fmtMs(r.ours)} | ${ratio} | ${target} | ${mark} | ${same} |`);
+}
+out.push("");
+out.push(`ratio = pi median / our median over ≥ ${MIN_RUNS} alternating runs after warm-up; pi decodes the Buffer with toString("utf8"), ours takes it as is.`);
+if (piIdCollisions) out.push(`pi's v1 migration gave duplicate ids ${piIdCollisions} time(s) (it would then hang); those runs redid parse + migrate.`);
+if (!scanName && selOps.includes("scan")) out.push(`scan: n/a (the package exports no ${SCAN_NAMES.join(" or ")} yet).`);
+
+if (memory.length) {
+  const heaviest = memory.reduce((a, b) => (b.size > a.size ? b : a));
+  const factor = heaviest.bytes / heaviest.size;
+  out.push("");
+  out.push(`wasm linear memory after ${heaviest.workload} (the largest input, ${fmtMB(heaviest.size)} MB): ${fmtMB(heaviest.bytes)} MB = ${factor.toFixed(2)}× the input (target ≤ 2×) ${factor <= 2 ? "✅" : "❌"}`);
+  if (factor > 2) misses++;
+}
+
+const wasmPath = join(pkgDir, "node", "session_tree_bg.wasm");
+const wasmBytes = readFileSync(wasmPath);
+const gz = zlib.gzipSync(wasmBytes, { level: 9 }).length;
+out.push(`wasm size: ${(wasmBytes.length / 1024).toFixed(1)} KB, gzipped (level 9) ${(gz / 1024).toFixed(1)} KB (target ≤ 150 KB) ${gz <= 150 * 1024 ? "✅" : "❌"}`);
+if (gz > 150 * 1024) misses++;
+out.push(`${misses === 0 ? "all targets met" : `${misses} target(s) missed`}; total bench time ${((performance.now() - tStart) / 1000).toFixed(0)} s`);
+
+if (mismatches.length) {
+  out.push("");
+  out.push("!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!");
+  out.push(`!!! ${mismatches.length} RESULT MISMATCH(ES): these timings compare different answers`);
+  for (const m of mismatches) out.push(`!!!   ${m}`);
+  out.push("!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!");
+  process.exitCode = 1;
+}
+console.log(out.join("\n"));
+if (sink === 0.5) console.log(sink); // keep the results observable

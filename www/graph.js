@@ -1,0 +1,330 @@
+// The branch graph: a virtualized list of rows, each with a slice of the lane
+// graph drawn as a small SVG. Only the rows in view (plus a margin) exist in
+// the DOM; the layout itself (rows, columns, connector masks) comes from the
+// worker, so scrolling costs the same for 50 entries or 100,000.
+
+import { KINDS, KIND } from "./model.js";
+import { el } from "./render.js";
+
+export const ROW = 30;
+const LANE = 16;
+const PAD = 10;
+const MID = ROW / 2;
+const SVG_NS = "http://www.w3.org/2000/svg";
+const OVERSCAN = 12;
+const LANE_COLORS = 8;
+
+const svg = (tag, attrs) => {
+  const node = document.createElementNS(SVG_NS, tag);
+  for (const k in attrs) node.setAttribute(k, attrs[k]);
+  return node;
+};
+
+/** The node marker of a kind, centred on (x, y). */
+export function shape(kind, x, y, scale = 1) {
+  const cls = `node k-${KINDS[kind]?.key ?? "other"}`;
+  const r = 5.5 * scale;
+  switch (kind) {
+    case KIND.user:
+    case KIND.assistant:
+      return svg("circle", { cx: x, cy: y, r, class: cls });
+    case KIND.toolResult:
+      return svg("rect", { x: x - r * 0.8, y: y - r * 0.8, width: r * 1.6, height: r * 1.6, rx: 1.5 * scale, class: cls });
+    case KIND.bash:
+      return svg("rect", { x: x - r * 0.9, y: y - r * 0.9, width: r * 1.8, height: r * 1.8, rx: 0.5, class: cls });
+    case KIND.customMessage: {
+      const g = svg("g", { class: cls });
+      g.append(svg("circle", { cx: x, cy: y, r: r + 0.5, class: "ring" }), svg("circle", { cx: x, cy: y, r: r - 2.5 * scale }));
+      return g;
+    }
+    case KIND.compaction:
+    case KIND.branchSummary: {
+      const d = r * 1.35;
+      return svg("path", { d: `M${x} ${y - d}L${x + d} ${y}L${x} ${y + d}L${x - d} ${y}Z`, class: cls });
+    }
+    case KIND.model:
+    case KIND.thinking: {
+      const d = r * 1.1;
+      return svg("path", { d: `M${x} ${y - d}L${x + d} ${y + d * 0.8}L${x - d} ${y + d * 0.8}Z`, class: cls });
+    }
+    case KIND.label: {
+      const d = r;
+      return svg("path", { d: `M${x - d} ${y - d * 0.75}H${x + d * 0.3}L${x + d * 1.1} ${y}L${x + d * 0.3} ${y + d * 0.75}H${x - d}Z`, class: cls });
+    }
+    case KIND.sessionInfo:
+      return svg("circle", { cx: x, cy: y, r: r - 0.5, class: `${cls} hollow` });
+    case KIND.custom:
+      return svg("rect", { x: x - r * 0.75, y: y - r * 0.75, width: r * 1.5, height: r * 1.5, class: `${cls} hollow` });
+    default: {
+      const d = r * 0.8;
+      return svg("path", { d: `M${x - d} ${y - d}L${x + d} ${y + d}M${x + d} ${y - d}L${x - d} ${y + d}`, class: `${cls} cross` });
+    }
+  }
+}
+
+export function legendIcon(kind) {
+  const s = svg("svg", { width: 18, height: 18, viewBox: "0 0 18 18", "aria-hidden": "true", class: "legend-icon" });
+  s.append(shape(kind, 9, 9));
+  return s;
+}
+
+export class Graph {
+  constructor(scroller, { onSelect, onCursor } = {}) {
+    this.scroller = scroller;
+    this.onSelect = onSelect;
+    this.onCursor = onCursor;
+    this.spacer = el("div", "graph-spacer");
+    this.layer = el("div", "graph-rows");
+    this.layer.setAttribute("role", "listbox");
+    this.layer.setAttribute("aria-label", "Session entries");
+    scroller.append(this.spacer);
+    this.spacer.append(this.layer);
+    this.nodes = null;
+    this.view = null;
+    this.cursor = -1; // row
+    this.selectedNode = -1;
+    this.pathState = null; // per node: 0 off path, 1 sent to the model, 2 not sent
+    this.frame = 0;
+    scroller.addEventListener("scroll", () => this.schedule(), { passive: true });
+    new ResizeObserver(() => this.schedule()).observe(scroller);
+    scroller.addEventListener("keydown", (e) => this.key(e));
+    this.layer.addEventListener("click", (e) => {
+      const row = e.target.closest?.(".row");
+      if (!row) return;
+      const r = Number(row.dataset.row);
+      this.setCursor(r, false);
+      this.onSelect?.(this.nodes.ids[this.view.rowNode[r]]);
+    });
+  }
+
+  setNodes(nodes) {
+    this.nodes = nodes;
+    this.keptFrom = new Map(); // entry id -> compaction ids keeping from it
+    const { ids, kinds, refs } = nodes;
+    for (let i = 0; i < ids.length; i++) {
+      if (kinds[i] === KIND.compaction && refs[i]) {
+        const list = this.keptFrom.get(refs[i]) ?? [];
+        list.push(ids[i]);
+        this.keptFrom.set(refs[i], list);
+      }
+    }
+    this.nodeOf = new Map();
+    for (let i = 0; i < ids.length; i++) this.nodeOf.set(ids[i], i);
+  }
+
+  setView(view) {
+    this.view = view;
+    this.rowOfNode = new Int32Array(this.nodes.ids.length).fill(-1);
+    for (let r = 0; r < view.count; r++) this.rowOfNode[view.rowNode[r]] = r;
+    this.spacer.style.height = `${view.count * ROW}px`;
+    this.width = PAD * 2 + Math.max(1, Math.min(view.lanes, 32)) * LANE;
+    this.scroller.style.setProperty("--graph-width", `${this.width}px`);
+    this.computeHighlight();
+    this.cursor = Math.min(this.cursor, view.count - 1);
+    this.schedule();
+  }
+
+  /** Path of the selected leaf: per node 0 (off), 1 (sent), 2 (on the path, not sent). */
+  setPath(selectedNode, pathNodes, pathState) {
+    this.selectedNode = selectedNode;
+    this.pathNodes = pathNodes;
+    this.pathState = new Uint8Array(this.nodes.ids.length);
+    for (let i = 0; i < pathNodes.length; i++) if (pathNodes[i] >= 0) this.pathState[pathNodes[i]] = pathState[i];
+    this.computeHighlight();
+    this.schedule();
+  }
+
+  /** Rows, connector halves and curves of the visible tree that lie on the path. */
+  computeHighlight() {
+    const v = this.view;
+    if (!v || !this.pathNodes) return;
+    const hlTop = new Uint32Array(v.count);
+    const hlBot = new Uint32Array(v.count);
+    const hlCurve = new Uint8Array(v.count);
+    const rows = [];
+    for (let i = 0; i < this.pathNodes.length; i++) {
+      const n = this.pathNodes[i];
+      if (n >= 0 && this.rowOfNode[n] >= 0) rows.push(this.rowOfNode[n]);
+    }
+    for (let k = 1; k < rows.length; k++) {
+      const p = rows[k - 1], r = rows[k];
+      if (v.parentRow[r] !== p) continue;
+      const pc = v.col[p], c = v.col[r];
+      if (pc >= 32) continue;
+      const bit = (1 << pc) >>> 0;
+      hlBot[p] |= bit;
+      for (let q = p + 1; q < r; q++) { hlTop[q] |= bit; hlBot[q] |= bit; }
+      if (pc === c) hlTop[r] |= bit;
+      else hlCurve[r] = 1;
+    }
+    this.hl = { hlTop, hlBot, hlCurve };
+    // The leaf's row, or (when the filter hides the leaf) its nearest visible ancestor's.
+    this.leafRow = rows.length ? rows[rows.length - 1] : -1;
+  }
+
+  schedule() {
+    if (this.frame) return;
+    this.frame = requestAnimationFrame(() => { this.frame = 0; this.render(); });
+  }
+
+  visibleRange() {
+    const top = this.scroller.scrollTop;
+    const height = this.scroller.clientHeight || 600;
+    const first = Math.max(0, Math.floor(top / ROW) - OVERSCAN);
+    const last = Math.min(this.view.count - 1, Math.ceil((top + height) / ROW) + OVERSCAN);
+    return [first, last];
+  }
+
+  render() {
+    if (!this.view || !this.nodes) return;
+    const [first, last] = this.visibleRange();
+    const frag = document.createDocumentFragment();
+    for (let r = first; r <= last; r++) frag.append(this.row(r));
+    this.layer.replaceChildren(frag);
+    if (this.view.count === 0) {
+      this.layer.append(el("div", "graph-empty", "No entries match this filter."));
+    }
+  }
+
+  row(r) {
+    const v = this.view;
+    const { ids, kinds, summaries, labels, times, refs } = this.nodes;
+    const node = v.rowNode[r];
+    const id = ids[node];
+    const state = this.pathState?.[node] ?? 0;
+    const row = el("div", "row");
+    row.dataset.row = r;
+    row.dataset.entryId = id;
+    row.style.top = `${r * ROW}px`;
+    row.setAttribute("role", "option");
+    const isLeaf = node === this.selectedNode || (r === this.leafRow && this.rowOfNode[this.selectedNode] < 0);
+    row.setAttribute("aria-selected", isLeaf ? "true" : "false");
+    if (isLeaf) row.classList.add("selected");
+    if (r === this.cursor) row.classList.add("cursor");
+    if (state) row.classList.add(state === 1 ? "on-path" : "on-path", state === 2 ? "unsent" : "sent");
+
+    const g = svg("svg", { class: "lanes", width: this.width, height: ROW, viewBox: `0 0 ${this.width} ${ROW}`, "aria-hidden": "true" });
+    const x = (c) => PAD + c * LANE + LANE / 2;
+    const top = v.topMask[r], bot = v.botMask[r];
+    const hl = this.hl;
+    const segs = (mask, y1, y2, cls, hlMask) => {
+      for (let m = mask, c = 0; m; m >>>= 1, c++) {
+        if (!(m & 1)) continue;
+        const on = hlMask && (hlMask >>> c) & 1;
+        g.append(svg("line", { x1: x(c), y1, x2: x(c), y2, class: `${cls} lane-${c % LANE_COLORS}${on ? " hl" : ""}` }));
+      }
+    };
+    segs(top, 0, MID, "lane", hl?.hlTop[r]);
+    segs(bot, MID, ROW, "lane", hl?.hlBot[r]);
+    const c = v.col[r];
+    const pr = v.parentRow[r];
+    if (pr >= 0 && v.col[pr] !== c) {
+      const px = x(v.col[pr]), cx = x(c);
+      g.append(svg("path", { d: `M${px} 0C${px} ${MID * 0.9} ${cx} ${MID * 0.2} ${cx} ${MID}`, class: `lane curve lane-${c % LANE_COLORS}${hl?.hlCurve[r] ? " hl" : ""}` }));
+    }
+    if (isLeaf) g.append(svg("circle", { cx: x(c), cy: MID, r: 9.5, class: "leaf-ring" }));
+    const mark = shape(kinds[node], Math.min(x(c), this.width - 8), MID);
+    if (state === 2) mark.classList.add("unsent");
+    g.append(mark);
+    row.append(g);
+
+    const body = el("div", "row-body");
+    const kindKey = KINDS[kinds[node]]?.key ?? "other";
+    body.append(el("span", `kind-badge k-${kindKey}`, KINDS[kinds[node]]?.name ?? "Other"));
+    if (labels[node] !== undefined && labels[node] !== null) body.append(el("span", "tag", labels[node]));
+    const kept = this.keptFrom.get(id);
+    if (kept) {
+      const t = el("span", "tag kept", "kept from here");
+      t.title = `Compaction ${kept.join(", ")} keeps the context from this entry on`;
+      body.append(t);
+    }
+    if (kinds[node] === KIND.branchSummary && refs[node]) {
+      const t = el("span", "tag from", `from ${refs[node]}`);
+      t.title = "This summary stands for the branch that ended at this entry";
+      body.append(t);
+    }
+    if (state === 2) {
+      const t = el("span", "unsent-mark", "not sent");
+      t.title = "On the path to the selected leaf, but not part of what the model receives";
+      body.append(t);
+    }
+    body.append(el("span", "row-text", summaries[node]));
+    const time = el("time", "row-time", shortTime(times[node]));
+    time.title = times[node];
+    body.append(time);
+    row.append(body);
+    row.title = `${id}`;
+    return row;
+  }
+
+  setCursor(r, scroll = true) {
+    if (!this.view || this.view.count === 0) return;
+    this.cursor = Math.max(0, Math.min(this.view.count - 1, r));
+    if (scroll) this.scrollToRow(this.cursor);
+    this.onCursor?.(this.nodes.ids[this.view.rowNode[this.cursor]]);
+    this.schedule();
+  }
+
+  scrollToRow(r, center = false) {
+    const top = r * ROW;
+    const s = this.scroller;
+    const h = s.clientHeight;
+    if (center) s.scrollTop = Math.max(0, top - h / 2 + ROW / 2);
+    else if (top < s.scrollTop) s.scrollTop = top;
+    else if (top + ROW > s.scrollTop + h) s.scrollTop = top + ROW - h;
+    this.schedule();
+  }
+
+  /** Puts the cursor on `entryId` (or its nearest visible ancestor on the path). */
+  reveal(entryId, center = true) {
+    if (!this.view) return;
+    let node = this.nodeOf.get(entryId);
+    let r = node !== undefined ? this.rowOfNode[node] : -1;
+    if (r < 0 && this.pathNodes) {
+      for (let i = this.pathNodes.length - 1; i >= 0 && r < 0; i--) {
+        const n = this.pathNodes[i];
+        if (n >= 0) r = this.rowOfNode[n];
+      }
+    }
+    if (r < 0) return;
+    this.cursor = r;
+    this.scrollToRow(r, center);
+  }
+
+  key(e) {
+    if (!this.view || this.view.count === 0) return;
+    const page = Math.max(1, Math.floor(this.scroller.clientHeight / ROW) - 1);
+    let r = this.cursor < 0 ? 0 : this.cursor;
+    switch (e.key) {
+      case "ArrowDown": case "j": r++; break;
+      case "ArrowUp": case "k": r--; break;
+      case "PageDown": r += page; break;
+      case "PageUp": r -= page; break;
+      case "Home": r = 0; break;
+      case "End": r = this.view.count - 1; break;
+      case "ArrowLeft": case "h": {
+        const p = this.view.parentRow[r];
+        if (p >= 0) r = p;
+        break;
+      }
+      case "ArrowRight": case "l": {
+        for (let q = r + 1; q < this.view.count; q++) if (this.view.parentRow[q] === r) { r = q; break; }
+        break;
+      }
+      case "Enter": case " ":
+        e.preventDefault();
+        if (this.cursor >= 0) this.onSelect?.(this.nodes.ids[this.view.rowNode[this.cursor]]);
+        return;
+      default: return;
+    }
+    e.preventDefault();
+    this.setCursor(r);
+  }
+}
+
+function shortTime(iso) {
+  if (!iso) return "";
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return "";
+  return d.toLocaleString(undefined, { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" });
+}
