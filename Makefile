@@ -22,6 +22,16 @@ WASM := target/$(TARGET)/release/session_tree.wasm
 # The wasm-bindgen CLI must match the crate's exact pin (`wasm-bindgen = "=X"`).
 WASM_BINDGEN_VERSION := $(shell sed -n 's/^wasm-bindgen *= *"=\([0-9][0-9.]*\)".*/\1/p' Cargo.toml | head -n1)
 
+# The nodejs glue require()s the bindings' small JS snippets, which wasm-bindgen
+# writes as ES modules: rewrite their `export function` lines as CommonJS.
+define cjs_snippets
+	for f in $(1)/snippets/*/*.js; do \
+	  [ -e "$$f" ] || continue; \
+	  names=$$(sed -n 's/^export function \([A-Za-z0-9_]*\).*/\1/p' "$$f" | paste -sd, -); \
+	  sed -i -e 's/^export function /function /' -e "\$$a module.exports = { $$names };" "$$f"; \
+	done
+endef
+
 RUST_SOURCES := Cargo.toml $(wildcard Cargo.lock) $(shell find src -type f 2>/dev/null)
 TEMPLATE_FILES := $(shell find pkg-template -type f 2>/dev/null)
 STAMP := pkg/.stamp
@@ -53,6 +63,7 @@ $(STAMP): $(WASM) $(TEMPLATE_FILES) $(wildcard README.md) Makefile | toolchain
 	rm -rf pkg
 	mkdir -p pkg
 	wasm-bindgen --target nodejs --no-typescript --experimental-reset-state-function --out-dir pkg/node $(WASM)
+	$(call cjs_snippets,pkg/node)
 	wasm-bindgen --target web --no-typescript --experimental-reset-state-function --out-dir pkg/web $(WASM)
 	cp -R pkg-template/. pkg/
 	cp pkg/index.d.ts pkg/index.d.cts
@@ -92,6 +103,7 @@ $(TRAP_PKG): $(RUST_SOURCES) $(TEMPLATE_FILES) Makefile | toolchain
 	rm -rf target/trap-pkg && cp -R pkg-template target/trap-pkg
 	sed -e 's/^export function recovering/function recovering/' -e '$$a module.exports = { recovering };' pkg-template/recover.js > target/trap-pkg/recover.cjs
 	wasm-bindgen --target nodejs --no-typescript --experimental-reset-state-function --out-dir target/trap-pkg/node $(TRAP_WASM)
+	$(call cjs_snippets,target/trap-pkg/node)
 
 test-reliability: test-deps $(TRAP_PKG)
 	node --test tests/reliability/

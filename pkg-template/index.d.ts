@@ -515,8 +515,8 @@ export interface CopyOptions {
  * file. As in pi, a new session is not written before its first assistant
  * message: until then `takePendingLines()` returns nothing and keeps the lines.
  *
- * Entries returned by the getters are fresh objects parsed from the stored
- * text: changing them does not change the session.
+ * Entries and messages are parsed once, when first asked for, and later calls
+ * return the same objects (as pi's manager does): treat them as read-only.
  *
  * Call `free()` when done with a session in a long-running process to release
  * its WebAssembly memory at once (otherwise it is released when collected).

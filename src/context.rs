@@ -12,7 +12,7 @@
 //! text for the JSONL form (one `JSON.parse` then builds it), and the bindings
 //! build it from the caller's own objects for the array form.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use crate::entry::{Detail, Entry, EntryType, Key, Role};
 use crate::json::{self, Kind, Member, Span};
@@ -73,16 +73,37 @@ pub fn plan(entries: &[Entry], by_id: &dyn Fn(&Key) -> Option<usize>, leaf: Leaf
         Leaf::Id(id) => by_id(id).or(entries.len().checked_sub(1)),
         Leaf::Last => entries.len().checked_sub(1),
     };
+    let parent = |i: usize| {
+        let p: &Key = &entries[i].parent_id;
+        if p.truthy() {
+            by_id(p)
+        } else {
+            None
+        }
+    };
+    plan_from(entries, start, &parent)
+}
+
+/// The context from entry `start` up: `parent(i)` is where the walk goes from
+/// `i` (pi: `parentId ? byId.get(parentId) : undefined`). An index that keeps
+/// parents resolved makes this cost time in proportion to the path.
+pub fn plan_from(
+    entries: &[Entry],
+    start: Option<usize>,
+    parent: &dyn Fn(usize) -> Option<usize>,
+) -> Plan {
     let mut path = Vec::new();
-    let mut seen = HashSet::new();
+    // Entries met so far, one bit each: the walk stops at the first repeat.
+    let mut seen = vec![0u64; entries.len() / 64 + 1];
     let mut at = start;
     while let Some(i) = at {
-        if !seen.insert(i) {
+        let (word, bit) = (i / 64, 1u64 << (i % 64));
+        if seen[word] & bit != 0 {
             break;
         }
+        seen[word] |= bit;
         path.push(i);
-        let parent = &entries[i].parent_id;
-        at = if parent.truthy() { by_id(parent) } else { None };
+        at = parent(i);
     }
     path.reverse();
 

@@ -184,6 +184,9 @@ pub struct Session {
     spans: Vec<Span>,
     /// id → the last entry with it (headers are not in it).
     by_id: HashMap<Key, usize>,
+    /// `parent[i]`: the entry a walk goes to from `i`, kept resolved as
+    /// entries arrive, so walks need no lookups.
+    parent: Vec<Option<usize>>,
     /// parentId → entries with that parentId, in file order.
     children: HashMap<Key, Vec<usize>>,
     /// targetId → (order of first setting, label entry), as pi's label `Map` keeps them.
@@ -206,8 +209,13 @@ impl Session {
     /// written: it waits for [`Session::append_jsonl`] to complete it.
     pub fn open(mut text: String, dates: &dyn DateParser) -> Result<Session, SessionError> {
         let cut = text.rfind('\n').map_or(0, |p| p + 1);
-        let unfinished = cut < text.len() && json::parse(&text, Span::new(cut, text.len())).is_err();
-        let partial = if unfinished { text.split_off(cut).into_bytes() } else { Vec::new() };
+        let unfinished =
+            cut < text.len() && json::parse(&text, Span::new(cut, text.len())).is_err();
+        let partial = if unfinished {
+            text.split_off(cut).into_bytes()
+        } else {
+            Vec::new()
+        };
         let mut failure = None;
         let mut new_id = |taken: &HashSet<String>| match random_id(taken) {
             Ok(id) => id,
@@ -256,6 +264,7 @@ impl Session {
             entries: Vec::new(),
             spans: Vec::new(),
             by_id: HashMap::new(),
+            parent: Vec::new(),
             children: HashMap::new(),
             labels: HashMap::new(),
             label_seq: 0,
@@ -271,12 +280,24 @@ impl Session {
     /// Indexes entry `entry` found at `span` of the text.
     fn add(&mut self, entry: Entry, span: Span) {
         let i = self.entries.len();
+        self.parent.push(None);
         if !entry.is_header() {
             self.by_id.insert(entry.id.clone(), i);
             self.children
                 .entry(entry.parent_id.clone())
                 .or_default()
                 .push(i);
+            if entry.parent_id.truthy() {
+                self.parent[i] = self.by_id.get(&entry.parent_id).copied();
+            }
+            // Entries that name this id as parent now find this entry.
+            if entry.id.truthy() {
+                if let Some(kids) = self.children.get(&entry.id) {
+                    for &k in kids {
+                        self.parent[k] = Some(i);
+                    }
+                }
+            }
             self.leaf = Some(i);
             if let (
                 EntryType::Label,
@@ -600,7 +621,11 @@ impl Session {
         if self.partial.is_empty() {
             std::borrow::Cow::Borrowed(&self.text)
         } else {
-            std::borrow::Cow::Owned(format!("{}{}", self.text, String::from_utf8_lossy(&self.partial)))
+            std::borrow::Cow::Owned(format!(
+                "{}{}",
+                self.text,
+                String::from_utf8_lossy(&self.partial)
+            ))
         }
     }
 
@@ -646,45 +671,25 @@ impl Session {
 
     /// From the root to `from` (`None`: the leaf), stopping at a repeated entry.
     pub fn branch_path(&self, from: Option<usize>) -> Vec<usize> {
-        let mut path = Vec::new();
-        let mut seen = HashSet::new();
-        let mut at = from;
-        while let Some(i) = at {
-            if !seen.insert(i) {
-                break;
-            }
-            path.push(i);
-            let parent = &self.entries[i].parent_id;
-            at = if parent.truthy() {
-                self.by_id.get(parent).copied()
-            } else {
-                None
-            };
-        }
-        path.reverse();
-        path
+        crate::context::plan_from(&self.entries, from, &|i| self.parent[i]).path
     }
 
     /// The context at `leaf` (the session's own leaf by default), as JSON text.
     pub fn context(&self, leaf: Option<Option<&str>>) -> crate::context::Rendered {
-        let key;
-        let leaf = match leaf {
-            None => match self.leaf {
-                Some(i) => {
-                    key = self.entries[i].id.clone();
-                    crate::context::Leaf::Id(&key)
-                }
-                None => crate::context::Leaf::None,
-            },
-            Some(None) => crate::context::Leaf::None,
-            Some(Some("")) => crate::context::Leaf::Last,
-            Some(Some(id)) => {
-                key = Key::Str(id.into());
-                crate::context::Leaf::Id(&key)
-            }
-        };
-        let plan = crate::context::plan(&self.entries, &|k| self.by_id.get(k).copied(), leaf);
+        let plan = self.context_plan(leaf);
         crate::context::render(&self.text, &self.spans, &self.entries, &plan)
+    }
+
+    /// The context at `leaf` (the session's own leaf by default), as entry indices.
+    pub fn context_plan(&self, leaf: Option<Option<&str>>) -> crate::context::Plan {
+        let last = self.entries.len().checked_sub(1);
+        let start = match leaf {
+            None => self.leaf,
+            Some(None) => None,
+            Some(Some("")) => last,
+            Some(Some(id)) => self.find(id).or(last),
+        };
+        crate::context::plan_from(&self.entries, start, &|i| self.parent[i])
     }
 
     /// The tree of all entries, as `getTree` builds it.
@@ -899,7 +904,8 @@ pub fn session_info(text: &str, dates: &dyn DateParser) -> Option<SessionInfo> {
                 .filter(|b| b.kind == json::Kind::Object)
                 .filter_map(|b| {
                     let f = json::members(t, b.value);
-                    let is_text = json::get(t, &f, "type").is_some_and(|ty| json::key_is(t, ty.value, "text"));
+                    let is_text = json::get(t, &f, "type")
+                        .is_some_and(|ty| json::key_is(t, ty.value, "text"));
                     is_text.then(|| json::get(t, &f, "text").map(inner).unwrap_or_default())
                 })
                 .collect::<Vec<_>>()

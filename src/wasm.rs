@@ -580,7 +580,8 @@ pub fn build_session_context(
             let entries = entries_of(&array);
             let by_id = context::index(&entries);
             let plan = context::plan(&entries, &|k| by_id.get(k).copied(), leaf);
-            context_from_objects(&array, &entries, &plan)
+            let messages = pick(&array, &message_indices(&plan), "message".into());
+            context_from_objects(&|i| array.get(i as u32), messages, &entries, &plan)
         }
     }
 }
@@ -616,8 +617,42 @@ fn apply_fixups(result: &JsValue, fixups: &[Fixup]) -> Result<(), JsValue> {
 /// Builds the context from the caller's own objects: `message` entries give
 /// their very `message` object; summaries and custom messages are new objects
 /// with pi's keys in pi's order.
-fn context_from_objects(array: &Array, entries: &[Entry], plan: &Plan) -> Result<JsValue, JsValue> {
-    let object = |i: usize| array.get(i as u32);
+// One boundary crossing for a whole list of messages instead of one per message.
+#[wasm_bindgen(inline_js = "export function pick(source, indices, key) {
+  const out = [];
+  for (const i of indices) {
+    if (i === 0xffffffff) out.push(undefined);
+    else if (key === undefined) out.push(source[i]);
+    else out.push(source[i] == null ? undefined : source[i][key]);
+  }
+  return out;
+}")]
+extern "C" {
+    /// `indices.map(i => key === undefined ? source[i] : source[i][key])`, with `u32::MAX` as a gap.
+    fn pick(source: &JsValue, indices: &[u32], key: JsValue) -> Array;
+}
+
+/// The messages of `plan`, as `pick` finds them: `message` entries' messages
+/// come from `source` in one batch; the gaps are filled by the caller.
+fn message_indices(plan: &Plan) -> Vec<u32> {
+    plan.messages
+        .iter()
+        .map(|e| {
+            if let Emit::Message(i) = e {
+                *i as u32
+            } else {
+                u32::MAX
+            }
+        })
+        .collect()
+}
+
+fn context_from_objects(
+    object: &dyn Fn(usize) -> JsValue,
+    messages: Array,
+    entries: &[Entry],
+    plan: &Plan,
+) -> Result<JsValue, JsValue> {
     let made = |pairs: &[(&str, JsValue)]| -> Result<JsValue, JsValue> {
         let o = Object::new();
         for (k, v) in pairs {
@@ -625,10 +660,9 @@ fn context_from_objects(array: &Array, entries: &[Entry], plan: &Plan) -> Result
         }
         Ok(o.into())
     };
-    let messages = Array::new();
-    for emit in &plan.messages {
+    for (k, emit) in plan.messages.iter().enumerate() {
         let m = match *emit {
-            Emit::Message(i) => get(&object(i), "message"),
+            Emit::Message(_) => continue,
             Emit::Custom(i) => {
                 let e = object(i);
                 made(&[
@@ -659,7 +693,7 @@ fn context_from_objects(array: &Array, entries: &[Entry], plan: &Plan) -> Result
                 ])?
             }
         };
-        messages.push(&m);
+        messages.set(k as u32, m);
     }
     let thinking_level = plan
         .thinking_level
@@ -776,6 +810,12 @@ fn new_session_id(function: &str) -> Result<String, JsValue> {
 #[wasm_bindgen(js_name = Session, skip_typescript)]
 pub struct JsSession {
     inner: session::Session,
+    /// Entry objects already handed out, by entry index: every call returns
+    /// the same objects (as pi's manager does), and a context rebuild only
+    /// parses what no earlier call did.
+    objects: Array,
+    /// The `message` of each message entry handed out in a context.
+    messages: Array,
 }
 
 #[wasm_bindgen(js_class = Session)]
@@ -807,7 +847,11 @@ impl JsSession {
         };
         let inner =
             session::Session::open(text, &JsDates).map_err(|e| session_error("Session.open", e))?;
-        Ok(JsSession { inner })
+        Ok(JsSession {
+            inner,
+            objects: Array::new(),
+            messages: Array::new(),
+        })
     }
 
     /// A new, empty session: `{ cwd, id?, parentSession? }`.
@@ -827,6 +871,8 @@ impl JsSession {
         let header = header_line(&id, &cwd, &get(&options, "parentSession"))?;
         Ok(JsSession {
             inner: session::Session::create(&header, &JsDates),
+            objects: Array::new(),
+            messages: Array::new(),
         })
     }
 
@@ -855,7 +901,13 @@ impl JsSession {
     }
 
     fn entry(&self, i: usize) -> Result<JsValue, JsValue> {
-        JSON::parse(self.inner.entry_json(i))
+        let cached = self.objects.get(i as u32);
+        if !cached.is_undefined() {
+            return Ok(cached);
+        }
+        let parsed = JSON::parse(self.inner.entry_json(i))?;
+        self.objects.set(i as u32, parsed.clone());
+        Ok(parsed)
     }
 
     fn field(&self, i: usize, name: &str) -> Result<JsValue, JsValue> {
@@ -863,15 +915,31 @@ impl JsSession {
     }
 
     fn entries(&self, list: impl IntoIterator<Item = usize>) -> Result<JsValue, JsValue> {
-        let mut json = String::from("[");
-        for i in list {
-            if json.len() > 1 {
-                json.push(',');
+        let list: Vec<usize> = list.into_iter().collect();
+        // Whatever is not cached yet is parsed in one batch.
+        let missing: Vec<usize> = list
+            .iter()
+            .copied()
+            .filter(|&i| self.objects.get(i as u32).is_undefined())
+            .collect();
+        if missing.len() > 1 {
+            let mut json = String::from("[");
+            for &i in &missing {
+                if json.len() > 1 {
+                    json.push(',');
+                }
+                json.push_str(self.inner.entry_json(i));
             }
-            json.push_str(self.inner.entry_json(i));
+            json.push(']');
+            let parsed: Array = JSON::parse(&json)?.unchecked_into();
+            for (k, &i) in missing.iter().enumerate() {
+                self.objects.set(i as u32, parsed.get(k as u32));
+            }
         }
-        json.push(']');
-        JSON::parse(&json)
+        list.iter()
+            .map(|&i| self.entry(i))
+            .collect::<Result<Array, JsValue>>()
+            .map(JsValue::from)
     }
 
     #[wasm_bindgen(js_name = getEntry)]
@@ -947,7 +1015,20 @@ impl JsSession {
         } else {
             Some(Some(string_arg(&leaf_id, "buildSessionContext: leafId")?))
         };
-        context_value(&self.inner.context(leaf.as_ref().map(|l| l.as_deref())))
+        let plan = self.inner.context_plan(leaf.as_ref().map(|l| l.as_deref()));
+        // Messages come from their own cache, so a rebuild touches no entry twice.
+        for emit in &plan.messages {
+            if let Emit::Message(i) = *emit {
+                if self.messages.get(i as u32).is_undefined()
+                    && !self.inner.entries()[i].is_header()
+                {
+                    self.messages.set(i as u32, get(&self.entry(i)?, "message"));
+                }
+            }
+        }
+        let messages = pick(&self.messages, &message_indices(&plan), JsValue::UNDEFINED);
+        let object = |i: usize| self.entry(i).unwrap_or(JsValue::UNDEFINED);
+        context_from_objects(&object, messages, self.inner.entries(), &plan)
     }
 
     /// `inspectSession` of the session as it stands.
