@@ -67,6 +67,16 @@ pub fn declared_version(entries: &[Entry]) -> f64 {
     }
 }
 
+/// Whether a session whose first line is `line` is current (v3 or later),
+/// judged from that line alone: it holds when the line is a header, since the
+/// first header decides. `false` means "read the whole file to know".
+pub fn first_line_is_current_header(line: &str) -> bool {
+    let line = line.trim_start_matches('\u{feff}');
+    let Ok(value) = crate::json::parse(line, crate::json::Span::new(0, line.len())) else { return false };
+    let entry = Entry::from_json(line, &value, &crate::time::IsoOnly, &mut 0);
+    entry.is_header() && declared_version(std::slice::from_ref(&entry)) >= f64::from(CURRENT_VERSION)
+}
+
 /// The edits that bring `entries` to v3, or `None` when the session is current.
 /// `new_id` makes a fresh id not in the set it is given.
 pub fn plan(
@@ -403,6 +413,16 @@ mod tests {
             migrate(headerless),
             "{\"type\":\"message\",\"id\":\"00000001\",\"parentId\":null}\n{\"type\":\"message\",\"id\":\"b\",\"parentId\":\"00000001\"}\n{\"type\":\"message\",\"id\":\"00000002\",\"parentId\":\"b\"}\n"
         );
+    }
+
+    #[test]
+    fn a_current_header_on_the_first_line_settles_it() {
+        assert!(first_line_is_current_header("{\"type\":\"session\",\"version\":3,\"id\":\"s\"}"));
+        assert!(first_line_is_current_header("\u{feff}{\"type\":\"session\",\"version\":\"4\"}\r"));
+        assert!(!first_line_is_current_header("{\"type\":\"session\",\"version\":2}"));
+        assert!(!first_line_is_current_header("{\"type\":\"session\"}"));
+        assert!(!first_line_is_current_header("{\"type\":\"message\",\"version\":3}"));
+        assert!(!first_line_is_current_header("garbage"));
     }
 
     #[test]

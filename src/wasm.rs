@@ -132,10 +132,11 @@ fn read_source_checked(
     }
     if let Some(bytes) = v.dyn_ref::<Uint8Array>() {
         check_size(function, f64::from(bytes.length()), max_bytes)?;
-        let bytes = bytes.to_vec();
-        let text = parse::decode(&bytes);
-        let lossy = matches!(text, std::borrow::Cow::Owned(_));
-        return Ok((Source::Text(text.into_owned()), lossy));
+        // Valid UTF-8 becomes the text in place, without a second copy.
+        return Ok(match String::from_utf8(bytes.to_vec()) {
+            Ok(text) => (Source::Text(text), false),
+            Err(e) => (Source::Text(parse::decode(e.as_bytes()).into_owned()), true),
+        });
     }
     if arrays {
         if let Some(a) = v.dyn_ref::<Array>() {
@@ -427,6 +428,9 @@ pub fn parse_session(source: JsValue, options: JsValue) -> Result<JsValue, JsVal
 #[wasm_bindgen(js_name = migrate, skip_typescript)]
 pub fn migrate(source: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
     let max_bytes = read_options(&options, "migrate")?.max_bytes();
+    if let Some(current) = current_text(&source, max_bytes)? {
+        return Ok(current);
+    }
     let failure = RefCell::new(None);
     match read_source(&source, "migrate", true, max_bytes)? {
         Source::Text(text) => {
@@ -475,6 +479,50 @@ pub fn migrate(source: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
             }
             Ok(true.into())
         }
+    }
+}
+
+#[wasm_bindgen]
+extern "C" {
+    type TextDecoder;
+    #[wasm_bindgen(constructor, catch)]
+    fn new(label: &str, options: &JsValue) -> Result<TextDecoder, JsValue>;
+    #[wasm_bindgen(method, catch)]
+    fn decode(this: &TextDecoder, bytes: &Uint8Array) -> Result<JsString, JsValue>;
+}
+
+/// A current (v3) session's text as it is, when its first line says so: the
+/// common case of `migrate` needs no parsing and, for bytes, no copy into wasm.
+fn current_text(source: &JsValue, max_bytes: f64) -> Result<Option<JsValue>, JsValue> {
+    // The first line, read from at most this much of the start.
+    const HEAD: u32 = 1 << 16;
+    let first_line = if let Some(s) = source.dyn_ref::<JsString>() {
+        let end = s.index_of("\n", 0);
+        if end < 0 {
+            return Ok(None);
+        }
+        String::from(s.slice(0, end as u32))
+    } else if let Some(bytes) = source.dyn_ref::<Uint8Array>() {
+        check_size("migrate", f64::from(bytes.length()), max_bytes)?;
+        let head = bytes.subarray(0, bytes.length().min(HEAD)).to_vec();
+        match head.iter().position(|&b| b == b'\n') {
+            Some(end) => parse::decode(&head[..end]).into_owned(),
+            None => return Ok(None),
+        }
+    } else {
+        return Ok(None);
+    };
+    if !migrate::first_line_is_current_header(&first_line) {
+        return Ok(None);
+    }
+    match source.dyn_ref::<Uint8Array>() {
+        // Decoded as TextDecoder does, keeping a BOM: the text comes back as it was.
+        Some(bytes) => {
+            let options = Object::new();
+            set(&options, "ignoreBOM", &true.into())?;
+            Ok(Some(TextDecoder::new("utf-8", &options)?.decode(bytes)?.into()))
+        }
+        None => Ok(Some(source.clone())),
     }
 }
 
