@@ -105,19 +105,25 @@ $(TRAP_PKG): $(RUST_SOURCES) $(TEMPLATE_FILES) Makefile | toolchain
 	wasm-bindgen --target nodejs --no-typescript --experimental-reset-state-function --out-dir target/trap-pkg/node $(TRAP_WASM)
 	$(call cjs_snippets,target/trap-pkg/node)
 
-test-reliability: test-deps $(TRAP_PKG)
+# pi 0.73.1 for the comparisons, and the built package, linked from pkg/.
+CONFORMANCE_DEPS := tests/conformance/node_modules/.package-lock.json
+$(CONFORMANCE_DEPS): tests/conformance/package.json tests/conformance/package-lock.json | $(STAMP)
+	cd tests/conformance && $(NPM_INSTALL)
+	@touch $@
+
+test-reliability: test-deps $(TRAP_PKG) $(CONFORMANCE_DEPS)
 	node --test tests/reliability/
 
 # Longer property runs than `make test` does.
-fuzz:
+fuzz: test-deps $(TRAP_PKG) $(CONFORMANCE_DEPS)
 	PROPTEST_CASES=$${PROPTEST_CASES:-20000} $(CARGO) test --release --test properties
 	FUZZ_COUNT=$${FUZZ_COUNT:-20000} node --test tests/reliability/
 
 test-readme: test-deps
 	node --test tests/readme/
 
-test-conformance: build
-	cd tests/conformance && $(NPM_INSTALL) && npm test
+test-conformance: build $(CONFORMANCE_DEPS)
+	cd tests/conformance && npm test
 
 test-browser: test-deps chromium
 	node --test tests/browser/

@@ -45,6 +45,40 @@ impl Key {
         }
     }
 
+    /// The value as JSON text, as `JSON.stringify` writes it (objects, which
+    /// only ever equal themselves, as `{}`).
+    pub fn to_json(&self) -> String {
+        match self {
+            Key::Undefined | Key::Null => "null".into(),
+            Key::Bool(b) => b.to_string(),
+            Key::Number(bits) => {
+                let n = f64::from_bits(*bits);
+                if n.is_finite() {
+                    format!("{n}")
+                } else {
+                    "null".into()
+                }
+            }
+            Key::Str(s) => crate::migrate::json_string(s),
+            Key::Utf16(units) => {
+                // Lone surrogates as escapes, the rest as text.
+                let mut out = String::from("\"");
+                for c in char::decode_utf16(units.iter().copied()) {
+                    match c {
+                        Ok(c) => {
+                            let one = crate::migrate::json_string(c.encode_utf8(&mut [0; 4]));
+                            out.push_str(&one[1..one.len() - 1]);
+                        }
+                        Err(e) => out.push_str(&format!("\\u{:04x}", e.unpaired_surrogate())),
+                    }
+                }
+                out.push('"');
+                out
+            }
+            Key::Unique(_) => "{}".into(),
+        }
+    }
+
     pub fn as_str(&self) -> Option<&str> {
         match self {
             Key::Str(s) => Some(s),
@@ -72,6 +106,19 @@ impl Key {
                 *unique += 1;
                 Key::Unique(*unique)
             }
+        }
+    }
+}
+
+impl std::fmt::Display for Key {
+    /// As JS would print it in `Entry ${id} not found`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Key::Undefined => f.write_str("undefined"),
+            Key::Str(s) => f.write_str(s),
+            Key::Utf16(u) => f.write_str(&String::from_utf16_lossy(u)),
+            Key::Unique(_) => f.write_str("[object Object]"),
+            other => f.write_str(&other.to_json()),
         }
     }
 }

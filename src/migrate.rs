@@ -72,9 +72,12 @@ pub fn declared_version(entries: &[Entry]) -> f64 {
 /// first header decides. `false` means "read the whole file to know".
 pub fn first_line_is_current_header(line: &str) -> bool {
     let line = line.trim_start_matches('\u{feff}');
-    let Ok(value) = crate::json::parse(line, crate::json::Span::new(0, line.len())) else { return false };
+    let Ok(value) = crate::json::parse(line, crate::json::Span::new(0, line.len())) else {
+        return false;
+    };
     let entry = Entry::from_json(line, &value, &crate::time::IsoOnly, &mut 0);
-    entry.is_header() && declared_version(std::slice::from_ref(&entry)) >= f64::from(CURRENT_VERSION)
+    entry.is_header()
+        && declared_version(std::slice::from_ref(&entry)) >= f64::from(CURRENT_VERSION)
 }
 
 /// The edits that bring `entries` to v3, or `None` when the session is current.
@@ -417,11 +420,19 @@ mod tests {
 
     #[test]
     fn a_current_header_on_the_first_line_settles_it() {
-        assert!(first_line_is_current_header("{\"type\":\"session\",\"version\":3,\"id\":\"s\"}"));
-        assert!(first_line_is_current_header("\u{feff}{\"type\":\"session\",\"version\":\"4\"}\r"));
-        assert!(!first_line_is_current_header("{\"type\":\"session\",\"version\":2}"));
+        assert!(first_line_is_current_header(
+            "{\"type\":\"session\",\"version\":3,\"id\":\"s\"}"
+        ));
+        assert!(first_line_is_current_header(
+            "\u{feff}{\"type\":\"session\",\"version\":\"4\"}\r"
+        ));
+        assert!(!first_line_is_current_header(
+            "{\"type\":\"session\",\"version\":2}"
+        ));
         assert!(!first_line_is_current_header("{\"type\":\"session\"}"));
-        assert!(!first_line_is_current_header("{\"type\":\"message\",\"version\":3}"));
+        assert!(!first_line_is_current_header(
+            "{\"type\":\"message\",\"version\":3}"
+        ));
         assert!(!first_line_is_current_header("garbage"));
     }
 

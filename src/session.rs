@@ -344,12 +344,12 @@ impl Session {
     }
 
     /// Writes and indexes a new entry `{type, ...head, id, parentId, timestamp, ...tail}`
-    /// as a child of `parent`, and makes it the leaf. Returns its id.
+    /// as a child of entry `parent`, and makes it the leaf. Returns its id.
     fn append(
         &mut self,
         kind: &str,
         head: &[(&str, Json)],
-        parent: Option<&str>,
+        parent: Option<usize>,
         tail: &[(&str, Json)],
         now: &str,
         dates: &dyn DateParser,
@@ -370,7 +370,7 @@ impl Session {
             field(&mut line, k, *v);
         }
         field(&mut line, "id", Some(&migrate::json_string(&id)));
-        let parent_json = parent.map_or_else(|| "null".to_owned(), migrate::json_string);
+        let parent_json = parent.map_or_else(|| "null".to_owned(), |p| self.id_json(p));
         field(&mut line, "parentId", Some(&parent_json));
         field(&mut line, "timestamp", Some(&migrate::json_string(now)));
         for (k, v) in tail {
@@ -381,9 +381,15 @@ impl Session {
         Ok(id)
     }
 
-    fn leaf_id(&self) -> Option<String> {
+    /// Entry `i`'s id as JSON text, exactly as its line has it.
+    fn id_json(&self, i: usize) -> String {
+        let fields = json::members(&self.text, self.spans[i]);
+        json::get(&self.text, &fields, "id")
+            .map_or_else(|| "null".to_owned(), |m| m.value.of(&self.text).to_owned())
+    }
+
+    fn leaf_id(&self) -> Option<usize> {
         self.leaf
-            .and_then(|i| self.entries[i].id.as_str().map(str::to_owned))
     }
 
     pub fn append_message(
@@ -393,14 +399,7 @@ impl Session {
         dates: &dyn DateParser,
     ) -> Result<String, SessionError> {
         let parent = self.leaf_id();
-        self.append(
-            "message",
-            &[],
-            parent.as_deref(),
-            &[("message", message)],
-            now,
-            dates,
-        )
+        self.append("message", &[], parent, &[("message", message)], now, dates)
     }
 
     pub fn append_thinking_level_change(
@@ -413,7 +412,7 @@ impl Session {
         self.append(
             "thinking_level_change",
             &[],
-            parent.as_deref(),
+            parent,
             &[("thinkingLevel", level)],
             now,
             dates,
@@ -431,7 +430,7 @@ impl Session {
         self.append(
             "model_change",
             &[],
-            parent.as_deref(),
+            parent,
             &[("provider", provider), ("modelId", model_id)],
             now,
             dates,
@@ -457,7 +456,7 @@ impl Session {
             ("details", details),
             ("fromHook", from_hook),
         ];
-        self.append("compaction", &[], parent.as_deref(), &tail, now, dates)
+        self.append("compaction", &[], parent, &tail, now, dates)
     }
 
     pub fn append_custom_entry(
@@ -471,7 +470,7 @@ impl Session {
         self.append(
             "custom",
             &[("customType", custom_type), ("data", data)],
-            parent.as_deref(),
+            parent,
             &[],
             now,
             dates,
@@ -490,7 +489,7 @@ impl Session {
         self.append(
             "session_info",
             &[],
-            parent.as_deref(),
+            parent,
             &[("name", Some(&name))],
             now,
             dates,
@@ -514,26 +513,26 @@ impl Session {
             ("display", display),
             ("details", details),
         ];
-        self.append("custom_message", &head, parent.as_deref(), &[], now, dates)
+        self.append("custom_message", &head, parent, &[], now, dates)
     }
 
     /// Sets (a truthy `label`) or clears the label of `target_id`.
     pub fn append_label_change(
         &mut self,
-        target_id: &str,
+        target_id: &Key,
         label: Json,
         now: &str,
         dates: &dyn DateParser,
     ) -> Result<String, SessionError> {
-        if !self.by_id.contains_key(&Key::Str(target_id.into())) {
-            return Err(SessionError::NotFound(target_id.into()));
-        }
+        let Some(&target) = self.by_id.get(target_id) else {
+            return Err(SessionError::NotFound(target_id.to_string()));
+        };
         let parent = self.leaf_id();
-        let target = migrate::json_string(target_id);
+        let target = self.id_json(target);
         self.append(
             "label",
             &[],
-            parent.as_deref(),
+            parent,
             &[("targetId", Some(&target)), ("label", label)],
             now,
             dates,
@@ -541,13 +540,13 @@ impl Session {
     }
 
     /// Moves the leaf to `id`: the next entry starts a branch there.
-    pub fn branch(&mut self, id: &str) -> Result<(), SessionError> {
-        match self.by_id.get(&Key::Str(id.into())) {
+    pub fn branch(&mut self, id: &Key) -> Result<(), SessionError> {
+        match self.by_id.get(id) {
             Some(&i) => {
                 self.leaf = Some(i);
                 Ok(())
             }
-            None => Err(SessionError::NotFound(id.into())),
+            None => Err(SessionError::NotFound(id.to_string())),
         }
     }
 
@@ -560,7 +559,7 @@ impl Session {
     /// path left behind.
     pub fn branch_with_summary(
         &mut self,
-        from: Option<&str>,
+        from: Option<&Key>,
         summary: Json,
         details: Json,
         from_hook: Json,
@@ -571,7 +570,8 @@ impl Session {
             Some(id) => self.branch(id)?,
             None => self.reset_leaf(),
         }
-        let from_id = migrate::json_string(from.unwrap_or("root"));
+        let from = self.leaf;
+        let from_id = from.map_or_else(|| "\"root\"".to_owned(), |i| self.id_json(i));
         let tail = [
             ("fromId", Some(from_id.as_str())),
             ("summary", summary),
@@ -651,22 +651,22 @@ impl Session {
         self.leaf
     }
 
-    pub fn find(&self, id: &str) -> Option<usize> {
-        self.by_id.get(&Key::Str(id.into())).copied()
+    pub fn find(&self, id: &Key) -> Option<usize> {
+        self.by_id.get(id).copied()
     }
 
     /// The entries whose parent is `id`, in file order (for repeated ids, the
     /// last entry with each id, as pi's map holds them).
-    pub fn children_of(&self, id: &str) -> Vec<usize> {
+    pub fn children_of(&self, id: &Key) -> Vec<usize> {
         let winners = |&&i: &&usize| self.by_id.get(&self.entries[i].id) == Some(&i);
         self.children
-            .get(&Key::Str(id.into()))
+            .get(id)
             .map_or_else(Vec::new, |c| c.iter().filter(winners).copied().collect())
     }
 
     /// The label entry labelling `id`, if any.
-    pub fn label_of(&self, id: &str) -> Option<usize> {
-        self.labels.get(&Key::Str(id.into())).map(|&(_, l)| l)
+    pub fn label_of(&self, id: &Key) -> Option<usize> {
+        self.labels.get(id).map(|&(_, l)| l)
     }
 
     /// From the root to `from` (`None`: the leaf), stopping at a repeated entry.
@@ -675,18 +675,19 @@ impl Session {
     }
 
     /// The context at `leaf` (the session's own leaf by default), as JSON text.
-    pub fn context(&self, leaf: Option<Option<&str>>) -> crate::context::Rendered {
+    pub fn context(&self, leaf: Option<Option<&Key>>) -> crate::context::Rendered {
         let plan = self.context_plan(leaf);
         crate::context::render(&self.text, &self.spans, &self.entries, &plan)
     }
 
     /// The context at `leaf` (the session's own leaf by default), as entry indices.
-    pub fn context_plan(&self, leaf: Option<Option<&str>>) -> crate::context::Plan {
+    pub fn context_plan(&self, leaf: Option<Option<&Key>>) -> crate::context::Plan {
         let last = self.entries.len().checked_sub(1);
         let start = match leaf {
             None => self.leaf,
             Some(None) => None,
-            Some(Some("")) => last,
+            // pi: a falsy leafId means the last entry.
+            Some(Some(id)) if !id.truthy() => last,
             Some(Some(id)) => self.find(id).or(last),
         };
         crate::context::plan_from(&self.entries, start, &|i| self.parent[i])
@@ -721,10 +722,10 @@ impl Session {
     /// A new session holding only the path from the root to `leaf` (labels on
     /// it carried over as new label entries), as pi's `createBranchedSession`
     /// builds it. `header` is the new header's JSON text.
-    pub fn branched_jsonl(&self, leaf: &str, header: &str) -> Result<String, SessionError> {
+    pub fn branched_jsonl(&self, leaf: &Key, header: &str) -> Result<String, SessionError> {
         let start = self
             .find(leaf)
-            .ok_or_else(|| SessionError::NotFound(leaf.into()))?;
+            .ok_or_else(|| SessionError::NotFound(leaf.to_string()))?;
         let path: Vec<usize> = self
             .branch_path(Some(start))
             .into_iter()
@@ -927,6 +928,10 @@ mod tests {
 
     const NOW: &str = "2025-01-01T00:00:00.000Z";
 
+    fn k(id: &str) -> Key {
+        Key::Str(id.into())
+    }
+
     fn user(s: &mut Session, text: &str) -> String {
         s.append_message(
             Some(&format!("{{\"role\":\"user\",\"content\":\"{text}\"}}")),
@@ -951,10 +956,11 @@ mod tests {
                 &IsoOnly,
             )
             .unwrap();
+        let (a_key, b_key) = (k(&a), k(&b));
         assert_eq!(s.take_pending_lines().len(), 3);
-        s.branch(&a).unwrap();
+        s.branch(&a_key).unwrap();
         let c = user(&mut s, "c");
-        assert_eq!(s.children_of(&a).len(), 2);
+        assert_eq!(s.children_of(&a_key).len(), 2);
         assert_eq!(s.branch_path(s.leaf()).len(), 2);
         assert_eq!(
             s.take_pending_lines(),
@@ -962,8 +968,11 @@ mod tests {
                 r#"{{"type":"message","id":"{c}","parentId":"{a}","timestamp":"{NOW}","message":{{"role":"user","content":"c"}}}}"#
             )]
         );
-        assert_eq!(s.branch("zz"), Err(SessionError::NotFound("zz".into())));
-        let ctx = s.context(Some(Some(&b)));
+        assert_eq!(
+            s.branch(&Key::Str("zz".into())),
+            Err(SessionError::NotFound("zz".into()))
+        );
+        let ctx = s.context(Some(Some(&b_key)));
         assert!(
             ctx.json
                 .ends_with(r#""model":{"provider":"p","modelId":"m"}}"#),
@@ -976,13 +985,14 @@ mod tests {
     fn labels_keep_pi_map_order_and_branch_copies_carry_them() {
         let text = "{\"type\":\"session\",\"version\":3,\"id\":\"s\"}\n{\"type\":\"message\",\"id\":\"a\",\"parentId\":null,\"message\":{}}\n";
         let mut s = Session::open(text.into(), &IsoOnly).unwrap();
-        s.append_label_change("a", Some("\"x\""), NOW, &IsoOnly)
+        s.append_label_change(&k("a"), Some("\"x\""), NOW, &IsoOnly)
             .unwrap();
         assert_eq!(
-            s.label_of("a").map(|l| s.entry_json(l).contains("\"x\"")),
+            s.label_of(&k("a"))
+                .map(|l| s.entry_json(l).contains("\"x\"")),
             Some(true)
         );
-        let copy = s.branched_jsonl("a", "{\"type\":\"session\"}").unwrap();
+        let copy = s.branched_jsonl(&k("a"), "{\"type\":\"session\"}").unwrap();
         let lines: Vec<&str> = copy.lines().collect();
         assert_eq!(lines.len(), 3);
         assert!(
@@ -991,8 +1001,8 @@ mod tests {
             "{}",
             lines[2]
         );
-        s.append_label_change("a", None, NOW, &IsoOnly).unwrap();
-        assert_eq!(s.label_of("a"), None);
+        s.append_label_change(&k("a"), None, NOW, &IsoOnly).unwrap();
+        assert_eq!(s.label_of(&k("a")), None);
     }
 
     #[test]
@@ -1007,6 +1017,6 @@ mod tests {
         s.append_jsonl(&line[..cut], &IsoOnly);
         assert_eq!(s.leaf(), None);
         s.append_jsonl(&line[cut..], &IsoOnly);
-        assert_eq!(s.find("é"), Some(1));
+        assert_eq!(s.find(&k("é")), Some(1));
     }
 }

@@ -93,7 +93,7 @@ fn error(message: String) -> JsValue {
 fn describe(v: &JsValue) -> String {
     if v.is_null() {
         "null".into()
-    } else if Array::is_array(v) {
+    } else if is_array(v).unwrap_or(false) {
         "an array".into()
     } else {
         v.js_typeof()
@@ -121,27 +121,20 @@ fn read_source_checked(
     max_bytes: f64,
 ) -> Result<(Source, bool), JsValue> {
     if let Some(s) = v.dyn_ref::<JsString>() {
-        // UTF-8 takes at least one byte per UTF-16 unit and at most three.
-        let units = f64::from(s.length());
-        check_size(function, units, max_bytes)?;
-        let text = string_text(s);
-        if units * 3.0 > max_bytes {
-            check_size(function, text.len() as f64, max_bytes)?;
-        }
-        return Ok((Source::Text(text), false));
+        check_string_size(function, s, max_bytes)?;
+        return Ok((Source::Text(string_text(s)), false));
     }
-    if let Some(bytes) = v.dyn_ref::<Uint8Array>() {
+    if is_bytes(v)? {
+        let bytes: &Uint8Array = v.unchecked_ref();
         check_size(function, f64::from(bytes.length()), max_bytes)?;
         // Valid UTF-8 becomes the text in place, without a second copy.
-        return Ok(match String::from_utf8(bytes.to_vec()) {
+        return Ok(match String::from_utf8(bytes_of(bytes)) {
             Ok(text) => (Source::Text(text), false),
             Err(e) => (Source::Text(parse::decode(e.as_bytes()).into_owned()), true),
         });
     }
-    if arrays {
-        if let Some(a) = v.dyn_ref::<Array>() {
-            return Ok((Source::Entries(a.clone()), false));
-        }
+    if arrays && is_array(v)? {
+        return Ok((Source::Entries(snapshot(v)?), false));
     }
     let expected = if arrays {
         "a JSONL string, a Uint8Array or an array of entries"
@@ -154,9 +147,30 @@ fn read_source_checked(
     )))
 }
 
+/// The bytes of a view, copied into wasm. An empty view is not read at all:
+/// the copy of a detached one would throw through wasm.
+fn bytes_of(bytes: &Uint8Array) -> Vec<u8> {
+    if bytes.length() == 0 {
+        Vec::new()
+    } else {
+        bytes.to_vec()
+    }
+}
+
 /// The default input limit. Working on a text takes about four times its size
 /// in wasm's 4 GiB address space; bigger inputs fail up front, not with a trap.
 const DEFAULT_MAX_BYTES: f64 = 1024.0 * 1024.0 * 1024.0;
+
+/// [`check_size`] for a string, in UTF-8 bytes: at least one per UTF-16 unit
+/// and at most three, so only a string near the limit is measured exactly.
+fn check_string_size(function: &str, s: &JsString, max_bytes: f64) -> Result<(), JsValue> {
+    let units = f64::from(s.length());
+    check_size(function, units, max_bytes)?;
+    if units * 3.0 > max_bytes {
+        check_size(function, utf8_length(s), max_bytes)?;
+    }
+    Ok(())
+}
 
 fn check_size(function: &str, bytes: f64, max_bytes: f64) -> Result<(), JsValue> {
     if bytes <= max_bytes {
@@ -282,13 +296,13 @@ fn version_of(v: &JsValue) -> Option<f64> {
     } else if v.is_symbol() || v.is_bigint() {
         Some(f64::NAN)
     } else {
-        Some(v.unchecked_into_f64())
+        Some(to_number(v).unwrap_or(f64::NAN))
     }
 }
 
 /// The facts the core needs from one entry object.
 fn entry_of(v: &JsValue, unique: &mut u32) -> Entry {
-    if !v.is_object() || Array::is_array(v) {
+    if !v.is_object() || is_array(v).unwrap_or(true) {
         return Entry::blank();
     }
     let kind = get(v, "type")
@@ -330,7 +344,7 @@ fn entry_of(v: &JsValue, unique: &mut u32) -> Entry {
         kind,
         id: key_of(&get(v, "id"), unique),
         parent_id: key_of(&get(v, "parentId"), unique),
-        time: Date::new(&get(v, "timestamp")).get_time(),
+        time: time_of(&get(v, "timestamp")).unwrap_or(f64::NAN),
         detail,
     }
 }
@@ -497,14 +511,16 @@ fn current_text(source: &JsValue, max_bytes: f64) -> Result<Option<JsValue>, JsV
     // The first line, read from at most this much of the start.
     const HEAD: u32 = 1 << 16;
     let first_line = if let Some(s) = source.dyn_ref::<JsString>() {
+        check_string_size("migrate", s, max_bytes)?;
         let end = s.index_of("\n", 0);
         if end < 0 {
             return Ok(None);
         }
         String::from(s.slice(0, end as u32))
-    } else if let Some(bytes) = source.dyn_ref::<Uint8Array>() {
+    } else if is_bytes(source)? {
+        let bytes: &Uint8Array = source.unchecked_ref();
         check_size("migrate", f64::from(bytes.length()), max_bytes)?;
-        let head = bytes.subarray(0, bytes.length().min(HEAD)).to_vec();
+        let head = bytes_of(&bytes.subarray(0, bytes.length().min(HEAD)));
         match head.iter().position(|&b| b == b'\n') {
             Some(end) => parse::decode(&head[..end]).into_owned(),
             None => return Ok(None),
@@ -515,14 +531,17 @@ fn current_text(source: &JsValue, max_bytes: f64) -> Result<Option<JsValue>, JsV
     if !migrate::first_line_is_current_header(&first_line) {
         return Ok(None);
     }
-    match source.dyn_ref::<Uint8Array>() {
+    match source.is_string() {
         // Decoded as TextDecoder does, keeping a BOM: the text comes back as it was.
-        Some(bytes) => {
+        false => {
+            let bytes: &Uint8Array = source.unchecked_ref();
             let options = Object::new();
             set(&options, "ignoreBOM", &true.into())?;
-            Ok(Some(TextDecoder::new("utf-8", &options)?.decode(bytes)?.into()))
+            Ok(Some(
+                TextDecoder::new("utf-8", &options)?.decode(bytes)?.into(),
+            ))
         }
-        None => Ok(Some(source.clone())),
+        true => Ok(Some(source.clone())),
     }
 }
 
@@ -604,8 +623,8 @@ pub fn build_session_context(
     let max_bytes = read_options(&options, "buildSessionContext")?.max_bytes();
     let leaf_key = if leaf_id.is_undefined() || leaf_id.is_null() {
         None
-    } else if let Some(s) = leaf_id.as_string() {
-        (!s.is_empty()).then(|| Key::Str(s.into()))
+    } else if leaf_id.is_string() {
+        Some(key_of(&leaf_id, &mut 0)).filter(Key::truthy)
     } else {
         return Err(type_error(format!(
             "buildSessionContext: leafId must be a string, null or undefined, got {}",
@@ -628,7 +647,7 @@ pub fn build_session_context(
             let entries = entries_of(&array);
             let by_id = context::index(&entries);
             let plan = context::plan(&entries, &|k| by_id.get(k).copied(), leaf);
-            let messages = pick(&array, &message_indices(&plan), "message".into());
+            let messages = pick(&array, &message_indices(&plan), "message".into())?;
             context_from_objects(&|i| array.get(i as u32), messages, &entries, &plan)
         }
     }
@@ -665,8 +684,13 @@ fn apply_fixups(result: &JsValue, fixups: &[Fixup]) -> Result<(), JsValue> {
 /// Builds the context from the caller's own objects: `message` entries give
 /// their very `message` object; summaries and custom messages are new objects
 /// with pi's keys in pi's order.
-// One boundary crossing for a whole list of messages instead of one per message.
-#[wasm_bindgen(inline_js = "export function pick(source, indices, key) {
+// JS that the bindings call. Whatever touches a caller's values goes through
+// here with `catch`: a throwing getter or a revoked Proxy then comes back as an
+// error value instead of unwinding through wasm (which would leave its stack
+// and borrow flags behind). `pick` gathers a whole list of messages in one
+// boundary crossing instead of one per message.
+#[wasm_bindgen(inline_js = "
+export function pick(source, indices, key) {
   const out = [];
   for (const i of indices) {
     if (i === 0xffffffff) out.push(undefined);
@@ -674,10 +698,45 @@ fn apply_fixups(result: &JsValue, fixups: &[Fixup]) -> Result<(), JsValue> {
     else out.push(source[i] == null ? undefined : source[i][key]);
   }
   return out;
-}")]
+}
+export function isArray(value) { return Array.isArray(value); }
+export function isBytes(value) { return value instanceof Uint8Array && Object.prototype.toString.call(value) === '[object Uint8Array]'; }
+export function snapshot(array) { return Array.from(array); }
+export function timeOf(value) { return new Date(value).getTime(); }
+export function toNumber(value) { return +value; }
+export function utf8Length(s) {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if ((c & 0xfc00) === 0xd800 && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) { n += 4; i++; }
+    else if ((c & 0xf800) === 0xd800) n += 6;
+    else n += 3;
+  }
+  return n;
+}
+")]
 extern "C" {
     /// `indices.map(i => key === undefined ? source[i] : source[i][key])`, with `u32::MAX` as a gap.
-    fn pick(source: &JsValue, indices: &[u32], key: JsValue) -> Array;
+    #[wasm_bindgen(catch)]
+    fn pick(source: &JsValue, indices: &[u32], key: JsValue) -> Result<Array, JsValue>;
+    #[wasm_bindgen(catch, js_name = isArray)]
+    fn is_array(value: &JsValue) -> Result<bool, JsValue>;
+    #[wasm_bindgen(catch, js_name = isBytes)]
+    fn is_bytes(value: &JsValue) -> Result<bool, JsValue>;
+    /// A plain copy of an array (or a Proxy of one): indexing it can no longer throw.
+    #[wasm_bindgen(catch)]
+    fn snapshot(array: &JsValue) -> Result<Array, JsValue>;
+    /// `new Date(value).getTime()`.
+    #[wasm_bindgen(catch, js_name = timeOf)]
+    fn time_of(value: &JsValue) -> Result<f64, JsValue>;
+    /// `+value`, as JS's `>=` reads a header version.
+    #[wasm_bindgen(catch, js_name = toNumber)]
+    fn to_number(value: &JsValue) -> Result<f64, JsValue>;
+    /// The length of a string as this module's text (lone surrogates as `\uXXXX`).
+    #[wasm_bindgen(js_name = utf8Length)]
+    fn utf8_length(s: &JsString) -> f64;
 }
 
 /// The messages of `plan`, as `pick` finds them: `message` entries' messages
@@ -819,6 +878,23 @@ fn stringify(value: &JsValue) -> Result<Option<String>, JsValue> {
 
 fn now_iso() -> String {
     String::from(Date::new_0().to_iso_string())
+}
+
+/// An id argument as a [`Key`] (a string with a lone surrogate stays exact).
+fn id_arg(v: &JsValue, what: &str) -> Result<Key, JsValue> {
+    if v.is_string() {
+        Ok(key_of(v, &mut 0))
+    } else {
+        Err(type_error(format!(
+            "{what} must be a string, got {}",
+            describe(v)
+        )))
+    }
+}
+
+/// An optional id argument: `None` for anything but a string.
+fn id_of(v: &JsValue) -> Option<Key> {
+    v.is_string().then(|| key_of(v, &mut 0))
 }
 
 fn string_arg(v: &JsValue, what: &str) -> Result<String, JsValue> {
@@ -992,7 +1068,7 @@ impl JsSession {
 
     #[wasm_bindgen(js_name = getEntry)]
     pub fn get_entry(&self, id: JsValue) -> Result<JsValue, JsValue> {
-        match id.as_string().and_then(|id| self.inner.find(&id)) {
+        match id_of(&id).and_then(|id| self.inner.find(&id)) {
             Some(i) => self.entry(i),
             None => Ok(JsValue::UNDEFINED),
         }
@@ -1009,7 +1085,7 @@ impl JsSession {
     /// The entries whose parent is `id`.
     #[wasm_bindgen(js_name = getChildren)]
     pub fn get_children(&self, id: JsValue) -> Result<JsValue, JsValue> {
-        match id.as_string() {
+        match id_of(&id) {
             Some(id) => self.entries(self.inner.children_of(&id)),
             None => Ok(Array::new().into()),
         }
@@ -1017,7 +1093,7 @@ impl JsSession {
 
     #[wasm_bindgen(js_name = getLabel)]
     pub fn get_label(&self, id: JsValue) -> Result<JsValue, JsValue> {
-        match id.as_string().and_then(|id| self.inner.label_of(&id)) {
+        match id_of(&id).and_then(|id| self.inner.label_of(&id)) {
             Some(l) => self.field(l, "label"),
             None => Ok(JsValue::UNDEFINED),
         }
@@ -1029,7 +1105,7 @@ impl JsSession {
         let start = if from_id.is_undefined() || from_id.is_null() {
             self.inner.leaf()
         } else {
-            from_id.as_string().and_then(|id| self.inner.find(&id))
+            id_of(&from_id).and_then(|id| self.inner.find(&id))
         };
         self.entries(self.inner.branch_path(start))
     }
@@ -1061,9 +1137,9 @@ impl JsSession {
         } else if leaf_id.is_null() {
             Some(None)
         } else {
-            Some(Some(string_arg(&leaf_id, "buildSessionContext: leafId")?))
+            Some(Some(id_arg(&leaf_id, "buildSessionContext: leafId")?))
         };
-        let plan = self.inner.context_plan(leaf.as_ref().map(|l| l.as_deref()));
+        let plan = self.inner.context_plan(leaf.as_ref().map(|l| l.as_ref()));
         // Messages come from their own cache, so a rebuild touches no entry twice.
         for emit in &plan.messages {
             if let Emit::Message(i) = *emit {
@@ -1074,7 +1150,7 @@ impl JsSession {
                 }
             }
         }
-        let messages = pick(&self.messages, &message_indices(&plan), JsValue::UNDEFINED);
+        let messages = pick(&self.messages, &message_indices(&plan), JsValue::UNDEFINED)?;
         let object = |i: usize| self.entry(i).unwrap_or(JsValue::UNDEFINED);
         context_from_objects(&object, messages, self.inner.entries(), &plan)
     }
@@ -1195,7 +1271,7 @@ impl JsSession {
         target_id: JsValue,
         label: JsValue,
     ) -> Result<String, JsValue> {
-        let target = string_arg(&target_id, "appendLabelChange: targetId")?;
+        let target = id_arg(&target_id, "appendLabelChange: targetId")?;
         let label = stringify(&label)?;
         self.inner
             .append_label_change(&target, label.as_deref(), &now_iso(), &JsDates)
@@ -1204,7 +1280,7 @@ impl JsSession {
 
     /// Moves the leaf to `id`; the next append starts a branch there.
     pub fn branch(&mut self, id: JsValue) -> Result<(), JsValue> {
-        let id = string_arg(&id, "branch: id")?;
+        let id = id_arg(&id, "branch: id")?;
         self.inner
             .branch(&id)
             .map_err(|e| session_error("branch", e))
@@ -1228,7 +1304,7 @@ impl JsSession {
         let from = if id.is_null() {
             None
         } else {
-            Some(string_arg(&id, "branchWithSummary: id")?)
+            Some(id_arg(&id, "branchWithSummary: id")?)
         };
         let v = [summary, details, from_hook]
             .iter()
@@ -1236,7 +1312,7 @@ impl JsSession {
             .collect::<Result<Vec<_>, _>>()?;
         self.inner
             .branch_with_summary(
-                from.as_deref(),
+                from.as_ref(),
                 v[0].as_deref(),
                 v[1].as_deref(),
                 v[2].as_deref(),
@@ -1267,8 +1343,8 @@ impl JsSession {
     #[wasm_bindgen(js_name = appendJsonl)]
     pub fn append_jsonl(&mut self, chunk: JsValue) -> Result<(), JsValue> {
         // Bytes stay bytes: a chunk may end inside a UTF-8 character.
-        let bytes = if let Some(b) = chunk.dyn_ref::<Uint8Array>() {
-            b.to_vec()
+        let bytes = if is_bytes(&chunk)? {
+            bytes_of(chunk.unchecked_ref::<Uint8Array>())
         } else if let Some(s) = chunk.dyn_ref::<JsString>() {
             string_text(s).into_bytes()
         } else {
@@ -1288,7 +1364,11 @@ impl JsSession {
         leaf_id: JsValue,
         options: JsValue,
     ) -> Result<String, JsValue> {
-        let leaf = string_arg(&leaf_id, "createBranchedSession: leafId")?;
+        // As pi: no leaf id means the current leaf.
+        let leaf = match (leaf_id.is_undefined(), self.inner.leaf()) {
+            (true, Some(i)) => self.inner.entries()[i].id.clone(),
+            _ => id_arg(&leaf_id, "createBranchedSession: leafId")?,
+        };
         let header = self.new_header("createBranchedSession", &options)?;
         self.inner
             .branched_jsonl(&leaf, &header)
