@@ -40,6 +40,29 @@ pub enum Emit {
     CompactionSummary(usize),
 }
 
+impl Emit {
+    /// The entry the message comes from.
+    pub fn entry(&self) -> usize {
+        match *self {
+            Emit::Message(i)
+            | Emit::Custom(i)
+            | Emit::BranchSummary(i)
+            | Emit::CompactionSummary(i) => i,
+        }
+    }
+
+    /// For a message pi builds from the entry: its `role` and the entry fields
+    /// it copies, in pi's key order (a `timestamp` from the entry's time ends it).
+    pub fn synthesized(&self) -> Option<(&'static str, &'static [&'static str])> {
+        match self {
+            Emit::Message(_) => None,
+            Emit::Custom(_) => Some(("custom", &["customType", "content", "display", "details"])),
+            Emit::BranchSummary(_) => Some(("branchSummary", &["summary", "fromId"])),
+            Emit::CompactionSummary(_) => Some(("compactionSummary", &["summary", "tokensBefore"])),
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ModelFrom {
     /// `{ provider: e.provider, modelId: e.modelId }`.
@@ -221,49 +244,16 @@ pub fn render(text: &str, spans: &[Span], entries: &[Entry], plan: &Plan) -> Ren
         if n > 0 {
             w.out.push(',');
         }
-        match *emit {
-            Emit::Message(i) => {
-                let m = fields(i);
-                w.value(json::get(text, &m, "message"), Slot::Message(n));
-            }
-            Emit::Custom(i) => {
-                let m = fields(i);
-                w.out.push_str("{\"role\":\"custom\"");
-                for name in ["customType", "content", "display", "details"] {
+        let i = emit.entry();
+        let m = fields(i);
+        match emit.synthesized() {
+            None => w.value(json::get(text, &m, "message"), Slot::Message(n)),
+            Some((role, names)) => {
+                w.out.push_str("{\"role\":");
+                w.out.push_str(&format!("\"{role}\""));
+                for &name in names {
                     w.field(name, json::get(text, &m, name), Slot::MessageField(n, name));
                 }
-                w.time(entries[i].time, Slot::MessageField(n, "timestamp"));
-                w.out.push('}');
-            }
-            Emit::BranchSummary(i) => {
-                let m = fields(i);
-                w.out.push_str("{\"role\":\"branchSummary\"");
-                w.field(
-                    "summary",
-                    json::get(text, &m, "summary"),
-                    Slot::MessageField(n, "summary"),
-                );
-                w.field(
-                    "fromId",
-                    json::get(text, &m, "fromId"),
-                    Slot::MessageField(n, "fromId"),
-                );
-                w.time(entries[i].time, Slot::MessageField(n, "timestamp"));
-                w.out.push('}');
-            }
-            Emit::CompactionSummary(i) => {
-                let m = fields(i);
-                w.out.push_str("{\"role\":\"compactionSummary\"");
-                w.field(
-                    "summary",
-                    json::get(text, &m, "summary"),
-                    Slot::MessageField(n, "summary"),
-                );
-                w.field(
-                    "tokensBefore",
-                    json::get(text, &m, "tokensBefore"),
-                    Slot::MessageField(n, "tokensBefore"),
-                );
                 w.time(entries[i].time, Slot::MessageField(n, "timestamp"));
                 w.out.push('}');
             }

@@ -768,39 +768,18 @@ fn context_from_objects(
         Ok(o.into())
     };
     for (k, emit) in plan.messages.iter().enumerate() {
-        let m = match *emit {
-            Emit::Message(_) => continue,
-            Emit::Custom(i) => {
-                let e = object(i);
-                made(&[
-                    ("role", "custom".into()),
-                    ("customType", get(&e, "customType")),
-                    ("content", get(&e, "content")),
-                    ("display", get(&e, "display")),
-                    ("details", get(&e, "details")),
-                    ("timestamp", entries[i].time.into()),
-                ])?
-            }
-            Emit::BranchSummary(i) => {
-                let e = object(i);
-                made(&[
-                    ("role", "branchSummary".into()),
-                    ("summary", get(&e, "summary")),
-                    ("fromId", get(&e, "fromId")),
-                    ("timestamp", entries[i].time.into()),
-                ])?
-            }
-            Emit::CompactionSummary(i) => {
-                let e = object(i);
-                made(&[
-                    ("role", "compactionSummary".into()),
-                    ("summary", get(&e, "summary")),
-                    ("tokensBefore", get(&e, "tokensBefore")),
-                    ("timestamp", entries[i].time.into()),
-                ])?
-            }
+        let Some((role, names)) = emit.synthesized() else {
+            continue;
         };
-        messages.set(k as u32, m);
+        let i = emit.entry();
+        let e = object(i);
+        let m = Object::new();
+        set(&m, "role", &role.into())?;
+        for &name in names {
+            set(&m, name, &get(&e, name))?;
+        }
+        set(&m, "timestamp", &entries[i].time.into())?;
+        messages.set(k as u32, m.into());
     }
     let thinking_level = plan
         .thinking_level
