@@ -8,12 +8,13 @@ import { recovering } from "./recover.js";
 
 await init();
 
-export const { parseSession, migrate, getTree, buildSessionContext, inspectSession, Session, sessionInfo } = recovering(glue, [
+export const { parseSession, migrate, getTree, buildSessionContext, inspectSession, countEntries, Session, sessionInfo } = recovering(glue, [
   "parseSession",
   "migrate",
   "getTree",
   "buildSessionContext",
   "inspectSession",
+  "countEntries",
   "Session",
   "sessionInfo",
 ]);

@@ -428,6 +428,12 @@ export function buildSessionContext(
   options?: ReadOptions,
 ): SessionContext;
 
+/**
+ * How many lines of the session `JSON.parse` accepts: `parseSession(source).length`,
+ * without building any entry (one pass over the bytes).
+ */
+export function countEntries(source: SessionText | readonly unknown[], options?: ReadOptions): number;
+
 // ---------------------------------------------------------------------------
 // Inspection
 // ---------------------------------------------------------------------------

@@ -808,6 +808,17 @@ fn context_from_objects(
     ])
 }
 
+/// How many lines of the text `JSON.parse` accepts (`parseSession(source).length`),
+/// without building any of them.
+#[wasm_bindgen(js_name = countEntries, skip_typescript)]
+pub fn count_entries(source: JsValue, options: JsValue) -> Result<u32, JsValue> {
+    let max_bytes = read_options(&options, "countEntries")?.max_bytes();
+    Ok(match read_source(&source, "countEntries", true, max_bytes)? {
+        Source::Text(text) => parse::lines(&text).iter().filter(|l| matches!(l.content, LineContent::Value(_))).count() as u32,
+        Source::Entries(array) => array.length(),
+    })
+}
+
 /// Everything wrong with a session: `{ kind, line?, entryId?, message }` per problem.
 #[wasm_bindgen(js_name = inspectSession, skip_typescript)]
 pub fn inspect_session(source: JsValue, options: JsValue) -> Result<JsValue, JsValue> {

@@ -7,7 +7,7 @@ import { readFileSync, realpathSync } from "node:fs";
 import * as esm from "session-tree";
 
 const require = createRequire(import.meta.url);
-const NAMES = ["Session", "buildSessionContext", "getTree", "inspectSession", "migrate", "parseSession", "sessionInfo"];
+const NAMES = ["Session", "buildSessionContext", "countEntries", "getTree", "inspectSession", "migrate", "parseSession", "sessionInfo"];
 
 test("ESM import exposes exactly the four functions", () => {
   assert.deepEqual(Object.keys(esm).sort(), NAMES);

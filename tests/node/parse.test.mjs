@@ -206,3 +206,20 @@ test("very deep nesting parses like JSON.parse", () => {
   assert.throws(() => parseSession("{}\n" + "[".repeat(depth), { strict: true }), /\b2\b/);
   assert.deepStrictEqual(parseSession('{"a":1}'), [{ a: 1 }], "still works");
 });
+
+test("countEntries counts what parseSession returns, without building it", async () => {
+  const { countEntries } = await import("session-tree");
+  const texts = [
+    "",
+    "\n\n",
+    '{"type":"session"}\n{"a":1}\r\n\n{broken\n42\n[1,2]\n"x"\nnull\n',
+    '\ufeff{"a":1}\n{"b":"\\ud800"}\n{"c":1e400}\n{"d":{"e":[[[[]]]]}}',
+    "{}\n".repeat(1000),
+  ];
+  for (const text of texts) {
+    assert.equal(countEntries(text), parseSession(text).length, JSON.stringify(text.slice(0, 40)));
+    assert.equal(countEntries(Buffer.from(text)), parseSession(Buffer.from(text)).length);
+  }
+  assert.equal(countEntries([{}, {}, 1]), 3);
+  assert.throws(() => countEntries(42), TypeError);
+});
