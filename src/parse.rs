@@ -82,6 +82,44 @@ pub fn lines(text: &str) -> Vec<Line> {
     out
 }
 
+/// The lines' values as one JSON array text `[v1,v2,...]`, written over the
+/// text itself instead of into a copy: everything outside the values becomes a
+/// space, one separator after each value a comma. This needs a text that starts
+/// and ends outside any value (a space on either side does: `trim()` drops it)
+/// and has no malformed line; otherwise the text comes back unchanged.
+pub fn into_json_array(text: String, lines: &[Line]) -> Result<String, String> {
+    let mut spans = Vec::with_capacity(lines.len());
+    for line in lines {
+        match &line.content {
+            LineContent::Value(v) => spans.push(v.span),
+            LineContent::Malformed(_) => return Err(text),
+        }
+    }
+    let n = text.len();
+    let fits = n >= 2
+        && spans.first().is_none_or(|s| s.start > 0)
+        && spans.last().is_none_or(|s| s.end < n);
+    if !fits {
+        return Err(text);
+    }
+    let mut b = text.into_bytes();
+    let mut at = 0;
+    for (k, span) in spans.iter().enumerate() {
+        b[at..span.start].fill(b' ');
+        at = span.end;
+        if k + 1 < spans.len() {
+            // The byte after a value is outside it (a newline or whitespace).
+            b[at] = b',';
+            at += 1;
+        }
+    }
+    b[at..].fill(b' ');
+    b[0] = b'[';
+    b[n - 1] = b']';
+    // Only whole characters were replaced, by ASCII: still UTF-8.
+    String::from_utf8(b).map_err(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
 /// The first malformed line as an error, for strict mode.
 pub fn first_error(text: &str, lines: &[Line]) -> Option<ParseError> {
     lines.iter().find_map(|line| match &line.content {
@@ -133,6 +171,22 @@ mod tests {
         assert_eq!(values(t), vec![(1, "{}"), (3, "{}")]);
         assert!(lines("").is_empty());
         assert!(lines(" \n\r\n ").is_empty());
+    }
+
+    #[test]
+    fn writes_the_values_as_one_array_in_place() {
+        let t = " \u{feff}{\"a\":1}\r\n\n\u{a0}\n[2] \n\"é\" ".to_owned();
+        let lines = lines(&t);
+        let json = into_json_array(t, &lines).unwrap();
+        assert_eq!(json.replace(' ', ""), "[{\"a\":1},[2],\"é\"]");
+        assert!(
+            into_json_array("{}".into(), &super::lines("{}")).is_err(),
+            "no room for the brackets"
+        );
+        let bad = " {}\n{x \n".to_owned();
+        let l = super::lines(&bad);
+        assert_eq!(into_json_array(bad.clone(), &l), Err(bad));
+        assert_eq!(into_json_array("  ".into(), &[]).unwrap(), "[]");
     }
 
     #[test]

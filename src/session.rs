@@ -70,23 +70,6 @@ impl Document {
             _ => self,
         }
     }
-
-    /// The JSON text of the entry values, as one array: `[e0,e1,...]`.
-    /// `keep` chooses which entries go in.
-    pub fn entries_json(&self, keep: impl Fn(&Entry) -> bool) -> String {
-        let mut out = String::with_capacity(self.text.len() + 2);
-        out.push('[');
-        for (e, span) in self.entries.iter().zip(&self.spans) {
-            if keep(e) {
-                if out.len() > 1 {
-                    out.push(',');
-                }
-                out.push_str(span.of(&self.text));
-            }
-        }
-        out.push(']');
-        out
-    }
 }
 
 /// `id → entry index`, later duplicates winning, as pi's `Map` does.

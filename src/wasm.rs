@@ -17,6 +17,7 @@ use wasm_bindgen::JsCast;
 use crate::context::{self, Emit, Fixup, Leaf, ModelFrom, Plan, Slot};
 use crate::diagnostics;
 use crate::entry::{Detail, Entry, EntryType, Key, Role};
+use crate::json;
 use crate::migrate::{self, Edit};
 use crate::parse::{self, LineContent};
 use crate::session::{self, Document};
@@ -100,6 +101,27 @@ fn describe(v: &JsValue) -> String {
             .as_string()
             .unwrap_or_else(|| "unknown".into())
     }
+}
+
+/// [`read_source`] with a space added on either side of the text.
+fn read_padded(v: &JsValue, function: &str, max_bytes: f64) -> Result<Source, JsValue> {
+    if is_bytes(v)? {
+        let bytes: &Uint8Array = v.unchecked_ref();
+        check_size(function, f64::from(bytes.length()), max_bytes)?;
+        let n = bytes.length() as usize;
+        let mut padded = vec![b' '; n + 2];
+        if n > 0 {
+            bytes.copy_to(&mut padded[1..=n]);
+        }
+        return Ok(Source::Text(match String::from_utf8(padded) {
+            Ok(text) => text,
+            Err(e) => parse::decode(e.as_bytes()).into_owned(),
+        }));
+    }
+    Ok(match read_source(v, function, true, max_bytes)? {
+        Source::Text(text) => Source::Text(format!(" {text} ")),
+        entries => entries,
+    })
 }
 
 /// Reads a `source` argument: JSONL as a string or bytes, or (if `arrays`) an
@@ -401,7 +423,9 @@ fn parse_array(json: &str, parts: impl Fn() -> Vec<String>) -> Array {
 pub fn parse_session(source: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
     let options = read_options(&options, "parseSession")?;
     let strict = options.strict.unwrap_or(false);
-    let text = match read_source(&source, "parseSession", true, options.max_bytes())? {
+    // A space on either side (which `trim()` drops) leaves room to turn the
+    // text itself into one JSON array for `JSON.parse`, without a copy.
+    let text = match read_padded(&source, "parseSession", options.max_bytes())? {
         Source::Text(text) => text,
         Source::Entries(array) => return Ok(array.slice(0, array.length()).into()),
     };
@@ -414,27 +438,40 @@ pub fn parse_session(source: JsValue, options: JsValue) -> Result<JsValue, JsVal
             return Err(err.into());
         }
     }
-    let values = || -> Vec<String> {
-        lines
-            .iter()
-            .filter_map(|l| match &l.content {
-                LineContent::Value(v) => Some(v.span.of(&text).to_owned()),
-                LineContent::Malformed(_) => None,
-            })
-            .collect()
-    };
-    let mut json = String::with_capacity(text.len() + 2);
-    json.push('[');
-    for l in &lines {
-        if let LineContent::Value(v) = &l.content {
-            if json.len() > 1 {
-                json.push(',');
+    let spans: Vec<json::Span> = lines
+        .iter()
+        .filter_map(|l| match &l.content {
+            LineContent::Value(v) => Some(v.span),
+            LineContent::Malformed(_) => None,
+        })
+        .collect();
+    Ok(values_array(text, &lines, &spans).into())
+}
+
+/// The values at `spans` of `text` (its `lines` parsed) as one JS array, from
+/// one `JSON.parse`: of the text itself turned into an array in place when it
+/// allows that, else of a copy holding just the values.
+fn values_array(text: String, lines: &[parse::Line], spans: &[json::Span]) -> Array {
+    // `within` holds the values at `spans` when they are not in `json` itself.
+    let (json, within) = match parse::into_json_array(text, lines) {
+        Ok(json) => (json, None),
+        Err(text) => {
+            let mut json = String::with_capacity(text.len() + 2);
+            json.push('[');
+            for span in spans {
+                if json.len() > 1 {
+                    json.push(',');
+                }
+                json.push_str(span.of(&text));
             }
-            json.push_str(v.span.of(&text));
+            json.push(']');
+            (json, Some(text))
         }
-    }
-    json.push(']');
-    Ok(parse_array(&json, values).into())
+    };
+    parse_array(&json, || {
+        let from = within.as_deref().unwrap_or(&json);
+        spans.iter().map(|s| s.of(from).to_owned()).collect()
+    })
 }
 
 /// Migrates to v3. An entry array is changed in place (returns whether anything
@@ -552,16 +589,16 @@ pub fn get_tree(source: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
     let max_bytes = read_options(&options, "getTree")?.max_bytes();
     // `objects[i]` is the JS object of entry `i` (headers are never nodes).
     let (entries, objects): (Vec<Entry>, Vec<JsValue>) =
-        match read_source(&source, "getTree", true, max_bytes)? {
+        match read_padded(&source, "getTree", max_bytes)? {
             Source::Text(text) => {
-                let doc = open_text(text, "getTree")?;
-                let parsed = parse_array(&doc.entries_json(|_| true), || {
-                    doc.spans
-                        .iter()
-                        .map(|s| s.of(&doc.text).to_owned())
-                        .collect()
-                });
-                (doc.entries, parsed.iter().collect())
+                let Document {
+                    text,
+                    lines,
+                    entries,
+                    spans,
+                    ..
+                } = open_text(text, "getTree")?;
+                (entries, values_array(text, &lines, &spans).iter().collect())
             }
             Source::Entries(array) => (entries_of(&array), array.iter().collect()),
         };
@@ -813,10 +850,15 @@ fn context_from_objects(
 #[wasm_bindgen(js_name = countEntries, skip_typescript)]
 pub fn count_entries(source: JsValue, options: JsValue) -> Result<u32, JsValue> {
     let max_bytes = read_options(&options, "countEntries")?.max_bytes();
-    Ok(match read_source(&source, "countEntries", true, max_bytes)? {
-        Source::Text(text) => parse::lines(&text).iter().filter(|l| matches!(l.content, LineContent::Value(_))).count() as u32,
-        Source::Entries(array) => array.length(),
-    })
+    Ok(
+        match read_source(&source, "countEntries", true, max_bytes)? {
+            Source::Text(text) => parse::lines(&text)
+                .iter()
+                .filter(|l| matches!(l.content, LineContent::Value(_)))
+                .count() as u32,
+            Source::Entries(array) => array.length(),
+        },
+    )
 }
 
 /// Everything wrong with a session: `{ kind, line?, entryId?, message }` per problem.
