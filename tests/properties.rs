@@ -550,7 +550,7 @@ fn check_migration(text: &str) -> Result<(), TestCaseError> {
     }
     // The migrated file is current, and every entry has a string id and a parentId.
     let after = Document::parse(&once);
-    prop_assert!(migrate::plan(&after.entries, &mut counter()).map_or(true, |e| e.is_empty()));
+    prop_assert!(migrate::plan(&after.entries, &mut counter()).is_none_or(|e| e.is_empty()));
     Ok(())
 }
 
