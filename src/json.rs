@@ -111,10 +111,32 @@ pub fn parse(text: &str, span: Span) -> Result<Value, SyntaxError> {
         i: span.start,
         end: span.end,
         stack: Vec::new(),
+        record: true,
         members: Vec::new(),
         nested: Vec::new(),
     };
     v.run()
+}
+
+/// Whether `text[span]` is one JSON text, recording nothing.
+pub fn validate(text: &str, span: Span) -> Result<Kind, SyntaxError> {
+    validate_bytes(text.as_bytes(), span)
+}
+
+/// [`validate`] on bytes that may not be UTF-8. The answer is the same as for
+/// their decoded text: JSON's structure is ASCII, U+FFFD is as valid inside a
+/// string as the bytes it replaces, and invalid outside one either way.
+pub fn validate_bytes(b: &[u8], span: Span) -> Result<Kind, SyntaxError> {
+    let mut v = Validator {
+        b,
+        i: span.start,
+        end: span.end,
+        stack: Vec::new(),
+        record: false,
+        members: Vec::new(),
+        nested: Vec::new(),
+    };
+    v.run().map(|value| value.kind)
 }
 
 /// The members of an object value, in source order. `span` must be a valid
@@ -257,6 +279,8 @@ struct Validator<'a> {
     end: usize,
     /// Open containers: `{` or `[`.
     stack: Vec<u8>,
+    /// Whether to note members (off when only validity matters).
+    record: bool,
     members: Vec<Member>,
     nested: Vec<(usize, Member)>,
 }
@@ -405,6 +429,9 @@ impl Validator<'_> {
     /// Notes the start of a member or element whose end is worth recording:
     /// anything at depth 1, and members of objects that are top-level members.
     fn begin(&self, pending: &mut [Option<(Span, usize)>; 2], key: Span) {
+        if !self.record {
+            return;
+        }
         match self.stack.as_slice() {
             [_] => pending[0] = Some((key, self.i)),
             [b'{', b'{'] => pending[1] = Some((key, self.i)),

@@ -54,32 +54,99 @@ pub struct Line {
 
 /// Splits `text` into its non-blank lines and parses each.
 pub fn lines(text: &str) -> Vec<Line> {
-    let trimmed_start = text.len() - text.trim_start_matches(is_js_space).len();
-    let trimmed_end = text.trim_end_matches(is_js_space).len().max(trimmed_start);
-    let mut number = 1 + text.as_bytes()[..trimmed_start]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count();
-    let mut out = Vec::new();
-    let mut start = trimmed_start;
-    while start <= trimmed_end && trimmed_start < trimmed_end {
-        let end = crate::scan::newline(text.as_bytes(), start).min(trimmed_end);
-        let span = Span::new(start, end);
-        if !span.of(text).trim_matches(is_js_space).is_empty() {
+    line_spans(text)
+        .map(|(number, span)| {
             let content = match json::parse(text, span) {
                 Ok(v) => LineContent::Value(v),
                 Err(e) => LineContent::Malformed(e),
             };
-            out.push(Line {
+            Line {
                 number,
                 span,
                 content,
-            });
+            }
+        })
+        .collect()
+}
+
+/// How many lines `JSON.parse` accepts, building nothing.
+pub fn count_values(text: &str) -> usize {
+    line_spans(text)
+        .filter(|&(_, span)| json::validate(text, span).is_ok())
+        .count()
+}
+
+/// [`count_values`] on bytes as they come, without decoding them first: the
+/// count is that of their decoded text (see [`json::validate_bytes`]). Only
+/// the ends of the text are decoded, for `trim()`; a blank line is never valid
+/// JSON, so it needs no test of its own.
+pub fn count_values_in_bytes(b: &[u8]) -> usize {
+    let mut start = 0;
+    while let Some((c, len)) = char_at(b, start) {
+        if !is_js_space(c) {
+            break;
         }
-        number += 1;
-        start = end + 1;
+        start += len;
     }
-    out
+    let mut end = b.len();
+    while end > start {
+        let mut from = end - 1;
+        while from > start && b[from] & 0xc0 == 0x80 && end - from < 4 {
+            from -= 1;
+        }
+        match char_at(&b[..end], from) {
+            Some((c, len)) if from + len == end && is_js_space(c) => end = from,
+            _ => break,
+        }
+    }
+    let mut count = 0;
+    let mut at = start;
+    while at < end {
+        let line_end = crate::scan::newline(b, at).min(end);
+        if json::validate_bytes(b, Span::new(at, line_end)).is_ok() {
+            count += 1;
+        }
+        at = line_end + 1;
+    }
+    count
+}
+
+/// The character starting at `b[i]` and its length in bytes, if valid UTF-8.
+fn char_at(b: &[u8], i: usize) -> Option<(char, usize)> {
+    let len = match *b.get(i)? {
+        0x00..=0x7f => 1,
+        0xc0..=0xdf => 2,
+        0xe0..=0xef => 3,
+        0xf0..=0xf7 => 4,
+        _ => return None,
+    };
+    let s = std::str::from_utf8(b.get(i..i + len)?).ok()?;
+    s.chars().next().map(|c| (c, len))
+}
+
+/// The non-blank lines of the trimmed text, with their 1-based numbers.
+pub fn line_spans(text: &str) -> impl Iterator<Item = (usize, Span)> + '_ {
+    let trimmed_start = text.len() - text.trim_start_matches(is_js_space).len();
+    let trimmed_end = text.trim_end_matches(is_js_space).len().max(trimmed_start);
+    let mut number = text.as_bytes()[..trimmed_start]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count();
+    let mut start = trimmed_start;
+    let mut done = trimmed_start >= trimmed_end;
+    std::iter::from_fn(move || {
+        while !done {
+            let end = crate::scan::newline(text.as_bytes(), start).min(trimmed_end);
+            let span = Span::new(start, end);
+            number += 1;
+            start = end + 1;
+            done = start > trimmed_end;
+            if !span.of(text).trim_matches(is_js_space).is_empty() {
+                return Some((number, span));
+            }
+        }
+        None
+    })
 }
 
 /// The lines' values as one JSON array text `[v1,v2,...]`, written over the
@@ -171,6 +238,41 @@ mod tests {
         assert_eq!(values(t), vec![(1, "{}"), (3, "{}")]);
         assert!(lines("").is_empty());
         assert!(lines(" \n\r\n ").is_empty());
+    }
+
+    #[test]
+    fn counts_what_it_would_parse() {
+        for t in [
+            "",
+            "\n\n",
+            "{}\n{x\n[1]\r\n\n 2 \n",
+            "\u{feff}{}\n\u{a0}\n\"a\"",
+            "{\"a\":[1,{\"b\":null}]}",
+            "\u{a0}\u{3000}{}\u{2028}",
+            "{}\u{a0}\n{}",
+            " \u{feff}\n",
+            "\"é\"\n\u{85}{}",
+        ] {
+            let parsed = lines(t)
+                .iter()
+                .filter(|l| matches!(l.content, LineContent::Value(_)))
+                .count();
+            assert_eq!(count_values(t), parsed, "{t:?}");
+            assert_eq!(count_values_in_bytes(t.as_bytes()), parsed, "bytes {t:?}");
+        }
+        // Invalid UTF-8 counts as its decoded text does.
+        for b in [
+            &b"{\"a\":\"\xff\"}\n\xff\n{}\xc3"[..],
+            b"\xe2\x80\n[]",
+            b"\xc2\xa0{}\xc2\xa0",
+        ] {
+            let t = decode(b);
+            let parsed = lines(&t)
+                .iter()
+                .filter(|l| matches!(l.content, LineContent::Value(_)))
+                .count();
+            assert_eq!(count_values_in_bytes(b), parsed, "{b:?}");
+        }
     }
 
     #[test]

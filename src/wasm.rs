@@ -850,15 +850,17 @@ fn context_from_objects(
 #[wasm_bindgen(js_name = countEntries, skip_typescript)]
 pub fn count_entries(source: JsValue, options: JsValue) -> Result<u32, JsValue> {
     let max_bytes = read_options(&options, "countEntries")?.max_bytes();
-    Ok(
+    Ok(if is_bytes(&source)? {
+        // Bytes are counted as they come: no decoding pass, no text.
+        let bytes: &Uint8Array = source.unchecked_ref();
+        check_size("countEntries", f64::from(bytes.length()), max_bytes)?;
+        parse::count_values_in_bytes(&bytes_of(bytes)) as u32
+    } else {
         match read_source(&source, "countEntries", true, max_bytes)? {
-            Source::Text(text) => parse::lines(&text)
-                .iter()
-                .filter(|l| matches!(l.content, LineContent::Value(_)))
-                .count() as u32,
+            Source::Text(text) => parse::count_values(&text) as u32,
             Source::Entries(array) => array.length(),
-        },
-    )
+        }
+    })
 }
 
 /// Everything wrong with a session: `{ kind, line?, entryId?, message }` per problem.

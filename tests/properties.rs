@@ -565,6 +565,17 @@ proptest! {
     }
 
     #[test]
+    fn counting_raw_bytes_equals_counting_their_decoded_lines(bytes in prop_oneof![jsonish_bytes(), mutated_strategy()]) {
+        let text = session_tree::parse::decode(&bytes);
+        let parsed = session_tree::parse::lines(&text)
+            .iter()
+            .filter(|l| matches!(l.content, session_tree::parse::LineContent::Value(_)))
+            .count();
+        prop_assert_eq!(session_tree::parse::count_values_in_bytes(&bytes), parsed);
+        prop_assert_eq!(session_tree::parse::count_values(&text), parsed);
+    }
+
+    #[test]
     fn no_panic_on_jsonish_bytes(bytes in jsonish_bytes()) {
         let text = String::from_utf8_lossy(&bytes);
         exercise(&text, false);
