@@ -10,7 +10,7 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use crate::scan;
+use crate::scan::{self, StringFault};
 
 /// A byte range `start..end` in a source text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -458,40 +458,19 @@ impl Validator<'_> {
 
     fn string(&mut self) -> Result<(), SyntaxError> {
         let open = self.i;
-        self.i += 1;
-        loop {
-            self.i = scan::plain_run(self.b, self.i, self.end);
-            match self.peek() {
-                None => return self.err(open, "unterminated string"),
-                Some(b'"') => {
-                    self.i += 1;
-                    return Ok(());
-                }
-                Some(b'\\') => {
-                    let at = self.i;
-                    self.i += 1;
-                    match self.peek() {
-                        Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => self.i += 1,
-                        Some(b'u') => {
-                            self.i += 1;
-                            for _ in 0..4 {
-                                match self.peek() {
-                                    Some(c) if c.is_ascii_hexdigit() => self.i += 1,
-                                    _ => {
-                                        return self.err(
-                                            at,
-                                            "bad \\u escape in string: four hex digits expected",
-                                        )
-                                    }
-                                }
-                            }
-                        }
-                        _ => return self.err(at, "bad escape in string"),
-                    }
-                }
-                Some(c) => {
-                    return self.err(self.i, format!("control character U+{c:04X} in string"))
-                }
+        match scan::string_body(self.b, open + 1, self.end) {
+            Ok(after) => {
+                self.i = after;
+                Ok(())
+            }
+            Err(StringFault::Unterminated) => self.err(open, "unterminated string"),
+            Err(StringFault::Control(at)) => self.err(
+                at,
+                format!("control character U+{:04X} in string", self.b[at]),
+            ),
+            Err(StringFault::BadEscape(at)) => self.err(at, "bad escape in string"),
+            Err(StringFault::BadUnicode(at)) => {
+                self.err(at, "bad \\u escape in string: four hex digits expected")
             }
         }
     }

@@ -30,6 +30,64 @@ pub fn plain_run(b: &[u8], from: usize, end: usize) -> usize {
     end
 }
 
+/// Why a string literal is not valid JSON.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StringFault {
+    /// No closing quote before the end.
+    Unterminated,
+    /// A control character (below 0x20) at this index.
+    Control(usize),
+    /// A backslash at this index starts no valid escape.
+    BadEscape(usize),
+    /// A `\u` at this index is not followed by four hex digits.
+    BadUnicode(usize),
+}
+
+/// Validates the body of a string literal that starts at `b[from]` (just after
+/// the opening quote) and returns the index after its closing quote.
+#[inline]
+pub fn string_body(b: &[u8], from: usize, end: usize) -> Result<usize, StringFault> {
+    let end = end.min(b.len());
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    {
+        simd::string_body(b, from, end)
+    }
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+    {
+        let mut i = from;
+        loop {
+            i = plain_run(b, i, end);
+            match special(b, i, end)? {
+                Err(after) => return Ok(after),
+                Ok(next) => i = next,
+            }
+        }
+    }
+}
+
+/// What the special byte at `b[i]` (or the end) means inside a string:
+/// `Err(Ok(after))` for the closing quote, `Ok(next)` to go on after an escape.
+#[inline]
+fn special(b: &[u8], i: usize, end: usize) -> Result<Result<usize, usize>, StringFault> {
+    match b.get(i).filter(|_| i < end) {
+        None => Err(StringFault::Unterminated),
+        Some(b'"') => Ok(Err(i + 1)),
+        Some(b'\\') => match b.get(i + 1).filter(|_| i + 1 < end) {
+            Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => Ok(Ok(i + 2)),
+            Some(b'u') => {
+                let hex = b.get(i + 2..i + 6).filter(|_| i + 6 <= end);
+                if hex.is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) {
+                    Ok(Ok(i + 6))
+                } else {
+                    Err(StringFault::BadUnicode(i))
+                }
+            }
+            _ => Err(StringFault::BadEscape(i)),
+        },
+        Some(_) => Err(StringFault::Control(i)),
+    }
+}
+
 /// The index of the first `\n` in `b[from..]`, or `b.len()`.
 #[inline]
 pub fn newline(b: &[u8], from: usize) -> usize {
@@ -169,6 +227,39 @@ mod simd {
         i
     }
 
+    /// [`super::string_body`], handling every special byte of a 16-byte block
+    /// from one bit mask: escapes are frequent in tool output.
+    pub fn string_body(b: &[u8], mut i: usize, end: usize) -> Result<usize, super::StringFault> {
+        let (quote, backslash, space) = (u8x16_splat(b'"'), u8x16_splat(b'\\'), u8x16_splat(0x20));
+        'blocks: while i + 16 <= end {
+            let x = load(b, i);
+            let special = v128_or(
+                v128_or(i8x16_eq(x, quote), i8x16_eq(x, backslash)),
+                u8x16_lt(x, space),
+            );
+            let mut mask = i8x16_bitmask(special) as u32;
+            while mask != 0 {
+                let p = i + mask.trailing_zeros() as usize;
+                match super::special(b, p, end)? {
+                    Err(after) => return Ok(after),
+                    Ok(next) if next >= i + 16 => {
+                        i = next;
+                        continue 'blocks;
+                    }
+                    Ok(next) => mask &= !((1u32 << (next - i)) - 1),
+                }
+            }
+            i += 16;
+        }
+        loop {
+            i = super::plain_run(b, i, end);
+            match super::special(b, i, end)? {
+                Err(after) => return Ok(after),
+                Ok(next) => i = next,
+            }
+        }
+    }
+
     pub fn newline(b: &[u8], mut i: usize) -> usize {
         let nl = u8x16_splat(b'\n');
         while i + 16 <= b.len() {
@@ -212,6 +303,31 @@ mod tests {
         let b = b"0123456789abcdef\nxyz";
         assert_eq!(newline(b, 0), 16);
         assert_eq!(newline(b, 17), b.len());
+    }
+
+    #[test]
+    fn validates_string_bodies() {
+        let body = |s: &str| string_body(s.as_bytes(), 1, s.len());
+        assert_eq!(body(r#""abc""#), Ok(5));
+        assert_eq!(body(r#""a\"b\\" tail"#), Ok(8));
+        assert_eq!(body(r#""\u00e9\n""#), Ok(10));
+        assert_eq!(body(r#""abc"#), Err(StringFault::Unterminated));
+        assert_eq!(body("\"a\u{1}\""), Err(StringFault::Control(2)));
+        assert_eq!(body(r#""a\x""#), Err(StringFault::BadEscape(2)));
+        assert_eq!(body(r#""\u12g4""#), Err(StringFault::BadUnicode(1)));
+        assert_eq!(body(r#""\u12"#), Err(StringFault::BadUnicode(1)));
+        // Escapes at every offset of long strings, across block boundaries.
+        for pad in 0..40 {
+            let s = format!(
+                "\"{}\\n{}\\\"{}\\u0041x\"!",
+                "a".repeat(pad),
+                "b".repeat(pad % 7),
+                "c".repeat(17)
+            );
+            assert_eq!(body(&s), Ok(s.len() - 1), "{s}");
+            let bad = format!("\"{}\\q\"", "a".repeat(pad));
+            assert_eq!(body(&bad), Err(StringFault::BadEscape(pad + 1)), "{bad}");
+        }
     }
 
     #[test]
