@@ -83,6 +83,29 @@ pub fn index_by_id<'a>(
     by_id
 }
 
+thread_local! {
+    /// Bytes drawn from the cryptographic source in bulk, each used once: one
+    /// call to the platform per few hundred ids instead of one per id (in wasm,
+    /// each call is a trip to JS's `crypto`).
+    static RANDOM: std::cell::RefCell<(Vec<u8>, usize)> = const { std::cell::RefCell::new((Vec::new(), 0)) };
+}
+
+/// Fills `out` from the pool, refilling it from the platform when it runs low.
+fn random_bytes(out: &mut [u8]) -> Result<(), getrandom::Error> {
+    RANDOM.with(|pool| {
+        let mut pool = pool.borrow_mut();
+        let (bytes, used) = &mut *pool;
+        if bytes.len() - *used < out.len() {
+            bytes.resize(4096.max(out.len()), 0);
+            getrandom::getrandom(bytes)?;
+            *used = 0;
+        }
+        out.copy_from_slice(&bytes[*used..*used + out.len()]);
+        *used += out.len();
+        Ok(())
+    })
+}
+
 /// A fresh 8-hex-digit id from the platform's cryptographic source, not in `taken`.
 pub fn random_id(taken: &HashSet<String>) -> Result<String, getrandom::Error> {
     random_id_where(&|id| taken.contains(id))
@@ -95,7 +118,7 @@ pub fn random_id_where(is_taken: &dyn Fn(&str) -> bool) -> Result<String, getran
     let mut attempt = 0u32;
     loop {
         let mut bytes = [0u8; 8];
-        getrandom::getrandom(&mut bytes)?;
+        random_bytes(&mut bytes)?;
         let len = if attempt < 100 { 4 } else { 8 };
         let id: String = bytes[..len].iter().map(|b| format!("{b:02x}")).collect();
         if !is_taken(&id) {
@@ -108,7 +131,7 @@ pub fn random_id_where(is_taken: &dyn Fn(&str) -> bool) -> Result<String, getran
 /// A version 7 UUID (time-ordered, as pi names sessions) for `unix_ms`.
 pub fn uuid_v7(unix_ms: u64) -> Result<String, getrandom::Error> {
     let mut b = [0u8; 16];
-    getrandom::getrandom(&mut b[6..])?;
+    random_bytes(&mut b[6..])?;
     b[..6].copy_from_slice(&unix_ms.to_be_bytes()[2..]);
     b[6] = 0x70 | (b[6] & 0x0f);
     b[8] = 0x80 | (b[8] & 0x3f);

@@ -588,21 +588,21 @@ fn current_text(source: &JsValue, max_bytes: f64) -> Result<Option<JsValue>, JsV
 pub fn get_tree(source: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
     let max_bytes = read_options(&options, "getTree")?.max_bytes();
     // `objects[i]` is the JS object of entry `i` (headers are never nodes).
-    let (entries, objects): (Vec<Entry>, Vec<JsValue>) =
-        match read_padded(&source, "getTree", max_bytes)? {
-            Source::Text(text) => {
-                let Document {
-                    text,
-                    lines,
-                    entries,
-                    spans,
-                    ..
-                } = open_text(text, "getTree")?;
-                (entries, values_array(text, &lines, &spans).iter().collect())
-            }
-            Source::Entries(array) => (entries_of(&array), array.iter().collect()),
-        };
-    if objects.len() != entries.len() {
+    let (entries, objects): (Vec<Entry>, Array) = match read_padded(&source, "getTree", max_bytes)?
+    {
+        Source::Text(text) => {
+            let Document {
+                text,
+                lines,
+                entries,
+                spans,
+                ..
+            } = open_text(text, "getTree")?;
+            (entries, values_array(text, &lines, &spans))
+        }
+        Source::Entries(array) => (entries_of(&array), array),
+    };
+    if objects.length() as usize != entries.len() {
         return Err(error(
             "getTree: the session text could not be read back as JSON".into(),
         ));
@@ -610,44 +610,29 @@ pub fn get_tree(source: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
     tree_nodes(&entries, &objects, &tree::build(&entries, &JsSort))
 }
 
-/// pi's `{ entry, children, label, labelTimestamp }` nodes; `objects[i]` is entry `i`.
-fn tree_nodes(
-    entries: &[Entry],
-    objects: &[JsValue],
-    tree: &tree::Tree,
-) -> Result<JsValue, JsValue> {
-    let mut nodes: Vec<Option<Object>> = vec![None; entries.len()];
-    for (i, e) in entries.iter().enumerate() {
-        if e.is_header() {
-            continue;
-        }
-        let node = Object::new();
-        let (label, label_time) = match tree.label[i] {
-            Some(l) => (get(&objects[l], "label"), get(&objects[l], "timestamp")),
-            None => (JsValue::UNDEFINED, JsValue::UNDEFINED),
-        };
-        set(&node, "entry", &objects[i])?;
-        set(&node, "children", &Array::new())?;
-        set(&node, "label", &label)?;
-        set(&node, "labelTimestamp", &label_time)?;
-        nodes[i] = Some(node);
-    }
-    let node = |i: usize| nodes[i].as_ref().map_or(JsValue::UNDEFINED, |n| n.into());
-    for (i, kids) in tree.children.iter().enumerate() {
-        if kids.is_empty() {
-            continue;
-        }
-        let children: Array = get(&node(i), "children").unchecked_into();
-        for &k in kids {
-            children.push(&node(k));
-        }
-    }
-    Ok(tree
-        .roots
+/// pi's `{ entry, children, label, labelTimestamp }` nodes; `objects[i]` is
+/// entry `i`. The shape comes from the core as index arrays, and JS makes the
+/// nodes in one call (one object per node, no crossing per property).
+fn tree_nodes(entries: &[Entry], objects: &Array, tree: &tree::Tree) -> Result<JsValue, JsValue> {
+    let nodes: Vec<u32> = (0..entries.len())
+        .filter(|&i| !entries[i].is_header())
+        .map(|i| i as u32)
+        .collect();
+    let labels: Vec<i32> = tree
+        .label
         .iter()
-        .map(|&r| node(r))
-        .collect::<Array>()
-        .into())
+        .map(|l| l.map_or(-1, |l| l as i32))
+        .collect();
+    let mut children = Vec::with_capacity(entries.len() + 2 * tree.roots.len());
+    for (i, kids) in tree.children.iter().enumerate() {
+        if !kids.is_empty() {
+            children.push(i as u32);
+            children.push(kids.len() as u32);
+            children.extend(kids.iter().map(|&k| k as u32));
+        }
+    }
+    let roots: Vec<u32> = tree.roots.iter().map(|&r| r as u32).collect();
+    build_tree(objects, &nodes, &labels, &children, &roots).map(JsValue::from)
 }
 
 /// What the model sees at `leafId`, as pi's `buildSessionContext` computes it.
@@ -736,6 +721,19 @@ export function pick(source, indices, key) {
   }
   return out;
 }
+export function buildTree(objects, nodes, labels, children, roots) {
+  const made = new Array(objects.length);
+  for (const i of nodes) {
+    const l = labels[i];
+    const from = l < 0 ? undefined : objects[l];
+    made[i] = { entry: objects[i], children: [], label: from?.label, labelTimestamp: from?.timestamp };
+  }
+  for (let k = 0; k < children.length; ) {
+    const list = made[children[k++]].children;
+    for (let n = children[k++]; n > 0; n--) list.push(made[children[k++]]);
+  }
+  return Array.from(roots, (r) => made[r]);
+}
 export function isArray(value) { return Array.isArray(value); }
 export function isBytes(value) { return value instanceof Uint8Array && Object.prototype.toString.call(value) === '[object Uint8Array]'; }
 export function snapshot(array) { return Array.from(array); }
@@ -758,6 +756,15 @@ extern "C" {
     /// `indices.map(i => key === undefined ? source[i] : source[i][key])`, with `u32::MAX` as a gap.
     #[wasm_bindgen(catch)]
     fn pick(source: &JsValue, indices: &[u32], key: JsValue) -> Result<Array, JsValue>;
+    /// pi's tree nodes from index arrays (see [`tree_nodes`]).
+    #[wasm_bindgen(catch, js_name = buildTree)]
+    fn build_tree(
+        objects: &Array,
+        nodes: &[u32],
+        labels: &[i32],
+        children: &[u32],
+        roots: &[u32],
+    ) -> Result<Array, JsValue>;
     #[wasm_bindgen(catch, js_name = isArray)]
     fn is_array(value: &JsValue) -> Result<bool, JsValue>;
     #[wasm_bindgen(catch, js_name = isBytes)]
@@ -1153,9 +1160,10 @@ impl JsSession {
 
     #[wasm_bindgen(js_name = getTree)]
     pub fn get_tree(&self) -> Result<JsValue, JsValue> {
-        let all = self.entries(0..self.inner.entries().len())?;
-        let objects: Vec<JsValue> = all.unchecked_into::<Array>().iter().collect();
-        tree_nodes(self.inner.entries(), &objects, &self.inner.tree(&JsSort))
+        let all: Array = self
+            .entries(0..self.inner.entries().len())?
+            .unchecked_into();
+        tree_nodes(self.inner.entries(), &all, &self.inner.tree(&JsSort))
     }
 
     #[wasm_bindgen(js_name = getSessionName)]
