@@ -107,6 +107,54 @@ pub fn plan(entries: &[Entry], by_id: &dyn Fn(&Key) -> Option<usize>, leaf: Leaf
     plan_from(entries, start, &parent)
 }
 
+/// The entries from `start` up through `parent`, ending before the first one
+/// met twice (so a `parentId` cycle ends the walk). Floyd's cycle finding tells
+/// where that is with no memory beyond the path, so a walk costs time in
+/// proportion to the path alone, whatever the session's size.
+pub fn walk(start: Option<usize>, parent: &dyn Fn(usize) -> Option<usize>) -> Vec<usize> {
+    let step = |x: Option<usize>| x.and_then(parent);
+    let (mut tortoise, mut hare) = (start, start);
+    let cyclic = start.is_some()
+        && loop {
+            hare = step(step(hare));
+            tortoise = step(tortoise);
+            if hare.is_none() {
+                break false;
+            }
+            if hare == tortoise {
+                break true;
+            }
+        };
+    // Without a cycle the walk runs to the root; with one, it is the entries
+    // before the cycle (mu of them) and the cycle itself (lambda).
+    let length = if cyclic {
+        let (mut t, mut h, mut mu) = (start, hare, 0);
+        while t != h {
+            t = step(t);
+            h = step(h);
+            mu += 1;
+        }
+        let (mut lambda, mut h) = (1, step(t));
+        while h != t {
+            h = step(h);
+            lambda += 1;
+        }
+        Some(mu + lambda)
+    } else {
+        None
+    };
+    let mut path = Vec::new();
+    let mut at = start;
+    while let Some(i) = at {
+        if length.is_some_and(|n| path.len() == n) {
+            break;
+        }
+        path.push(i);
+        at = parent(i);
+    }
+    path
+}
+
 /// The context from entry `start` up: `parent(i)` is where the walk goes from
 /// `i` (pi: `parentId ? byId.get(parentId) : undefined`). An index that keeps
 /// parents resolved makes this cost time in proportion to the path.
@@ -115,19 +163,7 @@ pub fn plan_from(
     start: Option<usize>,
     parent: &dyn Fn(usize) -> Option<usize>,
 ) -> Plan {
-    let mut path = Vec::new();
-    // Entries met so far, one bit each: the walk stops at the first repeat.
-    let mut seen = vec![0u64; entries.len() / 64 + 1];
-    let mut at = start;
-    while let Some(i) = at {
-        let (word, bit) = (i / 64, 1u64 << (i % 64));
-        if seen[word] & bit != 0 {
-            break;
-        }
-        seen[word] |= bit;
-        path.push(i);
-        at = parent(i);
-    }
+    let mut path = walk(start, parent);
     path.reverse();
 
     let mut thinking_level = None;
@@ -423,6 +459,48 @@ mod tests {
         assert_eq!(r.json.matches("\"role\"").count(), 2);
         let selfish = msg("a", "\"a\"", "user");
         assert_eq!(context(&selfish, None).json.matches("\"role\"").count(), 1);
+    }
+
+    #[test]
+    fn walks_stop_before_the_first_repeat() {
+        // 0 → 1 → 2 → 3 → 4 → 2 (a cycle of three after two entries).
+        let parents = [Some(1), Some(2), Some(3), Some(4), Some(2)];
+        assert_eq!(walk(Some(0), &|i| parents[i]), [0, 1, 2, 3, 4]);
+        assert_eq!(walk(Some(3), &|i| parents[i]), [3, 4, 2]);
+        let own = [Some(0)];
+        assert_eq!(walk(Some(0), &|i| own[i]), [0]);
+        let line = [None, Some(0), Some(1)];
+        assert_eq!(walk(Some(2), &|i| line[i]), [2, 1, 0]);
+        assert!(walk(None, &|i| line[i]).is_empty());
+        // Against a visited set, on every start of random functional graphs.
+        let mut seed = 7u64;
+        for n in 1..60usize {
+            let parents: Vec<Option<usize>> = (0..n)
+                .map(|_| {
+                    seed = seed
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    let r = (seed >> 33) as usize % (n + 2);
+                    (r < n).then_some(r)
+                })
+                .collect();
+            for start in 0..n {
+                let mut expected = Vec::new();
+                let mut at = Some(start);
+                while let Some(i) = at {
+                    if expected.contains(&i) {
+                        break;
+                    }
+                    expected.push(i);
+                    at = parents[i];
+                }
+                assert_eq!(
+                    walk(Some(start), &|i| parents[i]),
+                    expected,
+                    "{parents:?} from {start}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -677,7 +677,9 @@ impl Session {
 
     /// From the root to `from` (`None`: the leaf), stopping at a repeated entry.
     pub fn branch_path(&self, from: Option<usize>) -> Vec<usize> {
-        crate::context::plan_from(&self.entries, from, &|i| self.parent[i]).path
+        let mut path = crate::context::walk(from, &|i| self.parent[i]);
+        path.reverse();
+        path
     }
 
     /// The context at `leaf` (the session's own leaf by default), as JSON text.
