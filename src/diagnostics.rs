@@ -4,7 +4,6 @@ use std::collections::HashMap;
 use std::fmt;
 
 use crate::entry::{Detail, Entry, EntryType, Key};
-use crate::parse::LineContent;
 use crate::session::Document;
 
 /// A line that is not JSON: where, and why (`JSON.parse` would throw on it).
@@ -153,15 +152,7 @@ pub fn inspect(doc: &Document, invalid_utf8: bool) -> Vec<Diagnostic> {
     }
     let last_number = doc.lines.last().map(|l| l.number);
     for line in &doc.lines {
-        if let LineContent::Malformed(e) = &line.content {
-            let before = text
-                .get(line.span.start..e.offset.min(line.span.end))
-                .unwrap_or("");
-            let err = ParseError {
-                line: line.number,
-                column: before.chars().count() + 1,
-                reason: e.reason.clone(),
-            };
+        if let Some(err) = crate::parse::line_error(text, line) {
             out.push(d(
                 Problem::MalformedLine,
                 Some(line.number),
@@ -324,15 +315,8 @@ pub fn inspect_entries(
     let tree = crate::tree::build(entries, &crate::tree::InsertionSort);
     for &cut in &tree.cycle_cuts {
         // The loop: from the cut, follow parents until back at it.
-        let mut members = vec![cut];
-        let mut next = by_id.get(&entries[cut].parent_id).copied();
-        while let Some(n) = next {
-            if n == cut || members.len() > entries.len() {
-                break;
-            }
-            members.push(n);
-            next = by_id.get(&entries[n].parent_id).copied();
-        }
+        let members =
+            crate::context::walk(Some(cut), &|i| by_id.get(&entries[i].parent_id).copied());
         let ids: Vec<String> = members
             .iter()
             .rev()

@@ -189,18 +189,21 @@ pub fn into_json_array(text: String, lines: &[Line]) -> Result<String, String> {
 
 /// The first malformed line as an error, for strict mode.
 pub fn first_error(text: &str, lines: &[Line]) -> Option<ParseError> {
-    lines.iter().find_map(|line| match &line.content {
-        LineContent::Malformed(e) => {
-            let before = text
-                .get(line.span.start..e.offset.min(line.span.end))
-                .unwrap_or("");
-            Some(ParseError {
-                line: line.number,
-                column: before.chars().count() + 1,
-                reason: e.reason.clone(),
-            })
-        }
-        LineContent::Value(_) => None,
+    lines.iter().find_map(|line| line_error(text, line))
+}
+
+/// A malformed line's error with its line and column (in characters).
+pub fn line_error(text: &str, line: &Line) -> Option<ParseError> {
+    let LineContent::Malformed(e) = &line.content else {
+        return None;
+    };
+    let before = text
+        .get(line.span.start..e.offset.min(line.span.end))
+        .unwrap_or("");
+    Some(ParseError {
+        line: line.number,
+        column: before.chars().count() + 1,
+        reason: e.reason.clone(),
     })
 }
 

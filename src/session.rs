@@ -350,12 +350,11 @@ impl Session {
     }
 
     /// Writes and indexes a new entry `{type, ...head, id, parentId, timestamp, ...tail}`
-    /// as a child of entry `parent`, and makes it the leaf. Returns its id.
+    /// as a child of the leaf, and makes it the leaf. Returns its id.
     fn append(
         &mut self,
         kind: &str,
         head: &[(&str, Json)],
-        parent: Option<usize>,
         tail: &[(&str, Json)],
         now: &str,
         dates: &dyn DateParser,
@@ -376,7 +375,9 @@ impl Session {
             field(&mut line, k, *v);
         }
         field(&mut line, "id", Some(&migrate::json_string(&id)));
-        let parent_json = parent.map_or_else(|| "null".to_owned(), |p| self.id_json(p));
+        let parent_json = self
+            .leaf
+            .map_or_else(|| "null".to_owned(), |p| self.id_json(p));
         field(&mut line, "parentId", Some(&parent_json));
         field(&mut line, "timestamp", Some(&migrate::json_string(now)));
         for (k, v) in tail {
@@ -394,18 +395,13 @@ impl Session {
             .map_or_else(|| "null".to_owned(), |m| m.value.of(&self.text).to_owned())
     }
 
-    fn leaf_id(&self) -> Option<usize> {
-        self.leaf
-    }
-
     pub fn append_message(
         &mut self,
         message: Json,
         now: &str,
         dates: &dyn DateParser,
     ) -> Result<String, SessionError> {
-        let parent = self.leaf_id();
-        self.append("message", &[], parent, &[("message", message)], now, dates)
+        self.append("message", &[], &[("message", message)], now, dates)
     }
 
     pub fn append_thinking_level_change(
@@ -414,11 +410,9 @@ impl Session {
         now: &str,
         dates: &dyn DateParser,
     ) -> Result<String, SessionError> {
-        let parent = self.leaf_id();
         self.append(
             "thinking_level_change",
             &[],
-            parent,
             &[("thinkingLevel", level)],
             now,
             dates,
@@ -432,11 +426,9 @@ impl Session {
         now: &str,
         dates: &dyn DateParser,
     ) -> Result<String, SessionError> {
-        let parent = self.leaf_id();
         self.append(
             "model_change",
             &[],
-            parent,
             &[("provider", provider), ("modelId", model_id)],
             now,
             dates,
@@ -454,7 +446,6 @@ impl Session {
         now: &str,
         dates: &dyn DateParser,
     ) -> Result<String, SessionError> {
-        let parent = self.leaf_id();
         let tail = [
             ("summary", summary),
             ("firstKeptEntryId", first_kept_entry_id),
@@ -462,7 +453,7 @@ impl Session {
             ("details", details),
             ("fromHook", from_hook),
         ];
-        self.append("compaction", &[], parent, &tail, now, dates)
+        self.append("compaction", &[], &tail, now, dates)
     }
 
     pub fn append_custom_entry(
@@ -472,11 +463,9 @@ impl Session {
         now: &str,
         dates: &dyn DateParser,
     ) -> Result<String, SessionError> {
-        let parent = self.leaf_id();
         self.append(
             "custom",
             &[("customType", custom_type), ("data", data)],
-            parent,
             &[],
             now,
             dates,
@@ -490,16 +479,8 @@ impl Session {
         now: &str,
         dates: &dyn DateParser,
     ) -> Result<String, SessionError> {
-        let parent = self.leaf_id();
         let name = migrate::json_string(name.trim_matches(crate::parse::is_js_space));
-        self.append(
-            "session_info",
-            &[],
-            parent,
-            &[("name", Some(&name))],
-            now,
-            dates,
-        )
+        self.append("session_info", &[], &[("name", Some(&name))], now, dates)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -512,14 +493,13 @@ impl Session {
         now: &str,
         dates: &dyn DateParser,
     ) -> Result<String, SessionError> {
-        let parent = self.leaf_id();
         let head = [
             ("customType", custom_type),
             ("content", content),
             ("display", display),
             ("details", details),
         ];
-        self.append("custom_message", &head, parent, &[], now, dates)
+        self.append("custom_message", &head, &[], now, dates)
     }
 
     /// Sets (a truthy `label`) or clears the label of `target_id`.
@@ -533,12 +513,10 @@ impl Session {
         let Some(&target) = self.by_id.get(target_id) else {
             return Err(SessionError::NotFound(target_id.to_string()));
         };
-        let parent = self.leaf_id();
         let target = self.id_json(target);
         self.append(
             "label",
             &[],
-            parent,
             &[("targetId", Some(&target)), ("label", label)],
             now,
             dates,
@@ -576,15 +554,17 @@ impl Session {
             Some(id) => self.branch(id)?,
             None => self.reset_leaf(),
         }
-        let from = self.leaf;
-        let from_id = from.map_or_else(|| "\"root\"".to_owned(), |i| self.id_json(i));
+        // The leaf is now the entry branched from (or none): the summary's parent.
+        let from_id = self
+            .leaf
+            .map_or_else(|| "\"root\"".to_owned(), |i| self.id_json(i));
         let tail = [
             ("fromId", Some(from_id.as_str())),
             ("summary", summary),
             ("details", details),
             ("fromHook", from_hook),
         ];
-        self.append("branch_summary", &[], from, &tail, now, dates)
+        self.append("branch_summary", &[], &tail, now, dates)
     }
 
     /// Ingests lines another writer appended to the same file. A chunk may end

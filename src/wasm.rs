@@ -103,25 +103,10 @@ fn describe(v: &JsValue) -> String {
     }
 }
 
-/// [`read_source`] with a space added on either side of the text.
+/// [`read_source`] with a space added on either side of the text (which
+/// `trim()` drops): room to turn the text itself into a JSON array.
 fn read_padded(v: &JsValue, function: &str, max_bytes: f64) -> Result<Source, JsValue> {
-    if is_bytes(v)? {
-        let bytes: &Uint8Array = v.unchecked_ref();
-        check_size(function, f64::from(bytes.length()), max_bytes)?;
-        let n = bytes.length() as usize;
-        let mut padded = vec![b' '; n + 2];
-        if n > 0 {
-            bytes.copy_to(&mut padded[1..=n]);
-        }
-        return Ok(Source::Text(match String::from_utf8(padded) {
-            Ok(text) => text,
-            Err(e) => parse::decode(e.as_bytes()).into_owned(),
-        }));
-    }
-    Ok(match read_source(v, function, true, max_bytes)? {
-        Source::Text(text) => Source::Text(format!(" {text} ")),
-        entries => entries,
-    })
+    read_source_checked(v, function, true, max_bytes, true).map(|(s, _)| s)
 }
 
 /// Reads a `source` argument: JSONL as a string or bytes, or (if `arrays`) an
@@ -132,25 +117,31 @@ fn read_source(
     arrays: bool,
     max_bytes: f64,
 ) -> Result<Source, JsValue> {
-    read_source_checked(v, function, arrays, max_bytes).map(|(s, _)| s)
+    read_source_checked(v, function, arrays, max_bytes, false).map(|(s, _)| s)
 }
 
-/// [`read_source`], also saying whether bytes had invalid UTF-8.
+/// [`read_source`], also saying whether bytes had invalid UTF-8; `pad` adds a
+/// space on either side of the text.
 fn read_source_checked(
     v: &JsValue,
     function: &str,
     arrays: bool,
     max_bytes: f64,
+    pad: bool,
 ) -> Result<(Source, bool), JsValue> {
     if let Some(s) = v.dyn_ref::<JsString>() {
         check_string_size(function, s, max_bytes)?;
-        return Ok((Source::Text(string_text(s)), false));
+        let text = string_text(s);
+        return Ok((
+            Source::Text(if pad { format!(" {text} ") } else { text }),
+            false,
+        ));
     }
     if is_bytes(v)? {
         let bytes: &Uint8Array = v.unchecked_ref();
         check_size(function, f64::from(bytes.length()), max_bytes)?;
         // Valid UTF-8 becomes the text in place, without a second copy.
-        return Ok(match String::from_utf8(bytes_of(bytes)) {
+        return Ok(match String::from_utf8(bytes_of(bytes, pad)) {
             Ok(text) => (Source::Text(text), false),
             Err(e) => (Source::Text(parse::decode(e.as_bytes()).into_owned()), true),
         });
@@ -169,14 +160,16 @@ fn read_source_checked(
     )))
 }
 
-/// The bytes of a view, copied into wasm. An empty view is not read at all:
-/// the copy of a detached one would throw through wasm.
-fn bytes_of(bytes: &Uint8Array) -> Vec<u8> {
-    if bytes.length() == 0 {
-        Vec::new()
-    } else {
-        bytes.to_vec()
+/// The bytes of a view, copied into wasm, with a space on either side if
+/// `pad`. An empty view is not read at all: the copy of a detached one would
+/// throw through wasm.
+fn bytes_of(bytes: &Uint8Array, pad: bool) -> Vec<u8> {
+    let (n, p) = (bytes.length() as usize, usize::from(pad));
+    let mut out = vec![b' '; n + 2 * p];
+    if n > 0 {
+        bytes.copy_to(&mut out[p..p + n]);
     }
+    out
 }
 
 /// The default input limit. Working on a text takes about four times its size
@@ -557,7 +550,7 @@ fn current_text(source: &JsValue, max_bytes: f64) -> Result<Option<JsValue>, JsV
     } else if is_bytes(source)? {
         let bytes: &Uint8Array = source.unchecked_ref();
         check_size("migrate", f64::from(bytes.length()), max_bytes)?;
-        let head = bytes_of(&bytes.subarray(0, bytes.length().min(HEAD)));
+        let head = bytes_of(&bytes.subarray(0, bytes.length().min(HEAD)), false);
         match head.iter().position(|&b| b == b'\n') {
             Some(end) => parse::decode(&head[..end]).into_owned(),
             None => return Ok(None),
@@ -861,7 +854,7 @@ pub fn count_entries(source: JsValue, options: JsValue) -> Result<u32, JsValue> 
         // Bytes are counted as they come: no decoding pass, no text.
         let bytes: &Uint8Array = source.unchecked_ref();
         check_size("countEntries", f64::from(bytes.length()), max_bytes)?;
-        parse::count_values_in_bytes(&bytes_of(bytes)) as u32
+        parse::count_values_in_bytes(&bytes_of(bytes, false)) as u32
     } else {
         match read_source(&source, "countEntries", true, max_bytes)? {
             Source::Text(text) => parse::count_values(&text) as u32,
@@ -874,7 +867,7 @@ pub fn count_entries(source: JsValue, options: JsValue) -> Result<u32, JsValue> 
 #[wasm_bindgen(js_name = inspectSession, skip_typescript)]
 pub fn inspect_session(source: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
     let max_bytes = read_options(&options, "inspectSession")?.max_bytes();
-    let found = match read_source_checked(&source, "inspectSession", true, max_bytes)? {
+    let found = match read_source_checked(&source, "inspectSession", true, max_bytes, false)? {
         (Source::Text(text), lossy) => {
             diagnostics::inspect(&Document::parse_with(text, &JsDates), lossy)
         }
@@ -1386,7 +1379,7 @@ impl JsSession {
     pub fn append_jsonl(&mut self, chunk: JsValue) -> Result<(), JsValue> {
         // Bytes stay bytes: a chunk may end inside a UTF-8 character.
         let bytes = if is_bytes(&chunk)? {
-            bytes_of(chunk.unchecked_ref::<Uint8Array>())
+            bytes_of(chunk.unchecked_ref::<Uint8Array>(), false)
         } else if let Some(s) = chunk.dyn_ref::<JsString>() {
             string_text(s).into_bytes()
         } else {
