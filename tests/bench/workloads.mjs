@@ -142,11 +142,21 @@ const DIRS = ["src", "src/core", "src/modes/interactive", "src/tui", "test", "pa
 const EXTS = [".ts", ".ts", ".ts", ".tsx", ".js", ".json", ".md"];
 const NON_ASCII = ["→", "✓", "✗", "…", "é", "─", "│", "•", "°", "ü", "—", "⚠"];
 
-function buildCodePool(rng, length) {
+// Pieces from `next()` joined with `sep`, until the text is `length` long.
+function joinUpTo(length, sep, next) {
   const parts = [];
   let n = 0;
-  let depth = 0;
   while (n < length) {
+    const part = next();
+    parts.push(part);
+    n += part.length + sep.length;
+  }
+  return parts.join(sep);
+}
+
+function buildCodePool(rng, length) {
+  let depth = 0;
+  return joinUpTo(length, "\n", () => {
     const ind = "\t".repeat(depth);
     const a = rng.pick(IDENTS);
     const b = rng.pick(IDENTS);
@@ -193,16 +203,12 @@ function buildCodePool(rng, length) {
       default:
         line = `${ind}${a} = ${b} ?? ${JSON.stringify(w + " " + rng.pick(WORDS))};`;
     }
-    parts.push(line);
-    n += line.length + 1;
-  }
-  return parts.join("\n");
+    return line;
+  });
 }
 
 function buildShellPool(rng, length) {
-  const parts = [];
-  let n = 0;
-  while (n < length) {
+  return joinUpTo(length, "\n", () => {
     let line;
     const path = `${rng.pick(DIRS)}/${rng.pick(IDENTS)}${rng.pick(EXTS)}`;
     switch (rng.int(0, 7)) {
@@ -230,16 +236,12 @@ function buildShellPool(rng, length) {
       default:
         line = `${rng.pick(WORDS)} ${rng.pick(WORDS)} ${rng.pick(WORDS)} ${rng.pick(WORDS)}`;
     }
-    parts.push(line);
-    n += line.length + 1;
-  }
-  return parts.join("\n");
+    return line;
+  });
 }
 
 function buildProsePool(rng, length) {
-  const parts = [];
-  let n = 0;
-  while (n < length) {
+  return joinUpTo(length, "\n\n", () => {
     let para;
     const r = rng.int(0, 9);
     if (r === 0) para = `## ${cap(rng.pick(WORDS))} ${rng.pick(WORDS)} ${rng.pick(IDENTS)}`;
@@ -253,10 +255,8 @@ function buildProsePool(rng, length) {
       for (let i = rng.int(1, 4); i > 0; i--) s.push(sentence(rng));
       para = s.join(" ");
     }
-    parts.push(para);
-    n += para.length + 2;
-  }
-  return parts.join("\n\n");
+    return para;
+  });
 }
 
 function sentence(rng) {
