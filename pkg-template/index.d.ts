@@ -387,11 +387,15 @@ export function migrate(entries: FileEntry[]): boolean;
  * Upgrades session text to the current format (version 3).
  *
  * @param source - Session text or UTF-8 bytes.
- * @returns The migrated JSONL text. A session that is already at version 3
- * comes back byte for byte; malformed lines are kept verbatim in place.
+ * @returns The migrated JSONL in the form it came in: a string for a string,
+ * a new `Uint8Array` of UTF-8 for bytes (ready to store, no decode or encode).
+ * A session that is already at version 3 comes back unchanged (the same
+ * string, or a byte-for-byte copy); malformed lines are kept verbatim in place.
  * @throws `TypeError` if `source` has the wrong type.
  */
-export function migrate(source: SessionText, options?: ReadOptions): string;
+export function migrate(source: string, options?: ReadOptions): string;
+export function migrate(source: Uint8Array, options?: ReadOptions): Uint8Array;
+export function migrate(source: SessionText, options?: ReadOptions): SessionText;
 
 /**
  * Builds the entry tree, like pi's `SessionManager.getTree()`: entries whose

@@ -468,7 +468,9 @@ fn values_array(text: String, lines: &[parse::Line], spans: &[json::Span]) -> Ar
 }
 
 /// Migrates to v3. An entry array is changed in place (returns whether anything
-/// was migrated); JSONL text comes back migrated (a current file unchanged).
+/// was migrated); JSONL comes back migrated in the form it came in: a string as
+/// a string, bytes as bytes (which a host stores without a decode and an
+/// encode). A current file comes back unchanged.
 #[wasm_bindgen(js_name = migrate, skip_typescript)]
 pub fn migrate(source: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
     let max_bytes = read_options(&options, "migrate")?.max_bytes();
@@ -481,11 +483,19 @@ pub fn migrate(source: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
             let doc = Document::parse_with(text, &JsDates);
             let edits = doc.migration(&mut id_source(&failure));
             check_ids("migrate", failure)?;
+            let bytes = !source.is_string();
             Ok(match edits {
-                // A string comes back as the very same string.
-                None if source.is_string() => source,
-                None => doc.text.into(),
-                Some(edits) => migrate::apply_to_text(&doc.text, &doc.lines, &edits).into(),
+                // A string comes back as the very same string, bytes as a copy.
+                None if bytes => copy_bytes(&source)?.into(),
+                None => source,
+                Some(edits) => {
+                    let out = migrate::apply_to_text(&doc.text, &doc.lines, &edits);
+                    if bytes {
+                        Uint8Array::from(out.as_bytes()).into()
+                    } else {
+                        out.into()
+                    }
+                }
             })
         }
         Source::Entries(array) => {
@@ -526,17 +536,8 @@ pub fn migrate(source: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
     }
 }
 
-#[wasm_bindgen]
-extern "C" {
-    type TextDecoder;
-    #[wasm_bindgen(constructor, catch)]
-    fn new(label: &str, options: &JsValue) -> Result<TextDecoder, JsValue>;
-    #[wasm_bindgen(method, catch)]
-    fn decode(this: &TextDecoder, bytes: &Uint8Array) -> Result<JsString, JsValue>;
-}
-
-/// A current (v3) session's text as it is, when its first line says so: the
-/// common case of `migrate` needs no parsing and, for bytes, no copy into wasm.
+/// A current (v3) session as it is, when its first line says so: the common
+/// case of `migrate` needs no parsing and, for bytes, no copy into wasm.
 fn current_text(source: &JsValue, max_bytes: f64) -> Result<Option<JsValue>, JsValue> {
     // The first line, read from at most this much of the start.
     const HEAD: u32 = 1 << 16;
@@ -561,18 +562,12 @@ fn current_text(source: &JsValue, max_bytes: f64) -> Result<Option<JsValue>, JsV
     if !migrate::first_line_is_current_header(&first_line) {
         return Ok(None);
     }
-    match source.is_string() {
-        // Decoded as TextDecoder does, keeping a BOM: the text comes back as it was.
-        false => {
-            let bytes: &Uint8Array = source.unchecked_ref();
-            let options = Object::new();
-            set(&options, "ignoreBOM", &true.into())?;
-            Ok(Some(
-                TextDecoder::new("utf-8", &options)?.decode(bytes)?.into(),
-            ))
-        }
-        true => Ok(Some(source.clone())),
-    }
+    // The string itself, or a copy of the bytes as they are (even bytes that
+    // are not UTF-8 come back untouched: a current file is not rewritten).
+    Ok(Some(match source.is_string() {
+        true => source.clone(),
+        false => copy_bytes(source)?.into(),
+    }))
 }
 
 /// The session as a tree of `{ entry, children, label, labelTimestamp }` nodes,
@@ -730,6 +725,7 @@ export function buildTree(objects, nodes, labels, children, roots) {
 export function isArray(value) { return Array.isArray(value); }
 export function isBytes(value) { return value instanceof Uint8Array && Object.prototype.toString.call(value) === '[object Uint8Array]'; }
 export function snapshot(array) { return Array.from(array); }
+export function copyBytes(view) { return new Uint8Array(view); }
 export function timeOf(value) { return new Date(value).getTime(); }
 export function toNumber(value) { return +value; }
 export function utf8Length(s) {
@@ -765,6 +761,9 @@ extern "C" {
     /// A plain copy of an array (or a Proxy of one): indexing it can no longer throw.
     #[wasm_bindgen(catch)]
     fn snapshot(array: &JsValue) -> Result<Array, JsValue>;
+    /// A plain `Uint8Array` copy of a view (a `Buffer`'s `slice` would share memory).
+    #[wasm_bindgen(catch, js_name = copyBytes)]
+    fn copy_bytes(view: &JsValue) -> Result<Uint8Array, JsValue>;
     /// `new Date(value).getTime()`.
     #[wasm_bindgen(catch, js_name = timeOf)]
     fn time_of(value: &JsValue) -> Result<f64, JsValue>;

@@ -408,8 +408,8 @@ window.addEventListener("hashchange", () => {
   }
 });
 
-function download(text, filename) {
-  const blob = new Blob([text], { type: "application/jsonl" });
+function download(contents, filename) {
+  const blob = new Blob([contents], { type: "application/jsonl" });
   const url = URL.createObjectURL(blob);
   const a = el("a");
   a.href = url;
@@ -422,8 +422,8 @@ function download(text, filename) {
 const baseName = () => (state.info?.name ?? "session").replace(/\.jsonl?$/i, "");
 
 async function downloadMigrated() {
-  const { text } = await request({ type: "migrated" });
-  if (text !== null) download(text, `${baseName()}.v3.jsonl`);
+  const { jsonl } = await request({ type: "migrated" });
+  if (jsonl !== null) download(jsonl, `${baseName()}.v3.jsonl`);
 }
 $("export-button").addEventListener("click", async () => {
   if (!state.leafId) return;

@@ -20,7 +20,7 @@ self.onmessage = async (event) => {
       case "view": return post({ type: "view", req: msg.req, view: view(msg.filter, msg.query, msg.keepId) }, viewTransfer());
       case "select": return select(msg);
       case "entry": return post({ type: "entry", req: msg.req, entry: doc?.entries[doc.nodeOf.get(msg.entryId)] ?? null });
-      case "migrated": return post({ type: "migrated", req: msg.req, text: doc?.migratedText ?? null });
+      case "migrated": return post({ type: "migrated", req: msg.req, jsonl: doc?.migratedBytes ?? null });
       case "export": return post({ type: "export", req: msg.req, text: exportBranch(msg.entryId) });
       default: throw new Error(`unknown request ${msg.type}`);
     }
@@ -71,13 +71,14 @@ async function open(msg) {
   let entries = st.parseSession(bytes);
   const rawHeader = entries.find((e) => e && e.type === "session") ?? null;
   const fromVersion = rawHeader ? (typeof rawHeader.version === "number" ? rawHeader.version : 1) : null;
-  let migratedText = null;
-  // migrate(entries) says whether a migration is due; if so, the text form
-  // gives the migrated file, and we show that (so ids match the download).
+  let migratedBytes = null;
+  // migrate(entries) says whether a migration is due; if so, migrating the
+  // bytes gives the migrated file (as bytes), and we show that (so ids match
+  // the download).
   if (st.migrate(entries)) {
     progress(req, "Migrating to version 3", 0.5);
-    migratedText = st.migrate(bytes);
-    entries = st.parseSession(migratedText);
+    migratedBytes = st.migrate(bytes);
+    entries = st.parseSession(migratedBytes);
   }
   lap("parse");
 
@@ -145,13 +146,13 @@ async function open(msg) {
   let session = null;
   if (typeof st.Session === "function") {
     progress(req, "Opening the session", 0.85);
-    try { session = st.Session.open(migratedText ?? bytes); } catch { session = null; }
+    try { session = st.Session.open(migratedBytes ?? bytes); } catch { session = null; }
     lap("session");
   }
 
   doc = {
     name, entries, nodes, parent: parentArr, labels, labelTimes, kinds, toolOnly, nodeOf, byId, session,
-    migratedText, search: null, header: rawHeader,
+    migratedBytes, search: null, header: rawHeader,
   };
   progress(req, "Laying out the graph", 0.95);
   const initial = view(msg.filter ?? "default", msg.query ?? "", msg.keepId ?? null);
@@ -160,7 +161,7 @@ async function open(msg) {
   post({
     type: "opened", req,
     info: {
-      name, count, fromVersion, migrated: migratedText !== null, header: rawHeader ? structuredCloneSafe(rawHeader) : null,
+      name, count, fromVersion, migrated: migratedBytes !== null, header: rawHeader ? structuredCloneSafe(rawHeader) : null,
       diagnostics, stats, timings, defaultLeaf, hasSession: session !== null, bytes: bytes.length,
     },
     nodes: { ids: nodes.map((e) => e.id), kinds, summaries, labels, times, parent: parentArr, refs: nodes.map(refOf) },

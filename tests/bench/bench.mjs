@@ -91,6 +91,7 @@ const OPS = {
   migrate: {
     // pi's SessionManager._rewriteFile after migrating on open
     pi: (buf) => `${piEntries(buf).map((e) => JSON.stringify(e)).join("\n")}\n`,
+    // bytes in, bytes out: the JSONL as UTF-8, ready to write back
     ours: (buf) => ours.migrate(buf),
   },
   context: {
@@ -156,7 +157,9 @@ function* pieces(op, result) {
     yield `length ${result.length}`;
     for (const e of result) yield JSON.stringify(e);
   } else if (op === "migrate") {
-    if (typeof result !== "string") throw new Error(`migrate result is not a string: ${typeof result}`);
+    // Our bytes are compared as the text they hold (decoded outside the timing).
+    if (result instanceof Uint8Array) result = new TextDecoder("utf-8", { ignoreBOM: true }).decode(result);
+    if (typeof result !== "string") throw new Error(`migrate result is not text: ${typeof result}`);
     let from = 0;
     for (;;) {
       const nl = result.indexOf("\n", from);

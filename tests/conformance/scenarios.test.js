@@ -183,7 +183,8 @@ describe("migration scenarios", () => {
 	it("v3 comes back byte for byte, and migrate(entries) returns false", () => {
 		const text = `${jsonl([HEADER, msg("1", null, "user", "x")])}garbage\n\n`;
 		assert.equal(ours.migrate(text), text);
-		assert.equal(ours.migrate(new TextEncoder().encode(text)), text);
+		const bytes = new TextEncoder().encode(text);
+		assert.deepStrictEqual(ours.migrate(bytes), bytes, "bytes come back as bytes, unchanged");
 		assert.equal(ours.migrate(JSON.parse(`[${jsonl([HEADER]).trim()}]`)), false);
 	});
 	it("version given as a string \"3\" counts as current (JS comparison)", () => assertConforms(jsonl([{ ...HEADER, version: "3" }, msg("1", null, "user", "x")])));

@@ -57,8 +57,12 @@ test("v1 text: migrated JSONL with new properties appended", () => {
   const original = v1Entries();
   const text = jsonl(original);
   for (const source of [text, Buffer.from(text), new TextEncoder().encode(text)]) {
-    const out = migrate(source);
-    assert.equal(typeof out, "string");
+    const migrated = migrate(source);
+    // Bytes come back as bytes (a plain Uint8Array, not a Buffer), strings as strings.
+    if (typeof source === "string") assert.equal(typeof migrated, "string");
+    else assert.equal(Object.prototype.toString.call(migrated), "[object Uint8Array]");
+    if (typeof source !== "string") assert.ok(!Buffer.isBuffer(migrated));
+    const out = typeof migrated === "string" ? migrated : new TextDecoder().decode(migrated);
     assert.ok(out.endsWith("\n"));
     const lines = out.split("\n").slice(0, -1);
     const entries = lines.map((line) => JSON.parse(line));
@@ -165,8 +169,14 @@ test("v3 text comes back byte for byte", () => {
   for (const text of samples) {
     assert.equal(migrate(text), text);
   }
-  const bytes = Buffer.from(samples[1]);
-  assert.equal(migrate(bytes), samples[1]);
+  // Bytes come back as a copy of the very bytes, even bytes that are not UTF-8.
+  for (const bytes of [Buffer.from(samples[1]), Buffer.concat([Buffer.from(samples[3]), Buffer.from([0xff, 0xfe, 0x0a])])]) {
+    const out = migrate(bytes);
+    assert.ok(out instanceof Uint8Array && !Buffer.isBuffer(out));
+    assert.deepStrictEqual(Buffer.from(out), bytes);
+    out[0] ^= 1;
+    assert.notEqual(out[0], bytes[0], "a copy, not a view of the caller's bytes");
+  }
 });
 
 test("v3 entry arrays are left alone", () => {

@@ -2,7 +2,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdtempSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -31,10 +31,10 @@ const lines = [
 ];
 writeFileSync(join(dir, "session.jsonl"), lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
 
-const run = (code) => {
+const run = (code, session = join(dir, "session.jsonl")) => {
   const file = join(dir, `example-${Math.random().toString(16).slice(2)}.mjs`);
   writeFileSync(file, code);
-  return execFileSync(process.execPath, [file, join(dir, "session.jsonl")], { cwd: dir, encoding: "utf8" });
+  return execFileSync(process.execPath, [file, session], { cwd: dir, encoding: "utf8" });
 };
 
 test("the README has runnable examples", () => {
@@ -51,6 +51,29 @@ test("the Node example reads a session file", () => {
 
 test("the entry-array example gives back the caller's objects", () => {
   assert.equal(run(example("entries[1].id")), "true\ntrue\n");
+});
+
+test("the migrate example upgrades a v1 file on disk once, then leaves it alone", () => {
+  const code = example("writeFileSync(path, after)");
+  const file = join(dir, "old.jsonl");
+  const v1 = [
+    { type: "session", id: "old", timestamp: t(0), cwd: "/tmp" },
+    { type: "message", timestamp: t(1), message: { role: "user", content: "héllo", timestamp: 1 } },
+    { type: "message", timestamp: t(2), message: { role: "assistant", content: [], provider: "p", model: "m", timestamp: 2 } },
+  ];
+  writeFileSync(file, v1.map((l) => JSON.stringify(l)).join("\n") + "\n");
+  run(code, file);
+  const upgraded = readFileSync(file);
+  const entries = upgraded.toString("utf8").trimEnd().split("\n").map((l) => JSON.parse(l));
+  assert.equal(entries[0].version, 3);
+  assert.equal(entries[1].message.content, "héllo");
+  assert.match(entries[1].id, /^[0-9a-f]{8}$/);
+  assert.equal(entries[1].parentId, null);
+  assert.equal(entries[2].parentId, entries[1].id);
+  const written = statSync(file).mtimeMs;
+  run(code, file);
+  assert.ok(readFileSync(file).equals(upgraded), "a version 3 file is unchanged");
+  assert.equal(statSync(file).mtimeMs, written, "and not written again");
 });
 
 test("the agent loop writes, branches and reopens its session file", () => {

@@ -40,7 +40,8 @@ test("invalid UTF-8 bytes decode as TextDecoder does, in every function", () => 
     assert.equal(buildSessionContext(bytes).messages[0].content, JSON.parse(decoded.split("\n")[1]).message.content, what);
     assert.equal(getTree(bytes)[0].entry.message.content, JSON.parse(decoded.split("\n")[1]).message.content, what);
     assert.equal(inspectSession(bytes)[0].kind, "invalid-utf8", what);
-    assert.equal(migrate(bytes), decoded, `${what}: a v3 file comes back as its decoded text`);
+    assert.deepStrictEqual(migrate(bytes), bytes, `${what}: a v3 file's bytes come back as they are`);
+    assert.equal(migrate(decoded), decoded, `${what}: its decoded text comes back as it is`);
   }
   // Invalid bytes outside strings make the line malformed, as JSON.parse of the decoded text does.
   const outside = new Uint8Array(Buffer.concat([Buffer.from(`${H3}\n{"type":"message",`), Buffer.from([0xff]), Buffer.from('"id":"a"}\n')]));

@@ -148,8 +148,11 @@ export function compareSession(text, { rng = new Rng(1), extraLeaves = [], leafC
 				diffs.push({ fn: "migrate", form, detail: `pi threw ${exp.error}; ours returned ${String(out).slice(0, 100)}` });
 				continue;
 			}
-			if (typeof out !== "string") {
-				diffs.push({ fn: "migrate", form, detail: `expected a string, got ${typeof out}: ${String(out).slice(0, 200)}` });
+			// Bytes in, bytes out: UTF-8 of the text, compared as text (a BOM kept).
+			const wantBytes = form === "Uint8Array";
+			if (wantBytes && out instanceof Uint8Array && !Buffer.isBuffer(out)) out = new TextDecoder("utf-8", { ignoreBOM: true }).decode(out);
+			else if (wantBytes || typeof out !== "string") {
+				diffs.push({ fn: "migrate", form, detail: `expected ${wantBytes ? "a Uint8Array" : "a string"}, got ${out?.constructor?.name ?? typeof out}: ${String(out).slice(0, 200)}` });
 				continue;
 			}
 			if (!exp.migrated) {

@@ -20,9 +20,18 @@ function migrateArray(entries) {
 
 export function migrate(source) {
 	if (Array.isArray(source)) return migrateArray(source);
-	const text = sourceText(source);
+	// Bytes in, bytes out: a current file's bytes as they are, else the UTF-8 of the text.
+	if (typeof source !== "string") {
+		const text = migrateText(sourceText(source));
+		return text === null ? new Uint8Array(source) : new TextEncoder().encode(text);
+	}
+	return migrateText(source) ?? source;
+}
+
+/** The migrated text, or null when nothing is due. */
+function migrateText(text) {
 	const entries = parseSessionEntries(text);
-	if (!migrateArray(entries)) return text;
+	if (!migrateArray(entries)) return null;
 	// keep every line in place; replace the lines that parsed with their migrated entry
 	let k = 0;
 	const lines = text.split("\n");

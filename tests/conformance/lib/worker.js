@@ -34,7 +34,10 @@ function runOp({ impl, op, source, leafArgs = [] }) {
 		else throw new Error(`unknown op ${op}`);
 	} else {
 		if (op === "parse") value = ours.parseSession(source);
-		else if (op === "migrate") value = ours.migrate(source);
+		else if (op === "migrate") {
+			value = ours.migrate(source);
+			if (value instanceof Uint8Array) value = new TextDecoder("utf-8", { ignoreBOM: true }).decode(value);
+		}
 		else if (op === "migrateEntries") {
 			const entries = ref.piParse(ref.sourceText(source));
 			const flag = ours.migrate(entries);

@@ -40,7 +40,9 @@ function allFunctions(step, source, { leafId } = {}) {
   });
   out.migrated = step("migrate", () => {
     if (Array.isArray(source)) return { changed: st.migrate(source) };
-    const m = st.migrate(source);
+    const out = st.migrate(source);
+    // Bytes come back as bytes: decoded here to compare with the text.
+    const m = typeof out === "string" ? out : Buffer.from(out.buffer, out.byteOffset, out.length).toString("utf8");
     const text = typeof source === "string" ? source : Buffer.from(source).toString("utf8");
     return { same: m === text, length: m.length, lines: m.split("\n").length - 1 };
   });
