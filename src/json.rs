@@ -196,10 +196,12 @@ pub fn get<'m>(text: &str, members: &'m [Member], name: &str) -> Option<&'m Memb
 pub fn key_is(text: &str, key: Span, name: &str) -> bool {
     let raw = key.of(text);
     let inner = &raw[1..raw.len().saturating_sub(1).max(1)];
-    if !inner.contains('\\') {
+    // An escape is longer than what it stands for, so a key with one is longer
+    // than its name: same length means same bytes, shorter means no match.
+    if inner.len() <= name.len() {
         return inner == name;
     }
-    matches!(decode_string(raw), Some(JsString::Utf8(s)) if s == name)
+    inner.contains('\\') && matches!(decode_string(raw), Some(JsString::Utf8(s)) if s == name)
 }
 
 /// A decoded JSON string. JS strings may hold lone surrogates, Rust strings may not.

@@ -183,27 +183,25 @@ fn v1_to_v2(
 /// input is in the output in its place; each ends with `\n`.
 pub fn apply_to_text(text: &str, lines: &[Line], edits: &[Edit]) -> String {
     let mut out = String::with_capacity(text.len() + text.len() / 8 + 64);
-    let mut by_entry: Vec<Vec<&Edit>> = Vec::new();
-    for e in edits {
-        let i = e.entry();
-        if by_entry.len() <= i {
-            by_entry.resize_with(i + 1, Vec::new);
-        }
-        by_entry[i].push(e);
-    }
+    // Each entry's edits together, in the order they were planned (a stable sort).
+    let mut order: Vec<&Edit> = edits.iter().collect();
+    order.sort_by_key(|e| e.entry());
+    let mut rest = order.as_slice();
     let mut copied = 0;
     let mut entry = 0;
     for line in lines {
         let LineContent::Value(value) = &line.content else {
             continue;
         };
-        let mine = by_entry.get(entry).map(Vec::as_slice).unwrap_or(&[]);
+        let n = rest.iter().take_while(|e| e.entry() == entry).count();
+        let (mine, later) = rest.split_at(n);
+        rest = later;
         entry += 1;
         if mine.is_empty() {
             continue;
         }
         out.push_str(&text[copied..value.span.start]);
-        rewrite_object(text, &value.members, mine, &mut out);
+        rewrite_object(text, value.span, &value.members, mine, &mut out);
         copied = value.span.end;
     }
     out.push_str(&text[copied..]);
@@ -215,7 +213,7 @@ pub fn apply_to_text(text: &str, lines: &[Line], edits: &[Edit]) -> String {
 
 /// Writes the object with `members` after `edits`: replaced values stay where
 /// their key was, new keys go last in the order pi adds them, deleted keys go.
-fn rewrite_object(text: &str, members: &[Member], edits: &[&Edit], out: &mut String) {
+fn rewrite_object(text: &str, span: Span, members: &[Member], edits: &[&Edit], out: &mut String) {
     let mut replace: Vec<(&str, String)> = Vec::new();
     let mut remove: Vec<&str> = Vec::new();
     let mut rename_role = false;
@@ -252,6 +250,24 @@ fn rewrite_object(text: &str, members: &[Member], edits: &[&Edit], out: &mut Str
             .position(|n| *n == name)
             .and_then(|p| last[p])
     };
+    // The common case, a v1 line as pi wrote it getting new keys at its end:
+    // the members are already as they would be written, so copy them at once.
+    let appends_only = remove.is_empty() && !rename_role && last.iter().all(Option::is_none);
+    if appends_only && is_compact(span, members) {
+        out.push_str(&text[span.start..span.end - 1]);
+        let mut first = members.is_empty();
+        for (name, value) in &replace {
+            if !first {
+                out.push(',');
+            }
+            first = false;
+            out.push_str(&json_string(name));
+            out.push(':');
+            out.push_str(value);
+        }
+        out.push('}');
+        return;
+    }
     out.push('{');
     let mut first = true;
     for (i, m) in members.iter().enumerate() {
@@ -293,6 +309,19 @@ fn rewrite_object(text: &str, members: &[Member], edits: &[&Edit], out: &mut Str
     out.push('}');
 }
 
+/// Whether an object's text is its members joined by `,` between braces, with
+/// no whitespace: exactly what the member-by-member rewrite would write.
+fn is_compact(span: Span, members: &[Member]) -> bool {
+    let mut at = span.start + 1;
+    for (i, m) in members.iter().enumerate() {
+        if m.key.start != at + usize::from(i > 0) || m.value.start != m.key.end + 1 {
+            return false;
+        }
+        at = m.value.end;
+    }
+    at + 1 == span.end
+}
+
 /// The message object's text with its `role` set to `"custom"`.
 fn renamed_role(text: &str, message: Span) -> String {
     let members = json::members(text, message);
@@ -312,6 +341,14 @@ fn renamed_role(text: &str, message: Span) -> String {
 
 /// A string as `JSON.stringify` writes it (serde_json escapes the same characters the same way).
 pub fn json_string(s: &str) -> String {
+    // Ids, keys and timestamps rarely need an escape: quote those directly.
+    if !s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
+        let mut out = String::with_capacity(s.len() + 2);
+        out.push('"');
+        out.push_str(s);
+        out.push('"');
+        return out;
+    }
     serde_json::to_string(s).unwrap_or_else(|_| String::from("\"\""))
 }
 
