@@ -12,10 +12,11 @@
 //! text for the JSONL form (one `JSON.parse` then builds it), and the bindings
 //! build it from the caller's own objects for the array form.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use crate::entry::{Detail, Entry, EntryType, Key, Role};
-use crate::json::{self, Kind, Member, Span};
+use crate::json::{self, Kind, Member};
 
 /// Which leaf to start from.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -268,13 +269,20 @@ pub struct Rendered {
 /// Writes `plan` as the JSON of pi's `SessionContext`, slicing values from
 /// `text` (entry `i`'s value is `spans[i]`), so key order and every value
 /// are what `JSON.parse` of the lines gives.
-pub fn render(text: &str, spans: &[Span], entries: &[Entry], plan: &Plan) -> Rendered {
+/// `members(i)` gives the members of entry `i`'s object (the parse noted them:
+/// finding them again would walk every message a second time).
+pub fn render<'t>(
+    text: &'t str,
+    members: &dyn Fn(usize) -> Cow<'t, [Member]>,
+    entries: &[Entry],
+    plan: &Plan,
+) -> Rendered {
     let mut w = Writer {
         text,
         out: String::new(),
         fixups: Vec::new(),
     };
-    let fields = |i: usize| json::members(text, spans[i]);
+    let fields = |i: usize| members(i);
     w.out.push_str("{\"messages\":[");
     for (n, emit) in plan.messages.iter().enumerate() {
         if n > 0 {
@@ -313,7 +321,9 @@ pub fn render(text: &str, spans: &[Span], entries: &[Entry], plan: &Plan) -> Ren
                 .filter(|m| m.kind == Kind::Object)
                 .map(|m| m.value);
             (
-                Some(msg.map(|s| json::members(text, s)).unwrap_or_default()),
+                Some(Cow::Owned(
+                    msg.map(|s| json::members(text, s)).unwrap_or_default(),
+                )),
                 "provider",
                 "model",
             )
@@ -384,7 +394,7 @@ mod tests {
         let key = leaf.map(|l| Key::Str(l.into()));
         let leaf = key.as_ref().map_or(Leaf::Last, Leaf::Id);
         let p = plan(&doc.entries, &|k| by_id.get(k).copied(), leaf);
-        render(&doc.text, &doc.spans, &doc.entries, &p)
+        render(&doc.text, &|i| doc.members(i), &doc.entries, &p)
     }
 
     const TS: &str = "\"timestamp\":\"2025-01-01T00:00:00.000Z\"";
@@ -509,7 +519,7 @@ mod tests {
         let by_id = index(&doc.entries);
         let p = plan(&doc.entries, &|k| by_id.get(k).copied(), Leaf::None);
         assert_eq!(
-            render(&doc.text, &doc.spans, &doc.entries, &p).json,
+            render(&doc.text, &|i| doc.members(i), &doc.entries, &p).json,
             r#"{"messages":[],"thinkingLevel":"off","model":null}"#
         );
     }

@@ -12,6 +12,7 @@
 //! caller finally gets is what `JSON.parse` makes of the same bytes. The wasm
 //! bindings (`src/wasm.rs`) are the only place that knows about JS.
 
+pub mod ascii;
 pub mod context;
 pub mod diagnostics;
 pub mod entry;

@@ -1,5 +1,6 @@
 //! A session file read once: its text, its lines, its entries and their index.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 use crate::entry::{Detail, Entry, EntryType, Key, Role};
@@ -18,6 +19,8 @@ pub struct Document {
     pub spans: Vec<Span>,
     /// `line_numbers[i]`: the 1-based line of entry `i`.
     pub line_numbers: Vec<usize>,
+    /// `value_lines[i]`: the index in `lines` of entry `i`'s line.
+    value_lines: Vec<usize>,
 }
 
 impl Document {
@@ -32,11 +35,13 @@ impl Document {
         let mut entries = Vec::with_capacity(lines.len());
         let mut spans = Vec::with_capacity(lines.len());
         let mut line_numbers = Vec::with_capacity(lines.len());
-        for line in &lines {
+        let mut value_lines = Vec::with_capacity(lines.len());
+        for (k, line) in lines.iter().enumerate() {
             if let LineContent::Value(v) = &line.content {
                 entries.push(Entry::from_json(&text, v, dates, &mut unique));
                 spans.push(v.span);
                 line_numbers.push(line.number);
+                value_lines.push(k);
             }
         }
         Document {
@@ -45,6 +50,15 @@ impl Document {
             entries,
             spans,
             line_numbers,
+            value_lines,
+        }
+    }
+
+    /// The members of entry `i`'s object, as the parse noted them.
+    pub fn members(&self, i: usize) -> Cow<'_, [json::Member]> {
+        match &self.lines[self.value_lines[i]].content {
+            LineContent::Value(v) => Cow::Borrowed(&v.members),
+            LineContent::Malformed(_) => Cow::Owned(Vec::new()),
         }
     }
 
@@ -665,7 +679,8 @@ impl Session {
     /// The context at `leaf` (the session's own leaf by default), as JSON text.
     pub fn context(&self, leaf: Option<Option<&Key>>) -> crate::context::Rendered {
         let plan = self.context_plan(leaf);
-        crate::context::render(&self.text, &self.spans, &self.entries, &plan)
+        let members = |i: usize| Cow::Owned(json::members(&self.text, self.spans[i]));
+        crate::context::render(&self.text, &members, &self.entries, &plan)
     }
 
     /// The context at `leaf` (the session's own leaf by default), as entry indices.

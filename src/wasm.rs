@@ -14,6 +14,7 @@ use js_sys::{Array, Date, Function, JsString, Object, Reflect, RegExp, Uint8Arra
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
+use crate::ascii;
 use crate::context::{self, Emit, Fixup, Leaf, ModelFrom, Plan, Slot};
 use crate::diagnostics;
 use crate::entry::{Detail, Entry, EntryType, Key, Role};
@@ -133,7 +134,15 @@ fn read_source_checked(
         check_string_size(function, s, max_bytes)?;
         let text = string_text(s);
         return Ok((
-            Source::Text(if pad { format!(" {text} ") } else { text }),
+            Source::Text(if pad {
+                let mut padded = String::with_capacity(text.len() + 2 + spare(text.len()));
+                padded.push(' ');
+                padded.push_str(&text);
+                padded.push(' ');
+                padded
+            } else {
+                text
+            }),
             false,
         ));
     }
@@ -165,11 +174,18 @@ fn read_source_checked(
 /// throw through wasm.
 fn bytes_of(bytes: &Uint8Array, pad: bool) -> Vec<u8> {
     let (n, p) = (bytes.length() as usize, usize::from(pad));
-    let mut out = vec![b' '; n + 2 * p];
+    let mut out = Vec::with_capacity(n + 2 * p + if pad { spare(n) } else { 0 });
+    out.resize(n + 2 * p, b' ');
     if n > 0 {
         bytes.copy_to(&mut out[p..p + n]);
     }
     out
+}
+
+/// Room left after a padded text: it becomes JSON for JS, and escaping its
+/// few non-ASCII characters then grows it in place instead of copying it.
+fn spare(n: usize) -> usize {
+    n / 64 + 64
 }
 
 /// The default input limit. Working on a text takes about four times its size
@@ -399,15 +415,26 @@ fn open_text(text: String, function: &str) -> Result<Document, JsValue> {
     Ok(doc)
 }
 
+/// `JSON.parse` of a JSON text built here, its non-ASCII characters escaped
+/// first: the text then crosses into JS as ASCII, the fastest decode there is.
+fn parse_json(mut json: String) -> Result<JsValue, JsValue> {
+    ascii::escape_non_ascii(&mut json);
+    JSON::parse(&json)
+}
+
 /// `JSON.parse` of a JSON array text built from lines the core validated; if it
 /// ever disagrees with that validation, each element is parsed on its own.
-fn parse_array(json: &str, parts: impl Fn() -> Vec<String>) -> Array {
-    if let Ok(v) = JSON::parse(json) {
+fn parse_array(mut json: String) -> Array {
+    ascii::escape_non_ascii(&mut json);
+    if let Ok(v) = JSON::parse(&json) {
         if let Ok(a) = v.dyn_into::<Array>() {
             return a;
         }
     }
-    parts().iter().filter_map(|p| JSON::parse(p).ok()).collect()
+    json::elements(&json, json::Span::new(0, json.len()))
+        .iter()
+        .filter_map(|e| JSON::parse(e.value.of(&json)).ok())
+        .collect()
 }
 
 /// Parses JSONL as pi's `parseSessionEntries` does: blank and malformed lines
@@ -445,26 +472,19 @@ pub fn parse_session(source: JsValue, options: JsValue) -> Result<JsValue, JsVal
 /// one `JSON.parse`: of the text itself turned into an array in place when it
 /// allows that, else of a copy holding just the values.
 fn values_array(text: String, lines: &[parse::Line], spans: &[json::Span]) -> Array {
-    // `within` holds the values at `spans` when they are not in `json` itself.
-    let (json, within) = match parse::into_json_array(text, lines) {
-        Ok(json) => (json, None),
-        Err(text) => {
-            let mut json = String::with_capacity(text.len() + 2);
-            json.push('[');
-            for span in spans {
-                if json.len() > 1 {
-                    json.push(',');
-                }
-                json.push_str(span.of(&text));
+    let json = parse::into_json_array(text, lines).unwrap_or_else(|text| {
+        let mut json = String::with_capacity(text.len() + 2);
+        json.push('[');
+        for span in spans {
+            if json.len() > 1 {
+                json.push(',');
             }
-            json.push(']');
-            (json, Some(text))
+            json.push_str(span.of(&text));
         }
-    };
-    parse_array(&json, || {
-        let from = within.as_deref().unwrap_or(&json);
-        spans.iter().map(|s| s.of(from).to_owned()).collect()
-    })
+        json.push(']');
+        json
+    });
+    parse_array(json)
 }
 
 /// Migrates to v3. An entry array is changed in place (returns whether anything
@@ -571,56 +591,96 @@ fn current_text(source: &JsValue, max_bytes: f64) -> Result<Option<JsValue>, JsV
 }
 
 /// The session as a tree of `{ entry, children, label, labelTimestamp }` nodes,
-/// as pi's `SessionManager.getTree()` gives it.
+/// as pi's `SessionManager.getTree()` gives it. From text, each node's `entry`
+/// is decoded and parsed when it is first read: a tree is mostly walked for
+/// its shape, and the entries a caller never reads cost nothing.
 #[wasm_bindgen(js_name = getTree, skip_typescript)]
 pub fn get_tree(source: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
     let max_bytes = read_options(&options, "getTree")?.max_bytes();
-    // `objects[i]` is the JS object of entry `i` (headers are never nodes).
-    let (entries, objects): (Vec<Entry>, Array) = match read_padded(&source, "getTree", max_bytes)?
-    {
+    match read_padded(&source, "getTree", max_bytes)? {
         Source::Text(text) => {
-            let Document {
-                text,
-                lines,
-                entries,
-                spans,
-                ..
-            } = open_text(text, "getTree")?;
-            (entries, values_array(text, &lines, &spans))
+            let doc = open_text(text, "getTree")?;
+            let tree = tree::build(&doc.entries, &JsSort);
+            let offsets: Vec<u32> = doc
+                .spans
+                .iter()
+                .flat_map(|s| [s.start as u32, s.end as u32])
+                .collect();
+            let shape = TreeShape::of(&doc.entries, &tree);
+            build_lazy_tree(
+                doc.text.as_bytes(),
+                &offsets,
+                &shape.nodes,
+                &shape.labels,
+                &shape.children,
+                &shape.roots,
+            )
+            .map(JsValue::from)
         }
-        Source::Entries(array) => (entries_of(&array), array),
-    };
+        Source::Entries(array) => {
+            let entries = entries_of(&array);
+            let tree = tree::build(&entries, &JsSort);
+            tree_nodes(&entries, &array, &tree)
+        }
+    }
+}
+
+/// A tree as index arrays, for JS to make the nodes in one call (one object
+/// per node, no crossing per property): `nodes` are the entries that are
+/// nodes, `labels[i]` the label entry of entry `i` (or -1), `children` runs of
+/// `parent, count, child...`, `roots` the roots.
+struct TreeShape {
+    nodes: Vec<u32>,
+    labels: Vec<i32>,
+    children: Vec<u32>,
+    roots: Vec<u32>,
+}
+
+impl TreeShape {
+    fn of(entries: &[Entry], tree: &tree::Tree) -> TreeShape {
+        let nodes = (0..entries.len())
+            .filter(|&i| !entries[i].is_header())
+            .map(|i| i as u32)
+            .collect();
+        let labels = tree
+            .label
+            .iter()
+            .map(|l| l.map_or(-1, |l| l as i32))
+            .collect();
+        let mut children = Vec::with_capacity(entries.len() + 2 * tree.roots.len());
+        for (i, kids) in tree.children.iter().enumerate() {
+            if !kids.is_empty() {
+                children.push(i as u32);
+                children.push(kids.len() as u32);
+                children.extend(kids.iter().map(|&k| k as u32));
+            }
+        }
+        let roots = tree.roots.iter().map(|&r| r as u32).collect();
+        TreeShape {
+            nodes,
+            labels,
+            children,
+            roots,
+        }
+    }
+}
+
+/// pi's nodes over `objects`, where `objects[i]` is entry `i`.
+fn tree_nodes(entries: &[Entry], objects: &Array, tree: &tree::Tree) -> Result<JsValue, JsValue> {
     if objects.length() as usize != entries.len() {
         return Err(error(
             "getTree: the session text could not be read back as JSON".into(),
         ));
     }
-    tree_nodes(&entries, &objects, &tree::build(&entries, &JsSort))
-}
-
-/// pi's `{ entry, children, label, labelTimestamp }` nodes; `objects[i]` is
-/// entry `i`. The shape comes from the core as index arrays, and JS makes the
-/// nodes in one call (one object per node, no crossing per property).
-fn tree_nodes(entries: &[Entry], objects: &Array, tree: &tree::Tree) -> Result<JsValue, JsValue> {
-    let nodes: Vec<u32> = (0..entries.len())
-        .filter(|&i| !entries[i].is_header())
-        .map(|i| i as u32)
-        .collect();
-    let labels: Vec<i32> = tree
-        .label
-        .iter()
-        .map(|l| l.map_or(-1, |l| l as i32))
-        .collect();
-    let mut children = Vec::with_capacity(entries.len() + 2 * tree.roots.len());
-    for (i, kids) in tree.children.iter().enumerate() {
-        if !kids.is_empty() {
-            children.push(i as u32);
-            children.push(kids.len() as u32);
-            children.extend(kids.iter().map(|&k| k as u32));
-        }
-    }
-    let roots: Vec<u32> = tree.roots.iter().map(|&r| r as u32).collect();
-    build_tree(objects, &nodes, &labels, &children, &roots).map(JsValue::from)
+    let shape = TreeShape::of(entries, tree);
+    build_tree(
+        objects,
+        &shape.nodes,
+        &shape.labels,
+        &shape.children,
+        &shape.roots,
+    )
+    .map(JsValue::from)
 }
 
 /// What the model sees at `leafId`, as pi's `buildSessionContext` computes it.
@@ -651,7 +711,12 @@ pub fn build_session_context(
             let doc = open_text(text, "buildSessionContext")?;
             let by_id = context::index(&doc.entries);
             let plan = context::plan(&doc.entries, &|k| by_id.get(k).copied(), leaf);
-            context_value(&context::render(&doc.text, &doc.spans, &doc.entries, &plan))
+            context_value(context::render(
+                &doc.text,
+                &|i| doc.members(i),
+                &doc.entries,
+                &plan,
+            ))
         }
         Source::Entries(array) => {
             let entries = entries_of(&array);
@@ -664,11 +729,12 @@ pub fn build_session_context(
 }
 
 /// The rendered context as JS values: one `JSON.parse`, then the few values JSON cannot hold.
-fn context_value(rendered: &context::Rendered) -> Result<JsValue, JsValue> {
-    let result = JSON::parse(&rendered.json).map_err(|_| {
+fn context_value(rendered: context::Rendered) -> Result<JsValue, JsValue> {
+    let context::Rendered { json, fixups } = rendered;
+    let result = parse_json(json).map_err(|_| {
         error("buildSessionContext: the context could not be read back as JSON".into())
     })?;
-    apply_fixups(&result, &rendered.fixups)?;
+    apply_fixups(&result, &fixups)?;
     Ok(result)
 }
 
@@ -722,6 +788,43 @@ export function buildTree(objects, nodes, labels, children, roots) {
   }
   return Array.from(roots, (r) => made[r]);
 }
+export function buildLazyTree(text, offsets, nodes, labels, children, roots) {
+  // A copy: wasm memory is reused by the next call. Entries are decoded and
+  // parsed one by one, when read.
+  const bytes = text.slice();
+  const entryAt = (i) => JSON.parse(utf8.decode(bytes.subarray(offsets[2 * i], offsets[2 * i + 1])));
+  const made = new Array(offsets.length >> 1);
+  const labelEntries = new Map();
+  for (const i of nodes) {
+    const l = labels[i];
+    let from;
+    if (l >= 0) {
+      from = labelEntries.get(l);
+      if (from === undefined) labelEntries.set(l, (from = entryAt(l)));
+    }
+    made[i] = lazyNode(entryAt, i, from?.label, from?.timestamp);
+  }
+  for (let k = 0; k < children.length; ) {
+    const list = made[children[k++]].children;
+    for (let n = children[k++]; n > 0; n--) list.push(made[children[k++]]);
+  }
+  return Array.from(roots, (r) => made[r]);
+}
+const utf8 = new TextDecoder();
+// `entry` is an own, enumerable accessor until first read (or written), then a
+// plain data property: JSON.stringify, structuredClone and deep equality see
+// the parsed entry.
+function lazyNode(entryAt, i, label, labelTimestamp) {
+  return {
+    get entry() { return settle(this, entryAt(i)); },
+    set entry(value) { settle(this, value); },
+    children: [], label, labelTimestamp,
+  };
+}
+function settle(node, value) {
+  Object.defineProperty(node, 'entry', { value, writable: true, enumerable: true, configurable: true });
+  return value;
+}
 export function isArray(value) { return Array.isArray(value); }
 export function isBytes(value) { return value instanceof Uint8Array && Object.prototype.toString.call(value) === '[object Uint8Array]'; }
 export function snapshot(array) { return Array.from(array); }
@@ -749,6 +852,17 @@ extern "C" {
     #[wasm_bindgen(catch, js_name = buildTree)]
     fn build_tree(
         objects: &Array,
+        nodes: &[u32],
+        labels: &[i32],
+        children: &[u32],
+        roots: &[u32],
+    ) -> Result<Array, JsValue>;
+    /// pi's tree nodes whose entries are parsed from (a copy of) the UTF-8
+    /// `text` when first read: entry `i` is `text[offsets[2i]..offsets[2i + 1]]`.
+    #[wasm_bindgen(catch, js_name = buildLazyTree)]
+    fn build_lazy_tree(
+        text: &[u8],
+        offsets: &[u32],
         nodes: &[u32],
         labels: &[i32],
         children: &[u32],
@@ -1088,7 +1202,7 @@ impl JsSession {
                 json.push_str(self.inner.entry_json(i));
             }
             json.push(']');
-            let parsed: Array = JSON::parse(&json)?.unchecked_into();
+            let parsed: Array = parse_json(json)?.unchecked_into();
             for (k, &i) in missing.iter().enumerate() {
                 self.objects.set(i as u32, parsed.get(k as u32));
             }

@@ -111,7 +111,7 @@ fn check_tree_and_context(doc: &Document) {
             plan.path.len(),
             "a path never repeats an entry"
         );
-        let rendered = context::render(&doc.text, &doc.spans, entries, &plan);
+        let rendered = context::render(&doc.text, &|i| doc.members(i), entries, &plan);
         let whole = Span::new(0, rendered.json.len());
         if let Err(e) = js::parse(&rendered.json, whole) {
             panic!(
