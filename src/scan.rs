@@ -52,7 +52,7 @@ pub enum StringFault {
 /// escapes is checked without a look at each one. A block with a fault or a
 /// `\u` escape in it is gone through byte by byte (with [`special`]), which
 /// says what is wrong exactly as that would.
-#[inline]
+#[inline(always)]
 pub fn string_body(b: &[u8], from: usize, end: usize) -> Result<usize, StringFault> {
     let end = end.min(b.len());
     let mut i = from;
@@ -67,6 +67,12 @@ pub fn string_body(b: &[u8], from: usize, end: usize) -> Result<usize, StringFau
             }
         }
     }
+    long_string_body(b, i, end)
+}
+
+/// [`string_body`] past its first look, 64 bytes a step.
+#[inline(never)]
+fn long_string_body(b: &[u8], mut i: usize, end: usize) -> Result<usize, StringFault> {
     while i + 64 <= end {
         let m = Block::at(b, i);
         let (escaped, escape) = escapes(m.backslash);
@@ -350,6 +356,13 @@ mod simd {
         i
     }
 
+    /// The bytes of `x` below those of `limit` (one above 0): `min(x, limit - 1) == x`,
+    /// two instructions where an unsigned `<` takes four on x86.
+    #[inline(always)]
+    fn below(x: v128, limit: v128) -> v128 {
+        i8x16_eq(u8x16_min(x, u8x16_sub(limit, u8x16_splat(1))), x)
+    }
+
     impl super::Block {
         #[inline(always)]
         pub(super) fn at(b: &[u8], i: usize) -> super::Block {
@@ -365,7 +378,7 @@ mod simd {
                 let x = load(b, i + 16 * k);
                 m.quote |= u64::from(i8x16_bitmask(i8x16_eq(x, quote))) << (16 * k);
                 m.backslash |= u64::from(i8x16_bitmask(i8x16_eq(x, backslash))) << (16 * k);
-                m.control |= u64::from(i8x16_bitmask(u8x16_lt(x, space))) << (16 * k);
+                m.control |= u64::from(i8x16_bitmask(below(x, space))) << (16 * k);
             }
             m
         }
@@ -400,7 +413,7 @@ mod simd {
         let x = load(b, i);
         let special = v128_or(
             v128_or(i8x16_eq(x, u8x16_splat(b'"')), i8x16_eq(x, u8x16_splat(b'\\'))),
-            u8x16_lt(x, u8x16_splat(0x20)),
+            below(x, u8x16_splat(0x20)),
         );
         u32::from(i8x16_bitmask(special))
     }
