@@ -56,16 +56,19 @@ pub enum StringFault {
 pub fn string_body(b: &[u8], from: usize, end: usize) -> Result<usize, StringFault> {
     let end = end.min(b.len());
     let mut i = from;
-    if i + 16 <= end {
+    for _ in 0..2 {
+        if i + 16 > end {
+            break;
+        }
         let mask = special16(b, i);
-        if mask == 0 {
-            i += 16;
-        } else {
+        if mask != 0 {
             let p = i + mask.trailing_zeros() as usize;
             if b[p] == b'"' {
                 return Ok(p + 1);
             }
+            break;
         }
+        i += 16;
     }
     long_string_body(b, i, end)
 }
