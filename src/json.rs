@@ -106,16 +106,7 @@ impl Value {
 /// Validates `text[span]` as one JSON text (whitespace allowed around it).
 /// Offsets in the result are absolute in `text`.
 pub fn parse(text: &str, span: Span) -> Result<Value, SyntaxError> {
-    let mut v = Validator {
-        b: text.as_bytes(),
-        i: span.start,
-        end: span.end,
-        stack: Vec::new(),
-        record: true,
-        members: Vec::new(),
-        nested: Vec::new(),
-    };
-    v.run()
+    Validator::<true, false>::new(text.as_bytes(), span).run()
 }
 
 /// Whether `text[span]` is one JSON text, recording nothing.
@@ -127,16 +118,28 @@ pub fn validate(text: &str, span: Span) -> Result<Kind, SyntaxError> {
 /// their decoded text: JSON's structure is ASCII, U+FFFD is as valid inside a
 /// string as the bytes it replaces, and invalid outside one either way.
 pub fn validate_bytes(b: &[u8], span: Span) -> Result<Kind, SyntaxError> {
-    let mut v = Validator {
-        b,
-        i: span.start,
-        end: span.end,
-        stack: Vec::new(),
-        record: false,
-        members: Vec::new(),
-        nested: Vec::new(),
-    };
-    v.run().map(|value| value.kind)
+    Validator::<false, false>::new(b, span)
+        .run()
+        .map(|value| value.kind)
+}
+
+/// [`parse`] of the line that starts at `text[start]` and ends at the first
+/// `\n` or at `end`, found in the same pass: a valid line has no raw `\n`
+/// (only whitespace could be one, and a line ends there). Gives the value and
+/// the line's end, or `None` if the line is not one JSON text; its error is
+/// then [`parse`] of the line's span, which [`crate::scan::newline`] finds.
+pub fn parse_line(text: &str, start: usize, end: usize) -> Option<(Value, usize)> {
+    let mut v = Validator::<true, true>::new(text.as_bytes(), Span::new(start, end));
+    let value = v.run().ok()?;
+    Some((value, v.i))
+}
+
+/// [`validate_bytes`] of the line that starts at `b[start]`, as
+/// [`parse_line`] reads it: the line's end if it is one JSON text.
+pub fn validate_line(b: &[u8], start: usize, end: usize) -> Option<usize> {
+    let mut v = Validator::<false, true>::new(b, Span::new(start, end));
+    v.run().ok()?;
+    Some(v.i)
 }
 
 /// The members of an object value, in source order. `span` must be a valid
@@ -275,19 +278,73 @@ pub fn truthy(kind: Kind, raw: &str) -> bool {
     }
 }
 
-struct Validator<'a> {
+/// The containers open around the value being read: whether each is an
+/// object. The innermost 64 live in a word; deeper ones (rare) in a vector.
+struct Stack {
+    depth: usize,
+    low: u64,
+    deep: Vec<bool>,
+}
+
+impl Stack {
+    #[inline(always)]
+    fn push(&mut self, object: bool) {
+        if self.depth < 64 {
+            let bit = 1u64 << self.depth;
+            self.low = if object { self.low | bit } else { self.low & !bit };
+        } else {
+            self.deep.push(object);
+        }
+        self.depth += 1;
+    }
+
+    /// Whether the innermost open container is an object; `None` at the top.
+    #[inline(always)]
+    fn top(&self) -> Option<bool> {
+        match self.depth {
+            0 => None,
+            d if d <= 64 => Some(self.low >> (d - 1) & 1 != 0),
+            _ => self.deep.last().copied(),
+        }
+    }
+
+    #[inline(always)]
+    fn pop(&mut self) {
+        self.depth -= 1;
+        if self.depth >= 64 {
+            self.deep.pop();
+        }
+    }
+}
+
+/// The JSON grammar loop. `RECORD` notes members (off when only validity
+/// matters); `LINE` reads a line up to its first `\n`, which then ends the
+/// text instead of being whitespace.
+struct Validator<'a, const RECORD: bool, const LINE: bool> {
+    /// The source up to the end of the span: offsets stay absolute.
     b: &'a [u8],
     i: usize,
-    end: usize,
-    /// Open containers: `{` or `[`.
-    stack: Vec<u8>,
-    /// Whether to note members (off when only validity matters).
-    record: bool,
+    stack: Stack,
     members: Vec<Member>,
     nested: Vec<(usize, Member)>,
 }
 
-impl Validator<'_> {
+impl<'a, const RECORD: bool, const LINE: bool> Validator<'a, RECORD, LINE> {
+    fn new(b: &'a [u8], span: Span) -> Self {
+        let end = span.end.min(b.len());
+        Validator {
+            b: &b[..end],
+            i: span.start,
+            stack: Stack {
+                depth: 0,
+                low: 0,
+                deep: Vec::new(),
+            },
+            members: Vec::new(),
+            nested: Vec::new(),
+        }
+    }
+
     fn err<T>(&self, at: usize, reason: impl Into<String>) -> Result<T, SyntaxError> {
         Err(SyntaxError {
             offset: at,
@@ -295,28 +352,37 @@ impl Validator<'_> {
         })
     }
 
+    #[inline(always)]
     fn peek(&self) -> Option<u8> {
-        if self.i < self.end {
-            Some(self.b[self.i])
-        } else {
-            None
-        }
+        self.b.get(self.i).copied()
     }
 
+    #[inline(always)]
     fn ws(&mut self) {
-        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
+        const WS: u64 = (1 << b' ') | (1 << b'\t') | (1 << b'\r');
+        let set = if LINE { WS } else { WS | (1 << b'\n') };
+        while let Some(&c) = self.b.get(self.i) {
+            if c > b' ' || set >> c & 1 == 0 {
+                break;
+            }
             self.i += 1;
         }
     }
 
+    #[cold]
     fn unexpected<T>(&self, expected: &str) -> Result<T, SyntaxError> {
+        if LINE {
+            // The caller reads the line's error from its span (the rest of
+            // the text is not this line's).
+            return self.err(self.i, String::new());
+        }
         match self.peek() {
             None => self.err(
                 self.i,
                 format!("unexpected end of line, expected {expected}"),
             ),
             Some(_) => {
-                let rest = std::str::from_utf8(&self.b[self.i..self.end]).unwrap_or("");
+                let rest = std::str::from_utf8(&self.b[self.i..]).unwrap_or("");
                 let c = rest.chars().next().unwrap_or('\u{FFFD}');
                 self.err(
                     self.i,
@@ -338,13 +404,14 @@ impl Validator<'_> {
         let top_end: usize;
         'value: loop {
             match self.peek() {
+                Some(b'"') => self.string()?,
                 Some(b'{') => {
                     self.i += 1;
                     self.ws();
                     if self.peek() == Some(b'}') {
                         self.i += 1;
                     } else {
-                        self.stack.push(b'{');
+                        self.stack.push(true);
                         let key = self.member_key()?;
                         self.begin(&mut pending, key);
                         continue 'value;
@@ -356,67 +423,70 @@ impl Validator<'_> {
                     if self.peek() == Some(b']') {
                         self.i += 1;
                     } else {
-                        self.stack.push(b'[');
+                        self.stack.push(false);
                         self.begin(&mut pending, Span::default());
                         continue 'value;
                     }
                 }
-                Some(b'"') => self.string()?,
                 Some(b'-' | b'0'..=b'9') => self.number()?,
-                Some(b't') => self.literal("true")?,
-                Some(b'f') => self.literal("false")?,
-                Some(b'n') => self.literal("null")?,
+                Some(b't') => self.literal(b"true")?,
+                Some(b'f') => self.literal(b"false")?,
+                Some(b'n') => self.literal(b"null")?,
                 _ => return self.unexpected("a JSON value"),
             }
             // A value is complete: close what it completes.
             loop {
                 let value_end = self.i;
                 self.ws();
-                let Some(&open) = self.stack.last() else {
+                let Some(object) = self.stack.top() else {
                     top_end = value_end;
                     break 'value;
                 };
-                let depth = self.stack.len();
-                if depth <= 2 {
-                    if let Some((key, vstart)) = pending[depth - 1].take() {
-                        let m = Member {
-                            key,
-                            value: Span::new(vstart, value_end),
-                            kind: Kind::of_first_byte(self.b[vstart]),
-                        };
-                        if depth == 1 {
-                            self.members.push(m);
-                        } else {
-                            self.nested.push((self.members.len(), m));
+                if RECORD {
+                    let depth = self.stack.depth;
+                    if depth <= 2 {
+                        if let Some((key, vstart)) = pending[depth - 1].take() {
+                            let m = Member {
+                                key,
+                                value: Span::new(vstart, value_end),
+                                kind: Kind::of_first_byte(self.b[vstart]),
+                            };
+                            if depth == 1 {
+                                self.members.push(m);
+                            } else {
+                                self.nested.push((self.members.len(), m));
+                            }
                         }
                     }
                 }
-                match (open, self.peek()) {
-                    (b'{', Some(b',')) => {
+                match (object, self.peek()) {
+                    (true, Some(b',')) => {
                         self.i += 1;
                         self.ws();
                         let key = self.member_key()?;
                         self.begin(&mut pending, key);
                         continue 'value;
                     }
-                    (b'[', Some(b',')) => {
+                    (false, Some(b',')) => {
                         self.i += 1;
                         self.ws();
                         self.begin(&mut pending, Span::default());
                         continue 'value;
                     }
-                    (b'{', Some(b'}')) | (b'[', Some(b']')) => {
+                    (true, Some(b'}')) | (false, Some(b']')) => {
                         self.i += 1;
                         self.stack.pop();
                     }
-                    (b'{', _) => return self.unexpected("',' or '}' after an object member"),
+                    (true, _) => return self.unexpected("',' or '}' after an object member"),
                     _ => return self.unexpected("',' or ']' after an array element"),
                 }
             }
         }
         let span = Span::new(start, top_end);
-        if self.peek().is_some() {
-            return self.unexpected("end of line after the JSON value");
+        match self.peek() {
+            None => {}
+            Some(b'\n') if LINE => {}
+            Some(_) => return self.unexpected("end of line after the JSON value"),
         }
         let members = std::mem::take(&mut self.members);
         let nested = std::mem::take(&mut self.nested);
@@ -430,18 +500,20 @@ impl Validator<'_> {
 
     /// Notes the start of a member or element whose end is worth recording:
     /// anything at depth 1, and members of objects that are top-level members.
+    #[inline(always)]
     fn begin(&self, pending: &mut [Option<(Span, usize)>; 2], key: Span) {
-        if !self.record {
+        if !RECORD {
             return;
         }
-        match self.stack.as_slice() {
-            [_] => pending[0] = Some((key, self.i)),
-            [b'{', b'{'] => pending[1] = Some((key, self.i)),
+        match self.stack.depth {
+            1 => pending[0] = Some((key, self.i)),
+            2 if self.stack.low & 3 == 3 => pending[1] = Some((key, self.i)),
             _ => {}
         }
     }
 
     /// Reads `"key" :` and the whitespace after it.
+    #[inline(always)]
     fn member_key(&mut self) -> Result<Span, SyntaxError> {
         if self.peek() != Some(b'"') {
             return self.unexpected("a string key");
@@ -458,20 +530,27 @@ impl Validator<'_> {
         Ok(key)
     }
 
+    #[inline(always)]
     fn string(&mut self) -> Result<(), SyntaxError> {
-        let open = self.i;
-        match scan::string_body(self.b, open + 1, self.end) {
+        match scan::string_body(self.b, self.i + 1, self.b.len()) {
             Ok(after) => {
                 self.i = after;
                 Ok(())
             }
-            Err(StringFault::Unterminated) => self.err(open, "unterminated string"),
-            Err(StringFault::Control(at)) => self.err(
+            Err(fault) => self.string_error(fault),
+        }
+    }
+
+    #[cold]
+    fn string_error(&self, fault: StringFault) -> Result<(), SyntaxError> {
+        match fault {
+            StringFault::Unterminated => self.err(self.i, "unterminated string"),
+            StringFault::Control(at) => self.err(
                 at,
                 format!("control character U+{:04X} in string", self.b[at]),
             ),
-            Err(StringFault::BadEscape(at)) => self.err(at, "bad escape in string"),
-            Err(StringFault::BadUnicode(at)) => {
+            StringFault::BadEscape(at) => self.err(at, "bad escape in string"),
+            StringFault::BadUnicode(at) => {
                 self.err(at, "bad \\u escape in string: four hex digits expected")
             }
         }
@@ -479,9 +558,7 @@ impl Validator<'_> {
 
     fn digits(&mut self) -> usize {
         let from = self.i;
-        while let Some(b'0'..=b'9') = self.peek() {
-            self.i += 1;
-        }
+        self.i = digits(self.b, from);
         self.i - from
     }
 
@@ -514,15 +591,36 @@ impl Validator<'_> {
         Ok(())
     }
 
-    fn literal(&mut self, word: &str) -> Result<(), SyntaxError> {
-        let w = word.as_bytes();
-        if self.end - self.i >= w.len() && &self.b[self.i..self.i + w.len()] == w {
+    #[inline(always)]
+    fn literal(&mut self, w: &'static [u8]) -> Result<(), SyntaxError> {
+        if self.b.get(self.i..self.i + w.len()) == Some(w) {
             self.i += w.len();
             Ok(())
         } else {
+            let word = std::str::from_utf8(w).unwrap_or("");
             self.unexpected(&format!("'{word}'"))
         }
     }
+}
+
+/// Past the digits from `b[i]`, eight a step: a byte is a digit if its xor
+/// with `'0'` is below 10 (high nibble 0, and no carry out of the low one
+/// when 6 is added).
+#[inline(always)]
+fn digits(b: &[u8], mut i: usize) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    while let Some(&w) = b.get(i..i + 8).and_then(|w| <&[u8; 8]>::try_from(w).ok()) {
+        let a = u64::from_le_bytes(w) ^ (ONES * u64::from(b'0'));
+        let other = (a | ((a & (ONES * 0x0f)) + ONES * 6)) & (ONES * 0xf0);
+        if other != 0 {
+            return i + (other.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while let Some(b'0'..=b'9') = b.get(i) {
+        i += 1;
+    }
+    i
 }
 
 fn describe(c: char) -> String {
@@ -607,6 +705,27 @@ mod tests {
             "{\"a\":",
         ] {
             bad(s);
+        }
+    }
+
+    #[test]
+    fn digits_end_at_the_first_other_byte() {
+        for len in 0..20 {
+            for at in 0..=len {
+                for other in [b'/', b':', b'.', b'e', b' ', 0x00, 0x80, 0xb0, 0x3a, 0xff] {
+                    let mut b = vec![b'7'; len];
+                    if at < len {
+                        b[at] = other;
+                    }
+                    for from in 0..=at {
+                        assert_eq!(digits(&b, from), at, "{b:?} from {from}");
+                    }
+                }
+            }
+        }
+        for c in 0..=255u8 {
+            let b = [c; 9];
+            assert_eq!(digits(&b, 0) > 0, c.is_ascii_digit(), "{c}");
         }
     }
 

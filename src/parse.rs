@@ -53,27 +53,53 @@ pub struct Line {
 }
 
 /// Splits `text` into its non-blank lines and parses each.
+///
+/// One pass per line: [`json::parse_line`] finds a valid line's end as it
+/// reads it. Only a line that is not one JSON text is looked at again: its
+/// end found by [`crate::scan::newline`], and [`json::parse`] of its span
+/// giving the error (or nothing, for a blank line), as [`line_spans`] has it.
 pub fn lines(text: &str) -> Vec<Line> {
-    line_spans(text)
-        .map(|(number, span)| {
-            let content = match json::parse(text, span) {
-                Ok(v) => LineContent::Value(v),
-                Err(e) => LineContent::Malformed(e),
-            };
-            Line {
+    let (trimmed_start, trimmed_end) = trimmed(text);
+    let mut number = text.as_bytes()[..trimmed_start]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count();
+    let mut out = Vec::new();
+    let mut start = trimmed_start;
+    let mut done = trimmed_start >= trimmed_end;
+    while !done {
+        number += 1;
+        if let Some((value, end)) = json::parse_line(text, start, trimmed_end) {
+            out.push(Line {
                 number,
-                span,
-                content,
+                span: Span::new(start, end),
+                content: LineContent::Value(value),
+            });
+            start = end + 1;
+        } else {
+            let end = crate::scan::newline(text.as_bytes(), start).min(trimmed_end);
+            let span = Span::new(start, end);
+            if !span.of(text).trim_matches(is_js_space).is_empty() {
+                let content = match json::parse(text, span) {
+                    Ok(v) => LineContent::Value(v),
+                    Err(e) => LineContent::Malformed(e),
+                };
+                out.push(Line {
+                    number,
+                    span,
+                    content,
+                });
             }
-        })
-        .collect()
+            start = end + 1;
+        }
+        done = start > trimmed_end;
+    }
+    out
 }
 
 /// How many lines `JSON.parse` accepts, building nothing.
 pub fn count_values(text: &str) -> usize {
-    line_spans(text)
-        .filter(|&(_, span)| json::validate(text, span).is_ok())
-        .count()
+    count_values_in_bytes(text.as_bytes())
 }
 
 /// [`count_values`] on bytes as they come, without decoding them first: the
@@ -99,14 +125,18 @@ pub fn count_values_in_bytes(b: &[u8]) -> usize {
             _ => break,
         }
     }
+    // One pass per valid line (see [`lines`]); a line that is not JSON is
+    // skipped to its newline.
     let mut count = 0;
     let mut at = start;
     while at < end {
-        let line_end = crate::scan::newline(b, at).min(end);
-        if json::validate_bytes(b, Span::new(at, line_end)).is_ok() {
-            count += 1;
-        }
-        at = line_end + 1;
+        at = match json::validate_line(b, at, end) {
+            Some(line_end) => {
+                count += 1;
+                line_end + 1
+            }
+            None => crate::scan::newline(b, at).min(end) + 1,
+        };
     }
     count
 }
@@ -126,8 +156,7 @@ fn char_at(b: &[u8], i: usize) -> Option<(char, usize)> {
 
 /// The non-blank lines of the trimmed text, with their 1-based numbers.
 pub fn line_spans(text: &str) -> impl Iterator<Item = (usize, Span)> + '_ {
-    let trimmed_start = text.len() - text.trim_start_matches(is_js_space).len();
-    let trimmed_end = text.trim_end_matches(is_js_space).len().max(trimmed_start);
+    let (trimmed_start, trimmed_end) = trimmed(text);
     let mut number = text.as_bytes()[..trimmed_start]
         .iter()
         .filter(|&&b| b == b'\n')
@@ -147,6 +176,13 @@ pub fn line_spans(text: &str) -> impl Iterator<Item = (usize, Span)> + '_ {
         }
         None
     })
+}
+
+/// Where `text.trim()` starts and ends.
+fn trimmed(text: &str) -> (usize, usize) {
+    let trimmed_start = text.len() - text.trim_start_matches(is_js_space).len();
+    let trimmed_end = text.trim_end_matches(is_js_space).len().max(trimmed_start);
+    (trimmed_start, trimmed_end)
 }
 
 /// The lines' values as one JSON array text `[v1,v2,...]`, written over the
@@ -292,6 +328,67 @@ mod tests {
         let l = super::lines(&bad);
         assert_eq!(into_json_array(bad.clone(), &l), Err(bad));
         assert_eq!(into_json_array("  ".into(), &[]).unwrap(), "[]");
+    }
+
+    /// [`lines`] as two passes: spans first, then each span parsed.
+    fn lines_in_two_passes(text: &str) -> Vec<Line> {
+        line_spans(text)
+            .map(|(number, span)| Line {
+                number,
+                span,
+                content: match json::parse(text, span) {
+                    Ok(v) => LineContent::Value(v),
+                    Err(e) => LineContent::Malformed(e),
+                },
+            })
+            .collect()
+    }
+
+    #[test]
+    fn one_pass_lines_equal_two_pass_lines() {
+        let pieces = [
+            "{\"a\":1}", "[1, 2]", " ", "\t", "\r", "\n", "\r\n", "\"x\"", "\"a\nb\"",
+            "\"\\", "\\n", "\"\\u00", "41\"", "{\"k\":", "\"v\"}", "tru", "e", "nul",
+            "l", "1", ".5e", "-", "0", ",", ":", "]", "}", "[", "{", "\u{a0}", "\u{feff}",
+            "\u{2028}", "é", "\u{1}", "{\"message\":{\"role\":\"user\"},\"id\":\"a\"}",
+        ];
+        // Every text of up to three pieces, and longer ones from a simple generator.
+        let mut texts: Vec<String> = Vec::new();
+        for a in pieces {
+            for b in pieces {
+                for c in pieces {
+                    texts.push(format!("{a}{b}{c}"));
+                }
+            }
+        }
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..20_000 {
+            let mut t = String::new();
+            for _ in 0..(seed % 24) {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                t.push_str(pieces[(seed >> 32) as usize % pieces.len()]);
+                if seed & 0xf == 0 {
+                    t.push_str(&"x".repeat((seed >> 8) as usize % 70));
+                }
+            }
+            texts.push(t);
+        }
+        for t in &texts {
+            assert_eq!(lines(t), lines_in_two_passes(t), "{t:?}");
+            let parsed = lines_in_two_passes(t)
+                .iter()
+                .filter(|l| matches!(l.content, LineContent::Value(_)))
+                .count();
+            assert_eq!(count_values_in_bytes(t.as_bytes()), parsed, "{t:?}");
+            let quoted = format!("\"{t}\"");
+            assert_eq!(
+                lines(&quoted),
+                lines_in_two_passes(&quoted),
+                "{quoted:?}"
+            );
+        }
     }
 
     #[test]

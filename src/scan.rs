@@ -45,25 +45,157 @@ pub enum StringFault {
 
 /// Validates the body of a string literal that starts at `b[from]` (just after
 /// the opening quote) and returns the index after its closing quote.
-#[inline]
+///
+/// A short string ends within 16 bytes, seen in one step. Longer ones go 64
+/// bytes a step: one bit mask each of quotes, backslashes and control bytes,
+/// the escaped bytes found from the backslash runs, so a block of text with
+/// escapes is checked without a look at each one. A block with a fault or a
+/// `\u` escape in it is gone through byte by byte (with [`special`]), which
+/// says what is wrong exactly as that would.
+#[inline(always)]
 pub fn string_body(b: &[u8], from: usize, end: usize) -> Result<usize, StringFault> {
     let end = end.min(b.len());
-    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-    {
-        simd::string_body(b, from, end)
+    let mut i = from;
+    for _ in 0..2 {
+        if i + 16 > end {
+            break;
+        }
+        let mask = special16(b, i);
+        if mask != 0 {
+            let p = i + mask.trailing_zeros() as usize;
+            if b[p] == b'"' {
+                return Ok(p + 1);
+            }
+            break;
+        }
+        i += 16;
     }
-    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
-    {
-        let mut i = from;
-        loop {
-            i = plain_run(b, i, end);
-            match special(b, i, end)? {
+    long_string_body(b, i, end)
+}
+
+/// [`string_body`] past its first look, 64 bytes a step.
+#[inline(never)]
+fn long_string_body(b: &[u8], mut i: usize, end: usize) -> Result<usize, StringFault> {
+    while i + 64 <= end {
+        let m = Block::at(b, i);
+        let (escaped, escape) = escapes(m.backslash);
+        let quotes = m.quote & !escaped;
+        // The bits before the closing quote (all of them if there is none).
+        let before = quotes.wrapping_sub(1) & !quotes;
+        let mut bad = m.control & !escaped;
+        if escaped != 0 {
+            bad |= escaped & !escapable(b, i);
+        }
+        if bad & before != 0 {
+            match special_block(b, i, end, m.quote | m.backslash | m.control)? {
                 Err(after) => return Ok(after),
                 Ok(next) => i = next,
             }
+            continue;
+        }
+        if quotes != 0 {
+            return Ok(i + quotes.trailing_zeros() as usize + 1);
+        }
+        // A backslash in the last byte escapes the next block's first: it
+        // starts that block instead, so no state crosses blocks.
+        i += 64 - (escape >> 63) as usize;
+    }
+    loop {
+        i = plain_run(b, i, end);
+        match special(b, i, end)? {
+            Err(after) => return Ok(after),
+            Ok(next) => i = next,
         }
     }
 }
+
+/// Goes through the special bytes (`mask`) of the 64-byte block at `b[i]` one
+/// by one: `Err(after)` if the string closes, else where to go on (past the block).
+#[cold]
+fn special_block(
+    b: &[u8],
+    i: usize,
+    end: usize,
+    mut mask: u64,
+) -> Result<Result<usize, usize>, StringFault> {
+    while mask != 0 {
+        let p = i + mask.trailing_zeros() as usize;
+        match special(b, p, end)? {
+            Err(after) => return Ok(Err(after)),
+            Ok(next) if next >= i + 64 => return Ok(Ok(next)),
+            Ok(next) => mask &= u64::MAX << (next - i),
+        }
+    }
+    Ok(Ok(i + 64))
+}
+
+/// For a mask of backslashes in a block that no escape enters from before:
+/// the bytes they escape, and the backslashes that escape (the odd ones of
+/// each run), as simdjson finds them with one subtraction.
+#[inline(always)]
+fn escapes(backslash: u64) -> (u64, u64) {
+    const ODD: u64 = 0xAAAA_AAAA_AAAA_AAAA;
+    if backslash == 0 {
+        return (0, 0);
+    }
+    let escape_and_terminal = ((backslash << 1) | ODD).wrapping_sub(backslash) ^ ODD;
+    (escape_and_terminal ^ backslash, escape_and_terminal & backslash)
+}
+
+/// Bit masks of the 64 bytes at `b[i]`.
+struct Block {
+    quote: u64,
+    backslash: u64,
+    /// Bytes below 0x20.
+    control: u64,
+}
+
+/// Whether a byte may follow a backslash as a one-byte escape (`\u` is not
+/// here: it needs its four hex digits checked, by [`special`]).
+#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+fn is_escapable(c: u8) -> bool {
+    matches!(c, b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't')
+}
+
+#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+impl Block {
+    #[inline]
+    fn at(b: &[u8], i: usize) -> Block {
+        let mut m = Block {
+            quote: 0,
+            backslash: 0,
+            control: 0,
+        };
+        for (k, &c) in b[i..i + 64].iter().enumerate() {
+            m.quote |= u64::from(c == b'"') << k;
+            m.backslash |= u64::from(c == b'\\') << k;
+            m.control |= u64::from(c < 0x20) << k;
+        }
+        m
+    }
+}
+
+/// The mask of the bytes at `b[i..i + 64]` that [`is_escapable`].
+#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+#[inline]
+fn escapable(b: &[u8], i: usize) -> u64 {
+    b[i..i + 64]
+        .iter()
+        .enumerate()
+        .fold(0, |m, (k, &c)| m | u64::from(is_escapable(c)) << k)
+}
+
+/// The mask of `"`, `\` and bytes below 0x20 in the 16 bytes at `b[i]`.
+#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+#[inline]
+fn special16(b: &[u8], i: usize) -> u32 {
+    b[i..i + 16].iter().enumerate().fold(0, |m, (k, &c)| {
+        m | u32::from(c == b'"' || c == b'\\' || c < 0x20) << k
+    })
+}
+
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+use simd::{escapable, special16};
 
 /// What the special byte at `b[i]` (or the end) means inside a string:
 /// `Err(Ok(after))` for the closing quote, `Ok(next)` to go on after an escape.
@@ -227,37 +359,66 @@ mod simd {
         i
     }
 
-    /// [`super::string_body`], handling every special byte of a 16-byte block
-    /// from one bit mask: escapes are frequent in tool output.
-    pub fn string_body(b: &[u8], mut i: usize, end: usize) -> Result<usize, super::StringFault> {
-        let (quote, backslash, space) = (u8x16_splat(b'"'), u8x16_splat(b'\\'), u8x16_splat(0x20));
-        'blocks: while i + 16 <= end {
-            let x = load(b, i);
-            let special = v128_or(
-                v128_or(i8x16_eq(x, quote), i8x16_eq(x, backslash)),
-                u8x16_lt(x, space),
+    /// The bytes of `x` below those of `limit` (one above 0): `min(x, limit - 1) == x`,
+    /// two instructions where an unsigned `<` takes four on x86.
+    #[inline(always)]
+    fn below(x: v128, limit: v128) -> v128 {
+        i8x16_eq(u8x16_min(x, u8x16_sub(limit, u8x16_splat(1))), x)
+    }
+
+    impl super::Block {
+        #[inline(always)]
+        pub(super) fn at(b: &[u8], i: usize) -> super::Block {
+            assert!(i + 64 <= b.len());
+            let (quote, backslash, space) =
+                (u8x16_splat(b'"'), u8x16_splat(b'\\'), u8x16_splat(0x20));
+            let mut m = super::Block {
+                quote: 0,
+                backslash: 0,
+                control: 0,
+            };
+            for k in 0..4 {
+                let x = load(b, i + 16 * k);
+                m.quote |= u64::from(i8x16_bitmask(i8x16_eq(x, quote))) << (16 * k);
+                m.backslash |= u64::from(i8x16_bitmask(i8x16_eq(x, backslash))) << (16 * k);
+                m.control |= u64::from(i8x16_bitmask(below(x, space))) << (16 * k);
+            }
+            m
+        }
+    }
+
+    /// The bytes of the 64 at `b[i]` that may follow a backslash as a one-byte
+    /// escape (`"\/bfnrt`), found by table lookups on their two nibbles.
+    #[inline(always)]
+    pub(super) fn escapable(b: &[u8], i: usize) -> u64 {
+        assert!(i + 64 <= b.len());
+        // High nibble 2, 5, 6, 7 -> class bit 1, 2, 4, 8; low nibbles of each class.
+        let high = u8x16(0, 0, 1, 0, 0, 2, 4, 8, 0, 0, 0, 0, 0, 0, 0, 0);
+        let low = u8x16(0, 0, 1 | 4 | 8, 0, 8, 0, 4, 0, 0, 0, 0, 0, 2, 0, 4, 1);
+        let nibble = u8x16_splat(0x0f);
+        let mut mask = 0u64;
+        for k in 0..4 {
+            let x = load(b, i + 16 * k);
+            let classes = v128_and(
+                u8x16_swizzle(high, u8x16_shr(x, 4)),
+                u8x16_swizzle(low, v128_and(x, nibble)),
             );
-            let mut mask = i8x16_bitmask(special) as u32;
-            while mask != 0 {
-                let p = i + mask.trailing_zeros() as usize;
-                match super::special(b, p, end)? {
-                    Err(after) => return Ok(after),
-                    Ok(next) if next >= i + 16 => {
-                        i = next;
-                        continue 'blocks;
-                    }
-                    Ok(next) => mask &= !((1u32 << (next - i)) - 1),
-                }
-            }
-            i += 16;
+            let hit = v128_not(i8x16_eq(classes, u8x16_splat(0)));
+            mask |= u64::from(i8x16_bitmask(hit)) << (16 * k);
         }
-        loop {
-            i = super::plain_run(b, i, end);
-            match super::special(b, i, end)? {
-                Err(after) => return Ok(after),
-                Ok(next) => i = next,
-            }
-        }
+        mask
+    }
+
+    /// The mask of `"`, `\` and bytes below 0x20 in the 16 bytes at `b[i]`.
+    #[inline(always)]
+    pub(super) fn special16(b: &[u8], i: usize) -> u32 {
+        assert!(i + 16 <= b.len());
+        let x = load(b, i);
+        let special = v128_or(
+            v128_or(i8x16_eq(x, u8x16_splat(b'"')), i8x16_eq(x, u8x16_splat(b'\\'))),
+            below(x, u8x16_splat(0x20)),
+        );
+        u32::from(i8x16_bitmask(special))
     }
 
     pub fn newline(b: &[u8], mut i: usize) -> usize {
@@ -327,6 +488,76 @@ mod tests {
             assert_eq!(body(&s), Ok(s.len() - 1), "{s}");
             let bad = format!("\"{}\\q\"", "a".repeat(pad));
             assert_eq!(body(&bad), Err(StringFault::BadEscape(pad + 1)), "{bad}");
+        }
+    }
+
+    /// [`string_body`] one special byte at a time.
+    fn string_body_bytewise(b: &[u8], from: usize, end: usize) -> Result<usize, StringFault> {
+        let mut i = from;
+        loop {
+            i = plain_run(b, i, end);
+            match special(b, i, end)? {
+                Err(after) => return Ok(after),
+                Ok(next) => i = next,
+            }
+        }
+    }
+
+    #[test]
+    fn escapes_are_the_odd_backslashes_of_each_run() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..100_000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            // Dense and sparse backslash masks.
+            let backslash = if seed & 1 == 0 { seed } else { seed & seed.rotate_left(7) };
+            let (mut escaped, mut escape, mut after_escape) = (0u64, 0u64, false);
+            for k in 0..64 {
+                if after_escape {
+                    escaped |= 1 << k;
+                    after_escape = false;
+                } else if backslash >> k & 1 != 0 {
+                    escape |= 1 << k;
+                    after_escape = true;
+                }
+            }
+            assert_eq!(escapes(backslash), (escaped, escape), "{backslash:064b}");
+        }
+    }
+
+    #[test]
+    fn string_bodies_as_byte_by_byte() {
+        let alphabet: [&[u8]; 14] = [
+            b"a", b"\"", b"\\", b"\\\\", b"\\\"", b"\\n", b"\\u00e9", b"\\u0g", b"n", b"\n",
+            b"\x01", b"\xc3\xa9", b"/", b"\\/",
+        ];
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        for round in 0..40_000 {
+            let mut b = vec![b'"'];
+            let len = 1 + (round % 200);
+            while b.len() < len {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                let piece = alphabet[(seed >> 40) as usize % alphabet.len()];
+                // Mostly plain text, so that strings get long.
+                if seed & 3 == 0 {
+                    b.extend_from_slice(piece);
+                } else {
+                    b.extend(std::iter::repeat_n(b'x', (seed >> 20) as usize % 40));
+                }
+            }
+            for from in 1..4.min(b.len()) {
+                for end in [b.len(), b.len().saturating_sub(5).max(from)] {
+                    assert_eq!(
+                        string_body(&b, from, end),
+                        string_body_bytewise(&b, from, end),
+                        "{:?} from {from} to {end}",
+                        String::from_utf8_lossy(&b)
+                    );
+                }
+            }
         }
     }
 

@@ -171,14 +171,21 @@ fn read_source_checked(
 
 /// The bytes of a view, copied into wasm, with a space on either side if
 /// `pad`. An empty view is not read at all: the copy of a detached one would
-/// throw through wasm.
+/// throw through wasm. The copy goes into uninitialized capacity: no fill of
+/// memory that is then overwritten.
 fn bytes_of(bytes: &Uint8Array, pad: bool) -> Vec<u8> {
     let (n, p) = (bytes.length() as usize, usize::from(pad));
     let mut out = Vec::with_capacity(n + 2 * p + if pad { spare(n) } else { 0 });
-    out.resize(n + 2 * p, b' ');
-    if n > 0 {
-        bytes.copy_to(&mut out[p..p + n]);
+    let room = &mut out.spare_capacity_mut()[..n + 2 * p];
+    if pad {
+        room[0].write(b' ');
+        room[n + 1].write(b' ');
     }
+    if n > 0 {
+        bytes.copy_to_uninit(&mut room[p..p + n]);
+    }
+    // SAFETY: all n + 2p bytes were just written: the pads and the copy.
+    unsafe { out.set_len(n + 2 * p) };
     out
 }
 
