@@ -197,14 +197,20 @@ pub fn get<'m>(text: &str, members: &'m [Member], name: &str) -> Option<&'m Memb
 
 /// Whether a raw key (with quotes) decodes to `name`.
 pub fn key_is(text: &str, key: Span, name: &str) -> bool {
-    let raw = key.of(text);
-    let inner = &raw[1..raw.len().saturating_sub(1).max(1)];
     // An escape is longer than what it stands for, so a key with one is longer
     // than its name: same length means same bytes, shorter means no match.
-    if inner.len() <= name.len() {
-        return inner == name;
+    let Some(inner_len) = key.len().checked_sub(2) else {
+        return false;
+    };
+    if inner_len < name.len() {
+        return false;
     }
-    inner.contains('\\') && matches!(decode_string(raw), Some(JsString::Utf8(s)) if s == name)
+    let inner = &text.as_bytes()[key.start + 1..key.end - 1];
+    if inner_len == name.len() {
+        return inner == name.as_bytes();
+    }
+    inner.contains(&b'\\')
+        && matches!(decode_string(key.of(text)), Some(JsString::Utf8(s)) if s == name)
 }
 
 /// A decoded JSON string. JS strings may hold lone surrogates, Rust strings may not.
@@ -291,7 +297,11 @@ impl Stack {
     fn push(&mut self, object: bool) {
         if self.depth < 64 {
             let bit = 1u64 << self.depth;
-            self.low = if object { self.low | bit } else { self.low & !bit };
+            self.low = if object {
+                self.low | bit
+            } else {
+                self.low & !bit
+            };
         } else {
             self.deep.push(object);
         }

@@ -347,10 +347,41 @@ mod tests {
     #[test]
     fn one_pass_lines_equal_two_pass_lines() {
         let pieces = [
-            "{\"a\":1}", "[1, 2]", " ", "\t", "\r", "\n", "\r\n", "\"x\"", "\"a\nb\"",
-            "\"\\", "\\n", "\"\\u00", "41\"", "{\"k\":", "\"v\"}", "tru", "e", "nul",
-            "l", "1", ".5e", "-", "0", ",", ":", "]", "}", "[", "{", "\u{a0}", "\u{feff}",
-            "\u{2028}", "é", "\u{1}", "{\"message\":{\"role\":\"user\"},\"id\":\"a\"}",
+            "{\"a\":1}",
+            "[1, 2]",
+            " ",
+            "\t",
+            "\r",
+            "\n",
+            "\r\n",
+            "\"x\"",
+            "\"a\nb\"",
+            "\"\\",
+            "\\n",
+            "\"\\u00",
+            "41\"",
+            "{\"k\":",
+            "\"v\"}",
+            "tru",
+            "e",
+            "nul",
+            "l",
+            "1",
+            ".5e",
+            "-",
+            "0",
+            ",",
+            ":",
+            "]",
+            "}",
+            "[",
+            "{",
+            "\u{a0}",
+            "\u{feff}",
+            "\u{2028}",
+            "é",
+            "\u{1}",
+            "{\"message\":{\"role\":\"user\"},\"id\":\"a\"}",
         ];
         // Every text of up to three pieces, and longer ones from a simple generator.
         let mut texts: Vec<String> = Vec::new();
@@ -383,11 +414,7 @@ mod tests {
                 .count();
             assert_eq!(count_values_in_bytes(t.as_bytes()), parsed, "{t:?}");
             let quoted = format!("\"{t}\"");
-            assert_eq!(
-                lines(&quoted),
-                lines_in_two_passes(&quoted),
-                "{quoted:?}"
-            );
+            assert_eq!(lines(&quoted), lines_in_two_passes(&quoted), "{quoted:?}");
         }
     }
 

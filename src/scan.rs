@@ -139,7 +139,10 @@ fn escapes(backslash: u64) -> (u64, u64) {
         return (0, 0);
     }
     let escape_and_terminal = ((backslash << 1) | ODD).wrapping_sub(backslash) ^ ODD;
-    (escape_and_terminal ^ backslash, escape_and_terminal & backslash)
+    (
+        escape_and_terminal ^ backslash,
+        escape_and_terminal & backslash,
+    )
 }
 
 /// Bit masks of the 64 bytes at `b[i]`.
@@ -217,6 +220,40 @@ fn special(b: &[u8], i: usize, end: usize) -> Result<Result<usize, usize>, Strin
             _ => Err(StringFault::BadEscape(i)),
         },
         Some(_) => Err(StringFault::Control(i)),
+    }
+}
+
+/// Whether `b` is valid UTF-8, as `std::str::from_utf8` says, checking
+/// 64-byte blocks of ASCII (most of a session) a step and leaving the rest to
+/// std. A block of ASCII starts and ends characters, so the runs between such
+/// blocks are checked on their own.
+pub fn is_utf8(b: &[u8]) -> bool {
+    let (mut from, mut i) = (0, 0);
+    while i + 64 <= b.len() {
+        if ascii_block(b, i) {
+            if from < i && std::str::from_utf8(&b[from..i]).is_err() {
+                return false;
+            }
+            from = i + 64;
+        }
+        i += 64;
+    }
+    std::str::from_utf8(&b[from..]).is_ok()
+}
+
+/// Whether `b[i..i + 64]` is all ASCII.
+#[inline]
+fn ascii_block(b: &[u8], i: usize) -> bool {
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    {
+        simd::ascii_block(b, i)
+    }
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+    {
+        b[i..i + 64].chunks_exact(8).fold(0u64, |acc, w| {
+            acc | u64::from_le_bytes(w.try_into().unwrap_or([0; 8]))
+        }) & 0x8080_8080_8080_8080
+            == 0
     }
 }
 
@@ -342,6 +379,16 @@ mod simd {
         unsafe { v128_load(b.as_ptr().add(i) as *const v128) }
     }
 
+    /// [`super::ascii_block`]: no high bit in four 16-byte loads.
+    #[inline]
+    pub fn ascii_block(b: &[u8], i: usize) -> bool {
+        let any = v128_or(
+            v128_or(load(b, i), load(b, i + 16)),
+            v128_or(load(b, i + 32), load(b, i + 48)),
+        );
+        i8x16_bitmask(any) == 0
+    }
+
     pub fn plain_run(b: &[u8], mut i: usize, end: usize) -> usize {
         let (quote, backslash, space) = (u8x16_splat(b'"'), u8x16_splat(b'\\'), u8x16_splat(0x20));
         while i + 16 <= end {
@@ -415,7 +462,10 @@ mod simd {
         assert!(i + 16 <= b.len());
         let x = load(b, i);
         let special = v128_or(
-            v128_or(i8x16_eq(x, u8x16_splat(b'"')), i8x16_eq(x, u8x16_splat(b'\\'))),
+            v128_or(
+                i8x16_eq(x, u8x16_splat(b'"')),
+                i8x16_eq(x, u8x16_splat(b'\\')),
+            ),
             below(x, u8x16_splat(0x20)),
         );
         u32::from(i8x16_bitmask(special))
@@ -437,6 +487,42 @@ mod simd {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn utf8_is_checked_as_std_does() {
+        // ASCII with a few bytes of every kind at every place, in and across blocks.
+        let specials: [&[u8]; 9] = [
+            "é".as_bytes(),
+            "€".as_bytes(),
+            "😀".as_bytes(),
+            &[0xff],
+            &[0xc3],
+            &[0xe2, 0x82],
+            &[0xed, 0xa0, 0x80],
+            &[0x80],
+            &[0xf4, 0x90, 0x80, 0x80],
+        ];
+        let mut seed = 7u32;
+        for len in [0, 1, 63, 64, 65, 127, 128, 200, 300] {
+            for special in specials {
+                for _ in 0..40 {
+                    seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+                    let at = if len == 0 {
+                        0
+                    } else {
+                        (seed >> 8) as usize % (len + 1)
+                    };
+                    let mut b = vec![b'a'; len];
+                    b.splice(at..at, special.iter().copied());
+                    assert_eq!(
+                        is_utf8(&b),
+                        std::str::from_utf8(&b).is_ok(),
+                        "{special:x?} at {at} of {len}"
+                    );
+                }
+            }
+        }
+    }
 
     #[test]
     fn finds_the_first_special_byte_at_every_offset() {
@@ -511,7 +597,11 @@ mod tests {
             seed ^= seed >> 7;
             seed ^= seed << 17;
             // Dense and sparse backslash masks.
-            let backslash = if seed & 1 == 0 { seed } else { seed & seed.rotate_left(7) };
+            let backslash = if seed & 1 == 0 {
+                seed
+            } else {
+                seed & seed.rotate_left(7)
+            };
             let (mut escaped, mut escape, mut after_escape) = (0u64, 0u64, false);
             for k in 0..64 {
                 if after_escape {
@@ -529,8 +619,20 @@ mod tests {
     #[test]
     fn string_bodies_as_byte_by_byte() {
         let alphabet: [&[u8]; 14] = [
-            b"a", b"\"", b"\\", b"\\\\", b"\\\"", b"\\n", b"\\u00e9", b"\\u0g", b"n", b"\n",
-            b"\x01", b"\xc3\xa9", b"/", b"\\/",
+            b"a",
+            b"\"",
+            b"\\",
+            b"\\\\",
+            b"\\\"",
+            b"\\n",
+            b"\\u00e9",
+            b"\\u0g",
+            b"n",
+            b"\n",
+            b"\x01",
+            b"\xc3\xa9",
+            b"/",
+            b"\\/",
         ];
         let mut seed = 0x2545_f491_4f6c_dd1du64;
         for round in 0..40_000 {

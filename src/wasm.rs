@@ -21,6 +21,7 @@ use crate::entry::{Detail, Entry, EntryType, Key, Role};
 use crate::json;
 use crate::migrate::{self, Edit};
 use crate::parse::{self, LineContent};
+use crate::scan;
 use crate::session::{self, Document};
 use crate::time::DateParser;
 use crate::tree::{self, SiblingSort};
@@ -150,9 +151,15 @@ fn read_source_checked(
         let bytes: &Uint8Array = v.unchecked_ref();
         check_size(function, f64::from(bytes.length()), max_bytes)?;
         // Valid UTF-8 becomes the text in place, without a second copy.
-        return Ok(match String::from_utf8(bytes_of(bytes, pad)) {
-            Ok(text) => (Source::Text(text), false),
-            Err(e) => (Source::Text(parse::decode(e.as_bytes()).into_owned()), true),
+        let bytes = bytes_of(bytes, pad);
+        return Ok(if scan::is_utf8(&bytes) {
+            // SAFETY: just checked to be UTF-8 (std's check, with ASCII blocks skipped).
+            (
+                Source::Text(unsafe { String::from_utf8_unchecked(bytes) }),
+                false,
+            )
+        } else {
+            (Source::Text(parse::decode(&bytes).into_owned()), true)
         });
     }
     if arrays && is_array(v)? {
