@@ -299,6 +299,7 @@ export type FileEntry = SessionHeader | SessionEntry;
 
 /** A node of the tree returned by {@link getTree}. */
 export interface SessionTreeNode {
+  /** The entry. From {@link getTree} of text, parsed when first read. */
   entry: SessionEntry;
   /** Children, oldest timestamp first. */
   children: SessionTreeNode[];
@@ -406,6 +407,9 @@ export function migrate(source: SessionText, options?: ReadOptions): SessionText
  * @param source - Session text, UTF-8 bytes, or entries (with or without the
  * header). Text is parsed and migrated first. An array is not modified and
  * its entry objects are reused in the nodes.
+ * @returns The roots. From text, each node's `entry` is parsed when first
+ * read (an own enumerable getter until then, a data property after), so a
+ * walk over the shape parses nothing.
  * @throws `TypeError` if `source` has the wrong type.
  */
 export function getTree(source: SessionText | readonly FileEntry[], options?: ReadOptions): SessionTreeNode[];

@@ -803,9 +803,10 @@ export function buildTree(objects, nodes, labels, children, roots) {
   return Array.from(roots, (r) => made[r]);
 }
 export function buildLazyTree(text, offsets, nodes, labels, children, roots) {
-  // A copy: wasm memory is reused by the next call. Entries are decoded and
-  // parsed one by one, when read.
+  // Copies: the views given point into wasm memory, which the next call
+  // reuses. Entries are decoded and parsed one by one, when read.
   const bytes = text.slice();
+  offsets = offsets.slice();
   const entryAt = (i) => JSON.parse(utf8.decode(bytes.subarray(offsets[2 * i], offsets[2 * i + 1])));
   const made = new Array(offsets.length >> 1);
   const labelEntries = new Map();

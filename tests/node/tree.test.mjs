@@ -144,3 +144,50 @@ test("wrong argument types throw a TypeError naming the argument", () => {
   }
   assert.deepStrictEqual(shape(getTree(session)), expectedShape, "still works");
 });
+
+test("from text, entries are parsed when first read and then stay plain data", () => {
+  const { Uint8Array: bytes, string } = inputForms(session);
+  for (const source of [bytes, string]) {
+    const [u1] = getTree(source);
+    const before = Object.getOwnPropertyDescriptor(u1, "entry");
+    assert.equal(typeof before.get, "function", "not parsed until read");
+    assert.ok(before.enumerable && before.configurable);
+    assert.deepStrictEqual(Object.keys(u1), ["entry", "children", "label", "labelTimestamp"]);
+    const e = u1.entry;
+    assert.equal(e.id, "u1");
+    assert.equal(u1.entry, e, "parsed once: the same object on every read");
+    const after = Object.getOwnPropertyDescriptor(u1, "entry");
+    assert.deepStrictEqual(after, { value: e, writable: true, enumerable: true, configurable: true });
+    assert.deepStrictEqual(Object.keys(u1), ["entry", "children", "label", "labelTimestamp"], "key order kept");
+    // Writing before reading replaces the entry, as on a plain object.
+    const [fresh] = getTree(source);
+    fresh.entry = { replaced: true };
+    assert.deepStrictEqual(fresh.entry, { replaced: true });
+    // Copies and serializations see parsed entries.
+    const [other] = getTree(source);
+    const cloned = structuredClone(other);
+    assert.equal(cloned.entry.id, "u1");
+    assert.equal(cloned.children[0].entry.id, "a1");
+    assert.equal(JSON.parse(JSON.stringify(getTree(source)[1])).entry.id, "orphan");
+  }
+});
+
+test("a lazy tree does not depend on the caller's bytes or later calls", () => {
+  const bytes = inputForms(session).Uint8Array;
+  const copy = new Uint8Array(bytes);
+  const [u1] = getTree(copy);
+  copy.fill(0x20); // the caller reuses its buffer
+  for (let k = 0; k < 5; k++) getTree(inputForms(session).string); // wasm memory is reused
+  assert.equal(u1.entry.id, "u1");
+  assert.equal(u1.children[0].children[1].entry.message.content, "q2");
+});
+
+test("a lazy tree still reads its entries after much bigger calls grew and reused wasm memory", () => {
+  const [u1] = getTree(inputForms(session).Uint8Array);
+  const big = [header(), ...Array.from({ length: 20000 }, (_, i) => user(`x${i}`, i ? `x${i - 1}` : null, "y".repeat(200), i + 1))];
+  getTree(inputForms(big).Uint8Array);
+  getTree(inputForms(big).string);
+  assert.equal(u1.entry.id, "u1");
+  assert.equal(u1.children[0].entry.id, "a1");
+  assert.equal(u1.children[0].children[0].entry.id, "u3");
+});

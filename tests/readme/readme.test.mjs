@@ -96,6 +96,10 @@ test("the agent loop writes, branches and reopens its session file", () => {
   assert.equal(new Set(again.map((l) => l.id)).size, 7, "ids are unique");
 });
 
+test("the getTree example walks the shape, then reads entries", () => {
+  assert.equal(run(example("the shape is there without parsing")), "2\n[ 'one way', 'another' ]\ntrue\n");
+});
+
 test("the IndexedDB example keeps a session across page loads", async () => {
   const { startStaticServer } = await import("../browser/static-server.mjs");
   const { launchChromium } = await import("../browser/chromium.mjs");
