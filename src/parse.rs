@@ -107,6 +107,66 @@ pub fn count_values(text: &str) -> usize {
 /// the ends of the text are decoded, for `trim()`; a blank line is never valid
 /// JSON, so it needs no test of its own.
 pub fn count_values_in_bytes(b: &[u8]) -> usize {
+    let (start, end) = (trim_start(b), trim_end(b));
+    if start < end {
+        count_lines(&b[start..end])
+    } else {
+        0
+    }
+}
+
+/// [`count_values_in_bytes`] of a text of `len` bytes held elsewhere, read
+/// a piece of about `piece` bytes at a time: `read(from, to, buf)` appends
+/// bytes `from..to` to `buf`. A piece stays in the processor's cache between
+/// its copy and its scan, and memory use stays near `piece` plus the longest line.
+pub fn count_values_in_pieces(
+    len: usize,
+    piece: usize,
+    read: &mut dyn FnMut(usize, usize, &mut Vec<u8>),
+) -> usize {
+    let mut buf = Vec::with_capacity(piece + 4096);
+    // The ends of the whole text, as `trim()` finds them, from windows that
+    // grow until the trimming stops well inside one.
+    let mut window = 4096;
+    let start = loop {
+        buf.clear();
+        read(0, window.min(len), &mut buf);
+        let start = trim_start(&buf);
+        if start + 4 <= buf.len() || buf.len() == len {
+            break start;
+        }
+        window *= 4;
+    };
+    window = 4096;
+    let end = loop {
+        let from = len - window.min(len);
+        buf.clear();
+        read(from, len, &mut buf);
+        let end = trim_end(&buf);
+        if end >= 4 || from == 0 {
+            break from + end;
+        }
+        window *= 4;
+    };
+    buf.clear();
+    let mut count = 0;
+    let mut at = start;
+    while at < end {
+        let to = end.min(at + piece);
+        read(at, to, &mut buf);
+        at = to;
+        if at < end {
+            // Whole lines now; the unfinished last one waits for the next piece.
+            let (n, used) = count_whole_lines(&buf);
+            count += n;
+            buf.drain(..used);
+        }
+    }
+    count + count_lines(&buf)
+}
+
+/// How many bytes at the start of `b` `trim()` drops (JS whitespace).
+pub fn trim_start(b: &[u8]) -> usize {
     let mut start = 0;
     while let Some((c, len)) = char_at(b, start) {
         if !is_js_space(c) {
@@ -114,10 +174,15 @@ pub fn count_values_in_bytes(b: &[u8]) -> usize {
         }
         start += len;
     }
+    start
+}
+
+/// Where `trim()` ends `b`: its length without trailing JS whitespace.
+pub fn trim_end(b: &[u8]) -> usize {
     let mut end = b.len();
-    while end > start {
+    while end > 0 {
         let mut from = end - 1;
-        while from > start && b[from] & 0xc0 == 0x80 && end - from < 4 {
+        while from > 0 && b[from] & 0xc0 == 0x80 && end - from < 4 {
             from -= 1;
         }
         match char_at(&b[..end], from) {
@@ -125,20 +190,34 @@ pub fn count_values_in_bytes(b: &[u8]) -> usize {
             _ => break,
         }
     }
-    // One pass per valid line (see [`lines`]); a line that is not JSON is
-    // skipped to its newline.
+    end
+}
+
+/// How many lines of `b` (already trimmed as a whole) are JSON: one pass per
+/// valid line (see [`lines`]); a line that is not JSON is skipped to its newline.
+pub fn count_lines(b: &[u8]) -> usize {
     let mut count = 0;
-    let mut at = start;
-    while at < end {
-        at = match json::validate_line(b, at, end) {
+    let mut at = 0;
+    while at < b.len() {
+        at = match json::validate_line(b, at, b.len()) {
             Some(line_end) => {
                 count += 1;
                 line_end + 1
             }
-            None => crate::scan::newline(b, at).min(end) + 1,
+            None => crate::scan::newline(b, at) + 1,
         };
     }
     count
+}
+
+/// [`count_lines`] of the lines of `b` that end in a newline, for a text that
+/// comes in pieces: also returns where they end, the start of what must come
+/// again with the next piece.
+pub fn count_whole_lines(b: &[u8]) -> (usize, usize) {
+    match b.iter().rposition(|&c| c == b'\n') {
+        Some(last) => (count_lines(&b[..=last]), last + 1),
+        None => (0, 0),
+    }
 }
 
 /// The character starting at `b[i]` and its length in bytes, if valid UTF-8.
@@ -246,6 +325,28 @@ pub fn line_error(text: &str, line: &Line) -> Option<ParseError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counting_in_pieces_counts_as_a_whole() {
+        let nbsp = "\u{a0}";
+        let texts = [
+            String::new(),
+            "  \n \n".into(),
+            format!("{nbsp}\u{feff}{{\"a\":1}}\n{{\"b\":2}}{nbsp}"),
+            format!("{{\"a\":1}}{nbsp}\n\n  \n{nbsp}"),
+            format!("\n\n{{\"a\":\"é{}\"}}\r\n{{bad\n[1]\n\"s\"\n{{\"c\":[1,2,{{}}]}}", "x".repeat(300)),
+            format!("{}{{\"a\":1}}", " ".repeat(5000)),
+            format!("{{\"a\":1}}{}", format!("{nbsp}\n").repeat(3000)),
+        ];
+        for t in &texts {
+            let b = t.as_bytes();
+            let whole = count_values_in_bytes(b);
+            for piece in [1, 2, 3, 7, 64, 1000, 1 << 20] {
+                let mut read = |from: usize, to: usize, buf: &mut Vec<u8>| buf.extend_from_slice(&b[from..to]);
+                assert_eq!(count_values_in_pieces(b.len(), piece, &mut read), whole, "{t:?} in pieces of {piece}");
+            }
+        }
+    }
 
     fn values(text: &str) -> Vec<(usize, &str)> {
         lines(text)

@@ -196,6 +196,19 @@ fn bytes_of(bytes: &Uint8Array, pad: bool) -> Vec<u8> {
     out
 }
 
+/// Appends the bytes of a view to `buf`, copying into uninitialized capacity.
+fn append_bytes(buf: &mut Vec<u8>, bytes: &Uint8Array) {
+    let n = bytes.length() as usize;
+    if n == 0 {
+        return;
+    }
+    buf.reserve(n);
+    let len = buf.len();
+    bytes.copy_to_uninit(&mut buf.spare_capacity_mut()[..n]);
+    // SAFETY: the n bytes after `len` were just written by the copy.
+    unsafe { buf.set_len(len + n) };
+}
+
 /// Room left after a padded text: it becomes JSON for JS, and escaping its
 /// few non-ASCII characters then grows it in place instead of copying it.
 fn spare(n: usize) -> usize {
@@ -982,7 +995,11 @@ pub fn count_entries(source: JsValue, options: JsValue) -> Result<u32, JsValue> 
         // Bytes are counted as they come: no decoding pass, no text.
         let bytes: &Uint8Array = source.unchecked_ref();
         check_size("countEntries", f64::from(bytes.length()), max_bytes)?;
-        parse::count_values_in_bytes(&bytes_of(bytes, false)) as u32
+        // In pieces that stay in cache from their copy to their scan.
+        let mut read = |from: usize, to: usize, buf: &mut Vec<u8>| {
+            append_bytes(buf, &bytes.subarray(from as u32, to as u32))
+        };
+        parse::count_values_in_pieces(bytes.length() as usize, 1 << 20, &mut read) as u32
     } else {
         match read_source(&source, "countEntries", true, max_bytes)? {
             Source::Text(text) => parse::count_values(&text) as u32,

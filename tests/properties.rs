@@ -576,6 +576,13 @@ proptest! {
     }
 
     #[test]
+    fn counting_in_pieces_equals_counting_the_whole(bytes in prop_oneof![jsonish_bytes(), mutated_strategy()], piece in 1usize..300) {
+        let whole = session_tree::parse::count_values_in_bytes(&bytes);
+        let mut read = |from: usize, to: usize, buf: &mut Vec<u8>| buf.extend_from_slice(&bytes[from..to]);
+        prop_assert_eq!(session_tree::parse::count_values_in_pieces(bytes.len(), piece, &mut read), whole);
+    }
+
+    #[test]
     fn no_panic_on_jsonish_bytes(bytes in jsonish_bytes()) {
         let text = String::from_utf8_lossy(&bytes);
         exercise(&text, false);
