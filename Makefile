@@ -59,12 +59,27 @@ $(WASM): $(RUST_SOURCES) | toolchain
 	$(CARGO) build --release --target $(TARGET)
 	@touch $@
 
-$(STAMP): $(WASM) $(TEMPLATE_FILES) $(wildcard README.md) Makefile | toolchain
+# wasm-opt from npm's binaryen (Debian's is too old for these features), kept
+# under target/ at an exact version. -O3: smaller (the package's .wasm must
+# stay under 150 KB gzipped) and no slower than rustc's output.
+BINARYEN_VERSION := 132
+WASM_OPT := target/tools/node_modules/.bin/wasm-opt
+WASM_OPT_FLAGS := -O3 --enable-simd --enable-bulk-memory --enable-sign-ext --enable-mutable-globals \
+  --enable-nontrapping-float-to-int --enable-reference-types --enable-multivalue
+
+$(WASM_OPT):
+	mkdir -p target/tools
+	$(NPM_INSTALL) --prefix target/tools binaryen@$(BINARYEN_VERSION)
+	@touch $@
+
+$(STAMP): $(WASM) $(TEMPLATE_FILES) $(wildcard README.md) Makefile $(WASM_OPT) | toolchain
 	rm -rf pkg
 	mkdir -p pkg
 	wasm-bindgen --target nodejs --no-typescript --experimental-reset-state-function --out-dir pkg/node $(WASM)
 	$(call cjs_snippets,pkg/node)
 	wasm-bindgen --target web --no-typescript --experimental-reset-state-function --out-dir pkg/web $(WASM)
+	for w in pkg/node/session_tree_bg.wasm pkg/web/session_tree_bg.wasm; do \
+	  $(WASM_OPT) $(WASM_OPT_FLAGS) "$$w" -o "$$w"; done
 	cp -R pkg-template/. pkg/
 	cp pkg/index.d.ts pkg/index.d.cts
 	sed -e 's/^export function recovering/function recovering/' -e '$$a module.exports = { recovering };' pkg/recover.js > pkg/recover.cjs
