@@ -32,6 +32,11 @@ impl Span {
     pub fn is_empty(&self) -> bool {
         self.end == self.start
     }
+    /// The span `by` bytes later (earlier if negative), where text moved.
+    pub fn shifted(&self, by: isize) -> Span {
+        let at = |x: usize| x.wrapping_add_signed(by);
+        Span::new(at(self.start), at(self.end))
+    }
 }
 
 /// The kind of a JSON value, known from its first byte.
@@ -47,7 +52,7 @@ pub enum Kind {
 }
 
 impl Kind {
-    fn of_first_byte(b: u8) -> Kind {
+    pub fn of_first_byte(b: u8) -> Kind {
         match b {
             b'{' => Kind::Object,
             b'[' => Kind::Array,
@@ -94,6 +99,36 @@ pub struct Value {
 }
 
 impl Value {
+    /// The same value `by` bytes later in a text (an array's elements keep
+    /// their empty key spans, as a parse gives them).
+    pub fn shifted(&self, by: isize) -> Value {
+        let object = self.kind == Kind::Object;
+        let member = |m: &Member| Member {
+            key: if object { m.key.shifted(by) } else { m.key },
+            value: m.value.shifted(by),
+            kind: m.kind,
+        };
+        Value {
+            kind: self.kind,
+            span: self.span.shifted(by),
+            members: self.members.iter().map(member).collect(),
+            nested: self
+                .nested
+                .iter()
+                .map(|(p, m)| {
+                    (
+                        *p,
+                        Member {
+                            key: m.key.shifted(by),
+                            value: m.value.shifted(by),
+                            kind: m.kind,
+                        },
+                    )
+                })
+                .collect(),
+        }
+    }
+
     /// The members of the object that is the value of `members[index]`.
     pub fn nested_in(&self, index: usize) -> impl Iterator<Item = &Member> + '_ {
         self.nested

@@ -10,7 +10,7 @@
 use std::collections::HashSet;
 
 use crate::entry::{Detail, Entry, EntryType, Key, Role};
-use crate::json::{self, Member, Span};
+use crate::json::{self, Kind, Member, Span};
 use crate::parse::{Line, LineContent};
 
 /// The version this crate writes and migrates to.
@@ -182,15 +182,32 @@ fn v1_to_v2(
 /// entries of the plan are their `Value` lines, in order). Every line of the
 /// input is in the output in its place; each ends with `\n`.
 pub fn apply_to_text(text: &str, lines: &[Line], edits: &[Edit]) -> String {
+    apply(text, lines, edits, false).0
+}
+
+/// [`apply_to_text`], with the lines of the result as parsing it would give
+/// them: lines that did not change, and members a rewrite only moved, are
+/// moved along instead of being read again; any other rewritten line is parsed.
+pub fn apply_with_lines(text: &str, lines: &[Line], edits: &[Edit]) -> (String, Vec<Line>) {
+    apply(text, lines, edits, true)
+}
+
+fn apply(text: &str, lines: &[Line], edits: &[Edit], with_lines: bool) -> (String, Vec<Line>) {
     let mut out = String::with_capacity(text.len() + text.len() / 8 + 64);
+    let mut new_lines = Vec::with_capacity(if with_lines { lines.len() } else { 0 });
     // Each entry's edits together, in the order they were planned (a stable sort).
     let mut order: Vec<&Edit> = edits.iter().collect();
     order.sort_by_key(|e| e.entry());
     let mut rest = order.as_slice();
     let mut copied = 0;
     let mut entry = 0;
+    // How far text not yet copied moves: where it will land minus where it is.
+    let shift = |out: &String, copied: usize| out.len() as isize - copied as isize;
     for line in lines {
         let LineContent::Value(value) = &line.content else {
+            if with_lines {
+                new_lines.push(line.shifted(shift(&out, copied)));
+            }
             continue;
         };
         let n = rest.iter().take_while(|e| e.entry() == entry).count();
@@ -198,22 +215,59 @@ pub fn apply_to_text(text: &str, lines: &[Line], edits: &[Edit]) -> String {
         rest = later;
         entry += 1;
         if mine.is_empty() {
+            if with_lines {
+                new_lines.push(line.shifted(shift(&out, copied)));
+            }
             continue;
         }
+        let before = shift(&out, copied);
         out.push_str(&text[copied..value.span.start]);
-        rewrite_object(text, value.span, &value.members, mine, &mut out);
+        let start = out.len();
+        let appended = rewrite_object(text, value.span, &value.members, mine, &mut out);
         copied = value.span.end;
+        if with_lines {
+            let span = Span::new(start, out.len());
+            let content = match appended {
+                // Old members moved, new ones at the end: no need to read it again.
+                Some(appended) => {
+                    let mut moved = value.shifted(start as isize - value.span.start as isize);
+                    moved.span = span;
+                    moved.members.extend(appended);
+                    LineContent::Value(moved)
+                }
+                None => match json::parse(&out, span) {
+                    Ok(v) => LineContent::Value(v),
+                    Err(e) => LineContent::Malformed(e),
+                },
+            };
+            new_lines.push(Line {
+                number: line.number,
+                span: Span::new(
+                    line.span.start.wrapping_add_signed(before),
+                    line.span.end.wrapping_add_signed(shift(&out, copied)),
+                ),
+                content,
+            });
+        }
     }
     out.push_str(&text[copied..]);
     if !out.is_empty() && !out.ends_with('\n') {
         out.push('\n');
     }
-    out
+    (out, new_lines)
 }
 
 /// Writes the object with `members` after `edits`: replaced values stay where
 /// their key was, new keys go last in the order pi adds them, deleted keys go.
-fn rewrite_object(text: &str, span: Span, members: &[Member], edits: &[&Edit], out: &mut String) {
+/// When the object was copied whole with keys appended, returns those new
+/// members (at their place in `out`).
+fn rewrite_object(
+    text: &str,
+    span: Span,
+    members: &[Member],
+    edits: &[&Edit],
+    out: &mut String,
+) -> Option<Vec<Member>> {
     let mut replace: Vec<(&str, String)> = Vec::new();
     let mut remove: Vec<&str> = Vec::new();
     let mut rename_role = false;
@@ -256,17 +310,25 @@ fn rewrite_object(text: &str, span: Span, members: &[Member], edits: &[&Edit], o
     if appends_only && is_compact(span, members) {
         out.push_str(&text[span.start..span.end - 1]);
         let mut first = members.is_empty();
+        let mut appended = Vec::with_capacity(replace.len());
         for (name, value) in &replace {
             if !first {
                 out.push(',');
             }
             first = false;
+            let key = out.len();
             out.push_str(&json_string(name));
+            let colon = out.len();
             out.push(':');
             out.push_str(value);
+            appended.push(Member {
+                key: Span::new(key, colon),
+                value: Span::new(colon + 1, out.len()),
+                kind: Kind::of_first_byte(value.as_bytes()[0]),
+            });
         }
         out.push('}');
-        return;
+        return Some(appended);
     }
     out.push('{');
     let mut first = true;
@@ -307,6 +369,7 @@ fn rewrite_object(text: &str, span: Span, members: &[Member], edits: &[&Edit], o
         }
     }
     out.push('}');
+    None
 }
 
 /// Whether an object's text is its members joined by `,` between braces, with

@@ -52,6 +52,23 @@ pub struct Line {
     pub content: LineContent,
 }
 
+impl Line {
+    /// The same line `by` bytes later in a text.
+    pub fn shifted(&self, by: isize) -> Line {
+        Line {
+            number: self.number,
+            span: self.span.shifted(by),
+            content: match &self.content {
+                LineContent::Value(v) => LineContent::Value(v.shifted(by)),
+                LineContent::Malformed(e) => LineContent::Malformed(SyntaxError {
+                    offset: e.offset.wrapping_add_signed(by),
+                    reason: e.reason.clone(),
+                }),
+            },
+        }
+    }
+}
+
 /// Splits `text` into its non-blank lines and parses each.
 ///
 /// One pass per line: [`json::parse_line`] finds a valid line's end as it
@@ -334,7 +351,10 @@ mod tests {
             "  \n \n".into(),
             format!("{nbsp}\u{feff}{{\"a\":1}}\n{{\"b\":2}}{nbsp}"),
             format!("{{\"a\":1}}{nbsp}\n\n  \n{nbsp}"),
-            format!("\n\n{{\"a\":\"é{}\"}}\r\n{{bad\n[1]\n\"s\"\n{{\"c\":[1,2,{{}}]}}", "x".repeat(300)),
+            format!(
+                "\n\n{{\"a\":\"é{}\"}}\r\n{{bad\n[1]\n\"s\"\n{{\"c\":[1,2,{{}}]}}",
+                "x".repeat(300)
+            ),
             format!("{}{{\"a\":1}}", " ".repeat(5000)),
             format!("{{\"a\":1}}{}", format!("{nbsp}\n").repeat(3000)),
         ];
@@ -342,8 +362,13 @@ mod tests {
             let b = t.as_bytes();
             let whole = count_values_in_bytes(b);
             for piece in [1, 2, 3, 7, 64, 1000, 1 << 20] {
-                let mut read = |from: usize, to: usize, buf: &mut Vec<u8>| buf.extend_from_slice(&b[from..to]);
-                assert_eq!(count_values_in_pieces(b.len(), piece, &mut read), whole, "{t:?} in pieces of {piece}");
+                let mut read =
+                    |from: usize, to: usize, buf: &mut Vec<u8>| buf.extend_from_slice(&b[from..to]);
+                assert_eq!(
+                    count_values_in_pieces(b.len(), piece, &mut read),
+                    whole,
+                    "{t:?} in pieces of {piece}"
+                );
             }
         }
     }

@@ -31,6 +31,11 @@ impl Document {
 
     pub fn parse_with(text: String, dates: &dyn DateParser) -> Document {
         let lines = parse::lines(&text);
+        Document::from_lines(text, lines, dates)
+    }
+
+    /// The document of `text` whose lines (`parse::lines(&text)`) are known.
+    fn from_lines(text: String, lines: Vec<Line>, dates: &dyn DateParser) -> Document {
         let mut unique = 0;
         let mut entries = Vec::with_capacity(lines.len());
         let mut spans = Vec::with_capacity(lines.len());
@@ -77,10 +82,10 @@ impl Document {
         new_id: &mut dyn FnMut(&HashSet<String>) -> String,
     ) -> Document {
         match self.migration(new_id) {
-            Some(edits) if !edits.is_empty() => Document::parse_with(
-                migrate::apply_to_text(&self.text, &self.lines, &edits),
-                dates,
-            ),
+            Some(edits) if !edits.is_empty() => {
+                let (text, lines) = migrate::apply_with_lines(&self.text, &self.lines, &edits);
+                Document::from_lines(text, lines, dates)
+            }
             _ => self,
         }
     }

@@ -215,7 +215,8 @@ function compare(op, workload, piResult, ourResult) {
 
 let sink = 0;
 function consume(r) {
-  sink = (sink + (typeof r === "string" ? r.length : Array.isArray(r) ? r.length : r && typeof r === "object" ? Object.keys(r).length : Number(r) || 0)) | 0;
+  // (a byte result by its length: Object.keys of a Uint8Array lists every index)
+  sink = (sink + (typeof r === "string" || Array.isArray(r) || ArrayBuffer.isView(r) ? r.length : r && typeof r === "object" ? Object.keys(r).length : Number(r) || 0)) | 0;
 }
 
 function timeOnce(fn, buf) {
