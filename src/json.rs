@@ -99,33 +99,20 @@ pub struct Value {
 }
 
 impl Value {
-    /// The same value `by` bytes later in a text (an array's elements keep
+    /// Moves the value `by` bytes later in its text (an array's elements keep
     /// their empty key spans, as a parse gives them).
-    pub fn shifted(&self, by: isize) -> Value {
+    pub fn shift(&mut self, by: isize) {
         let object = self.kind == Kind::Object;
-        let member = |m: &Member| Member {
-            key: if object { m.key.shifted(by) } else { m.key },
-            value: m.value.shifted(by),
-            kind: m.kind,
-        };
-        Value {
-            kind: self.kind,
-            span: self.span.shifted(by),
-            members: self.members.iter().map(member).collect(),
-            nested: self
-                .nested
-                .iter()
-                .map(|(p, m)| {
-                    (
-                        *p,
-                        Member {
-                            key: m.key.shifted(by),
-                            value: m.value.shifted(by),
-                            kind: m.kind,
-                        },
-                    )
-                })
-                .collect(),
+        self.span = self.span.shifted(by);
+        for m in &mut self.members {
+            if object {
+                m.key = m.key.shifted(by);
+            }
+            m.value = m.value.shifted(by);
+        }
+        for (_, m) in &mut self.nested {
+            m.key = m.key.shifted(by);
+            m.value = m.value.shifted(by);
         }
     }
 
@@ -243,6 +230,15 @@ pub fn key_is(text: &str, key: Span, name: &str) -> bool {
     let inner = &text.as_bytes()[key.start + 1..key.end - 1];
     if inner_len == name.len() {
         return inner == name.as_bytes();
+    }
+    // Longer: only an escape could make it match, and the first byte tells
+    // most keys apart without a search for one.
+    if name
+        .as_bytes()
+        .first()
+        .is_some_and(|&c| c != inner[0] && inner[0] != b'\\')
+    {
+        return false;
     }
     inner.contains(&b'\\')
         && matches!(decode_string(key.of(text)), Some(JsString::Utf8(s)) if s == name)

@@ -185,16 +185,51 @@ pub fn apply_to_text(text: &str, lines: &[Line], edits: &[Edit]) -> String {
     apply(text, lines, edits, false).0
 }
 
-/// [`apply_to_text`], with the lines of the result as parsing it would give
-/// them: lines that did not change, and members a rewrite only moved, are
-/// moved along instead of being read again; any other rewritten line is parsed.
-pub fn apply_with_lines(text: &str, lines: &[Line], edits: &[Edit]) -> (String, Vec<Line>) {
-    apply(text, lines, edits, true)
+/// [`apply_to_text`], turning `lines` into the lines of the result as parsing
+/// it would give them: lines that did not change, and members a rewrite only
+/// moved, are moved along instead of being read again; any other rewritten
+/// line is parsed.
+pub fn apply_with_lines(text: &str, mut lines: Vec<Line>, edits: &[Edit]) -> (String, Vec<Line>) {
+    let (out, placed) = apply(text, &lines, edits, true);
+    for (line, place) in lines.iter_mut().zip(placed) {
+        let end = line.span.end.wrapping_add_signed(place.after);
+        match place.rewritten {
+            None => line.shift(place.before),
+            Some(Rewritten::Appended(span, appended)) => {
+                if let LineContent::Value(value) = &mut line.content {
+                    value.shift(span.start as isize - value.span.start as isize);
+                    value.span = span;
+                    value.members.extend(appended);
+                }
+                line.span = Span::new(line.span.start.wrapping_add_signed(place.before), end);
+            }
+            Some(Rewritten::Parsed(content)) => {
+                line.content = content;
+                line.span = Span::new(line.span.start.wrapping_add_signed(place.before), end);
+            }
+        }
+    }
+    (out, lines)
 }
 
-fn apply(text: &str, lines: &[Line], edits: &[Edit], with_lines: bool) -> (String, Vec<Line>) {
+/// Where a line went: how far its start and its end moved, and what became
+/// of a line that was rewritten.
+struct Placed {
+    before: isize,
+    after: isize,
+    rewritten: Option<Rewritten>,
+}
+
+enum Rewritten {
+    /// Copied whole with members appended: its new span and the new members.
+    Appended(Span, Vec<Member>),
+    /// Written member by member, then parsed.
+    Parsed(LineContent),
+}
+
+fn apply(text: &str, lines: &[Line], edits: &[Edit], place: bool) -> (String, Vec<Placed>) {
     let mut out = String::with_capacity(text.len() + text.len() / 8 + 64);
-    let mut new_lines = Vec::with_capacity(if with_lines { lines.len() } else { 0 });
+    let mut placed = Vec::with_capacity(if place { lines.len() } else { 0 });
     // Each entry's edits together, in the order they were planned (a stable sort).
     let mut order: Vec<&Edit> = edits.iter().collect();
     order.sort_by_key(|e| e.entry());
@@ -204,9 +239,17 @@ fn apply(text: &str, lines: &[Line], edits: &[Edit], with_lines: bool) -> (Strin
     // How far text not yet copied moves: where it will land minus where it is.
     let shift = |out: &String, copied: usize| out.len() as isize - copied as isize;
     for line in lines {
+        let unchanged = |out: &String, copied| {
+            let by = shift(out, copied);
+            Placed {
+                before: by,
+                after: by,
+                rewritten: None,
+            }
+        };
         let LineContent::Value(value) = &line.content else {
-            if with_lines {
-                new_lines.push(line.shifted(shift(&out, copied)));
+            if place {
+                placed.push(unchanged(&out, copied));
             }
             continue;
         };
@@ -215,8 +258,8 @@ fn apply(text: &str, lines: &[Line], edits: &[Edit], with_lines: bool) -> (Strin
         rest = later;
         entry += 1;
         if mine.is_empty() {
-            if with_lines {
-                new_lines.push(line.shifted(shift(&out, copied)));
+            if place {
+                placed.push(unchanged(&out, copied));
             }
             continue;
         }
@@ -225,28 +268,19 @@ fn apply(text: &str, lines: &[Line], edits: &[Edit], with_lines: bool) -> (Strin
         let start = out.len();
         let appended = rewrite_object(text, value.span, &value.members, mine, &mut out);
         copied = value.span.end;
-        if with_lines {
+        if place {
             let span = Span::new(start, out.len());
-            let content = match appended {
-                // Old members moved, new ones at the end: no need to read it again.
-                Some(appended) => {
-                    let mut moved = value.shifted(start as isize - value.span.start as isize);
-                    moved.span = span;
-                    moved.members.extend(appended);
-                    LineContent::Value(moved)
-                }
-                None => match json::parse(&out, span) {
+            let rewritten = match appended {
+                Some(appended) => Rewritten::Appended(span, appended),
+                None => Rewritten::Parsed(match json::parse(&out, span) {
                     Ok(v) => LineContent::Value(v),
                     Err(e) => LineContent::Malformed(e),
-                },
+                }),
             };
-            new_lines.push(Line {
-                number: line.number,
-                span: Span::new(
-                    line.span.start.wrapping_add_signed(before),
-                    line.span.end.wrapping_add_signed(shift(&out, copied)),
-                ),
-                content,
+            placed.push(Placed {
+                before,
+                after: shift(&out, copied),
+                rewritten: Some(rewritten),
             });
         }
     }
@@ -254,7 +288,7 @@ fn apply(text: &str, lines: &[Line], edits: &[Edit], with_lines: bool) -> (Strin
     if !out.is_empty() && !out.ends_with('\n') {
         out.push('\n');
     }
-    (out, new_lines)
+    (out, placed)
 }
 
 /// Writes the object with `members` after `edits`: replaced values stay where
@@ -306,7 +340,8 @@ fn rewrite_object(
     };
     // The common case, a v1 line as pi wrote it getting new keys at its end:
     // the members are already as they would be written, so copy them at once.
-    let appends_only = remove.is_empty() && !rename_role && last.iter().all(Option::is_none);
+    let appends_only =
+        remove.is_empty() && !rename_role && replace.iter().all(|(n, _)| last_of(n).is_none());
     if appends_only && is_compact(span, members) {
         out.push_str(&text[span.start..span.end - 1]);
         let mut first = members.is_empty();

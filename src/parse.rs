@@ -53,18 +53,12 @@ pub struct Line {
 }
 
 impl Line {
-    /// The same line `by` bytes later in a text.
-    pub fn shifted(&self, by: isize) -> Line {
-        Line {
-            number: self.number,
-            span: self.span.shifted(by),
-            content: match &self.content {
-                LineContent::Value(v) => LineContent::Value(v.shifted(by)),
-                LineContent::Malformed(e) => LineContent::Malformed(SyntaxError {
-                    offset: e.offset.wrapping_add_signed(by),
-                    reason: e.reason.clone(),
-                }),
-            },
+    /// Moves the line `by` bytes later in its text.
+    pub fn shift(&mut self, by: isize) {
+        self.span = self.span.shifted(by);
+        match &mut self.content {
+            LineContent::Value(v) => v.shift(by),
+            LineContent::Malformed(e) => e.offset = e.offset.wrapping_add_signed(by),
         }
     }
 }

@@ -83,7 +83,7 @@ impl Document {
     ) -> Document {
         match self.migration(new_id) {
             Some(edits) if !edits.is_empty() => {
-                let (text, lines) = migrate::apply_with_lines(&self.text, &self.lines, &edits);
+                let (text, lines) = migrate::apply_with_lines(&self.text, self.lines, &edits);
                 Document::from_lines(text, lines, dates)
             }
             _ => self,

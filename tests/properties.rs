@@ -508,9 +508,13 @@ fn check_migration(text: &str) -> Result<(), TestCaseError> {
     // The lines the migration carries over are the lines of its text.
     let doc = Document::parse(text);
     if let Some(edits) = migrate::plan(&doc.entries, &mut counter()) {
-        let (migrated, lines) = migrate::apply_with_lines(&doc.text, &doc.lines, &edits);
+        let (migrated, lines) = migrate::apply_with_lines(&doc.text, doc.lines.clone(), &edits);
         prop_assert_eq!(&migrated, &once);
-        prop_assert_eq!(lines, session_tree::parse::lines(&migrated), "carried lines differ from a parse");
+        prop_assert_eq!(
+            lines,
+            session_tree::parse::lines(&migrated),
+            "carried lines differ from a parse"
+        );
     }
     let twice = migrate_text(&once);
     prop_assert_eq!(&twice, &once, "migrate is not idempotent");
