@@ -23,9 +23,11 @@ impl Span {
     pub fn new(start: usize, end: usize) -> Self {
         Span { start, end }
     }
+    #[inline]
     pub fn of<'a>(&self, text: &'a str) -> &'a str {
         text.get(self.start..self.end).unwrap_or("")
     }
+    #[inline]
     pub fn len(&self) -> usize {
         self.end - self.start
     }
@@ -218,6 +220,7 @@ pub fn get<'m>(text: &str, members: &'m [Member], name: &str) -> Option<&'m Memb
 }
 
 /// Whether a raw key (with quotes) decodes to `name`.
+#[inline]
 pub fn key_is(text: &str, key: Span, name: &str) -> bool {
     // An escape is longer than what it stands for, so a key with one is longer
     // than its name: same length means same bytes, shorter means no match.

@@ -182,7 +182,91 @@ fn v1_to_v2(
 /// entries of the plan are their `Value` lines, in order). Every line of the
 /// input is in the output in its place; each ends with `\n`.
 pub fn apply_to_text(text: &str, lines: &[Line], edits: &[Edit]) -> String {
-    apply(text, lines, edits, false).0
+    let mut out = String::with_capacity(text.len() + text.len() / 8 + 64);
+    apply(text, lines, edits, false, &mut out);
+    out
+}
+
+/// [`apply_to_text`] as pieces: ranges of `text` kept as they are and new
+/// text between them. A host holding the original bytes builds the migrated
+/// file from these without the whole of it crossing back out of wasm.
+pub fn splices(text: &str, lines: &[Line], edits: &[Edit]) -> Splices {
+    let mut out = Splices::default();
+    apply(text, lines, edits, false, &mut out);
+    out
+}
+
+/// The migrated text as pieces: `pieces` holds `(new, start, end)` triples,
+/// a range of the original text (`new == 0`) or of `inserted` (`new == 1`).
+#[derive(Default, Debug)]
+pub struct Splices {
+    pub pieces: Vec<u32>,
+    pub inserted: String,
+    len: usize,
+}
+
+/// Where a rewrite writes: kept ranges of the original text and new text.
+pub trait Sink {
+    fn keep(&mut self, text: &str, start: usize, end: usize);
+    fn insert(&mut self, s: &str);
+    /// The length written so far.
+    fn len(&self) -> usize;
+    fn ends_with_newline(&self, text: &str) -> bool;
+}
+
+impl Sink for String {
+    fn keep(&mut self, text: &str, start: usize, end: usize) {
+        self.push_str(&text[start..end]);
+    }
+    fn insert(&mut self, s: &str) {
+        self.push_str(s);
+    }
+    fn len(&self) -> usize {
+        String::len(self)
+    }
+    fn ends_with_newline(&self, _: &str) -> bool {
+        self.ends_with('\n')
+    }
+}
+
+impl Sink for Splices {
+    fn keep(&mut self, _: &str, start: usize, end: usize) {
+        self.piece(0, start, end);
+    }
+    fn insert(&mut self, s: &str) {
+        let start = self.inserted.len();
+        self.inserted.push_str(s);
+        self.piece(1, start, self.inserted.len());
+    }
+    fn len(&self) -> usize {
+        self.len
+    }
+    fn ends_with_newline(&self, text: &str) -> bool {
+        match self.pieces.rchunks_exact(3).next() {
+            Some(&[new, _, end]) => {
+                let from = if new == 0 { text } else { &self.inserted };
+                from.as_bytes()[end as usize - 1] == b'\n'
+            }
+            _ => false,
+        }
+    }
+}
+
+impl Splices {
+    fn piece(&mut self, new: u32, start: usize, end: usize) {
+        if start == end {
+            return;
+        }
+        self.len += end - start;
+        // A piece that continues the last one of its kind extends it.
+        if let Some(last) = self.pieces.rchunks_exact_mut(3).next() {
+            if last[0] == new && last[2] as usize == start {
+                last[2] = end as u32;
+                return;
+            }
+        }
+        self.pieces.extend([new, start as u32, end as u32]);
+    }
 }
 
 /// [`apply_to_text`], turning `lines` into the lines of the result as parsing
@@ -190,7 +274,8 @@ pub fn apply_to_text(text: &str, lines: &[Line], edits: &[Edit]) -> String {
 /// moved, are moved along instead of being read again; any other rewritten
 /// line is parsed.
 pub fn apply_with_lines(text: &str, mut lines: Vec<Line>, edits: &[Edit]) -> (String, Vec<Line>) {
-    let (out, placed) = apply(text, &lines, edits, true);
+    let mut out = String::with_capacity(text.len() + text.len() / 8 + 64);
+    let placed = apply(text, &lines, edits, true, &mut out);
     for (line, place) in lines.iter_mut().zip(placed) {
         let end = line.span.end.wrapping_add_signed(place.after);
         match place.rewritten {
@@ -203,8 +288,11 @@ pub fn apply_with_lines(text: &str, mut lines: Vec<Line>, edits: &[Edit]) -> (St
                 }
                 line.span = Span::new(line.span.start.wrapping_add_signed(place.before), end);
             }
-            Some(Rewritten::Parsed(content)) => {
-                line.content = content;
+            Some(Rewritten::Written(span)) => {
+                line.content = match json::parse(&out, span) {
+                    Ok(v) => LineContent::Value(v),
+                    Err(e) => LineContent::Malformed(e),
+                };
                 line.span = Span::new(line.span.start.wrapping_add_signed(place.before), end);
             }
         }
@@ -223,12 +311,17 @@ struct Placed {
 enum Rewritten {
     /// Copied whole with members appended: its new span and the new members.
     Appended(Span, Vec<Member>),
-    /// Written member by member, then parsed.
-    Parsed(LineContent),
+    /// Written member by member, at this span: to be parsed.
+    Written(Span),
 }
 
-fn apply(text: &str, lines: &[Line], edits: &[Edit], place: bool) -> (String, Vec<Placed>) {
-    let mut out = String::with_capacity(text.len() + text.len() / 8 + 64);
+fn apply(
+    text: &str,
+    lines: &[Line],
+    edits: &[Edit],
+    place: bool,
+    out: &mut impl Sink,
+) -> Vec<Placed> {
     let mut placed = Vec::with_capacity(if place { lines.len() } else { 0 });
     // Each entry's edits together, in the order they were planned (a stable sort).
     let mut order: Vec<&Edit> = edits.iter().collect();
@@ -236,11 +329,10 @@ fn apply(text: &str, lines: &[Line], edits: &[Edit], place: bool) -> (String, Ve
     let mut rest = order.as_slice();
     let mut copied = 0;
     let mut entry = 0;
-    // How far text not yet copied moves: where it will land minus where it is.
-    let shift = |out: &String, copied: usize| out.len() as isize - copied as isize;
     for line in lines {
-        let unchanged = |out: &String, copied| {
-            let by = shift(out, copied);
+        // How far text not yet copied moves: where it lands minus where it is.
+        let unchanged = |len: usize, copied: usize| {
+            let by = len as isize - copied as isize;
             Placed {
                 before: by,
                 after: by,
@@ -249,7 +341,7 @@ fn apply(text: &str, lines: &[Line], edits: &[Edit], place: bool) -> (String, Ve
         };
         let LineContent::Value(value) = &line.content else {
             if place {
-                placed.push(unchanged(&out, copied));
+                placed.push(unchanged(out.len(), copied));
             }
             continue;
         };
@@ -259,36 +351,33 @@ fn apply(text: &str, lines: &[Line], edits: &[Edit], place: bool) -> (String, Ve
         entry += 1;
         if mine.is_empty() {
             if place {
-                placed.push(unchanged(&out, copied));
+                placed.push(unchanged(out.len(), copied));
             }
             continue;
         }
-        let before = shift(&out, copied);
-        out.push_str(&text[copied..value.span.start]);
+        let before = out.len() as isize - copied as isize;
+        out.keep(text, copied, value.span.start);
         let start = out.len();
-        let appended = rewrite_object(text, value.span, &value.members, mine, &mut out);
+        let appended = rewrite_object(text, value.span, &value.members, mine, out);
         copied = value.span.end;
         if place {
             let span = Span::new(start, out.len());
             let rewritten = match appended {
                 Some(appended) => Rewritten::Appended(span, appended),
-                None => Rewritten::Parsed(match json::parse(&out, span) {
-                    Ok(v) => LineContent::Value(v),
-                    Err(e) => LineContent::Malformed(e),
-                }),
+                None => Rewritten::Written(span),
             };
             placed.push(Placed {
                 before,
-                after: shift(&out, copied),
+                after: out.len() as isize - copied as isize,
                 rewritten: Some(rewritten),
             });
         }
     }
-    out.push_str(&text[copied..]);
-    if !out.is_empty() && !out.ends_with('\n') {
-        out.push('\n');
+    out.keep(text, copied, text.len());
+    if out.len() > 0 && !out.ends_with_newline(text) {
+        out.insert("\n");
     }
-    (out, placed)
+    placed
 }
 
 /// Writes the object with `members` after `edits`: replaced values stay where
@@ -300,7 +389,7 @@ fn rewrite_object(
     span: Span,
     members: &[Member],
     edits: &[&Edit],
-    out: &mut String,
+    out: &mut impl Sink,
 ) -> Option<Vec<Member>> {
     let mut replace: Vec<(&str, String)> = Vec::new();
     let mut remove: Vec<&str> = Vec::new();
@@ -343,29 +432,29 @@ fn rewrite_object(
     let appends_only =
         remove.is_empty() && !rename_role && replace.iter().all(|(n, _)| last_of(n).is_none());
     if appends_only && is_compact(span, members) {
-        out.push_str(&text[span.start..span.end - 1]);
+        out.keep(text, span.start, span.end - 1);
         let mut first = members.is_empty();
         let mut appended = Vec::with_capacity(replace.len());
         for (name, value) in &replace {
             if !first {
-                out.push(',');
+                out.insert(",");
             }
             first = false;
             let key = out.len();
-            out.push_str(&json_string(name));
+            out.insert(&json_string(name));
             let colon = out.len();
-            out.push(':');
-            out.push_str(value);
+            out.insert(":");
+            out.insert(value);
             appended.push(Member {
                 key: Span::new(key, colon),
                 value: Span::new(colon + 1, out.len()),
                 kind: Kind::of_first_byte(value.as_bytes()[0]),
             });
         }
-        out.push('}');
+        out.insert("}");
         return Some(appended);
     }
-    out.push('{');
+    out.insert("{");
     let mut first = true;
     for (i, m) in members.iter().enumerate() {
         let name_is = |n: &str| json::key_is(text, m.key, n);
@@ -373,7 +462,7 @@ fn rewrite_object(
             continue;
         }
         if !first {
-            out.push(',');
+            out.insert(",");
         }
         first = false;
         // Replace the value of the last duplicate only: that is the one JSON.parse keeps.
@@ -382,28 +471,28 @@ fn rewrite_object(
             .find(|(n, _)| name_is(n) && last_of(n) == Some(i));
         match replacement {
             Some((_, v)) => {
-                out.push_str(&text[m.key.start..m.value.start]);
-                out.push_str(v);
+                out.keep(text, m.key.start, m.value.start);
+                out.insert(v);
             }
             None if rename_role && name_is("message") && last_of("message") == Some(i) => {
-                out.push_str(&text[m.key.start..m.value.start]);
-                out.push_str(&renamed_role(text, m.value));
+                out.keep(text, m.key.start, m.value.start);
+                out.insert(&renamed_role(text, m.value));
             }
-            None => out.push_str(&text[m.key.start..m.value.end]),
+            None => out.keep(text, m.key.start, m.value.end),
         }
     }
     for (name, value) in &replace {
         if last_of(name).is_none() {
             if !first {
-                out.push(',');
+                out.insert(",");
             }
             first = false;
-            out.push_str(&json_string(name));
-            out.push(':');
-            out.push_str(value);
+            out.insert(&json_string(name));
+            out.insert(":");
+            out.insert(value);
         }
     }
-    out.push('}');
+    out.insert("}");
     None
 }
 

@@ -515,6 +515,18 @@ fn check_migration(text: &str) -> Result<(), TestCaseError> {
             session_tree::parse::lines(&migrated),
             "carried lines differ from a parse"
         );
+        // The splices rebuild the same text from the original and the new pieces.
+        let splices = migrate::splices(&doc.text, &doc.lines, &edits);
+        let mut rebuilt = String::new();
+        for piece in splices.pieces.chunks_exact(3) {
+            let from = if piece[0] == 0 {
+                doc.text.as_str()
+            } else {
+                splices.inserted.as_str()
+            };
+            rebuilt.push_str(&from[piece[1] as usize..piece[2] as usize]);
+        }
+        prop_assert_eq!(&rebuilt, &once, "splices rebuild a different text");
     }
     let twice = migrate_text(&once);
     prop_assert_eq!(&twice, &once, "migrate is not idempotent");
