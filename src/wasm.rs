@@ -818,11 +818,7 @@ export function buildTree(objects, nodes, labels, children, roots) {
   return Array.from(roots, (r) => made[r]);
 }
 export function buildLazyTree(text, offsets, nodes, labels, children, roots) {
-  // Copies: the views given point into wasm memory, which the next call
-  // reuses. Entries are decoded and parsed one by one, when read.
-  const bytes = text.slice();
-  offsets = offsets.slice();
-  const entryAt = (i) => JSON.parse(utf8.decode(bytes.subarray(offsets[2 * i], offsets[2 * i + 1])));
+  const entryAt = entryReader(text, offsets);
   const made = new Array(offsets.length >> 1);
   const labelEntries = new Map();
   for (const i of nodes) {
@@ -841,6 +837,15 @@ export function buildLazyTree(text, offsets, nodes, labels, children, roots) {
   return Array.from(roots, (r) => made[r]);
 }
 const utf8 = new TextDecoder();
+// Entry `i`, decoded and parsed. Its own scope holds only copies of the bytes
+// and offsets (the views given point into wasm memory, which the next call
+// reuses): an engine that keeps a getter alive, say in a cache, keeps these
+// and not the whole tree with every entry parsed so far.
+function entryReader(text, offsets) {
+  const bytes = text.slice();
+  const at = offsets.slice();
+  return (i) => JSON.parse(utf8.decode(bytes.subarray(at[2 * i], at[2 * i + 1])));
+}
 // `entry` is an own, enumerable accessor until first read (or written), then a
 // plain data property: JSON.stringify, structuredClone and deep equality see
 // the parsed entry.

@@ -210,6 +210,39 @@ function compare(op, workload, piResult, ourResult) {
   }
 }
 
+/**
+ * Runs both sides once and compares the results; sets row.same (and row.note
+ * if a side threw) and returns a mismatch line or null. A function of its
+ * own so that the results die with its frame: kept alive by the top-level
+ * loop's registers, a few hundred MB of results would make every garbage
+ * collection during the timed runs mark them again.
+ */
+function check(op, wname, seed, pi, ourFn, buf, row) {
+  let piResult, ourResult;
+  try {
+    piResult = pi(buf);
+  } catch (err) {
+    row.note = `pi threw: ${err.message}`;
+  }
+  try {
+    ourResult = ourFn(buf);
+  } catch (err) {
+    row.note = `ours threw: ${err.message}`;
+  }
+  if (row.note) {
+    row.same = false;
+    return `${op} / ${wname}: ${row.note}`;
+  }
+  try {
+    const diff = compare(op, wname, piResult, ourResult);
+    row.same = diff === null;
+    return diff ? `${op} / ${wname} (seed 0x${seed.toString(16)}): ${diff}` : null;
+  } catch (err) {
+    row.same = false;
+    return `${op} / ${wname}: comparison failed: ${err.message}`;
+  }
+}
+
 // ---------------------------------------------------------------------------
 // Timing.
 
@@ -310,32 +343,14 @@ for (const wname of selWorkloads) {
       continue;
     }
     // correctness first, outside timing (this run also warms both sides up)
-    let piResult, ourResult;
-    try {
-      piResult = pi(buf);
-    } catch (err) {
-      row.note = `pi threw: ${err.message}`;
+    const problem = check(op, wname, w.seed, pi, ourFn, buf, row);
+    if (problem) {
+      mismatches.push(problem);
+      if (row.note) {
+        log(`  ${op}: ${row.note}`);
+        continue;
+      }
     }
-    try {
-      ourResult = ourFn(buf);
-    } catch (err) {
-      row.note = `ours threw: ${err.message}`;
-    }
-    if (row.note) {
-      row.same = false;
-      mismatches.push(`${op} / ${wname}: ${row.note}`);
-      log(`  ${op}: ${row.note}`);
-      continue;
-    }
-    try {
-      const diff = compare(op, wname, piResult, ourResult);
-      row.same = diff === null;
-      if (diff) mismatches.push(`${op} / ${wname} (seed 0x${w.seed.toString(16)}): ${diff}`);
-    } catch (err) {
-      row.same = false;
-      mismatches.push(`${op} / ${wname}: comparison failed: ${err.message}`);
-    }
-    piResult = ourResult = null;
     const m = measure(pi, ourFn, buf);
     Object.assign(row, { pi: m.pi, ours: m.ours, runs: m.runs, ratio: m.pi / m.ours });
     log(`  ${op}: pi ${fmtMs(m.pi)} ms, ours ${fmtMs(m.ours)} ms, ×${row.ratio.toFixed(2)} (${m.runs} runs, ${((performance.now() - t0) / 1000).toFixed(1)} s)${row.same ? "" : "  RESULTS DIFFER"}`);

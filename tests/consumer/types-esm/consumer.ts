@@ -5,8 +5,9 @@ import { exercise } from "../types-shared/usage.js";
 
 const entries: FileEntry[] = parseSession("", { strict: true });
 const changed: boolean = migrate(entries);
-const text: string = migrate(new Uint8Array());
+const bytes: Uint8Array = migrate(new Uint8Array());
+const text: string = migrate("");
 const roots: SessionTreeNode[] = getTree(entries);
 const context: SessionContext = buildSessionContext("", null);
 exercise({ buildSessionContext, getTree, migrate, parseSession });
-void [changed, text, roots, context];
+void [changed, bytes, text, roots, context];

@@ -129,7 +129,9 @@ export function exercise(api: Pick<Api, "buildSessionContext" | "getTree" | "mig
   const model: { provider: string; modelId: string } | null = context.model;
   const changed: boolean = api.migrate(entries);
   const migrated: string = api.migrate("{}");
-  void [tree, model, changed, migrated];
+  const migratedBytes: Uint8Array = api.migrate(new TextEncoder().encode("{}"));
+  const either: string | Uint8Array = api.migrate(Math.random() > 0.5 ? "{}" : new Uint8Array());
+  void [tree, model, changed, migrated, migratedBytes, either];
 
   // @ts-expect-error numbers are not a session source
   api.parseSession(42);
@@ -137,6 +139,9 @@ export function exercise(api: Pick<Api, "buildSessionContext" | "getTree" | "mig
   api.parseSession("", { strict: "yes" });
   // @ts-expect-error migrate of an array returns a boolean, not a string
   const wrong: string = api.migrate(entries);
+  // @ts-expect-error migrate of bytes returns bytes, not a string
+  const notText: string = api.migrate(new Uint8Array());
+  void notText;
   // @ts-expect-error maxBytes is a number
   api.getTree("", { maxBytes: "1" });
   void wrong;
