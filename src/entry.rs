@@ -235,39 +235,56 @@ impl Entry {
         if value.kind != Kind::Object {
             return Entry::blank();
         }
-        let m = &value.members;
-        let field = |name: &str| json::get(text, m, name);
-        let kind = match field("type") {
+        // Every field read here, found in one pass over the members.
+        let found = json::find_all(
+            text,
+            &value.members,
+            [
+                "type",
+                "id",
+                "parentId",
+                "timestamp",
+                "version",
+                "firstKeptEntryId",
+                "firstKeptEntryIndex",
+                "summary",
+                "fromId",
+                "targetId",
+                "label",
+                "message",
+            ],
+        );
+        let message_index = found[11];
+        let [ty, id, parent_id, timestamp, version, kept_id, kept_index, summary, from_id, target_id, label, _] =
+            found.map(|i| i.map(|i| &value.members[i]));
+        let kind = match ty {
             Some(t) if t.kind == Kind::String => json::as_str(t.value.of(text))
                 .map_or(EntryType::Other, |s| EntryType::from_name(&s)),
             _ => EntryType::Other,
         };
-        let id = Key::from_json(text, field("id"), unique);
-        let parent_id = Key::from_json(text, field("parentId"), unique);
-        let time = time::time_of(
-            field("timestamp").map(|t| (t.kind, t.value.of(text))),
-            dates,
-        );
+        let id = Key::from_json(text, id, unique);
+        let parent_id = Key::from_json(text, parent_id, unique);
+        let time = time::time_of(timestamp.map(|t| (t.kind, t.value.of(text))), dates);
         let detail = match kind {
             EntryType::Session => Detail::Header {
-                version: field("version").and_then(|v| version_number(text, v)),
+                version: version.and_then(|v| version_number(text, v)),
             },
             EntryType::Message => Detail::Message {
-                role: message_role(text, value),
+                role: message_role(text, value, message_index),
             },
             EntryType::Compaction => Detail::Compaction {
-                first_kept_entry_id: Key::from_json(text, field("firstKeptEntryId"), unique),
-                first_kept_entry_index: field("firstKeptEntryIndex")
+                first_kept_entry_id: Key::from_json(text, kept_id, unique),
+                first_kept_entry_index: kept_index
                     .filter(|i| i.kind == Kind::Number)
                     .map(|i| json::number(i.value.of(text))),
             },
             EntryType::BranchSummary => Detail::BranchSummary {
-                has_summary: is_truthy(text, field("summary")),
-                from_id: Key::from_json(text, field("fromId"), unique),
+                has_summary: is_truthy(text, summary),
+                from_id: Key::from_json(text, from_id, unique),
             },
             EntryType::Label => Detail::Label {
-                target_id: Key::from_json(text, field("targetId"), unique),
-                has_label: is_truthy(text, field("label")),
+                target_id: Key::from_json(text, target_id, unique),
+                has_label: is_truthy(text, label),
             },
             _ => Detail::None,
         };
@@ -286,11 +303,9 @@ fn is_truthy(text: &str, m: Option<&Member>) -> bool {
     m.is_some_and(|m| json::truthy(m.kind, m.value.of(text)))
 }
 
-fn message_role(text: &str, value: &json::Value) -> Role {
-    let index = value
-        .members
-        .iter()
-        .rposition(|m| json::key_is(text, m.key, "message"));
+/// The role of the entry's `message` member, `members[index]` (the last one,
+/// as `JSON.parse` keeps).
+fn message_role(text: &str, value: &json::Value, index: Option<usize>) -> Role {
     let Some(index) = index.filter(|&i| value.members[i].kind == Kind::Object) else {
         return Role::NoMessage;
     };

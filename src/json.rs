@@ -219,6 +219,36 @@ pub fn get<'m>(text: &str, members: &'m [Member], name: &str) -> Option<&'m Memb
     members.iter().rev().find(|m| key_is(text, m.key, name))
 }
 
+/// The index of the last member named by each of `names` (the one [`get`]
+/// finds), in one pass over the members: each key is looked at once, not
+/// once per name.
+pub fn find_all<const N: usize>(
+    text: &str,
+    members: &[Member],
+    names: [&str; N],
+) -> [Option<usize>; N] {
+    let mut found = [None; N];
+    for (i, m) in members.iter().enumerate() {
+        let raw = &text.as_bytes()[m.key.start..m.key.end];
+        let inner = raw.get(1..raw.len().saturating_sub(1)).unwrap_or(&[]);
+        if inner.contains(&b'\\') {
+            // An escaped key: compared as JSON.parse decodes it.
+            for (slot, name) in found.iter_mut().zip(names) {
+                if key_is(text, m.key, name) {
+                    *slot = Some(i);
+                }
+            }
+            continue;
+        }
+        for (slot, name) in found.iter_mut().zip(names) {
+            if inner == name.as_bytes() {
+                *slot = Some(i);
+            }
+        }
+    }
+    found
+}
+
 /// Whether a raw key (with quotes) decodes to `name`.
 #[inline]
 pub fn key_is(text: &str, key: Span, name: &str) -> bool {

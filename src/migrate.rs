@@ -410,19 +410,12 @@ fn rewrite_object(
             Edit::RenameHookMessage { .. } => rename_role = true,
         }
     }
-    // Where each name this rewrite touches last occurs, found in one pass so
+    // Where each name a rewrite can touch last occurs, found in one pass so
     // that an object with many keys costs time linear in its size.
-    let touched: Vec<&str> = replace.iter().map(|(n, _)| *n).chain(["message"]).collect();
-    let mut last: Vec<Option<usize>> = vec![None; touched.len()];
-    for (i, m) in members.iter().enumerate() {
-        for (slot, name) in last.iter_mut().zip(&touched) {
-            if json::key_is(text, m.key, name) {
-                *slot = Some(i);
-            }
-        }
-    }
+    const TOUCHED: [&str; 5] = ["version", "id", "parentId", "firstKeptEntryId", "message"];
+    let last = json::find_all(text, members, TOUCHED);
     let last_of = |name: &str| {
-        touched
+        TOUCHED
             .iter()
             .position(|n| *n == name)
             .and_then(|p| last[p])
