@@ -178,21 +178,17 @@ fn read_source_checked(
 
 /// The bytes of a view, copied into wasm, with a space on either side if
 /// `pad`. An empty view is not read at all: the copy of a detached one would
-/// throw through wasm. The copy goes into uninitialized capacity: no fill of
-/// memory that is then overwritten.
+/// throw through wasm.
 fn bytes_of(bytes: &Uint8Array, pad: bool) -> Vec<u8> {
-    let (n, p) = (bytes.length() as usize, usize::from(pad));
-    let mut out = Vec::with_capacity(n + 2 * p + if pad { spare(n) } else { 0 });
-    let room = &mut out.spare_capacity_mut()[..n + 2 * p];
+    let n = bytes.length() as usize;
+    let mut out = Vec::with_capacity(n + if pad { 2 + spare(n) } else { 0 });
     if pad {
-        room[0].write(b' ');
-        room[n + 1].write(b' ');
+        out.push(b' ');
     }
-    if n > 0 {
-        bytes.copy_to_uninit(&mut room[p..p + n]);
+    append_bytes(&mut out, bytes);
+    if pad {
+        out.push(b' ');
     }
-    // SAFETY: all n + 2p bytes were just written: the pads and the copy.
-    unsafe { out.set_len(n + 2 * p) };
     out
 }
 
@@ -811,6 +807,10 @@ export function buildTree(objects, nodes, labels, children, roots) {
     const from = l < 0 ? undefined : objects[l];
     made[i] = { entry: objects[i], children: [], label: from?.label, labelTimestamp: from?.timestamp };
   }
+  return link(made, children, roots);
+}
+// Fills in the children (runs of `parent, count, child...`) and gives the roots.
+function link(made, children, roots) {
   for (let k = 0; k < children.length; ) {
     const list = made[children[k++]].children;
     for (let n = children[k++]; n > 0; n--) list.push(made[children[k++]]);
@@ -830,11 +830,7 @@ export function buildLazyTree(text, offsets, nodes, labels, children, roots) {
     }
     made[i] = lazyNode(entryAt, i, from?.label, from?.timestamp);
   }
-  for (let k = 0; k < children.length; ) {
-    const list = made[children[k++]].children;
-    for (let n = children[k++]; n > 0; n--) list.push(made[children[k++]]);
-  }
-  return Array.from(roots, (r) => made[r]);
+  return link(made, children, roots);
 }
 const utf8 = new TextDecoder();
 // Entry `i`, decoded and parsed. Its own scope holds only copies of the bytes
