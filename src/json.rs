@@ -133,20 +133,6 @@ pub fn parse(text: &str, span: Span) -> Result<Value, SyntaxError> {
     Validator::<true, false>::new(text.as_bytes(), span).run()
 }
 
-/// Whether `text[span]` is one JSON text, recording nothing.
-pub fn validate(text: &str, span: Span) -> Result<Kind, SyntaxError> {
-    validate_bytes(text.as_bytes(), span)
-}
-
-/// [`validate`] on bytes that may not be UTF-8. The answer is the same as for
-/// their decoded text: JSON's structure is ASCII, U+FFFD is as valid inside a
-/// string as the bytes it replaces, and invalid outside one either way.
-pub fn validate_bytes(b: &[u8], span: Span) -> Result<Kind, SyntaxError> {
-    Validator::<false, false>::new(b, span)
-        .run()
-        .map(|value| value.kind)
-}
-
 /// [`parse`] of the line that starts at `text[start]` and ends at the first
 /// `\n` or at `end`, found in the same pass: a valid line has no raw `\n`
 /// (only whitespace could be one, and a line ends there). Gives the value and
@@ -158,8 +144,11 @@ pub fn parse_line(text: &str, start: usize, end: usize) -> Option<(Value, usize)
     Some((value, v.i))
 }
 
-/// [`validate_bytes`] of the line that starts at `b[start]`, as
-/// [`parse_line`] reads it: the line's end if it is one JSON text.
+/// Whether the line that starts at `b[start]`, as [`parse_line`] reads it,
+/// is one JSON text (its end if so), recording nothing. `b` may be bytes that
+/// are not UTF-8: the answer is the same as for their decoded text, since
+/// JSON's structure is ASCII, U+FFFD is as valid inside a string as the bytes
+/// it replaces, and invalid outside one either way.
 pub fn validate_line(b: &[u8], start: usize, end: usize) -> Option<usize> {
     let mut v = Validator::<false, true>::new(b, Span::new(start, end));
     v.run().ok()?;

@@ -68,7 +68,7 @@ impl Line {
 /// One pass per line: [`json::parse_line`] finds a valid line's end as it
 /// reads it. Only a line that is not one JSON text is looked at again: its
 /// end found by [`crate::scan::newline`], and [`json::parse`] of its span
-/// giving the error (or nothing, for a blank line), as [`line_spans`] has it.
+/// giving the error (or nothing, for a blank line).
 pub fn lines(text: &str) -> Vec<Line> {
     let (trimmed_start, trimmed_end) = trimmed(text);
     let mut number = text.as_bytes()[..trimmed_start]
@@ -114,7 +114,7 @@ pub fn count_values(text: &str) -> usize {
 }
 
 /// [`count_values`] on bytes as they come, without decoding them first: the
-/// count is that of their decoded text (see [`json::validate_bytes`]). Only
+/// count is that of their decoded text (see [`json::validate_line`]). Only
 /// the ends of the text are decoded, for `trim()`; a blank line is never valid
 /// JSON, so it needs no test of its own.
 pub fn count_values_in_bytes(b: &[u8]) -> usize {
@@ -244,35 +244,11 @@ fn char_at(b: &[u8], i: usize) -> Option<(char, usize)> {
     s.chars().next().map(|c| (c, len))
 }
 
-/// The non-blank lines of the trimmed text, with their 1-based numbers.
-pub fn line_spans(text: &str) -> impl Iterator<Item = (usize, Span)> + '_ {
-    let (trimmed_start, trimmed_end) = trimmed(text);
-    let mut number = text.as_bytes()[..trimmed_start]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count();
-    let mut start = trimmed_start;
-    let mut done = trimmed_start >= trimmed_end;
-    std::iter::from_fn(move || {
-        while !done {
-            let end = crate::scan::newline(text.as_bytes(), start).min(trimmed_end);
-            let span = Span::new(start, end);
-            number += 1;
-            start = end + 1;
-            done = start > trimmed_end;
-            if !span.of(text).trim_matches(is_js_space).is_empty() {
-                return Some((number, span));
-            }
-        }
-        None
-    })
-}
-
 /// Where `text.trim()` starts and ends.
 fn trimmed(text: &str) -> (usize, usize) {
-    let trimmed_start = text.len() - text.trim_start_matches(is_js_space).len();
-    let trimmed_end = text.trim_end_matches(is_js_space).len().max(trimmed_start);
-    (trimmed_start, trimmed_end)
+    let b = text.as_bytes();
+    let start = trim_start(b);
+    (start, trim_end(b).max(start))
 }
 
 /// The lines' values as one JSON array text `[v1,v2,...]`, written over the
@@ -448,6 +424,30 @@ mod tests {
         let l = super::lines(&bad);
         assert_eq!(into_json_array(bad.clone(), &l), Err(bad));
         assert_eq!(into_json_array("  ".into(), &[]).unwrap(), "[]");
+    }
+
+    /// The non-blank lines of the trimmed text, with their 1-based numbers.
+    fn line_spans(text: &str) -> impl Iterator<Item = (usize, Span)> + '_ {
+        let (trimmed_start, trimmed_end) = trimmed(text);
+        let mut number = text.as_bytes()[..trimmed_start]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count();
+        let mut start = trimmed_start;
+        let mut done = trimmed_start >= trimmed_end;
+        std::iter::from_fn(move || {
+            while !done {
+                let end = crate::scan::newline(text.as_bytes(), start).min(trimmed_end);
+                let span = Span::new(start, end);
+                number += 1;
+                start = end + 1;
+                done = start > trimmed_end;
+                if !span.of(text).trim_matches(is_js_space).is_empty() {
+                    return Some((number, span));
+                }
+            }
+            None
+        })
     }
 
     /// [`lines`] as two passes: spans first, then each span parsed.

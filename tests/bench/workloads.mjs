@@ -523,10 +523,33 @@ class Conversation {
 
 const START = Date.UTC(2025, 11, 8, 22, 41, 5, 306);
 
-class V3Writer {
+/** What both writers share: a clock, the entry kinds written the same way, the bytes. */
+class Writer {
   constructor(rng) {
     this.rng = rng;
     this.clock = START;
+  }
+  tick(ms) {
+    this.clock += ms;
+    return this.clock;
+  }
+  message(message) {
+    return this.append("message", { message });
+  }
+  modelChange(provider, modelId) {
+    return this.append("model_change", { provider, modelId });
+  }
+  thinkingLevelChange(thinkingLevel) {
+    return this.append("thinking_level_change", { thinkingLevel });
+  }
+  toBuffer() {
+    return toBuffer(this.entries);
+  }
+}
+
+class V3Writer extends Writer {
+  constructor(rng) {
+    super(rng);
     this.entries = [];
     this.ids = new Set();
     this.idToIndex = new Map();
@@ -534,10 +557,6 @@ class V3Writer {
     this.sinceCompaction = []; // entries on the path since the last compaction
     this.leaf = -1;
     this.entries.push({ type: "session", version: 3, id: rng.uuid(), timestamp: new Date(this.clock).toISOString(), cwd: CWD });
-  }
-  tick(ms) {
-    this.clock += ms;
-    return this.clock;
   }
   newId() {
     for (;;) {
@@ -559,15 +578,6 @@ class V3Writer {
     this.sinceCompaction[index] = type === "compaction" ? 0 : parent === -1 ? 1 : this.sinceCompaction[parent] + 1;
     this.leaf = index;
     return index;
-  }
-  message(message) {
-    return this.append("message", { message });
-  }
-  modelChange(provider, modelId) {
-    return this.append("model_change", { provider, modelId });
-  }
-  thinkingLevelChange(thinkingLevel) {
-    return this.append("thinking_level_change", { thinkingLevel });
   }
   /** entries since the last compaction on the current path */
   pathSinceCompaction() {
@@ -595,35 +605,18 @@ class V3Writer {
     });
     conv.contextTokens = 8000;
   }
-  toBuffer() {
-    return toBuffer(this.entries);
-  }
 }
 
-class V1Writer {
+class V1Writer extends Writer {
   constructor(rng) {
-    this.rng = rng;
-    this.clock = START;
+    super(rng);
     this.entries = [{ type: "session", id: rng.uuid(), timestamp: new Date(this.clock).toISOString(), cwd: CWD, provider: "anthropic", modelId: "claude-opus-4-5", thinkingLevel: "off" }];
     this.sinceCompaction = 0;
-  }
-  tick(ms) {
-    this.clock += ms;
-    return this.clock;
   }
   append(type, fields) {
     this.entries.push({ type, timestamp: new Date(this.tick(this.rng.int(1, 40))).toISOString(), ...fields });
     this.sinceCompaction++;
     return this.entries.length - 1;
-  }
-  message(message) {
-    return this.append("message", { message });
-  }
-  modelChange(provider, modelId) {
-    return this.append("model_change", { provider, modelId });
-  }
-  thinkingLevelChange(thinkingLevel) {
-    return this.append("thinking_level_change", { thinkingLevel });
   }
   pathSinceCompaction() {
     return this.sinceCompaction;
@@ -639,9 +632,6 @@ class V1Writer {
     this.append("compaction", { summary: conv.compactionSummary(), firstKeptEntryIndex: i, tokensBefore: this.rng.int(150000, 195000) });
     this.sinceCompaction = 0;
     conv.contextTokens = 8000;
-  }
-  toBuffer() {
-    return toBuffer(this.entries);
   }
 }
 
