@@ -100,6 +100,18 @@ pub struct Value {
     pub nested: Vec<(usize, Member)>,
 }
 
+impl Default for Value {
+    /// An empty object (no members yet): what a line is read into.
+    fn default() -> Self {
+        Value {
+            kind: Kind::Object,
+            span: Span::default(),
+            members: Vec::new(),
+            nested: Vec::new(),
+        }
+    }
+}
+
 impl Value {
     /// Moves the value `by` bytes later in its text (an array's elements keep
     /// their empty key spans, as a parse gives them).
@@ -139,9 +151,33 @@ pub fn parse(text: &str, span: Span) -> Result<Value, SyntaxError> {
 /// the line's end, or `None` if the line is not one JSON text; its error is
 /// then [`parse`] of the line's span, which [`crate::scan::newline`] finds.
 pub fn parse_line(text: &str, start: usize, end: usize) -> Option<(Value, usize)> {
+    let mut value = Value::default();
+    let end = parse_line_into(text, start, end, &mut value)?;
+    Some((value, end))
+}
+
+/// [`parse_line`] into `value`, reusing its vectors: a pass that looks at each
+/// line only while it reads it allocates nothing per line. `value` is left
+/// empty when the line is not one JSON text.
+pub fn parse_line_into(text: &str, start: usize, end: usize, value: &mut Value) -> Option<usize> {
     let mut v = Validator::<true, true>::new(text.as_bytes(), Span::new(start, end));
-    let value = v.run().ok()?;
-    Some((value, v.i))
+    v.members = std::mem::take(&mut value.members);
+    v.nested = std::mem::take(&mut value.nested);
+    v.members.clear();
+    v.nested.clear();
+    match v.run() {
+        Ok(parsed) => {
+            *value = parsed;
+            Some(v.i)
+        }
+        Err(_) => {
+            value.members = std::mem::take(&mut v.members);
+            value.nested = std::mem::take(&mut v.nested);
+            value.members.clear();
+            value.nested.clear();
+            None
+        }
+    }
 }
 
 /// Whether the line that starts at `b[start]`, as [`parse_line`] reads it,

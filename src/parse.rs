@@ -8,7 +8,7 @@
 use std::borrow::Cow;
 
 use crate::diagnostics::ParseError;
-use crate::json::{self, Span, SyntaxError};
+use crate::json::{self, Span, SyntaxError, Value};
 
 /// JS `String.prototype.trim` whitespace: WhiteSpace and LineTerminator.
 pub fn is_js_space(c: char) -> bool {
@@ -64,48 +64,82 @@ impl Line {
 }
 
 /// Splits `text` into its non-blank lines and parses each.
-///
-/// One pass per line: [`json::parse_line`] finds a valid line's end as it
-/// reads it. Only a line that is not one JSON text is looked at again: its
-/// end found by [`crate::scan::newline`], and [`json::parse`] of its span
-/// giving the error (or nothing, for a blank line).
 pub fn lines(text: &str) -> Vec<Line> {
-    let (trimmed_start, trimmed_end) = trimmed(text);
-    let mut number = text.as_bytes()[..trimmed_start]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count();
+    let mut reader = LineReader::new(text);
     let mut out = Vec::new();
-    let mut start = trimmed_start;
-    let mut done = trimmed_start >= trimmed_end;
-    while !done {
-        number += 1;
-        if let Some((value, end)) = json::parse_line(text, start, trimmed_end) {
-            out.push(Line {
-                number,
-                span: Span::new(start, end),
-                content: LineContent::Value(value),
-            });
-            start = end + 1;
-        } else {
-            let end = crate::scan::newline(text.as_bytes(), start).min(trimmed_end);
-            let span = Span::new(start, end);
-            if !span.of(text).trim_matches(is_js_space).is_empty() {
-                let content = match json::parse(text, span) {
-                    Ok(v) => LineContent::Value(v),
-                    Err(e) => LineContent::Malformed(e),
-                };
-                out.push(Line {
-                    number,
-                    span,
-                    content,
-                });
-            }
-            start = end + 1;
-        }
-        done = start > trimmed_end;
+    while let Some((number, span, parsed)) = reader.next() {
+        let content = match parsed {
+            Ok(()) => LineContent::Value(std::mem::take(&mut reader.value)),
+            Err(e) => LineContent::Malformed(e),
+        };
+        out.push(Line {
+            number,
+            span,
+            content,
+        });
     }
     out
+}
+
+/// The non-blank lines of a text, read one at a time into one [`Value`] that
+/// is reused: [`lines`] without keeping them, for a pass that needs each line
+/// only while it reads it.
+///
+/// One pass per line: [`json::parse_line_into`] finds a valid line's end as
+/// it reads it. Only a line that is not one JSON text is looked at again: its
+/// end found by [`crate::scan::newline`], and [`json::parse`] of its span
+/// giving the error (or nothing, for a blank line).
+pub struct LineReader<'t> {
+    text: &'t str,
+    start: usize,
+    end: usize,
+    number: usize,
+    done: bool,
+    /// The value of the line last read, when it was one JSON text.
+    pub value: Value,
+}
+
+impl<'t> LineReader<'t> {
+    pub fn new(text: &'t str) -> Self {
+        let (start, end) = trimmed(text);
+        let number = text.as_bytes()[..start]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count();
+        LineReader {
+            text,
+            start,
+            end,
+            number,
+            done: start >= end,
+            value: Value::default(),
+        }
+    }
+
+    /// The next non-blank line: its 1-based number, its span, and `Ok` when
+    /// it is one JSON text (then in [`LineReader::value`]), else why not.
+    #[allow(clippy::should_implement_trait)] // it lends `value`: not an Iterator
+    pub fn next(&mut self) -> Option<(usize, Span, Result<(), SyntaxError>)> {
+        let text = self.text;
+        while !self.done {
+            self.number += 1;
+            let start = self.start;
+            if let Some(end) = json::parse_line_into(text, start, self.end, &mut self.value) {
+                self.start = end + 1;
+                self.done = self.start > self.end;
+                return Some((self.number, Span::new(start, end), Ok(())));
+            }
+            let end = crate::scan::newline(text.as_bytes(), start).min(self.end);
+            self.start = end + 1;
+            self.done = self.start > self.end;
+            let span = Span::new(start, end);
+            if !span.of(text).trim_matches(is_js_space).is_empty() {
+                let parsed = json::parse(text, span).map(|v| self.value = v);
+                return Some((self.number, span, parsed));
+            }
+        }
+        None
+    }
 }
 
 /// How many lines `JSON.parse` accepts, building nothing.
