@@ -2,16 +2,19 @@
 //!
 //! [`plan`] decides what changes, as a list of [`Edit`]s on entries; the text
 //! form applies them by splicing the lines ([`apply_to_text`]), the array form
-//! (in the bindings) by setting properties. Two things differ from pi, because
+//! (in the bindings) by setting properties. A file as pi's older versions
+//! wrote it is migrated in one pass over its lines instead
+//! ([`migrate_in_one_pass`]), with the same result. Two things differ from pi, because
 //! pi loses data there: an entry that already has a string id keeps it and its
 //! `parentId` (pi re-ids every entry of a header-less file, destroying its
 //! branches), and lines that are not entries stay in the text where they were.
 
 use std::collections::HashSet;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::entry::{Detail, Entry, EntryType, Key, Role};
 use crate::json::{self, Kind, Member, Span};
-use crate::parse::{Line, LineContent};
+use crate::parse::{Line, LineContent, LineReader};
 
 /// The version this crate writes and migrates to.
 pub const CURRENT_VERSION: u32 = 3;
@@ -75,7 +78,7 @@ pub fn first_line_is_current_header(line: &str) -> bool {
     let Ok(value) = crate::json::parse(line, crate::json::Span::new(0, line.len())) else {
         return false;
     };
-    let entry = Entry::from_json(line, &value, &crate::time::IsoOnly, &mut 0);
+    let entry = Entry::from_json(line, &value, None, &mut 0);
     entry.is_header()
         && declared_version(std::slice::from_ref(&entry)) >= f64::from(CURRENT_VERSION)
 }
@@ -178,6 +181,214 @@ fn v1_to_v2(
     }
 }
 
+/// [`plan`] and [`apply_to_text`] in one pass over the lines, for a file of
+/// the shape pi's older versions wrote: its header first and no other, no
+/// entry with an id of its own, compactions keeping entries before them.
+/// Nothing is kept per line but what a later compaction may ask for (each
+/// entry's new id), and the usual entry is written without building its
+/// edits. `None` when the text is not of that shape or is current: the two
+/// steps then give the answer. `draw` gives four random bytes, the new ids
+/// being their hex digits (as [`crate::session::random_id`] makes them).
+pub fn migrate_in_one_pass(text: &str, draw: &mut dyn FnMut() -> [u8; 4]) -> Option<String> {
+    // What a compaction's `firstKeptEntryIndex` may name: each entry so far.
+    #[derive(Clone, Copy, PartialEq)]
+    enum Kept {
+        Header,
+        Id(u32),
+        NoId,
+    }
+    let mut reader = LineReader::new(text);
+    let mut out = String::with_capacity(text.len() + text.len() / 8 + 64);
+    let mut kept: Vec<Kept> = Vec::new();
+    let mut taken: HashSet<u32, BuildHasherDefault<WordHasher>> = HashSet::default();
+    let (mut to_v2, mut to_v3) = (false, false);
+    let mut prev: Option<u32> = None;
+    let mut copied = 0;
+    let mut unique = 0;
+    let mut edits: Vec<Edit> = Vec::new();
+    while let Some((_, _, parsed)) = reader.next() {
+        if parsed.is_err() {
+            continue;
+        }
+        let value = &reader.value;
+        let entry = Entry::from_json(text, value, None, &mut unique);
+        let index = kept.len();
+        if entry.is_header() {
+            if index > 0 {
+                return None;
+            }
+            let version = declared_version(std::slice::from_ref(&entry));
+            if version >= f64::from(CURRENT_VERSION) {
+                return None;
+            }
+            // NaN: neither step, as in `plan`.
+            (to_v2, to_v3) = (version < 2.0, version < 3.0);
+            if let Some(id) = entry.id.as_str().and_then(hex_word) {
+                taken.insert(id);
+            }
+            kept.push(Kept::Header);
+        } else if index == 0 {
+            // The version is the first header's, wherever it is.
+            return None;
+        } else if to_v2 && entry.is_object {
+            if entry.id != Key::Undefined {
+                return None;
+            }
+            let id = fresh_word(&mut taken, draw)?;
+            kept.push(Kept::Id(id));
+            let parent = prev.replace(id);
+            let kept_index = match entry.detail {
+                Detail::Compaction {
+                    first_kept_entry_index,
+                    ..
+                } => first_kept_entry_index,
+                _ => None,
+            };
+            let renamed = to_v3 && is_hook_message(&entry);
+            if kept_index.is_none()
+                && !renamed
+                && entry.parent_id == Key::Undefined
+                && is_compact(value.span, &value.members)
+            {
+                // `rewrite_object`'s output for these two edits, written directly.
+                out.push_str(&text[copied..value.span.end - 1]);
+                if !value.members.is_empty() {
+                    out.push(',');
+                }
+                out.push_str("\"id\":\"");
+                push_hex(&mut out, id);
+                out.push_str("\",\"parentId\":");
+                match parent {
+                    Some(p) => {
+                        out.push('"');
+                        push_hex(&mut out, p);
+                        out.push_str("\"}");
+                    }
+                    None => out.push_str("null}"),
+                }
+                copied = value.span.end;
+                continue;
+            }
+            edits.push(Edit::SetId {
+                entry: index,
+                id: hex_string(id),
+            });
+            edits.push(Edit::SetParentId {
+                entry: index,
+                parent: parent.map(hex_string),
+            });
+            if let Some(at) = kept_index {
+                // `entries[index]` with the ids given so far; one not yet
+                // reached would need the rest of the file.
+                if at.fract() == 0.0 && at >= 0.0 {
+                    if at > index as f64 {
+                        return None;
+                    }
+                    match kept[at as usize] {
+                        Kept::Header => {}
+                        Kept::Id(id) => edits.push(Edit::SetFirstKeptEntryId {
+                            entry: index,
+                            id: Some(hex_string(id)),
+                        }),
+                        Kept::NoId => edits.push(Edit::SetFirstKeptEntryId {
+                            entry: index,
+                            id: None,
+                        }),
+                    }
+                }
+                edits.push(Edit::DeleteFirstKeptEntryIndex { entry: index });
+            }
+        } else {
+            kept.push(Kept::NoId);
+        }
+        if to_v3 && entry.is_header() {
+            edits.push(Edit::SetVersion { entry: index });
+        }
+        if to_v3 && is_hook_message(&entry) {
+            edits.push(Edit::RenameHookMessage { entry: index });
+        }
+        if !edits.is_empty() {
+            out.push_str(&text[copied..value.span.start]);
+            let mine: Vec<&Edit> = edits.iter().collect();
+            rewrite_object(text, value.span, &value.members, &mine, &mut out);
+            copied = value.span.end;
+            edits.clear();
+        }
+    }
+    if kept.is_empty() {
+        return None;
+    }
+    out.push_str(&text[copied..]);
+    if !out.ends_with('\n') {
+        out.push('\n');
+    }
+    Some(out)
+}
+
+fn is_hook_message(entry: &Entry) -> bool {
+    matches!(
+        (&entry.kind, &entry.detail),
+        (
+            EntryType::Message,
+            Detail::Message {
+                role: Role::HookMessage
+            }
+        )
+    )
+}
+
+/// A new id not in `taken` (which then holds it), or `None` if the draws keep
+/// colliding: a session that full needs longer ids, which [`plan`] makes.
+fn fresh_word(
+    taken: &mut HashSet<u32, BuildHasherDefault<WordHasher>>,
+    draw: &mut dyn FnMut() -> [u8; 4],
+) -> Option<u32> {
+    (0..100)
+        .map(|_| u32::from_be_bytes(draw()))
+        .find(|&id| taken.insert(id))
+}
+
+/// The word whose hex digits an id is, if it is eight lowercase ones.
+fn hex_word(id: &str) -> Option<u32> {
+    let digits = id.len() == 8 && id.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
+    digits.then(|| u32::from_str_radix(id, 16).ok()).flatten()
+}
+
+fn push_hex(out: &mut String, word: u32) {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut hex = [0u8; 8];
+    for (k, d) in hex.iter_mut().enumerate() {
+        *d = DIGITS[(word >> (28 - 4 * k) & 0xf) as usize];
+    }
+    // SAFETY: hex digits are ASCII.
+    out.push_str(unsafe { std::str::from_utf8_unchecked(&hex) });
+}
+
+fn hex_string(word: u32) -> String {
+    let mut s = String::with_capacity(8);
+    push_hex(&mut s, word);
+    s
+}
+
+/// Hashes the random words of new ids: they are already uniform, so one
+/// multiplication spreads them over the table's buckets.
+#[derive(Default)]
+struct WordHasher(u64);
+
+impl Hasher for WordHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u32(u32::from(b) ^ (self.0 as u32).rotate_left(8));
+        }
+    }
+    fn write_u32(&mut self, n: u32) {
+        self.0 = u64::from(n).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+    fn finish(&self) -> u64 {
+        self.0 ^ self.0 >> 32
+    }
+}
+
 /// Applies `edits` to the JSONL `text` whose parsed lines are `lines` (the
 /// entries of the plan are their `Value` lines, in order). Every line of the
 /// input is in the output in its place; each ends with `\n`.
@@ -185,88 +396,6 @@ pub fn apply_to_text(text: &str, lines: &[Line], edits: &[Edit]) -> String {
     let mut out = String::with_capacity(text.len() + text.len() / 8 + 64);
     apply(text, lines, edits, false, &mut out);
     out
-}
-
-/// [`apply_to_text`] as pieces: ranges of `text` kept as they are and new
-/// text between them. A host holding the original bytes builds the migrated
-/// file from these without the whole of it crossing back out of wasm.
-pub fn splices(text: &str, lines: &[Line], edits: &[Edit]) -> Splices {
-    let mut out = Splices::default();
-    apply(text, lines, edits, false, &mut out);
-    out
-}
-
-/// The migrated text as pieces: `pieces` holds `(new, start, end)` triples,
-/// a range of the original text (`new == 0`) or of `inserted` (`new == 1`).
-#[derive(Default, Debug)]
-pub struct Splices {
-    pub pieces: Vec<u32>,
-    pub inserted: String,
-    len: usize,
-}
-
-/// Where a rewrite writes: kept ranges of the original text and new text.
-pub trait Sink {
-    fn keep(&mut self, text: &str, start: usize, end: usize);
-    fn insert(&mut self, s: &str);
-    /// The length written so far.
-    fn len(&self) -> usize;
-    fn ends_with_newline(&self, text: &str) -> bool;
-}
-
-impl Sink for String {
-    fn keep(&mut self, text: &str, start: usize, end: usize) {
-        self.push_str(&text[start..end]);
-    }
-    fn insert(&mut self, s: &str) {
-        self.push_str(s);
-    }
-    fn len(&self) -> usize {
-        String::len(self)
-    }
-    fn ends_with_newline(&self, _: &str) -> bool {
-        self.ends_with('\n')
-    }
-}
-
-impl Sink for Splices {
-    fn keep(&mut self, _: &str, start: usize, end: usize) {
-        self.piece(0, start, end);
-    }
-    fn insert(&mut self, s: &str) {
-        let start = self.inserted.len();
-        self.inserted.push_str(s);
-        self.piece(1, start, self.inserted.len());
-    }
-    fn len(&self) -> usize {
-        self.len
-    }
-    fn ends_with_newline(&self, text: &str) -> bool {
-        match self.pieces.rchunks_exact(3).next() {
-            Some(&[new, _, end]) => {
-                let from = if new == 0 { text } else { &self.inserted };
-                from.as_bytes()[end as usize - 1] == b'\n'
-            }
-            _ => false,
-        }
-    }
-}
-
-impl Splices {
-    fn piece(&mut self, new: u32, start: usize, end: usize) {
-        if start == end {
-            return;
-        }
-        self.len += end - start;
-        // A piece that continues the last one of its kind extends it.
-        if let Some(last) = self.pieces.rchunks_exact_mut(3).next() {
-            if last[0] == new && last[2] as usize == start {
-                last[2] = end as u32;
-                return;
-            }
-        }
-        self.pieces.extend([new, start as u32, end as u32]);
-    }
 }
 
 /// [`apply_to_text`], turning `lines` into the lines of the result as parsing
@@ -320,7 +449,7 @@ fn apply(
     lines: &[Line],
     edits: &[Edit],
     place: bool,
-    out: &mut impl Sink,
+    out: &mut String,
 ) -> Vec<Placed> {
     let mut placed = Vec::with_capacity(if place { lines.len() } else { 0 });
     // Each entry's edits together, in the order they were planned (a stable sort).
@@ -356,7 +485,7 @@ fn apply(
             continue;
         }
         let before = out.len() as isize - copied as isize;
-        out.keep(text, copied, value.span.start);
+        out.push_str(&text[copied..value.span.start]);
         let start = out.len();
         let appended = rewrite_object(text, value.span, &value.members, mine, out);
         copied = value.span.end;
@@ -373,9 +502,9 @@ fn apply(
             });
         }
     }
-    out.keep(text, copied, text.len());
-    if out.len() > 0 && !out.ends_with_newline(text) {
-        out.insert("\n");
+    out.push_str(&text[copied..]);
+    if !out.is_empty() && !out.ends_with('\n') {
+        out.push('\n');
     }
     placed
 }
@@ -389,7 +518,7 @@ fn rewrite_object(
     span: Span,
     members: &[Member],
     edits: &[&Edit],
-    out: &mut impl Sink,
+    out: &mut String,
 ) -> Option<Vec<Member>> {
     let mut replace: Vec<(&str, String)> = Vec::new();
     let mut remove: Vec<&str> = Vec::new();
@@ -425,29 +554,29 @@ fn rewrite_object(
     let appends_only =
         remove.is_empty() && !rename_role && replace.iter().all(|(n, _)| last_of(n).is_none());
     if appends_only && is_compact(span, members) {
-        out.keep(text, span.start, span.end - 1);
+        out.push_str(&text[span.start..span.end - 1]);
         let mut first = members.is_empty();
         let mut appended = Vec::with_capacity(replace.len());
         for (name, value) in &replace {
             if !first {
-                out.insert(",");
+                out.push(',');
             }
             first = false;
             let key = out.len();
-            out.insert(&json_string(name));
+            out.push_str(&json_string(name));
             let colon = out.len();
-            out.insert(":");
-            out.insert(value);
+            out.push(':');
+            out.push_str(value);
             appended.push(Member {
                 key: Span::new(key, colon),
                 value: Span::new(colon + 1, out.len()),
                 kind: Kind::of_first_byte(value.as_bytes()[0]),
             });
         }
-        out.insert("}");
+        out.push('}');
         return Some(appended);
     }
-    out.insert("{");
+    out.push('{');
     let mut first = true;
     for (i, m) in members.iter().enumerate() {
         let name_is = |n: &str| json::key_is(text, m.key, n);
@@ -455,7 +584,7 @@ fn rewrite_object(
             continue;
         }
         if !first {
-            out.insert(",");
+            out.push(',');
         }
         first = false;
         // Replace the value of the last duplicate only: that is the one JSON.parse keeps.
@@ -464,28 +593,28 @@ fn rewrite_object(
             .find(|(n, _)| name_is(n) && last_of(n) == Some(i));
         match replacement {
             Some((_, v)) => {
-                out.keep(text, m.key.start, m.value.start);
-                out.insert(v);
+                out.push_str(&text[m.key.start..m.value.start]);
+                out.push_str(v);
             }
             None if rename_role && name_is("message") && last_of("message") == Some(i) => {
-                out.keep(text, m.key.start, m.value.start);
-                out.insert(&renamed_role(text, m.value));
+                out.push_str(&text[m.key.start..m.value.start]);
+                out.push_str(&renamed_role(text, m.value));
             }
-            None => out.keep(text, m.key.start, m.value.end),
+            None => out.push_str(&text[m.key.start..m.value.end]),
         }
     }
     for (name, value) in &replace {
         if last_of(name).is_none() {
             if !first {
-                out.insert(",");
+                out.push(',');
             }
             first = false;
-            out.insert(&json_string(name));
-            out.insert(":");
-            out.insert(value);
+            out.push_str(&json_string(name));
+            out.push(':');
+            out.push_str(value);
         }
     }
-    out.insert("}");
+    out.push('}');
     None
 }
 
@@ -548,11 +677,73 @@ mod tests {
         }
     }
 
+    /// Draws that count up from 1, giving the ids `counter` gives.
+    fn words() -> impl FnMut() -> [u8; 4] {
+        let mut n = 0u32;
+        move || {
+            n += 1;
+            n.to_be_bytes()
+        }
+    }
+
+    /// The two-step migration, checked against the one-pass one where that applies.
     fn migrate(text: &str) -> String {
         let doc = Document::parse(text);
-        match plan(&doc.entries, &mut counter()) {
+        let out = match plan(&doc.entries, &mut counter()) {
             Some(edits) => apply_to_text(&doc.text, &doc.lines, &edits),
             None => text.to_owned(),
+        };
+        if let Some(one_pass) = migrate_in_one_pass(text, &mut words()) {
+            assert_eq!(one_pass, out, "one pass differs on {text:?}");
+        }
+        out
+    }
+
+    #[test]
+    fn one_pass_takes_the_files_older_pi_wrote_and_leaves_the_rest() {
+        let header = r#"{"type":"session","id":"00000001","timestamp":"t","cwd":"/"}"#;
+        let usual = [
+            header,
+            r#"{"type":"message","message":{"role":"user","content":"hi"}}"#,
+            "not json",
+            "",
+            r#"{"type":"message","message":{"role":"hookMessage"}}"#,
+            r#"{ "type": "message" }"#,
+            r#"{"type":"message","parentId":"elsewhere"}"#,
+            "42",
+            r#"{"type":"compaction","firstKeptEntryIndex":1,"tokensBefore":5}"#,
+            r#"{"type":"compaction","firstKeptEntryIndex":6}"#,
+            r#"{"type":"compaction","firstKeptEntryIndex":0}"#,
+            r#"{"type":"compaction","firstKeptEntryIndex":"1"}"#,
+            // `42` (no id) and the compaction itself.
+            r#"{"type":"compaction","firstKeptEntryIndex":5,"firstKeptEntryId":"old"}"#,
+            r#"{"type":"compaction","firstKeptEntryIndex":11}"#,
+        ]
+        .join("\n");
+        let one_pass = migrate_in_one_pass(&usual, &mut words()).expect("taken on");
+        assert_eq!(one_pass, migrate(&usual));
+        // The header's id is taken: the first new id is the next one.
+        assert!(one_pass.contains(r#""role":"user","content":"hi"},"id":"00000002","parentId":null}"#));
+        let v2 = r#"{"type":"session","version":2}
+{"type":"message","id":"x","message":{"role":"hookMessage"}}"#;
+        assert_eq!(migrate_in_one_pass(v2, &mut words()).unwrap(), migrate(v2));
+
+        let message = r#"{"type":"message"}"#;
+        let not_taken = [
+            String::new(),
+            "garbage\n".into(),
+            // The version is the first header's, and new ids must avoid later ones.
+            format!("{message}\n{header}"),
+            format!("{header}\n{message}\n{header}"),
+            // Ids of their own decide which new ids are free.
+            format!("{header}\n{message}\n{{\"type\":\"message\",\"id\":\"00000002\"}}"),
+            // An entry not reached yet.
+            format!("{header}\n{{\"type\":\"compaction\",\"firstKeptEntryIndex\":2}}\n{message}"),
+            r#"{"type":"session","version":3}"#.into(),
+        ];
+        for text in &not_taken {
+            assert_eq!(migrate_in_one_pass(text, &mut words()), None, "{text:?}");
+            migrate(text);
         }
     }
 

@@ -43,7 +43,7 @@ impl Document {
         let mut value_lines = Vec::with_capacity(lines.len());
         for (k, line) in lines.iter().enumerate() {
             if let LineContent::Value(v) = &line.content {
-                entries.push(Entry::from_json(&text, v, dates, &mut unique));
+                entries.push(Entry::from_json(&text, v, Some(dates), &mut unique));
                 spans.push(v.span);
                 line_numbers.push(line.number);
                 value_lines.push(k);
@@ -137,14 +137,21 @@ pub fn random_id_where(is_taken: &dyn Fn(&str) -> bool) -> Result<String, getran
     let mut attempt = 0u32;
     loop {
         let mut bytes = [0u8; 8];
-        random_bytes(&mut bytes)?;
         let len = if attempt < 100 { 4 } else { 8 };
+        random_bytes(&mut bytes[..len])?;
         let id: String = bytes[..len].iter().map(|b| format!("{b:02x}")).collect();
         if !is_taken(&id) {
             return Ok(id);
         }
         attempt = attempt.saturating_add(1);
     }
+}
+
+/// Four bytes from the cryptographic source: a new id's eight hex digits.
+pub fn random_word() -> Result<[u8; 4], getrandom::Error> {
+    let mut bytes = [0u8; 4];
+    random_bytes(&mut bytes)?;
+    Ok(bytes)
 }
 
 /// A version 7 UUID (time-ordered, as pi names sessions) for `unix_ms`.
@@ -363,7 +370,7 @@ impl Session {
             self.pending.push(span);
         }
         let value = json::parse(&self.text, span).ok()?;
-        let entry = Entry::from_json(&self.text, &value, dates, &mut self.unique);
+        let entry = Entry::from_json(&self.text, &value, Some(dates), &mut self.unique);
         self.add(entry, value.span);
         Some(self.entries.len() - 1)
     }

@@ -522,25 +522,33 @@ pub fn migrate(source: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
     }
     let failure = RefCell::new(None);
     match read_source_checked(&source, "migrate", true, max_bytes, false)? {
-        (Source::Text(text), lossy) => {
+        (Source::Text(text), _) => {
+            // The same form as the source: a string, or UTF-8 bytes.
+            let same_form = |out: String| -> JsValue {
+                match source.is_string() {
+                    true => out.into(),
+                    false => Uint8Array::from(out.as_bytes()).into(),
+                }
+            };
+            let mut draw = || {
+                session::random_word().unwrap_or_else(|e| {
+                    failure.borrow_mut().get_or_insert(e);
+                    [0; 4]
+                })
+            };
+            if let Some(out) = migrate::migrate_in_one_pass(&text, &mut draw) {
+                check_ids("migrate", failure)?;
+                return Ok(same_form(out));
+            }
             let doc = Document::parse_with(text, &JsDates);
             let edits = doc.migration(&mut id_source(&failure));
             check_ids("migrate", failure)?;
-            Ok(match (edits, source.is_string()) {
-                // A string comes back as the very same string, bytes as a copy.
-                (None, true) => source,
-                (None, false) => copy_bytes(&source)?.into(),
-                (Some(edits), true) => migrate::apply_to_text(&doc.text, &doc.lines, &edits).into(),
-                // UTF-8 bytes are the text: JS splices the caller's bytes with
-                // the new pieces, and the file does not cross back out of wasm.
-                (Some(edits), false) if !lossy => {
-                    let splices = migrate::splices(&doc.text, &doc.lines, &edits);
-                    splice_bytes(&source, &splices.pieces, splices.inserted.as_bytes())?.into()
-                }
-                (Some(edits), false) => {
-                    let out = migrate::apply_to_text(&doc.text, &doc.lines, &edits);
-                    Uint8Array::from(out.as_bytes()).into()
-                }
+            Ok(match edits {
+                Some(edits) => same_form(migrate::apply_to_text(&doc.text, &doc.lines, &edits)),
+                // A string comes back as the very same string; bytes as a copy
+                // of themselves, even bytes that are not UTF-8.
+                None if source.is_string() => source,
+                None => copy_bytes(&source)?.into(),
             })
         }
         (Source::Entries(array), _) => {
@@ -855,17 +863,6 @@ export function isArray(value) { return Array.isArray(value); }
 export function isBytes(value) { return value instanceof Uint8Array && Object.prototype.toString.call(value) === '[object Uint8Array]'; }
 export function snapshot(array) { return Array.from(array); }
 export function copyBytes(view) { return new Uint8Array(view); }
-export function spliceBytes(source, pieces, inserted) {
-  let n = 0;
-  for (let k = 0; k < pieces.length; k += 3) n += pieces[k + 2] - pieces[k + 1];
-  const out = new Uint8Array(n);
-  for (let k = 0, at = 0; k < pieces.length; k += 3) {
-    const from = pieces[k] === 0 ? source : inserted;
-    out.set(from.subarray(pieces[k + 1], pieces[k + 2]), at);
-    at += pieces[k + 2] - pieces[k + 1];
-  }
-  return out;
-}
 export function timeOf(value) { return new Date(value).getTime(); }
 export function toNumber(value) { return +value; }
 export function utf8Length(s) {
@@ -915,14 +912,6 @@ extern "C" {
     /// A plain `Uint8Array` copy of a view (a `Buffer`'s `slice` would share memory).
     #[wasm_bindgen(catch, js_name = copyBytes)]
     fn copy_bytes(view: &JsValue) -> Result<Uint8Array, JsValue>;
-    /// A new `Uint8Array` of the pieces (see [`migrate::Splices`]), taken from
-    /// the caller's `source` bytes and from `inserted`.
-    #[wasm_bindgen(catch, js_name = spliceBytes)]
-    fn splice_bytes(
-        source: &JsValue,
-        pieces: &[u32],
-        inserted: &[u8],
-    ) -> Result<Uint8Array, JsValue>;
     /// `new Date(value).getTime()`.
     #[wasm_bindgen(catch, js_name = timeOf)]
     fn time_of(value: &JsValue) -> Result<f64, JsValue>;
