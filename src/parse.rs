@@ -285,19 +285,13 @@ fn trimmed(text: &str) -> (usize, usize) {
     (start, trim_end(b).max(start))
 }
 
-/// The lines' values as one JSON array text `[v1,v2,...]`, written over the
-/// text itself instead of into a copy: everything outside the values becomes a
-/// space, one separator after each value a comma. This needs a text that starts
-/// and ends outside any value (a space on either side does: `trim()` drops it)
-/// and has no malformed line; otherwise the text comes back unchanged.
-pub fn into_json_array(text: String, lines: &[Line]) -> Result<String, String> {
-    let mut spans = Vec::with_capacity(lines.len());
-    for line in lines {
-        match &line.content {
-            LineContent::Value(v) => spans.push(v.span),
-            LineContent::Malformed(_) => return Err(text),
-        }
-    }
+/// The values at `spans` (the valid lines of `text`, in order) as one JSON
+/// array text `[v1,v2,...]`, written over the text itself instead of into a
+/// copy: everything outside the spans (blank and malformed lines too) becomes
+/// a space, one separator after each span a comma. This needs a text that
+/// starts and ends outside any span (a space on either side does: `trim()`
+/// drops it); otherwise the text comes back unchanged.
+pub fn into_json_array(text: String, spans: &[Span]) -> Result<String, String> {
     let n = text.len();
     let fits = n >= 2
         && spans.first().is_none_or(|s| s.start > 0)
@@ -321,6 +315,38 @@ pub fn into_json_array(text: String, lines: &[Line]) -> Result<String, String> {
     b[n - 1] = b']';
     // Only whole characters were replaced, by ASCII: still UTF-8.
     String::from_utf8(b).map_err(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// Where the valid lines of `text` are (each span may hold JSON whitespace
+/// around its value), and the first line that is not blank and not valid, as
+/// [`first_error`] gives it: what handing the values to JS needs, found
+/// without recording any member or keeping the lines.
+pub fn value_spans(text: &str) -> (Vec<Span>, Option<ParseError>) {
+    let b = text.as_bytes();
+    let (start, end) = trimmed(text);
+    let mut spans = Vec::new();
+    let mut first_error = None;
+    let mut at = start;
+    while at < end {
+        if let Some(line_end) = json::validate_line(b, at, end) {
+            spans.push(Span::new(at, line_end));
+            at = line_end + 1;
+            continue;
+        }
+        let span = Span::new(at, crate::scan::newline(b, at).min(end));
+        if first_error.is_none() && !span.of(text).trim_matches(is_js_space).is_empty() {
+            if let Err(e) = json::parse(text, span) {
+                let line = Line {
+                    number: 1 + b[..at].iter().filter(|&&c| c == b'\n').count(),
+                    span,
+                    content: LineContent::Malformed(e),
+                };
+                first_error = line_error(text, &line);
+            }
+        }
+        at = span.end + 1;
+    }
+    (spans, first_error)
 }
 
 /// The first malformed line as an error, for strict mode.
@@ -447,16 +473,20 @@ mod tests {
     #[test]
     fn writes_the_values_as_one_array_in_place() {
         let t = " \u{feff}{\"a\":1}\r\n\n\u{a0}\n[2] \n\"é\" ".to_owned();
-        let lines = lines(&t);
-        let json = into_json_array(t, &lines).unwrap();
-        assert_eq!(json.replace(' ', ""), "[{\"a\":1},[2],\"é\"]");
+        let (spans, _) = value_spans(&t);
+        let json = into_json_array(t, &spans).unwrap();
+        let squeezed = |s: &str| s.replace([' ', '\r'], "");
+        assert_eq!(squeezed(&json), "[{\"a\":1},[2],\"é\"]");
         assert!(
-            into_json_array("{}".into(), &super::lines("{}")).is_err(),
+            into_json_array("{}".into(), &value_spans("{}").0).is_err(),
             "no room for the brackets"
         );
-        let bad = " {}\n{x \n".to_owned();
-        let l = super::lines(&bad);
-        assert_eq!(into_json_array(bad.clone(), &l), Err(bad));
+        // Malformed lines are blanked out with the rest.
+        let bad = " {}\n{x \n[ 1 ]\r\n".to_owned();
+        let (spans, error) = value_spans(&bad);
+        assert_eq!(error.map(|e| (e.line, e.column)), Some((2, 2)));
+        let json = into_json_array(bad, &spans).unwrap();
+        assert_eq!(squeezed(&json), "[{},[1]]");
         assert_eq!(into_json_array("  ".into(), &[]).unwrap(), "[]");
     }
 

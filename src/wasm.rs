@@ -20,7 +20,7 @@ use crate::diagnostics;
 use crate::entry::{Detail, Entry, EntryType, Key, Role};
 use crate::json;
 use crate::migrate::{self, Edit};
-use crate::parse::{self, LineContent};
+use crate::parse;
 use crate::scan;
 use crate::session::{self, Document};
 use crate::time::DateParser;
@@ -472,30 +472,21 @@ pub fn parse_session(source: JsValue, options: JsValue) -> Result<JsValue, JsVal
         Source::Text(text) => text,
         Source::Entries(array) => return Ok(array.slice(0, array.length()).into()),
     };
-    let lines = parse::lines(&text);
-    if strict {
-        if let Some(e) = parse::first_error(&text, &lines) {
-            let err = js_sys::SyntaxError::new(&format!("parseSession: {e}"));
-            set(&err, "line", &JsValue::from(e.line as u32))?;
-            set(&err, "column", &JsValue::from(e.column as u32))?;
-            return Err(err.into());
-        }
+    let (spans, first_error) = parse::value_spans(&text);
+    if let Some(e) = first_error.filter(|_| strict) {
+        let err = js_sys::SyntaxError::new(&format!("parseSession: {e}"));
+        set(&err, "line", &JsValue::from(e.line as u32))?;
+        set(&err, "column", &JsValue::from(e.column as u32))?;
+        return Err(err.into());
     }
-    let spans: Vec<json::Span> = lines
-        .iter()
-        .filter_map(|l| match &l.content {
-            LineContent::Value(v) => Some(v.span),
-            LineContent::Malformed(_) => None,
-        })
-        .collect();
-    Ok(values_array(text, &lines, &spans).into())
+    Ok(values_array(text, &spans).into())
 }
 
-/// The values at `spans` of `text` (its `lines` parsed) as one JS array, from
-/// one `JSON.parse`: of the text itself turned into an array in place when it
-/// allows that, else of a copy holding just the values.
-fn values_array(text: String, lines: &[parse::Line], spans: &[json::Span]) -> Array {
-    let json = parse::into_json_array(text, lines).unwrap_or_else(|text| {
+/// The values at `spans` of `text` as one JS array, from one `JSON.parse`: of
+/// the text itself turned into an array in place when it allows that, else of
+/// a copy holding just the values.
+fn values_array(text: String, spans: &[json::Span]) -> Array {
+    let json = parse::into_json_array(text, spans).unwrap_or_else(|text| {
         let mut json = String::with_capacity(text.len() + 2);
         json.push('[');
         for span in spans {

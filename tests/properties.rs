@@ -597,6 +597,23 @@ proptest! {
     }
 
     #[test]
+    fn value_spans_are_the_lines_that_parse(bytes in prop_oneof![jsonish_bytes(), mutated_strategy()]) {
+        let text = session_tree::parse::decode(&bytes);
+        let lines = session_tree::parse::lines(&text);
+        let values: Vec<&str> = lines
+            .iter()
+            .filter_map(|l| match &l.content {
+                LineContent::Value(v) => Some(v.span.of(&text)),
+                LineContent::Malformed(_) => None,
+            })
+            .collect();
+        let (spans, first_error) = session_tree::parse::value_spans(&text);
+        let found: Vec<&str> = spans.iter().map(|s| s.of(&text).trim_matches([' ', '\t', '\r'])).collect();
+        prop_assert_eq!(found, values);
+        prop_assert_eq!(first_error, session_tree::parse::first_error(&text, &lines));
+    }
+
+    #[test]
     fn counting_in_pieces_equals_counting_the_whole(bytes in prop_oneof![jsonish_bytes(), mutated_strategy()], piece in 1usize..300) {
         let whole = session_tree::parse::count_values_in_bytes(&bytes);
         let mut read = |from: usize, to: usize, buf: &mut Vec<u8>| buf.extend_from_slice(&bytes[from..to]);
