@@ -299,6 +299,8 @@ impl Session {
             }
             _ => doc,
         };
+        // The session keeps entries and spans; the lines can go before it grows.
+        drop(doc.lines);
         let mut text = doc.text;
         if !text.is_empty() && !text.ends_with('\n') {
             text.push('\n');
