@@ -250,22 +250,9 @@ pub fn migrate_in_one_pass(text: &str, draw: &mut dyn FnMut() -> [u8; 4]) -> Opt
                 && entry.parent_id == Key::Undefined
                 && is_compact(value.span, &value.members)
             {
-                // `rewrite_object`'s output for these two edits, written directly.
-                out.push_str(&text[copied..value.span.end - 1]);
-                if !value.members.is_empty() {
-                    out.push(',');
-                }
-                out.push_str("\"id\":\"");
-                push_hex(&mut out, id);
-                out.push_str("\",\"parentId\":");
-                match parent {
-                    Some(p) => {
-                        out.push('"');
-                        push_hex(&mut out, p);
-                        out.push_str("\"}");
-                    }
-                    None => out.push_str("null}"),
-                }
+                out.push_str(&text[copied..value.span.start]);
+                let object = value.span.of(text);
+                append_id_and_parent(object, !value.members.is_empty(), id, parent, &mut out);
                 copied = value.span.end;
                 continue;
             }
@@ -323,6 +310,32 @@ pub fn migrate_in_one_pass(text: &str, draw: &mut dyn FnMut() -> [u8; 4]) -> Opt
         out.push('\n');
     }
     Some(out)
+}
+
+/// A compact `object` with `"id"` and `"parentId"` added last: what
+/// [`rewrite_object`] writes for those two edits, without building them.
+fn append_id_and_parent(
+    object: &str,
+    has_members: bool,
+    id: u32,
+    parent: Option<u32>,
+    out: &mut String,
+) {
+    out.push_str(&object[..object.len() - 1]);
+    if has_members {
+        out.push(',');
+    }
+    out.push_str("\"id\":\"");
+    push_hex(out, id);
+    out.push_str("\",\"parentId\":");
+    match parent {
+        Some(p) => {
+            out.push('"');
+            push_hex(out, p);
+            out.push_str("\"}");
+        }
+        None => out.push_str("null}"),
+    }
 }
 
 fn is_hook_message(entry: &Entry) -> bool {
