@@ -15,6 +15,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use crate::entry::{Detail, Entry, EntryType, Key, Role};
 use crate::json::{self, Kind, Member, Span};
 use crate::parse::{Line, LineContent, LineReader};
+use crate::session::{hex, push_hex};
 
 /// The version this crate writes and migrates to.
 pub const CURRENT_VERSION: u32 = 3;
@@ -258,11 +259,11 @@ pub fn migrate_in_one_pass(text: &str, draw: &mut dyn FnMut() -> [u8; 4]) -> Opt
             }
             edits.push(Edit::SetId {
                 entry: index,
-                id: hex_string(id),
+                id: hex(&id.to_be_bytes()),
             });
             edits.push(Edit::SetParentId {
                 entry: index,
-                parent: parent.map(hex_string),
+                parent: parent.map(|p| hex(&p.to_be_bytes())),
             });
             if let Some(at) = kept_index {
                 // `entries[index]` with the ids given so far; one not yet
@@ -275,7 +276,7 @@ pub fn migrate_in_one_pass(text: &str, draw: &mut dyn FnMut() -> [u8; 4]) -> Opt
                         Kept::Header => {}
                         Kept::Id(id) => edits.push(Edit::SetFirstKeptEntryId {
                             entry: index,
-                            id: Some(hex_string(id)),
+                            id: Some(hex(&id.to_be_bytes())),
                         }),
                         Kept::NoId => edits.push(Edit::SetFirstKeptEntryId {
                             entry: index,
@@ -326,12 +327,12 @@ fn append_id_and_parent(
         out.push(',');
     }
     out.push_str("\"id\":\"");
-    push_hex(out, id);
+    push_hex(out, &id.to_be_bytes());
     out.push_str("\",\"parentId\":");
     match parent {
         Some(p) => {
             out.push('"');
-            push_hex(out, p);
+            push_hex(out, &p.to_be_bytes());
             out.push_str("\"}");
         }
         None => out.push_str("null}"),
@@ -365,22 +366,6 @@ fn fresh_word(
 fn hex_word(id: &str) -> Option<u32> {
     let digits = id.len() == 8 && id.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
     digits.then(|| u32::from_str_radix(id, 16).ok()).flatten()
-}
-
-fn push_hex(out: &mut String, word: u32) {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut hex = [0u8; 8];
-    for (k, d) in hex.iter_mut().enumerate() {
-        *d = DIGITS[(word >> (28 - 4 * k) & 0xf) as usize];
-    }
-    // SAFETY: hex digits are ASCII.
-    out.push_str(unsafe { std::str::from_utf8_unchecked(&hex) });
-}
-
-fn hex_string(word: u32) -> String {
-    let mut s = String::with_capacity(8);
-    push_hex(&mut s, word);
-    s
 }
 
 /// Hashes the random words of new ids: they are already uniform, so one

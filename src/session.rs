@@ -170,12 +170,28 @@ pub fn random_id_where(is_taken: &dyn Fn(&str) -> bool) -> Result<String, getran
         let mut bytes = [0u8; 8];
         let len = if attempt < 100 { 4 } else { 8 };
         random_bytes(&mut bytes[..len])?;
-        let id: String = bytes[..len].iter().map(|b| format!("{b:02x}")).collect();
+        let id = hex(&bytes[..len]);
         if !is_taken(&id) {
             return Ok(id);
         }
         attempt = attempt.saturating_add(1);
     }
+}
+
+/// `bytes` as lowercase hex digits, two a byte, appended to `out`.
+pub fn push_hex(out: &mut String, bytes: &[u8]) {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    for &b in bytes {
+        out.push(char::from(DIGITS[usize::from(b >> 4)]));
+        out.push(char::from(DIGITS[usize::from(b & 0xf)]));
+    }
+}
+
+/// `bytes` as lowercase hex digits.
+pub fn hex(bytes: &[u8]) -> String {
+    let mut s = String::with_capacity(2 * bytes.len());
+    push_hex(&mut s, bytes);
+    s
 }
 
 /// Four bytes from the cryptographic source: a new id's eight hex digits.
@@ -192,7 +208,7 @@ pub fn uuid_v7(unix_ms: u64) -> Result<String, getrandom::Error> {
     b[..6].copy_from_slice(&unix_ms.to_be_bytes()[2..]);
     b[6] = 0x70 | (b[6] & 0x0f);
     b[8] = 0x80 | (b[8] & 0x3f);
-    let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
+    let hex = hex(&b);
     Ok(format!(
         "{}-{}-{}-{}-{}",
         &hex[..8],
