@@ -512,8 +512,8 @@ pub fn migrate(source: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
         return Ok(current);
     }
     let failure = RefCell::new(None);
-    match read_source_checked(&source, "migrate", true, max_bytes, false)? {
-        (Source::Text(text), _) => {
+    match read_source(&source, "migrate", true, max_bytes)? {
+        Source::Text(text) => {
             // The same form as the source: a string, or UTF-8 bytes.
             let same_form = |out: String| -> JsValue {
                 match source.is_string() {
@@ -542,7 +542,7 @@ pub fn migrate(source: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
                 None => copy_bytes(&source)?.into(),
             })
         }
-        (Source::Entries(array), _) => {
+        Source::Entries(array) => {
             let entries = entries_of(&array);
             let edits = migrate::plan(&entries, &mut id_source(&failure));
             check_ids("migrate", failure)?;
