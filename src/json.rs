@@ -146,19 +146,12 @@ pub fn parse(text: &str, span: Span) -> Result<Value, SyntaxError> {
 }
 
 /// [`parse`] of the line that starts at `text[start]` and ends at the first
-/// `\n` or at `end`, found in the same pass: a valid line has no raw `\n`
-/// (only whitespace could be one, and a line ends there). Gives the value and
-/// the line's end, or `None` if the line is not one JSON text; its error is
-/// then [`parse`] of the line's span, which [`crate::scan::newline`] finds.
-pub fn parse_line(text: &str, start: usize, end: usize) -> Option<(Value, usize)> {
-    let mut value = Value::default();
-    let end = parse_line_into(text, start, end, &mut value)?;
-    Some((value, end))
-}
-
-/// [`parse_line`] into `value`, reusing its vectors: a pass that looks at each
-/// line only while it reads it allocates nothing per line. `value` is left
-/// empty when the line is not one JSON text.
+/// `\n` or at `end`, found in the same pass (a valid line has no raw `\n`:
+/// only whitespace could be one, and a line ends there), into `value`, reusing
+/// its vectors: a pass that looks at each line only while it reads it
+/// allocates nothing per line. Gives the line's end, or `None` if the line is
+/// not one JSON text (`value` is then left empty); its error is then [`parse`]
+/// of the line's span, which [`crate::scan::newline`] finds.
 pub fn parse_line_into(text: &str, start: usize, end: usize, value: &mut Value) -> Option<usize> {
     let mut v = Validator::<true, true>::new(text.as_bytes(), Span::new(start, end));
     v.members = std::mem::take(&mut value.members);
@@ -180,7 +173,7 @@ pub fn parse_line_into(text: &str, start: usize, end: usize, value: &mut Value) 
     }
 }
 
-/// Whether the line that starts at `b[start]`, as [`parse_line`] reads it,
+/// Whether the line that starts at `b[start]`, as [`parse_line_into`] reads it,
 /// is one JSON text (its end if so), recording nothing. `b` may be bytes that
 /// are not UTF-8: the answer is the same as for their decoded text, since
 /// JSON's structure is ASCII, U+FFFD is as valid inside a string as the bytes

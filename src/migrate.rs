@@ -198,7 +198,7 @@ pub fn migrate_in_one_pass(text: &str, draw: &mut dyn FnMut() -> [u8; 4]) -> Opt
         Id(u32),
         NoId,
     }
-    let mut reader = LineReader::new(text);
+    let mut reader = LineReader::<true>::new(text);
     let mut out = String::with_capacity(text.len() + text.len() / 8 + 64);
     let mut kept: Vec<Kept> = Vec::new();
     let mut taken: HashSet<u32, BuildHasherDefault<WordHasher>> = HashSet::default();
@@ -214,6 +214,7 @@ pub fn migrate_in_one_pass(text: &str, draw: &mut dyn FnMut() -> [u8; 4]) -> Opt
         let value = &reader.value;
         let entry = Entry::from_json(text, value, None, &mut unique);
         let index = kept.len();
+        let renamed = to_v3 && is_hook_message(&entry);
         if entry.is_header() {
             if index > 0 {
                 return None;
@@ -245,7 +246,6 @@ pub fn migrate_in_one_pass(text: &str, draw: &mut dyn FnMut() -> [u8; 4]) -> Opt
                 } => first_kept_entry_index,
                 _ => None,
             };
-            let renamed = to_v3 && is_hook_message(&entry);
             if kept_index.is_none()
                 && !renamed
                 && entry.parent_id == Key::Undefined
@@ -292,7 +292,7 @@ pub fn migrate_in_one_pass(text: &str, draw: &mut dyn FnMut() -> [u8; 4]) -> Opt
         if to_v3 && entry.is_header() {
             edits.push(Edit::SetVersion { entry: index });
         }
-        if to_v3 && is_hook_message(&entry) {
+        if renamed {
             edits.push(Edit::RenameHookMessage { entry: index });
         }
         if !edits.is_empty() {

@@ -65,7 +65,7 @@ impl Line {
 
 /// Splits `text` into its non-blank lines and parses each.
 pub fn lines(text: &str) -> Vec<Line> {
-    let mut reader = LineReader::new(text);
+    let mut reader = LineReader::<true>::new(text);
     let mut out = Vec::new();
     while let Some((number, span, parsed)) = reader.next() {
         let content = match parsed {
@@ -83,13 +83,15 @@ pub fn lines(text: &str) -> Vec<Line> {
 
 /// The non-blank lines of a text, read one at a time into one [`Value`] that
 /// is reused: [`lines`] without keeping them, for a pass that needs each line
-/// only while it reads it.
+/// only while it reads it. With `RECORD` off, lines are only validated (the
+/// value stays empty) and a valid line's span may hold JSON whitespace
+/// around its value.
 ///
-/// One pass per line: [`json::parse_line_into`] finds a valid line's end as
-/// it reads it. Only a line that is not one JSON text is looked at again: its
-/// end found by [`crate::scan::newline`], and [`json::parse`] of its span
-/// giving the error (or nothing, for a blank line).
-pub struct LineReader<'t> {
+/// One pass per line: [`json::parse_line_into`] (or [`json::validate_line`])
+/// finds a valid line's end as it reads it. Only a line that is not one JSON
+/// text is looked at again: its end found by [`crate::scan::newline`], and
+/// [`json::parse`] of its span giving the error (or nothing, for a blank line).
+pub struct LineReader<'t, const RECORD: bool> {
     text: &'t str,
     start: usize,
     end: usize,
@@ -99,7 +101,7 @@ pub struct LineReader<'t> {
     pub value: Value,
 }
 
-impl<'t> LineReader<'t> {
+impl<'t, const RECORD: bool> LineReader<'t, RECORD> {
     pub fn new(text: &'t str) -> Self {
         let (start, end) = trimmed(text);
         let number = text.as_bytes()[..start]
@@ -124,7 +126,12 @@ impl<'t> LineReader<'t> {
         while !self.done {
             self.number += 1;
             let start = self.start;
-            if let Some(end) = json::parse_line_into(text, start, self.end, &mut self.value) {
+            let valid = if RECORD {
+                json::parse_line_into(text, start, self.end, &mut self.value)
+            } else {
+                json::validate_line(text.as_bytes(), start, self.end)
+            };
+            if let Some(end) = valid {
                 self.start = end + 1;
                 self.done = self.start > self.end;
                 return Some((self.number, Span::new(start, end), Ok(())));
@@ -134,7 +141,11 @@ impl<'t> LineReader<'t> {
             self.done = self.start > self.end;
             let span = Span::new(start, end);
             if !span.of(text).trim_matches(is_js_space).is_empty() {
-                let parsed = json::parse(text, span).map(|v| self.value = v);
+                let parsed = json::parse(text, span).map(|v| {
+                    if RECORD {
+                        self.value = v;
+                    }
+                });
                 return Some((self.number, span, parsed));
             }
         }
@@ -322,29 +333,18 @@ pub fn into_json_array(text: String, spans: &[Span]) -> Result<String, String> {
 /// [`first_error`] gives it: what handing the values to JS needs, found
 /// without recording any member or keeping the lines.
 pub fn value_spans(text: &str) -> (Vec<Span>, Option<ParseError>) {
-    let b = text.as_bytes();
-    let (start, end) = trimmed(text);
+    let mut reader = LineReader::<false>::new(text);
     let mut spans = Vec::new();
     let mut first_error = None;
-    let mut at = start;
-    while at < end {
-        if let Some(line_end) = json::validate_line(b, at, end) {
-            spans.push(Span::new(at, line_end));
-            at = line_end + 1;
-            continue;
-        }
-        let span = Span::new(at, crate::scan::newline(b, at).min(end));
-        if first_error.is_none() && !span.of(text).trim_matches(is_js_space).is_empty() {
-            if let Err(e) = json::parse(text, span) {
-                let line = Line {
-                    number: 1 + b[..at].iter().filter(|&&c| c == b'\n').count(),
-                    span,
-                    content: LineContent::Malformed(e),
-                };
-                first_error = line_error(text, &line);
+    while let Some((number, span, parsed)) = reader.next() {
+        match parsed {
+            Ok(()) => spans.push(span),
+            Err(e) if first_error.is_none() => {
+                let content = LineContent::Malformed(e);
+                first_error = line_error(text, &Line { number, span, content });
             }
+            Err(_) => {}
         }
-        at = span.end + 1;
     }
     (spans, first_error)
 }

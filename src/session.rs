@@ -37,7 +37,7 @@ impl Document {
     /// halves the memory the lines take.
     pub fn parse_with(text: String, dates: &dyn DateParser) -> Document {
         let mut lines = Vec::new();
-        let mut reader = parse::LineReader::new(&text);
+        let mut reader = parse::LineReader::<true>::new(&text);
         while let Some((number, span, parsed)) = reader.next() {
             let content = match parsed {
                 Ok(()) => {
@@ -65,7 +65,8 @@ impl Document {
         Document::from_lines(text, lines, dates)
     }
 
-    /// The document of `text` whose lines (`parse::lines(&text)`) are known.
+    /// The document of `text` whose lines are known (as [`Document::parse_with`]
+    /// keeps them, or carried over by a migration).
     fn from_lines(text: String, lines: Vec<Line>, dates: &dyn DateParser) -> Document {
         let mut unique = 0;
         let mut entries = Vec::with_capacity(lines.len());
