@@ -19,7 +19,7 @@ self.onmessage = async (event) => {
       case "open": return await open(msg);
       case "view": return post({ type: "view", req: msg.req, view: view(msg.filter, msg.query, msg.keepId) }, viewTransfer());
       case "select": return select(msg);
-      case "entry": return post({ type: "entry", req: msg.req, entry: doc?.entries[doc.nodeOf.get(msg.entryId)] ?? null });
+      case "entry": return post({ type: "entry", req: msg.req, entry: doc?.nodes[doc.nodeOf.get(msg.entryId)] ?? null });
       case "migrated": return post({ type: "migrated", req: msg.req, jsonl: doc?.migratedBytes ?? null });
       case "export": return post({ type: "export", req: msg.req, text: exportBranch(msg.entryId) });
       default: throw new Error(`unknown request ${msg.type}`);

@@ -182,6 +182,23 @@ test("#leaf=<id> selects a leaf, and keyboard navigation moves and selects", asy
   await page.close();
 });
 
+test("the entry tab shows the entry under the cursor, raw JSON included", async () => {
+  const entries = parseSession(SAMPLE);
+  const { page, problems } = await openViewer();
+  await page.click(".filter[data-filter=all]");
+  await page.click(".tab[data-tab=entry]");
+  // A user message, a label and a compaction: each tab shows that very entry.
+  const picks = ["message", "label", "compaction"].map((type) => entries.find((e) => e.type === type && e.id));
+  for (const entry of picks) {
+    await (await rowOf(page, entry.id)).click();
+    await page.waitForFunction((id) => document.querySelector(".entry-head")?.textContent.includes(id), entry.id);
+    const raw = await page.textContent("#panel-entry .raw pre");
+    assert.deepEqual(JSON.parse(raw), entry, entry.type);
+  }
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 /** pi's tree selector filters, written out here independently of www/. */
 function expectedVisible(source, filter, leafId) {
   const settings = new Set(["label", "custom", "model_change", "thinking_level_change", "session_info"]);
