@@ -9,9 +9,13 @@ import { codeBlock } from "./markdown.js";
 const $ = (id) => document.getElementById(id);
 
 const state = {
-  info: null, nodes: null, view: null,
-  filter: "default", query: "",
-  leafId: null, cursorId: null,
+  info: null,
+  nodes: null,
+  view: null,
+  filter: "default",
+  query: "",
+  leafId: null,
+  cursorId: null,
   opening: 0,
 };
 
@@ -22,7 +26,9 @@ const pending = new Map();
 // A module worker may drop messages that arrive while its imports (the wasm)
 // are still loading, so requests wait for its "ready".
 let workerReady;
-const ready = new Promise((resolve) => { workerReady = resolve; });
+const ready = new Promise((resolve) => {
+  workerReady = resolve;
+});
 async function request(msg, transfer = []) {
   await ready;
   const req = nextReq++;
@@ -52,7 +58,9 @@ function showProgress(stage, fraction) {
 function startProgress(label) {
   showProgress(label, 0);
   clearTimeout(progressTimer);
-  progressTimer = setTimeout(() => { $("progress").hidden = false; }, 120);
+  progressTimer = setTimeout(() => {
+    $("progress").hidden = false;
+  }, 120);
   document.body.classList.add("busy");
 }
 function stopProgress() {
@@ -86,7 +94,10 @@ function banner(kind, text, actions = [], key = "") {
 // --- graph ------------------------------------------------------------------
 const graph = new Graph($("graph"), {
   onSelect: (id) => selectLeaf(id),
-  onCursor: (id) => { state.cursorId = id; if (currentTab === "entry") showEntry(id); },
+  onCursor: (id) => {
+    state.cursorId = id;
+    if (currentTab === "entry") showEntry(id);
+  },
 });
 
 for (const f of FILTERS) {
@@ -107,7 +118,9 @@ for (let k = 0; k < KINDS.length - 1; k++) {
 {
   const path = el("span", "legend-item");
   const s = document.createElementNS("http://www.w3.org/2000/svg", "svg");
-  s.setAttribute("width", "18"); s.setAttribute("height", "18"); s.setAttribute("class", "legend-icon");
+  s.setAttribute("width", "18");
+  s.setAttribute("height", "18");
+  s.setAttribute("class", "legend-icon");
   const line = document.createElementNS("http://www.w3.org/2000/svg", "line");
   for (const [k, v] of Object.entries({ x1: 9, y1: 1, x2: 9, y2: 17, class: "lane hl" })) line.setAttribute(k, v);
   s.append(line);
@@ -126,11 +139,27 @@ async function setFilter(filter) {
 let searchTimer = 0;
 $("search").addEventListener("input", () => {
   clearTimeout(searchTimer);
-  searchTimer = setTimeout(() => { state.query = $("search").value; refreshView(); }, 150);
+  searchTimer = setTimeout(() => {
+    state.query = $("search").value;
+    refreshView();
+  }, 150);
 });
 $("search").addEventListener("keydown", (e) => {
-  if (e.key === "Enter" || e.key === "ArrowDown") { e.preventDefault(); clearTimeout(searchTimer); state.query = $("search").value; refreshView().then(() => { graph.setCursor(Math.max(0, graph.cursor)); $("graph").focus(); }); }
-  if (e.key === "Escape") { $("search").value = ""; state.query = ""; refreshView(); $("graph").focus(); }
+  if (e.key === "Enter" || e.key === "ArrowDown") {
+    e.preventDefault();
+    clearTimeout(searchTimer);
+    state.query = $("search").value;
+    refreshView().then(() => {
+      graph.setCursor(Math.max(0, graph.cursor));
+      $("graph").focus();
+    });
+  }
+  if (e.key === "Escape") {
+    $("search").value = "";
+    state.query = "";
+    refreshView();
+    $("graph").focus();
+  }
 });
 
 let viewSeq = 0;
@@ -190,7 +219,11 @@ function renderContext(leafId, { context, pathNodes, state: pathState, ms }) {
   for (let i = 0; i < pathState.length; i++) if (pathState[i] === 2) hidden++;
   head.replaceChildren();
   const title = el("div", "context-title");
-  title.append(el("strong", "", `${messages.length} message${messages.length === 1 ? "" : "s"}`), el("span", "muted", " sent to the model at "), jumpLink(leafId));
+  title.append(
+    el("strong", "", `${messages.length} message${messages.length === 1 ? "" : "s"}`),
+    el("span", "muted", " sent to the model at "),
+    jumpLink(leafId),
+  );
   const meta = el("div", "context-meta");
   meta.append(
     chip(model ? `${model.provider}/${model.modelId}` : "no model yet", "model"),
@@ -211,9 +244,20 @@ function renderContext(leafId, { context, pathNodes, state: pathState, ms }) {
     if (shown < messages.length) {
       const b = el("button", "button more", `Show more (${messages.length - shown} left)`);
       b.type = "button";
-      b.addEventListener("click", () => { b.remove(); more(); });
+      b.addEventListener("click", () => {
+        b.remove();
+        more();
+      });
       box.append(b);
-      const io = new IntersectionObserver((entries) => { if (entries.some((e) => e.isIntersecting)) { io.disconnect(); if (b.isConnected) { b.remove(); more(); } } });
+      const io = new IntersectionObserver((entries) => {
+        if (entries.some((e) => e.isIntersecting)) {
+          io.disconnect();
+          if (b.isConnected) {
+            b.remove();
+            more();
+          }
+        }
+      });
       io.observe(b);
     }
   };
@@ -221,7 +265,9 @@ function renderContext(leafId, { context, pathNodes, state: pathState, ms }) {
   more();
 }
 
-function chip(text, cls = "") { return el("span", `chip ${cls}`, text); }
+function chip(text, cls = "") {
+  return el("span", `chip ${cls}`, text);
+}
 function jumpLink(id) {
   const b = el("button", "link-button mono", id);
   b.type = "button";
@@ -240,14 +286,18 @@ let currentTab = "context";
 for (const tab of document.querySelectorAll(".tab")) tab.addEventListener("click", () => showTab(tab.dataset.tab));
 function showTab(name) {
   currentTab = name;
-  for (const tab of document.querySelectorAll(".tab")) tab.setAttribute("aria-selected", tab.dataset.tab === name ? "true" : "false");
+  for (const tab of document.querySelectorAll(".tab"))
+    tab.setAttribute("aria-selected", tab.dataset.tab === name ? "true" : "false");
   for (const p of ["context", "entry", "stats", "diagnostics"]) $(`panel-${p}`).hidden = p !== name;
   if (name === "entry") showEntry(state.cursorId ?? state.leafId);
 }
 
 async function showEntry(id) {
   const panel = $("panel-entry");
-  if (!id) { panel.replaceChildren(el("p", "empty", "No entry selected.")); return; }
+  if (!id) {
+    panel.replaceChildren(el("p", "empty", "No entry selected."));
+    return;
+  }
   const { entry } = await request({ type: "entry", entryId: id });
   if ((state.cursorId ?? state.leafId) !== id) return;
   panel.replaceChildren();
@@ -283,25 +333,61 @@ function renderStats(info) {
     panel.append(section);
   };
   const h = info.header;
-  table("Header", h ? [
-    ["id", String(h.id ?? "")], ["version", `${h.version ?? "(none: 1)"}${info.migrated ? " → 3, migrated in memory" : ""}`],
-    ["created", String(h.timestamp ?? "")], ["cwd", String(h.cwd ?? "")],
-    ...(h.parentSession ? [["parent session", String(h.parentSession)]] : []),
-    ...(s.name ? [["name", s.name]] : []),
-  ] : [["header", "missing"]]);
+  table(
+    "Header",
+    h
+      ? [
+          ["id", String(h.id ?? "")],
+          ["version", `${h.version ?? "(none: 1)"}${info.migrated ? " → 3, migrated in memory" : ""}`],
+          ["created", String(h.timestamp ?? "")],
+          ["cwd", String(h.cwd ?? "")],
+          ...(h.parentSession ? [["parent session", String(h.parentSession)]] : []),
+          ...(s.name ? [["name", s.name]] : []),
+        ]
+      : [["header", "missing"]],
+  );
   table("Tree", [
-    ["entries", String(info.count)], ["roots", String(s.roots)], ["leaves", String(s.leaves)],
-    ["branch points", String(s.branchPoints)], ["depth", String(s.maxDepth)], ["file size", `${(info.bytes / 1024).toFixed(1)} KiB`],
+    ["entries", String(info.count)],
+    ["roots", String(s.roots)],
+    ["leaves", String(s.leaves)],
+    ["branch points", String(s.branchPoints)],
+    ["depth", String(s.maxDepth)],
+    ["file size", `${(info.bytes / 1024).toFixed(1)} KiB`],
   ]);
-  table("Entries by type", Object.entries(s.byType).sort((a, b) => b[1] - a[1]).map(([k, v]) => [k, String(v)]));
-  table("Messages by role", Object.entries(s.byRole).sort((a, b) => b[1] - a[1]).map(([k, v]) => [k, String(v)]));
+  table(
+    "Entries by type",
+    Object.entries(s.byType)
+      .sort((a, b) => b[1] - a[1])
+      .map(([k, v]) => [k, String(v)]),
+  );
+  table(
+    "Messages by role",
+    Object.entries(s.byRole)
+      .sort((a, b) => b[1] - a[1])
+      .map(([k, v]) => [k, String(v)]),
+  );
   const t = s.tokens;
   table("Usage (all assistant turns)", [
-    ["turns with usage", String(t.turns)], ["total tokens", formatTokens(t.total)], ["input", formatTokens(t.input)], ["output", formatTokens(t.output)],
-    ["cache read", formatTokens(t.cacheRead)], ["cache write", formatTokens(t.cacheWrite)], ["cost", `$${t.cost.toFixed(4)}`],
+    ["turns with usage", String(t.turns)],
+    ["total tokens", formatTokens(t.total)],
+    ["input", formatTokens(t.input)],
+    ["output", formatTokens(t.output)],
+    ["cache read", formatTokens(t.cacheRead)],
+    ["cache write", formatTokens(t.cacheWrite)],
+    ["cost", `$${t.cost.toFixed(4)}`],
   ]);
-  if (s.models.length) table("Models", s.models.map(([k, v]) => [k, `${v} turn${v === 1 ? "" : "s"}`]));
-  const timing = el("p", "muted small", `Opened in ${Object.entries(info.timings).map(([k, v]) => `${k} ${v} ms`).join(", ")}.`);
+  if (s.models.length)
+    table(
+      "Models",
+      s.models.map(([k, v]) => [k, `${v} turn${v === 1 ? "" : "s"}`]),
+    );
+  const timing = el(
+    "p",
+    "muted small",
+    `Opened in ${Object.entries(info.timings)
+      .map(([k, v]) => `${k} ${v} ms`)
+      .join(", ")}.`,
+  );
   panel.append(timing);
 }
 
@@ -337,7 +423,8 @@ function updateStatus() {
   const parts = [`${info.count} entries`];
   if (state.view && state.view.count !== info.count) parts.push(`${state.view.count} shown`);
   parts.push(`${info.stats.leaves} leaves`, `${info.stats.branchPoints} branch points`);
-  if (info.diagnostics.length) parts.push(`${info.diagnostics.length} problem${info.diagnostics.length === 1 ? "" : "s"}`);
+  if (info.diagnostics.length)
+    parts.push(`${info.diagnostics.length} problem${info.diagnostics.length === 1 ? "" : "s"}`);
   parts.push(`opened in ${Object.values(info.timings).reduce((a, b) => a + b, 0)} ms`);
   $("status").textContent = parts.join(" · ");
 }
@@ -347,9 +434,12 @@ async function openSource(source, name) {
   const seq = ++state.opening;
   startProgress("Reading");
   try {
-    const msg = source instanceof Blob
-      ? { type: "open", file: source, name }
-      : typeof source === "string" ? { type: "open", text: source, name } : { type: "open", bytes: source, name };
+    const msg =
+      source instanceof Blob
+        ? { type: "open", file: source, name }
+        : typeof source === "string"
+          ? { type: "open", text: source, name }
+          : { type: "open", bytes: source, name };
     const transfer = source instanceof ArrayBuffer ? [source] : [];
     const opened = await request({ ...msg, filter: state.filter, query: state.query }, transfer);
     if (seq !== state.opening) return;
@@ -372,10 +462,20 @@ async function openSource(source, name) {
     renderDiagnostics(info.diagnostics);
     updateStatus();
     if (info.migrated) {
-      banner("info", `This is a version ${info.fromVersion ?? 1} session: it was migrated to version 3 in memory (new ids, parent links${info.fromVersion === 2 ? ", hookMessage → custom" : ""}).`, [["Download migrated JSONL", downloadMigrated, "download-migrated"]], "migrated");
+      banner(
+        "info",
+        `This is a version ${info.fromVersion ?? 1} session: it was migrated to version 3 in memory (new ids, parent links${info.fromVersion === 2 ? ", hookMessage → custom" : ""}).`,
+        [["Download migrated JSONL", downloadMigrated, "download-migrated"]],
+        "migrated",
+      );
     }
     if (info.diagnostics.length) {
-      banner("warn", `${info.diagnostics.length} problem${info.diagnostics.length === 1 ? "" : "s"} found in this file; it is shown as far as it could be read.`, [["Show diagnostics", () => showTab("diagnostics")]], "diagnostics");
+      banner(
+        "warn",
+        `${info.diagnostics.length} problem${info.diagnostics.length === 1 ? "" : "s"} found in this file; it is shown as far as it could be read.`,
+        [["Show diagnostics", () => showTab("diagnostics")]],
+        "diagnostics",
+      );
     }
     if (info.count === 0) banner("warn", "No entries could be read from this file.");
     const fromHash = leafFromHash();
@@ -398,7 +498,11 @@ async function openSource(source, name) {
 function leafFromHash() {
   const m = /^#leaf=(.+)$/.exec(location.hash);
   if (!m) return null;
-  try { return decodeURIComponent(m[1]); } catch { return m[1]; }
+  try {
+    return decodeURIComponent(m[1]);
+  } catch {
+    return m[1];
+  }
 }
 window.addEventListener("hashchange", () => {
   const id = leafFromHash();
@@ -441,16 +545,33 @@ $("file-input").addEventListener("change", (e) => {
   e.target.value = "";
 });
 $("sample-button").addEventListener("click", () => loadSample());
-$("paste-button").addEventListener("click", () => { $("paste-text").value = ""; $("paste-dialog").showModal(); $("paste-text").focus(); });
+$("paste-button").addEventListener("click", () => {
+  $("paste-text").value = "";
+  $("paste-dialog").showModal();
+  $("paste-text").focus();
+});
 $("paste-dialog").addEventListener("close", () => {
-  if ($("paste-dialog").returnValue === "open" && $("paste-text").value.trim()) openSource($("paste-text").value, "pasted.jsonl");
+  if ($("paste-dialog").returnValue === "open" && $("paste-text").value.trim())
+    openSource($("paste-text").value, "pasted.jsonl");
 });
 
 let dragDepth = 0;
 const hasFiles = (e) => [...(e.dataTransfer?.types ?? [])].includes("Files");
-document.addEventListener("dragenter", (e) => { if (!hasFiles(e)) return; e.preventDefault(); dragDepth++; $("drop-overlay").hidden = false; });
-document.addEventListener("dragover", (e) => { if (!hasFiles(e)) return; e.preventDefault(); e.dataTransfer.dropEffect = "copy"; });
-document.addEventListener("dragleave", () => { dragDepth = Math.max(0, dragDepth - 1); if (!dragDepth) $("drop-overlay").hidden = true; });
+document.addEventListener("dragenter", (e) => {
+  if (!hasFiles(e)) return;
+  e.preventDefault();
+  dragDepth++;
+  $("drop-overlay").hidden = false;
+});
+document.addEventListener("dragover", (e) => {
+  if (!hasFiles(e)) return;
+  e.preventDefault();
+  e.dataTransfer.dropEffect = "copy";
+});
+document.addEventListener("dragleave", () => {
+  dragDepth = Math.max(0, dragDepth - 1);
+  if (!dragDepth) $("drop-overlay").hidden = true;
+});
 document.addEventListener("drop", (e) => {
   e.preventDefault();
   dragDepth = 0;
@@ -461,10 +582,17 @@ document.addEventListener("drop", (e) => {
 document.addEventListener("paste", (e) => {
   if (e.target.closest?.("input, textarea, dialog")) return;
   const text = e.clipboardData?.getData("text/plain");
-  if (text && text.trim().startsWith("{")) { e.preventDefault(); openSource(text, "pasted.jsonl"); }
+  if (text && text.trim().startsWith("{")) {
+    e.preventDefault();
+    openSource(text, "pasted.jsonl");
+  }
 });
 document.addEventListener("keydown", (e) => {
-  if (e.key === "/" && !e.target.closest?.("input, textarea")) { e.preventDefault(); $("search").focus(); $("search").select(); }
+  if (e.key === "/" && !e.target.closest?.("input, textarea")) {
+    e.preventDefault();
+    $("search").focus();
+    $("search").select();
+  }
 });
 
 async function loadSample() {
@@ -480,8 +608,18 @@ async function loadSample() {
 // A small handle for tests and the curious.
 window.__viewer = {
   opened: 0,
-  get state() { return { leafId: state.leafId, filter: state.filter, query: state.query, count: state.info?.count ?? 0, shown: state.view?.count ?? 0 }; },
-  visibleIds() { return state.view ? Array.from(state.view.rowNode, (n) => state.nodes.ids[n]) : []; },
+  get state() {
+    return {
+      leafId: state.leafId,
+      filter: state.filter,
+      query: state.query,
+      count: state.info?.count ?? 0,
+      shown: state.view?.count ?? 0,
+    };
+  },
+  visibleIds() {
+    return state.view ? Array.from(state.view.rowNode, (n) => state.nodes.ids[n]) : [];
+  },
   select: (id) => selectLeaf(id),
   setFilter,
 };

@@ -29,12 +29,22 @@ export function shape(kind, x, y, scale = 1) {
     case KIND.assistant:
       return svg("circle", { cx: x, cy: y, r, class: cls });
     case KIND.toolResult:
-      return svg("rect", { x: x - r * 0.8, y: y - r * 0.8, width: r * 1.6, height: r * 1.6, rx: 1.5 * scale, class: cls });
+      return svg("rect", {
+        x: x - r * 0.8,
+        y: y - r * 0.8,
+        width: r * 1.6,
+        height: r * 1.6,
+        rx: 1.5 * scale,
+        class: cls,
+      });
     case KIND.bash:
       return svg("rect", { x: x - r * 0.9, y: y - r * 0.9, width: r * 1.8, height: r * 1.8, rx: 0.5, class: cls });
     case KIND.customMessage: {
       const g = svg("g", { class: cls });
-      g.append(svg("circle", { cx: x, cy: y, r: r + 0.5, class: "ring" }), svg("circle", { cx: x, cy: y, r: r - 2.5 * scale }));
+      g.append(
+        svg("circle", { cx: x, cy: y, r: r + 0.5, class: "ring" }),
+        svg("circle", { cx: x, cy: y, r: r - 2.5 * scale }),
+      );
       return g;
     }
     case KIND.compaction:
@@ -49,7 +59,10 @@ export function shape(kind, x, y, scale = 1) {
     }
     case KIND.label: {
       const d = r;
-      return svg("path", { d: `M${x - d} ${y - d * 0.75}H${x + d * 0.3}L${x + d * 1.1} ${y}L${x + d * 0.3} ${y + d * 0.75}H${x - d}Z`, class: cls });
+      return svg("path", {
+        d: `M${x - d} ${y - d * 0.75}H${x + d * 0.3}L${x + d * 1.1} ${y}L${x + d * 0.3} ${y + d * 0.75}H${x - d}Z`,
+        class: cls,
+      });
     }
     case KIND.sessionInfo:
       return svg("circle", { cx: x, cy: y, r: r - 0.5, class: `${cls} hollow` });
@@ -57,7 +70,10 @@ export function shape(kind, x, y, scale = 1) {
       return svg("rect", { x: x - r * 0.75, y: y - r * 0.75, width: r * 1.5, height: r * 1.5, class: `${cls} hollow` });
     default: {
       const d = r * 0.8;
-      return svg("path", { d: `M${x - d} ${y - d}L${x + d} ${y + d}M${x + d} ${y - d}L${x - d} ${y + d}`, class: `${cls} cross` });
+      return svg("path", {
+        d: `M${x - d} ${y - d}L${x + d} ${y + d}M${x + d} ${y - d}L${x - d} ${y + d}`,
+        class: `${cls} cross`,
+      });
     }
   }
 }
@@ -147,13 +163,18 @@ export class Graph {
       if (n >= 0 && this.rowOfNode[n] >= 0) rows.push(this.rowOfNode[n]);
     }
     for (let k = 1; k < rows.length; k++) {
-      const p = rows[k - 1], r = rows[k];
+      const p = rows[k - 1],
+        r = rows[k];
       if (v.parentRow[r] !== p) continue;
-      const pc = v.col[p], c = v.col[r];
+      const pc = v.col[p],
+        c = v.col[r];
       if (pc >= 32) continue;
       const bit = (1 << pc) >>> 0;
       hlBot[p] |= bit;
-      for (let q = p + 1; q < r; q++) { hlTop[q] |= bit; hlBot[q] |= bit; }
+      for (let q = p + 1; q < r; q++) {
+        hlTop[q] |= bit;
+        hlBot[q] |= bit;
+      }
       if (pc === c) hlTop[r] |= bit;
       else hlCurve[r] = 1;
     }
@@ -164,7 +185,10 @@ export class Graph {
 
   schedule() {
     if (this.frame) return;
-    this.frame = requestAnimationFrame(() => { this.frame = 0; this.render(); });
+    this.frame = requestAnimationFrame(() => {
+      this.frame = 0;
+      this.render();
+    });
   }
 
   visibleRange() {
@@ -203,15 +227,24 @@ export class Graph {
     if (r === this.cursor) row.classList.add("cursor");
     if (state) row.classList.add(state === 1 ? "on-path" : "on-path", state === 2 ? "unsent" : "sent");
 
-    const g = svg("svg", { class: "lanes", width: this.width, height: ROW, viewBox: `0 0 ${this.width} ${ROW}`, "aria-hidden": "true" });
+    const g = svg("svg", {
+      class: "lanes",
+      width: this.width,
+      height: ROW,
+      viewBox: `0 0 ${this.width} ${ROW}`,
+      "aria-hidden": "true",
+    });
     const x = (c) => PAD + c * LANE + LANE / 2;
-    const top = v.topMask[r], bot = v.botMask[r];
+    const top = v.topMask[r],
+      bot = v.botMask[r];
     const hl = this.hl;
     const segs = (mask, y1, y2, cls, hlMask) => {
       for (let m = mask, c = 0; m; m >>>= 1, c++) {
         if (!(m & 1)) continue;
         const on = hlMask && (hlMask >>> c) & 1;
-        g.append(svg("line", { x1: x(c), y1, x2: x(c), y2, class: `${cls} lane-${c % LANE_COLORS}${on ? " hl" : ""}` }));
+        g.append(
+          svg("line", { x1: x(c), y1, x2: x(c), y2, class: `${cls} lane-${c % LANE_COLORS}${on ? " hl" : ""}` }),
+        );
       }
     };
     segs(top, 0, MID, "lane", hl?.hlTop[r]);
@@ -219,8 +252,14 @@ export class Graph {
     const c = v.col[r];
     const pr = v.parentRow[r];
     if (pr >= 0 && v.col[pr] !== c) {
-      const px = x(v.col[pr]), cx = x(c);
-      g.append(svg("path", { d: `M${px} 0C${px} ${MID * 0.9} ${cx} ${MID * 0.2} ${cx} ${MID}`, class: `lane curve lane-${c % LANE_COLORS}${hl?.hlCurve[r] ? " hl" : ""}` }));
+      const px = x(v.col[pr]),
+        cx = x(c);
+      g.append(
+        svg("path", {
+          d: `M${px} 0C${px} ${MID * 0.9} ${cx} ${MID * 0.2} ${cx} ${MID}`,
+          class: `lane curve lane-${c % LANE_COLORS}${hl?.hlCurve[r] ? " hl" : ""}`,
+        }),
+      );
     }
     if (isLeaf) g.append(svg("circle", { cx: x(c), cy: MID, r: 9.5, class: "leaf-ring" }));
     const mark = shape(kinds[node], Math.min(x(c), this.width - 8), MID);
@@ -296,26 +335,48 @@ export class Graph {
     const page = Math.max(1, Math.floor(this.scroller.clientHeight / ROW) - 1);
     let r = this.cursor < 0 ? 0 : this.cursor;
     switch (e.key) {
-      case "ArrowDown": case "j": r++; break;
-      case "ArrowUp": case "k": r--; break;
-      case "PageDown": r += page; break;
-      case "PageUp": r -= page; break;
-      case "Home": r = 0; break;
-      case "End": r = this.view.count - 1; break;
-      case "ArrowLeft": case "h": {
+      case "ArrowDown":
+      case "j":
+        r++;
+        break;
+      case "ArrowUp":
+      case "k":
+        r--;
+        break;
+      case "PageDown":
+        r += page;
+        break;
+      case "PageUp":
+        r -= page;
+        break;
+      case "Home":
+        r = 0;
+        break;
+      case "End":
+        r = this.view.count - 1;
+        break;
+      case "ArrowLeft":
+      case "h": {
         const p = this.view.parentRow[r];
         if (p >= 0) r = p;
         break;
       }
-      case "ArrowRight": case "l": {
-        for (let q = r + 1; q < this.view.count; q++) if (this.view.parentRow[q] === r) { r = q; break; }
+      case "ArrowRight":
+      case "l": {
+        for (let q = r + 1; q < this.view.count; q++)
+          if (this.view.parentRow[q] === r) {
+            r = q;
+            break;
+          }
         break;
       }
-      case "Enter": case " ":
+      case "Enter":
+      case " ":
         e.preventDefault();
         if (this.cursor >= 0) this.onSelect?.(this.nodes.ids[this.view.rowNode[this.cursor]]);
         return;
-      default: return;
+      default:
+        return;
     }
     e.preventDefault();
     this.setCursor(r);

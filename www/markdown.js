@@ -15,7 +15,9 @@ const SAFE_LINK = /^(https?:|mailto:)/i;
 /** Renders `source` into a new `<div class="md">`. */
 export function renderMarkdown(source) {
   const root = el("div", "md");
-  const lines = String(source ?? "").replace(/\r\n?/g, "\n").split("\n");
+  const lines = String(source ?? "")
+    .replace(/\r\n?/g, "\n")
+    .split("\n");
   renderBlocks(lines, root);
   return root;
 }
@@ -24,7 +26,10 @@ function renderBlocks(lines, parent) {
   let i = 0;
   while (i < lines.length) {
     const line = lines[i];
-    if (/^\s*$/.test(line)) { i++; continue; }
+    if (/^\s*$/.test(line)) {
+      i++;
+      continue;
+    }
 
     const fence = /^(\s*)(`{3,}|~{3,})\s*([\w+#.-]*)/.exec(line);
     if (fence) {
@@ -44,7 +49,11 @@ function renderBlocks(lines, parent) {
       i++;
       continue;
     }
-    if (/^\s{0,3}([-*_])(\s*\1){2,}\s*$/.test(line)) { parent.append(el("hr")); i++; continue; }
+    if (/^\s{0,3}([-*_])(\s*\1){2,}\s*$/.test(line)) {
+      parent.append(el("hr"));
+      i++;
+      continue;
+    }
     if (/^\s{0,3}>/.test(line)) {
       const body = [];
       while (i < lines.length && /^\s{0,3}>/.test(lines[i])) body.push(lines[i++].replace(/^\s{0,3}>\s?/, ""));
@@ -54,14 +63,22 @@ function renderBlocks(lines, parent) {
       continue;
     }
     const item = listItem(line);
-    if (item) { i = renderList(lines, i, parent); continue; }
-    if (line.includes("|") && i + 1 < lines.length && /^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$/.test(lines[i + 1])) {
+    if (item) {
+      i = renderList(lines, i, parent);
+      continue;
+    }
+    if (
+      line.includes("|") &&
+      i + 1 < lines.length &&
+      /^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$/.test(lines[i + 1])
+    ) {
       i = renderTable(lines, i, parent);
       continue;
     }
     if (/^( {4}|\t)/.test(line)) {
       const body = [];
-      while (i < lines.length && (/^( {4}|\t)/.test(lines[i]) || /^\s*$/.test(lines[i]))) body.push(lines[i++].replace(/^( {4}|\t)/, ""));
+      while (i < lines.length && (/^( {4}|\t)/.test(lines[i]) || /^\s*$/.test(lines[i])))
+        body.push(lines[i++].replace(/^( {4}|\t)/, ""));
       while (body.length && !body.at(-1).trim()) body.pop();
       parent.append(codeBlock(body.join("\n"), ""));
       continue;
@@ -77,13 +94,21 @@ function renderBlocks(lines, parent) {
 }
 
 function startsBlock(line) {
-  return /^(\s*)(`{3,}|~{3,})/.test(line) || /^#{1,6}\s/.test(line) || /^\s{0,3}>/.test(line) || listItem(line) !== null;
+  return (
+    /^(\s*)(`{3,}|~{3,})/.test(line) || /^#{1,6}\s/.test(line) || /^\s{0,3}>/.test(line) || listItem(line) !== null
+  );
 }
 
 function listItem(line) {
   const m = /^(\s*)([-*+]|\d{1,9}[.)])\s+(.*)$/.exec(line);
   if (!m) return null;
-  return { indent: m[1].replace(/\t/g, "    ").length, ordered: /\d/.test(m[2]), start: parseInt(m[2], 10), text: m[3], width: m[1].length + m[2].length + 1 };
+  return {
+    indent: m[1].replace(/\t/g, "    ").length,
+    ordered: /\d/.test(m[2]),
+    start: parseInt(m[2], 10),
+    text: m[3],
+    width: m[1].length + m[2].length + 1,
+  };
 }
 
 function renderList(lines, i, parent) {
@@ -100,12 +125,24 @@ function renderList(lines, i, parent) {
     while (i < lines.length) {
       const next = lines[i];
       if (/^\s*$/.test(next)) {
-        if (i + 1 < lines.length && /^\s+\S/.test(lines[i + 1]) && (lines[i + 1].length - lines[i + 1].trimStart().length) > first.indent) { body.push(""); i++; continue; }
+        if (
+          i + 1 < lines.length &&
+          /^\s+\S/.test(lines[i + 1]) &&
+          lines[i + 1].length - lines[i + 1].trimStart().length > first.indent
+        ) {
+          body.push("");
+          i++;
+          continue;
+        }
         break;
       }
       const nested = listItem(next);
       if (nested && nested.indent <= first.indent) break;
-      if (!nested && !/^\s/.test(next)) { body.push(next); i++; continue; } // lazy continuation
+      if (!nested && !/^\s/.test(next)) {
+        body.push(next);
+        i++;
+        continue;
+      } // lazy continuation
       body.push(next.replace(new RegExp(`^\\s{0,${item.width + first.indent}}`), ""));
       i++;
     }
@@ -133,7 +170,13 @@ function renderList(lines, i, parent) {
       while (inner.firstChild) li.append(inner.firstChild);
     }
     list.append(li);
-    while (i < lines.length && /^\s*$/.test(lines[i]) && i + 1 < lines.length && listItem(lines[i + 1])?.indent === first.indent) i++;
+    while (
+      i < lines.length &&
+      /^\s*$/.test(lines[i]) &&
+      i + 1 < lines.length &&
+      listItem(lines[i + 1])?.indent === first.indent
+    )
+      i++;
   }
   return i;
 }
@@ -147,19 +190,31 @@ function splitRow(line) {
 
 function renderTable(lines, i, parent) {
   const head = splitRow(lines[i]);
-  const aligns = splitRow(lines[i + 1]).map((c) => (c.startsWith(":") && c.endsWith(":") ? "center" : c.endsWith(":") ? "right" : ""));
+  const aligns = splitRow(lines[i + 1]).map((c) =>
+    c.startsWith(":") && c.endsWith(":") ? "center" : c.endsWith(":") ? "right" : "",
+  );
   const wrap = el("div", "table-wrap");
   const table = el("table");
   const thead = el("thead");
   const tr = el("tr");
-  head.forEach((cell, k) => { const th = el("th"); if (aligns[k]) th.style.textAlign = aligns[k]; inline(cell, th); tr.append(th); });
+  head.forEach((cell, k) => {
+    const th = el("th");
+    if (aligns[k]) th.style.textAlign = aligns[k];
+    inline(cell, th);
+    tr.append(th);
+  });
   thead.append(tr);
   table.append(thead);
   const tbody = el("tbody");
   i += 2;
   while (i < lines.length && lines[i].includes("|") && lines[i].trim()) {
     const row = el("tr");
-    splitRow(lines[i]).forEach((cell, k) => { const td = el("td"); if (aligns[k]) td.style.textAlign = aligns[k]; inline(cell, td); row.append(td); });
+    splitRow(lines[i]).forEach((cell, k) => {
+      const td = el("td");
+      if (aligns[k]) td.style.textAlign = aligns[k];
+      inline(cell, td);
+      row.append(td);
+    });
     tbody.append(row);
     i++;
   }
@@ -179,7 +234,8 @@ export function codeBlock(text, lang) {
 }
 
 // Inline spans, longest-match-first with a tiny tokenizer.
-const INLINE = /(`+)([\s\S]*?[^`])\1(?!`)|\*\*([\s\S]+?)\*\*|__([\s\S]+?)__|~~([\s\S]+?)~~|\*([^\s*](?:[\s\S]*?[^\s*])?)\*|(?<![\w])_([^\s_](?:[\s\S]*?[^\s_])?)_(?![\w])|\[([^\]\n]+)\]\(([^)\s]+)(?:\s+"[^"]*")?\)|(https?:\/\/[^\s<>()]+[^\s<>().,;:!?'"])|\\([\\`*_{}[\]()#+\-.!|~>])|( {2,}|\\)\n/g;
+const INLINE =
+  /(`+)([\s\S]*?[^`])\1(?!`)|\*\*([\s\S]+?)\*\*|__([\s\S]+?)__|~~([\s\S]+?)~~|\*([^\s*](?:[\s\S]*?[^\s*])?)\*|(?<![\w])_([^\s_](?:[\s\S]*?[^\s_])?)_(?![\w])|\[([^\]\n]+)\]\(([^)\s]+)(?:\s+"[^"]*")?\)|(https?:\/\/[^\s<>()]+[^\s<>().,;:!?'"])|\\([\\`*_{}[\]()#+\-.!|~>])|( {2,}|\\)\n/g;
 
 export function inline(text, parent) {
   let last = 0;
@@ -206,7 +262,11 @@ export function inline(text, parent) {
     } else if (m[8] !== undefined) {
       parent.append(link(m[9], (a) => inline(m[8], a)));
     } else if (m[10] !== undefined) {
-      parent.append(link(m[10], (a) => { a.textContent = m[10]; }));
+      parent.append(
+        link(m[10], (a) => {
+          a.textContent = m[10];
+        }),
+      );
     } else if (m[11] !== undefined) {
       parent.append(document.createTextNode(m[11]));
     } else {

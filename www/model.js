@@ -2,8 +2,19 @@
 // kinds, one-line summaries, searchable text and pi's `/tree` filters.
 
 export const KIND = {
-  user: 0, assistant: 1, toolResult: 2, bash: 3, customMessage: 4, compaction: 5, branchSummary: 6,
-  model: 7, thinking: 8, label: 9, sessionInfo: 10, custom: 11, other: 12,
+  user: 0,
+  assistant: 1,
+  toolResult: 2,
+  bash: 3,
+  customMessage: 4,
+  compaction: 5,
+  branchSummary: 6,
+  model: 7,
+  thinking: 8,
+  label: 9,
+  sessionInfo: 10,
+  custom: 11,
+  other: 12,
 };
 
 export const KINDS = [
@@ -45,15 +56,24 @@ export function kindOf(entry) {
       if (role === "compactionSummary") return KIND.compaction;
       return KIND.other;
     }
-    case "custom_message": return KIND.customMessage;
-    case "compaction": return KIND.compaction;
-    case "branch_summary": return KIND.branchSummary;
-    case "model_change": return KIND.model;
-    case "thinking_level_change": return KIND.thinking;
-    case "label": return KIND.label;
-    case "session_info": return KIND.sessionInfo;
-    case "custom": return KIND.custom;
-    default: return KIND.other;
+    case "custom_message":
+      return KIND.customMessage;
+    case "compaction":
+      return KIND.compaction;
+    case "branch_summary":
+      return KIND.branchSummary;
+    case "model_change":
+      return KIND.model;
+    case "thinking_level_change":
+      return KIND.thinking;
+    case "label":
+      return KIND.label;
+    case "session_info":
+      return KIND.sessionInfo;
+    case "custom":
+      return KIND.custom;
+    default:
+      return KIND.other;
   }
 }
 
@@ -74,7 +94,9 @@ export function contentText(content, max = Infinity) {
 function hasText(content) {
   if (typeof content === "string") return content.trim().length > 0;
   if (!Array.isArray(content)) return false;
-  return content.some((b) => isObject(b) && b.type === "text" && typeof b.text === "string" && b.text.trim().length > 0);
+  return content.some(
+    (b) => isObject(b) && b.type === "text" && typeof b.text === "string" && b.text.trim().length > 0,
+  );
 }
 
 /** pi's tree selector hides assistant turns made only of tool calls, unless they ended badly. */
@@ -85,7 +107,10 @@ export function isToolOnlyAssistant(entry) {
   return !hasText(msg.content) && !badStop;
 }
 
-const oneLine = (s) => String(s ?? "").replace(/\s+/g, " ").trim();
+const oneLine = (s) =>
+  String(s ?? "")
+    .replace(/\s+/g, " ")
+    .trim();
 
 export function formatToolCall(name, args) {
   const a = isObject(args) ? args : {};
@@ -99,17 +124,26 @@ export function formatToolCall(name, args) {
       }
       return `read ${shown}`;
     }
-    case "write": case "edit": return `${name} ${path}`;
+    case "write":
+    case "edit":
+      return `${name} ${path}`;
     case "bash": {
       const cmd = oneLine(a.command);
       return `bash ${cmd.length > 60 ? cmd.slice(0, 60) + "…" : cmd}`;
     }
-    case "grep": return `grep /${a.pattern ?? ""}/ in ${a.path ?? "."}`;
-    case "find": return `find ${a.pattern ?? ""} in ${a.path ?? "."}`;
-    case "ls": return `ls ${a.path ?? "."}`;
+    case "grep":
+      return `grep /${a.pattern ?? ""}/ in ${a.path ?? "."}`;
+    case "find":
+      return `find ${a.pattern ?? ""} in ${a.path ?? "."}`;
+    case "ls":
+      return `ls ${a.path ?? "."}`;
     default: {
       let json = "";
-      try { json = JSON.stringify(args) ?? ""; } catch { json = "…"; }
+      try {
+        json = JSON.stringify(args) ?? "";
+      } catch {
+        json = "…";
+      }
       return `${name} ${json.length > 50 ? json.slice(0, 50) + "…" : json}`;
     }
   }
@@ -117,20 +151,27 @@ export function formatToolCall(name, args) {
 
 /** The one-line text shown in a graph row. `toolCalls` maps tool call ids to `{name, arguments}`. */
 export function summarize(entry, toolCalls) {
-  const cut = (s, n = 160) => { s = oneLine(s); return s.length > n ? s.slice(0, n) + "…" : s; };
+  const cut = (s, n = 160) => {
+    s = oneLine(s);
+    return s.length > n ? s.slice(0, n) + "…" : s;
+  };
   switch (entry?.type) {
     case "message": {
       const msg = entry.message ?? {};
       switch (msg.role) {
         case "user": {
           const t = cut(contentText(msg.content, 400));
-          const images = Array.isArray(msg.content) ? msg.content.filter((b) => isObject(b) && b.type === "image").length : 0;
+          const images = Array.isArray(msg.content)
+            ? msg.content.filter((b) => isObject(b) && b.type === "image").length
+            : 0;
           return (t || "(no text)") + (images ? `  [${images} image${images > 1 ? "s" : ""}]` : "");
         }
         case "assistant": {
           const t = cut(contentText(msg.content, 400));
           if (t) return t;
-          const calls = Array.isArray(msg.content) ? msg.content.filter((b) => isObject(b) && b.type === "toolCall") : [];
+          const calls = Array.isArray(msg.content)
+            ? msg.content.filter((b) => isObject(b) && b.type === "toolCall")
+            : [];
           if (calls.length) return "→ " + calls.map((c) => formatToolCall(c.name, c.arguments)).join(", ");
           if (msg.stopReason === "aborted") return "(aborted)";
           if (msg.errorMessage) return "error: " + cut(msg.errorMessage, 100);
@@ -141,21 +182,40 @@ export function summarize(entry, toolCalls) {
           const head = call ? formatToolCall(call.name, call.arguments) : (msg.toolName ?? "tool");
           return (msg.isError ? "✗ " : "") + head;
         }
-        case "bashExecution": return "$ " + cut(msg.command, 120) + (msg.exitCode !== undefined && msg.exitCode !== null && msg.exitCode !== 0 ? `  (exit ${msg.exitCode})` : "");
-        case "custom": case "hookMessage": return `[${msg.customType ?? "custom"}] ` + cut(contentText(msg.content, 400));
-        default: return `[${String(msg.role)}]`;
+        case "bashExecution":
+          return (
+            "$ " +
+            cut(msg.command, 120) +
+            (msg.exitCode !== undefined && msg.exitCode !== null && msg.exitCode !== 0
+              ? `  (exit ${msg.exitCode})`
+              : "")
+          );
+        case "custom":
+        case "hookMessage":
+          return `[${msg.customType ?? "custom"}] ` + cut(contentText(msg.content, 400));
+        default:
+          return `[${String(msg.role)}]`;
       }
     }
-    case "custom_message": return `[${entry.customType}] ` + cut(contentText(entry.content, 400));
-    case "compaction": return `compaction · ${Math.round(Number(entry.tokensBefore) / 1000)}k tokens before`;
-    case "branch_summary": return "branch summary: " + cut(entry.summary);
-    case "model_change": return `model → ${entry.provider}/${entry.modelId}`;
-    case "thinking_level_change": return `thinking → ${entry.thinkingLevel}`;
-    case "label": return entry.label ? `label “${entry.label}” → ${entry.targetId}` : `label cleared → ${entry.targetId}`;
-    case "session_info": return entry.name ? `title: ${cut(entry.name)}` : "title: (empty)";
-    case "custom": return `extension state: ${entry.customType}`;
+    case "custom_message":
+      return `[${entry.customType}] ` + cut(contentText(entry.content, 400));
+    case "compaction":
+      return `compaction · ${Math.round(Number(entry.tokensBefore) / 1000)}k tokens before`;
+    case "branch_summary":
+      return "branch summary: " + cut(entry.summary);
+    case "model_change":
+      return `model → ${entry.provider}/${entry.modelId}`;
+    case "thinking_level_change":
+      return `thinking → ${entry.thinkingLevel}`;
+    case "label":
+      return entry.label ? `label “${entry.label}” → ${entry.targetId}` : `label cleared → ${entry.targetId}`;
+    case "session_info":
+      return entry.name ? `title: ${cut(entry.name)}` : "title: (empty)";
+    case "custom":
+      return `extension state: ${entry.customType}`;
     default:
-      if (typeof entry !== "object" || entry === null || Array.isArray(entry)) return `(not an entry: ${safeJson(entry).slice(0, 80)})`;
+      if (typeof entry !== "object" || entry === null || Array.isArray(entry))
+        return `(not an entry: ${safeJson(entry).slice(0, 80)})`;
       return entry.type === undefined ? "(entry without a type)" : `[unknown type ${String(entry.type)}]`;
   }
 }
@@ -179,20 +239,40 @@ export function searchText(entry, label) {
       if (msg.role === "bashExecution" && msg.output) parts.push(String(msg.output));
       break;
     }
-    case "custom_message": parts.push(String(entry.customType), contentText(entry.content)); break;
-    case "compaction": parts.push("compaction", String(entry.summary ?? "")); break;
-    case "branch_summary": parts.push("branch summary", String(entry.summary ?? "")); break;
-    case "session_info": parts.push("title", String(entry.name ?? "")); break;
-    case "model_change": parts.push("model", String(entry.modelId)); break;
-    case "thinking_level_change": parts.push("thinking", String(entry.thinkingLevel)); break;
-    case "custom": parts.push("custom", String(entry.customType)); break;
-    case "label": parts.push("label", String(entry.label ?? "")); break;
+    case "custom_message":
+      parts.push(String(entry.customType), contentText(entry.content));
+      break;
+    case "compaction":
+      parts.push("compaction", String(entry.summary ?? ""));
+      break;
+    case "branch_summary":
+      parts.push("branch summary", String(entry.summary ?? ""));
+      break;
+    case "session_info":
+      parts.push("title", String(entry.name ?? ""));
+      break;
+    case "model_change":
+      parts.push("model", String(entry.modelId));
+      break;
+    case "thinking_level_change":
+      parts.push("thinking", String(entry.thinkingLevel));
+      break;
+    case "custom":
+      parts.push("custom", String(entry.customType));
+      break;
+    case "label":
+      parts.push("label", String(entry.label ?? ""));
+      break;
   }
   return parts.join(" ").toLowerCase();
 }
 
 function safeJson(v) {
-  try { return JSON.stringify(v) ?? ""; } catch { return ""; }
+  try {
+    return JSON.stringify(v) ?? "";
+  } catch {
+    return "";
+  }
 }
 
 const SETTINGS = new Set(["label", "custom", "model_change", "thinking_level_change", "session_info"]);
@@ -202,10 +282,15 @@ export function passesFilter(mode, entry, label) {
   const type = entry?.type;
   const role = type === "message" ? entry.message?.role : undefined;
   switch (mode) {
-    case "user-only": return role === "user";
-    case "no-tools": return !SETTINGS.has(type) && role !== "toolResult";
-    case "labeled-only": return label !== undefined && label !== null;
-    case "all": return true;
-    default: return !SETTINGS.has(type);
+    case "user-only":
+      return role === "user";
+    case "no-tools":
+      return !SETTINGS.has(type) && role !== "toolResult";
+    case "labeled-only":
+      return label !== undefined && label !== null;
+    case "all":
+      return true;
+    default:
+      return !SETTINGS.has(type);
   }
 }

@@ -17,7 +17,10 @@ const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 export function json(value) {
   try {
-    return JSON.stringify(value, (k, v) => (typeof v === "number" && !Number.isFinite(v) ? String(v) : v), 2) ?? String(value);
+    return (
+      JSON.stringify(value, (k, v) => (typeof v === "number" && !Number.isFinite(v) ? String(v) : v), 2) ??
+      String(value)
+    );
   } catch {
     return String(value);
   }
@@ -29,7 +32,8 @@ export function formatTime(ms) {
   return Number.isNaN(d.getTime()) ? "" : d.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "medium" });
 }
 
-export const formatTokens = (n) => (n >= 1e6 ? `${(n / 1e6).toFixed(2)}M` : n >= 1e4 ? `${(n / 1e3).toFixed(1)}k` : String(Math.round(n)));
+export const formatTokens = (n) =>
+  n >= 1e6 ? `${(n / 1e6).toFixed(2)}M` : n >= 1e4 ? `${(n / 1e3).toFixed(1)}k` : String(Math.round(n));
 
 function image(block) {
   const mime = String(block.mimeType ?? "");
@@ -61,7 +65,8 @@ function content(value, { markdown = true } = {}) {
     else box.append(codeBlock(json(b), "json"));
   }
   if (images.childNodes.length) box.append(images);
-  if (!Array.isArray(value) && typeof value !== "string" && value !== undefined) box.append(codeBlock(json(value), "json"));
+  if (!Array.isArray(value) && typeof value !== "string" && value !== undefined)
+    box.append(codeBlock(json(value), "json"));
   return box;
 }
 
@@ -139,18 +144,31 @@ export function renderMessage(msg, { index, onJump } = {}) {
       }
       art.append(body);
       const foot = el("footer", "msg-foot");
-      if (msg.stopReason && msg.stopReason !== "stop") foot.append(chip(`stop: ${msg.stopReason}`, msg.stopReason === "toolUse" ? "muted" : "warn"));
+      if (msg.stopReason && msg.stopReason !== "stop")
+        foot.append(chip(`stop: ${msg.stopReason}`, msg.stopReason === "toolUse" ? "muted" : "warn"));
       if (msg.errorMessage) foot.append(chip(String(msg.errorMessage), "error"));
       const u = msg.usage;
       if (isObject(u)) {
-        foot.append(chip(`${formatTokens(Number(u.totalTokens) || 0)} tokens (in ${formatTokens(Number(u.input) || 0)}, out ${formatTokens(Number(u.output) || 0)})`, "muted"));
-        if (isObject(u.cost) && typeof u.cost.total === "number") foot.append(chip(`$${u.cost.total.toFixed(4)}`, "muted"));
+        foot.append(
+          chip(
+            `${formatTokens(Number(u.totalTokens) || 0)} tokens (in ${formatTokens(Number(u.input) || 0)}, out ${formatTokens(Number(u.output) || 0)})`,
+            "muted",
+          ),
+        );
+        if (isObject(u.cost) && typeof u.cost.total === "number")
+          foot.append(chip(`$${u.cost.total.toFixed(4)}`, "muted"));
       }
       if (foot.childNodes.length) art.append(foot);
       break;
     }
     case "toolResult": {
-      art.append(header("tool", msg.isError ? "Tool error" : "Tool result", [chip(String(msg.toolName ?? ""), "mono"), time, num]));
+      art.append(
+        header("tool", msg.isError ? "Tool error" : "Tool result", [
+          chip(String(msg.toolName ?? ""), "mono"),
+          time,
+          num,
+        ]),
+      );
       if (msg.isError) art.classList.add("is-error");
       art.append(content(msg.content, { markdown: false }));
       break;
@@ -158,7 +176,12 @@ export function renderMessage(msg, { index, onJump } = {}) {
     case "bashExecution": {
       const extra = [];
       const code = msg.exitCode;
-      extra.push(chip(msg.cancelled ? "cancelled" : code === undefined || code === null ? "no exit code" : `exit ${code}`, code === 0 && !msg.cancelled ? "ok" : "warn"));
+      extra.push(
+        chip(
+          msg.cancelled ? "cancelled" : code === undefined || code === null ? "no exit code" : `exit ${code}`,
+          code === 0 && !msg.cancelled ? "ok" : "warn",
+        ),
+      );
       if (msg.truncated) extra.push(chip("truncated", "muted"));
       if (msg.excludeFromContext) extra.push(chip("!! not sent to the model", "muted"));
       art.append(header("bash", "Bash", [...extra, time, num]));
@@ -168,7 +191,13 @@ export function renderMessage(msg, { index, onJump } = {}) {
     }
     case "custom":
     case "hookMessage":
-      art.append(header("custom", `Custom · ${String(msg.customType ?? "")}`, [msg.display === false ? chip("hidden in pi", "muted") : null, time, num]));
+      art.append(
+        header("custom", `Custom · ${String(msg.customType ?? "")}`, [
+          msg.display === false ? chip("hidden in pi", "muted") : null,
+          time,
+          num,
+        ]),
+      );
       art.append(content(msg.content));
       if (msg.details !== undefined) art.append(details("details", msg.details));
       break;
@@ -182,7 +211,14 @@ export function renderMessage(msg, { index, onJump } = {}) {
       break;
     }
     case "compactionSummary":
-      art.append(header("compaction", "Compaction summary", [chip(`${formatTokens(Number(msg.tokensBefore) || 0)} tokens before`, "muted"), time, num]), renderMarkdown(msg.summary));
+      art.append(
+        header("compaction", "Compaction summary", [
+          chip(`${formatTokens(Number(msg.tokensBefore) || 0)} tokens before`, "muted"),
+          time,
+          num,
+        ]),
+        renderMarkdown(msg.summary),
+      );
       break;
     default:
       art.append(header("other", role, [time, num]), codeBlock(json(msg), "json"));

@@ -16,13 +16,20 @@ self.onmessage = async (event) => {
   const msg = event.data;
   try {
     switch (msg.type) {
-      case "open": return await open(msg);
-      case "view": return post({ type: "view", req: msg.req, view: view(msg.filter, msg.query, msg.keepId) }, viewTransfer());
-      case "select": return select(msg);
-      case "entry": return post({ type: "entry", req: msg.req, entry: doc?.nodes[doc.nodeOf.get(msg.entryId)] ?? null });
-      case "migrated": return post({ type: "migrated", req: msg.req, jsonl: doc?.migratedBytes ?? null });
-      case "export": return post({ type: "export", req: msg.req, text: exportBranch(msg.entryId) });
-      default: throw new Error(`unknown request ${msg.type}`);
+      case "open":
+        return await open(msg);
+      case "view":
+        return post({ type: "view", req: msg.req, view: view(msg.filter, msg.query, msg.keepId) }, viewTransfer());
+      case "select":
+        return select(msg);
+      case "entry":
+        return post({ type: "entry", req: msg.req, entry: doc?.nodes[doc.nodeOf.get(msg.entryId)] ?? null });
+      case "migrated":
+        return post({ type: "migrated", req: msg.req, jsonl: doc?.migratedBytes ?? null });
+      case "export":
+        return post({ type: "export", req: msg.req, text: exportBranch(msg.entryId) });
+      default:
+        throw new Error(`unknown request ${msg.type}`);
     }
   } catch (error) {
     post({ type: "error", req: msg.req, message: error?.message ?? String(error) });
@@ -55,7 +62,11 @@ async function open(msg) {
   const { req, name } = msg;
   const timings = {};
   let t = performance.now();
-  const lap = (key) => { const now = performance.now(); timings[key] = Math.round(now - t); t = now; };
+  const lap = (key) => {
+    const now = performance.now();
+    timings[key] = Math.round(now - t);
+    t = now;
+  };
   progress(req, "Reading", 0);
   let bytes;
   if (msg.file) bytes = await readAll(msg.file, req);
@@ -116,7 +127,8 @@ async function open(msg) {
   const toolCalls = new Map();
   for (const e of nodes) {
     if (e.type === "message" && e.message?.role === "assistant" && Array.isArray(e.message.content)) {
-      for (const b of e.message.content) if (b && b.type === "toolCall") toolCalls.set(b.id, { name: b.name, arguments: b.arguments });
+      for (const b of e.message.content)
+        if (b && b.type === "toolCall") toolCalls.set(b.id, { name: b.name, arguments: b.arguments });
     }
   }
   const kinds = new Uint8Array(count);
@@ -146,36 +158,84 @@ async function open(msg) {
   let session = null;
   if (typeof st.Session === "function") {
     progress(req, "Opening the session", 0.85);
-    try { session = st.Session.open(migratedBytes ?? bytes); } catch { session = null; }
+    try {
+      session = st.Session.open(migratedBytes ?? bytes);
+    } catch {
+      session = null;
+    }
     lap("session");
   }
 
   doc = {
-    name, entries, nodes, parent: parentArr, labels, labelTimes, kinds, toolOnly, nodeOf, byId, session,
-    migratedBytes, search: null, header: rawHeader,
+    name,
+    entries,
+    nodes,
+    parent: parentArr,
+    labels,
+    labelTimes,
+    kinds,
+    toolOnly,
+    nodeOf,
+    byId,
+    session,
+    migratedBytes,
+    search: null,
+    header: rawHeader,
   };
   progress(req, "Laying out the graph", 0.95);
   const initial = view(msg.filter ?? "default", msg.query ?? "", msg.keepId ?? null);
   lap("layout");
   const defaultLeaf = lastEntryId(entries);
-  post({
-    type: "opened", req,
-    info: {
-      name, count, fromVersion, migrated: migratedBytes !== null, header: rawHeader ? structuredCloneSafe(rawHeader) : null,
-      diagnostics, stats, timings, defaultLeaf, hasSession: session !== null, bytes: bytes.length,
+  post(
+    {
+      type: "opened",
+      req,
+      info: {
+        name,
+        count,
+        fromVersion,
+        migrated: migratedBytes !== null,
+        header: rawHeader ? structuredCloneSafe(rawHeader) : null,
+        diagnostics,
+        stats,
+        timings,
+        defaultLeaf,
+        hasSession: session !== null,
+        bytes: bytes.length,
+      },
+      nodes: {
+        ids: nodes.map((e) => e.id),
+        kinds,
+        summaries,
+        labels,
+        times,
+        parent: parentArr,
+        refs: nodes.map(refOf),
+      },
+      view: initial,
     },
-    nodes: { ids: nodes.map((e) => e.id), kinds, summaries, labels, times, parent: parentArr, refs: nodes.map(refOf) },
-    view: initial,
-  }, [...lastTransfer]);
+    [...lastTransfer],
+  );
 }
 
 function refOf(e) {
-  const ref = e.type === "compaction" ? e.firstKeptEntryId : e.type === "branch_summary" ? e.fromId : e.type === "label" ? e.targetId : null;
+  const ref =
+    e.type === "compaction"
+      ? e.firstKeptEntryId
+      : e.type === "branch_summary"
+        ? e.fromId
+        : e.type === "label"
+          ? e.targetId
+          : null;
   return typeof ref === "string" ? ref : null;
 }
 
 function structuredCloneSafe(v) {
-  try { return JSON.parse(JSON.stringify(v)); } catch { return null; }
+  try {
+    return JSON.parse(JSON.stringify(v));
+  } catch {
+    return null;
+  }
 }
 
 function lastEntryId(entries) {
@@ -227,9 +287,12 @@ const num = (v) => (typeof v === "number" && Number.isFinite(v) ? v : 0);
 function view(filter, query, keepId) {
   const { nodes, parent, labels, toolOnly } = doc;
   const count = nodes.length;
-  const tokens = String(query ?? "").toLowerCase().split(/\s+/).filter(Boolean);
+  const tokens = String(query ?? "")
+    .toLowerCase()
+    .split(/\s+/)
+    .filter(Boolean);
   if (tokens.length && !doc.search) doc.search = nodes.map((e, i) => searchText(e, labels[i]));
-  const keep = keepId != null ? doc.nodeOf.get(keepId) ?? -1 : -1;
+  const keep = keepId != null ? (doc.nodeOf.get(keepId) ?? -1) : -1;
   const visible = new Uint8Array(count);
   let visibleCount = 0;
   for (let i = 0; i < count; i++) {
@@ -239,7 +302,10 @@ function view(filter, query, keepId) {
       const text = doc.search[i];
       ok = tokens.every((t) => text.includes(t));
     }
-    if (ok) { visible[i] = 1; visibleCount++; }
+    if (ok) {
+      visible[i] = 1;
+      visibleCount++;
+    }
   }
   // Nearest visible ancestor (parents come before children in `nodes`).
   const nva = new Int32Array(count);
@@ -250,7 +316,11 @@ function view(filter, query, keepId) {
   const local = new Int32Array(count).fill(-1);
   const nodeOfLocal = new Int32Array(visibleCount);
   let k = 0;
-  for (let i = 0; i < count; i++) if (visible[i]) { local[i] = k; nodeOfLocal[k++] = i; }
+  for (let i = 0; i < count; i++)
+    if (visible[i]) {
+      local[i] = k;
+      nodeOfLocal[k++] = i;
+    }
   const vparent = new Int32Array(visibleCount);
   for (let j = 0; j < visibleCount; j++) {
     const a = nva[nodeOfLocal[j]];
@@ -260,10 +330,23 @@ function view(filter, query, keepId) {
   const rowNode = new Int32Array(visibleCount);
   for (let r = 0; r < visibleCount; r++) rowNode[r] = nodeOfLocal[layout.order[r]];
   const result = {
-    filter, query, count: visibleCount, lanes: layout.lanes,
-    rowNode, col: layout.col, parentRow: layout.parentRow, topMask: layout.topMask, botMask: layout.botMask,
+    filter,
+    query,
+    count: visibleCount,
+    lanes: layout.lanes,
+    rowNode,
+    col: layout.col,
+    parentRow: layout.parentRow,
+    topMask: layout.topMask,
+    botMask: layout.botMask,
   };
-  lastTransfer = [rowNode.buffer, layout.col.buffer, layout.parentRow.buffer, layout.topMask.buffer, layout.botMask.buffer];
+  lastTransfer = [
+    rowNode.buffer,
+    layout.col.buffer,
+    layout.parentRow.buffer,
+    layout.topMask.buffer,
+    layout.botMask.buffer,
+  ];
   return result;
 }
 
@@ -288,7 +371,8 @@ function select({ req, entryId }) {
   else context = st.buildSessionContext(path, entryId);
   const ms = performance.now() - t0;
   // Which entries on the path the model sees, following buildSessionContext.
-  const producesMessage = (e) => e.type === "message" || e.type === "custom_message" || (e.type === "branch_summary" && !!e.summary);
+  const producesMessage = (e) =>
+    e.type === "message" || e.type === "custom_message" || (e.type === "branch_summary" && !!e.summary);
   let compactionIdx = -1;
   for (let i = 0; i < path.length; i++) if (path[i].type === "compaction") compactionIdx = i;
   const state = new Uint8Array(path.length); // 1: in the context, 2: not sent to the model
@@ -306,7 +390,10 @@ function select({ req, entryId }) {
   }
   const pathNodes = new Int32Array(path.length);
   for (let i = 0; i < path.length; i++) pathNodes[i] = doc.nodeOf.get(path[i].id) ?? -1;
-  post({ type: "selected", req, entryId, context, pathNodes, state, ms: Math.round(ms) }, [pathNodes.buffer, state.buffer]);
+  post({ type: "selected", req, entryId, context, pathNodes, state, ms: Math.round(ms) }, [
+    pathNodes.buffer,
+    state.buffer,
+  ]);
 }
 
 /** pi's createBranchedSession: the path to `leafId` as a new session file. */
@@ -328,8 +415,12 @@ function exportBranch(leafId) {
     else labels.delete(e.targetId);
   }
   const header = {
-    type: "session", version: 3, id: crypto.randomUUID(), timestamp: new Date().toISOString(),
-    cwd: doc.header?.cwd ?? "", parentSession,
+    type: "session",
+    version: 3,
+    id: crypto.randomUUID(),
+    timestamp: new Date().toISOString(),
+    cwd: doc.header?.cwd ?? "",
+    parentSession,
   };
   const out = [header, ...kept];
   let parentId = kept.at(-1)?.id ?? null;

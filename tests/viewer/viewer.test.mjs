@@ -36,7 +36,9 @@ async function openViewer(hash = "", { width = 1440, height = 900 } = {}) {
   const page = await browser.newPage({ viewport: { width, height } });
   const problems = [];
   page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
-  page.on("console", (m) => { if (m.type() === "error" || m.type() === "warning") problems.push(`console ${m.type()}: ${m.text()}`); });
+  page.on("console", (m) => {
+    if (m.type() === "error" || m.type() === "warning") problems.push(`console ${m.type()}: ${m.text()}`);
+  });
   page.on("requestfailed", (r) => problems.push(`request failed: ${r.url()}`));
   page.on("response", (r) => {
     if (!r.url().startsWith(server.url) && !r.url().startsWith("data:")) problems.push(`foreign request: ${r.url()}`);
@@ -48,25 +50,33 @@ async function openViewer(hash = "", { width = 1440, height = 900 } = {}) {
 }
 
 async function waitForContext(page, leaf) {
-  await page.waitForFunction((leaf) => {
-    const box = document.querySelector("[data-testid=context]");
-    return box && box.dataset.leaf && (leaf === undefined || box.dataset.leaf === leaf);
-  }, leaf, { timeout: 20_000 });
+  await page.waitForFunction(
+    (leaf) => {
+      const box = document.querySelector("[data-testid=context]");
+      return box && box.dataset.leaf && (leaf === undefined || box.dataset.leaf === leaf);
+    },
+    leaf,
+    { timeout: 20_000 },
+  );
 }
 
-const contextRoles = (page) => page.$$eval("[data-testid=context] > [data-role]", (els) => els.map((e) => e.dataset.role));
+const contextRoles = (page) =>
+  page.$$eval("[data-testid=context] > [data-role]", (els) => els.map((e) => e.dataset.role));
 const statusText = (page) => page.textContent("[data-testid=status]");
 
 /** Drops `text` on the page as a file, through a real `drop` event carrying a DataTransfer. */
 async function dropFile(page, text, name) {
   const before = await page.evaluate(() => window.__viewer.opened);
-  await page.evaluate(({ text, name }) => {
-    const dt = new DataTransfer();
-    dt.items.add(new File([text], name, { type: "application/jsonl" }));
-    for (const type of ["dragenter", "dragover", "drop"]) {
-      document.body.dispatchEvent(new DragEvent(type, { bubbles: true, cancelable: true, dataTransfer: dt }));
-    }
-  }, { text, name });
+  await page.evaluate(
+    ({ text, name }) => {
+      const dt = new DataTransfer();
+      dt.items.add(new File([text], name, { type: "application/jsonl" }));
+      for (const type of ["dragenter", "dragover", "drop"]) {
+        document.body.dispatchEvent(new DragEvent(type, { bubbles: true, cancelable: true, dataTransfer: dt }));
+      }
+    },
+    { text, name },
+  );
   await page.waitForFunction((n) => window.__viewer.opened > n, before, { timeout: 60_000 });
   await waitForContext(page);
 }
@@ -76,7 +86,9 @@ async function rowOf(page, id) {
   for (let top = 0; top < 200_000; top += 300) {
     const selector = `.row[data-entry-id="${id}"]`;
     if (await page.$(selector)) return page.locator(selector);
-    await page.evaluate((top) => { document.getElementById("graph").scrollTop = top; }, top);
+    await page.evaluate((top) => {
+      document.getElementById("graph").scrollTop = top;
+    }, top);
     await page.waitForTimeout(40);
   }
   throw new Error(`row ${id} not found`);
@@ -102,7 +114,7 @@ test("the sample renders with its graph, context, stats and no console errors", 
   assert.deepEqual(await contextRoles(page), expected);
   assert.equal(await page.textContent("#diag-count"), "0");
   // Legend, filters, kinds.
-  assert.equal(await page.$$eval(".legend-item", (els) => els.length) >= 12, true);
+  assert.equal((await page.$$eval(".legend-item", (els) => els.length)) >= 12, true);
   await page.screenshot({ path: `${OUT}sample.png` });
   // The README's picture is refreshed on request only: tests leave the tree as it was.
   if (process.env.UPDATE_SCREENSHOT === "1") copyFileSync(`${OUT}sample.png`, `${WWW}screenshot.png`);
@@ -123,20 +135,40 @@ test("selecting each leaf shows buildSessionContext for it, in order and by role
   assert.ok(leaves.length >= 4);
   // Every leaf, plus a few inner entries (a compaction, a branch summary, a kept entry).
   const entries = parseSession(SAMPLE);
-  const inner = entries.filter((e) => ["compaction", "branch_summary", "custom_message"].includes(e.type)).map((e) => e.id);
+  const inner = entries
+    .filter((e) => ["compaction", "branch_summary", "custom_message"].includes(e.type))
+    .map((e) => e.id);
   for (const id of [...leaves, ...inner]) {
     const row = await rowOf(page, id);
     await row.click();
     await waitForContext(page, id);
     const expected = buildSessionContext(SAMPLE, id);
-    assert.deepEqual(await contextRoles(page), expected.messages.map((m) => m.role), `leaf ${id}`);
+    assert.deepEqual(
+      await contextRoles(page),
+      expected.messages.map((m) => m.role),
+      `leaf ${id}`,
+    );
     // The same messages: compare each message's own text.
     const texts = await page.$$eval("[data-testid=context] > [data-role]", (els) => els.map((e) => e.textContent));
     expected.messages.forEach((m, i) => {
-      const probe = m.role === "user" || m.role === "custom" ? (typeof m.content === "string" ? m.content : m.content.find((b) => b.type === "text")?.text ?? "")
-        : m.role === "bashExecution" ? m.command : m.role === "toolResult" ? m.toolName : "";
-      const first = probe.replace(/[`*_#]/g, "").split("\n")[0].slice(0, 24);
-      assert.ok(texts[i].replace(/\s+/g, " ").includes(first.replace(/\s+/g, " ")), `message ${i} of ${id} lacks ${JSON.stringify(first)}`);
+      const probe =
+        m.role === "user" || m.role === "custom"
+          ? typeof m.content === "string"
+            ? m.content
+            : (m.content.find((b) => b.type === "text")?.text ?? "")
+          : m.role === "bashExecution"
+            ? m.command
+            : m.role === "toolResult"
+              ? m.toolName
+              : "";
+      const first = probe
+        .replace(/[`*_#]/g, "")
+        .split("\n")[0]
+        .slice(0, 24);
+      assert.ok(
+        texts[i].replace(/\s+/g, " ").includes(first.replace(/\s+/g, " ")),
+        `message ${i} of ${id} lacks ${JSON.stringify(first)}`,
+      );
     });
     const head = await page.textContent("#context-head");
     if (expected.model) assert.ok(head.includes(expected.model.modelId), head);
@@ -148,7 +180,9 @@ test("selecting each leaf shows buildSessionContext for it, in order and by role
   const last = leaves.find((id) => buildSessionContext(SAMPLE, id).messages[0]?.role === "compactionSummary");
   await (await rowOf(page, last)).click();
   await waitForContext(page, last);
-  await page.evaluate(() => { document.getElementById("graph").scrollTop = 0; });
+  await page.evaluate(() => {
+    document.getElementById("graph").scrollTop = 0;
+  });
   await page.waitForTimeout(100);
   const unsent = await page.$$eval(".row.unsent", (els) => els.map((e) => e.dataset.entryId));
   assert.ok(unsent.length > 5, `unsent rows: ${unsent}`);
@@ -163,12 +197,17 @@ test("#leaf=<id> selects a leaf, and keyboard navigation moves and selects", asy
   const german = entries.find((e) => e.type === "message" && JSON.stringify(e.message).includes("Zwischenspeicher")).id;
   const { page, problems } = await openViewer(`#leaf=${german}`);
   await waitForContext(page, german);
-  assert.deepEqual(await contextRoles(page), buildSessionContext(SAMPLE, german).messages.map((m) => m.role));
+  assert.deepEqual(
+    await contextRoles(page),
+    buildSessionContext(SAMPLE, german).messages.map((m) => m.role),
+  );
   assert.equal(await page.getAttribute(`.row[data-entry-id="${german}"]`, "aria-selected"), "true");
   await page.screenshot({ path: `${OUT}hash-leaf.png` });
   // Changing the hash selects another leaf.
   const first = entries.find((e) => e.type === "message" && e.message.role === "user").id;
-  await page.evaluate((id) => { location.hash = `#leaf=${id}`; }, first);
+  await page.evaluate((id) => {
+    location.hash = `#leaf=${id}`;
+  }, first);
   await waitForContext(page, first);
   assert.deepEqual(await contextRoles(page), ["user"]);
   // Keyboard: ArrowDown moves the cursor, Enter makes it the leaf.
@@ -177,7 +216,10 @@ test("#leaf=<id> selects a leaf, and keyboard navigation moves and selects", asy
   await page.keyboard.press("Enter");
   await page.waitForFunction((id) => document.querySelector("[data-testid=context]").dataset.leaf !== id, first);
   const leaf = await page.evaluate(() => document.querySelector("[data-testid=context]").dataset.leaf);
-  assert.deepEqual(await contextRoles(page), buildSessionContext(SAMPLE, leaf).messages.map((m) => m.role));
+  assert.deepEqual(
+    await contextRoles(page),
+    buildSessionContext(SAMPLE, leaf).messages.map((m) => m.role),
+  );
   assert.deepEqual(problems, []);
   await page.close();
 });
@@ -213,11 +255,16 @@ function expectedVisible(source, filter, leafId) {
       const bad = e.message.stopReason && e.message.stopReason !== "stop" && e.message.stopReason !== "toolUse";
       if (!text && !bad) continue;
     }
-    const keep = filter === "user-only" ? role === "user"
-      : filter === "no-tools" ? !settings.has(e.type) && role !== "toolResult"
-      : filter === "labeled-only" ? node.label !== undefined
-      : filter === "all" ? true
-      : !settings.has(e.type);
+    const keep =
+      filter === "user-only"
+        ? role === "user"
+        : filter === "no-tools"
+          ? !settings.has(e.type) && role !== "toolResult"
+          : filter === "labeled-only"
+            ? node.label !== undefined
+            : filter === "all"
+              ? true
+              : !settings.has(e.type);
     if (keep) out.push(e.id);
   }
   return out.sort();
@@ -250,13 +297,36 @@ test("each filter shows what pi's tree selector shows, and search narrows it", a
 
 test("a dropped v1 file opens, migrated in memory, with a migrated download", async () => {
   const { page, problems } = await openViewer();
-  const v1 = [
-    { type: "session", id: "old-1", timestamp: "2024-11-02T10:00:00.000Z", cwd: "/srv/app" },
-    { type: "message", timestamp: "2024-11-02T10:00:01.000Z", message: { role: "user", content: "Hello from 2024", timestamp: 1730541601000 } },
-    { type: "message", timestamp: "2024-11-02T10:00:02.000Z", message: { role: "assistant", content: [{ type: "text", text: "Hi!" }], api: "x", provider: "openai", model: "gpt-4o", stopReason: "stop", timestamp: 1730541602000 } },
-    { type: "thinking_level_change", timestamp: "2024-11-02T10:00:03.000Z", thinkingLevel: "low" },
-    { type: "message", timestamp: "2024-11-02T10:00:04.000Z", message: { role: "user", content: "Still there?", timestamp: 1730541604000 } },
-  ].map((e) => JSON.stringify(e)).join("\n") + "\n";
+  const v1 =
+    [
+      { type: "session", id: "old-1", timestamp: "2024-11-02T10:00:00.000Z", cwd: "/srv/app" },
+      {
+        type: "message",
+        timestamp: "2024-11-02T10:00:01.000Z",
+        message: { role: "user", content: "Hello from 2024", timestamp: 1730541601000 },
+      },
+      {
+        type: "message",
+        timestamp: "2024-11-02T10:00:02.000Z",
+        message: {
+          role: "assistant",
+          content: [{ type: "text", text: "Hi!" }],
+          api: "x",
+          provider: "openai",
+          model: "gpt-4o",
+          stopReason: "stop",
+          timestamp: 1730541602000,
+        },
+      },
+      { type: "thinking_level_change", timestamp: "2024-11-02T10:00:03.000Z", thinkingLevel: "low" },
+      {
+        type: "message",
+        timestamp: "2024-11-02T10:00:04.000Z",
+        message: { role: "user", content: "Still there?", timestamp: 1730541604000 },
+      },
+    ]
+      .map((e) => JSON.stringify(e))
+      .join("\n") + "\n";
   await dropFile(page, v1, "old-session.jsonl");
   assert.match(await statusText(page), /^4 entries/);
   assert.match(await page.textContent("#banners"), /version 1 session: it was migrated to version 3/);
@@ -280,7 +350,7 @@ test("a malformed file shows its diagnostics and the page keeps working", async 
     '{"type":"session","version":3,"id":"broken","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/tmp"}',
     '{"type":"message","id":"aa000002","parentId":"aa000001","timestamp":"2025-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"text","text":"ok"}],"provider":"p","model":"m","stopReason":"stop","timestamp":2}}',
     '{"type":"message","id": oops',
-    '[1,2,3]',
+    "[1,2,3]",
     '{"type":"message","id":"aa000002","parentId":"aa000001","timestamp":"2025-01-01T00:00:03.000Z","message":{"role":"user","content":"duplicate id","timestamp":3}}',
     '{"type":"message","id":"aa000003","parentId":"nowhere","timestamp":"2025-01-01T00:00:04.000Z","message":{"role":"user","content":"orphan","timestamp":4}}',
     '{"type":"message","id":"aa000004","parentId":"aa000005","timestamp":"2025-01-01T00:00:05.000Z","message":{"role":"user","content":"cycle a","timestamp":5}}',
@@ -294,18 +364,26 @@ test("a malformed file shows its diagnostics and the page keeps working", async 
   assert.ok(expected.length >= 8);
   await page.click(".tab[data-tab=diagnostics]");
   const kinds = await page.$$eval("[data-testid=diagnostics] [data-kind]", (els) => els.map((e) => e.dataset.kind));
-  assert.deepEqual(kinds, expected.map((d) => d.kind));
+  assert.deepEqual(
+    kinds,
+    expected.map((d) => d.kind),
+  );
   const text = await page.textContent("[data-testid=diagnostics]");
   for (const d of expected) if (d.line !== undefined) assert.ok(text.includes(`line ${d.line}`), `line ${d.line}`);
   assert.equal(await page.textContent("#diag-count"), String(expected.length));
-  const count = getTree(broken).reduce(function n(acc, node) { return acc + 1 + node.children.reduce(n, 0); }, 0);
+  const count = getTree(broken).reduce(function n(acc, node) {
+    return acc + 1 + node.children.reduce(n, 0);
+  }, 0);
   assert.match(await statusText(page), new RegExp(`^${count} entries`));
   await page.screenshot({ path: `${OUT}diagnostics.png` });
   // Still usable: pick a leaf, then open the sample again.
   await page.click(".filter[data-filter=all]");
   await (await rowOf(page, "aa000002")).first().click();
   await waitForContext(page, "aa000002");
-  assert.deepEqual(await contextRoles(page), buildSessionContext(broken, "aa000002").messages.map((m) => m.role));
+  assert.deepEqual(
+    await contextRoles(page),
+    buildSessionContext(broken, "aa000002").messages.map((m) => m.role),
+  );
   await page.click("#sample-button");
   await page.waitForFunction(() => window.__viewer.opened >= 3);
   assert.match(await statusText(page), /^45 entries/);
@@ -315,30 +393,109 @@ test("a malformed file shows its diagnostics and the page keeps working", async 
 
 test("session content is never run as HTML", async () => {
   const { page, problems } = await openViewer();
-  const evil = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=1</script><svg onload="window.__pwned=1"></svg>';
+  const evil =
+    '<img src=x onerror="window.__pwned=1"><script>window.__pwned=1</script><svg onload="window.__pwned=1"></svg>';
   const t = (s) => `2025-02-01T00:00:0${s}.000Z`;
   const lines = [
     { type: "session", version: 3, id: "evil", timestamp: t(0), cwd: evil },
     { type: "session_info", id: "e0000001", parentId: null, timestamp: t(1), name: evil },
-    { type: "message", id: "e0000002", parentId: "e0000001", timestamp: t(2), message: { role: "user", content: `${evil}\n\n[click](javascript:window.__pwned=1) **${evil}** \`${evil}\``, timestamp: 2 } },
-    { type: "message", id: "e0000003", parentId: "e0000002", timestamp: t(3), message: { role: "assistant", content: [{ type: "thinking", thinking: evil }, { type: "text", text: `# ${evil}\n\n- ${evil}\n\n\`\`\`html\n${evil}\n\`\`\`` }, { type: "toolCall", id: evil, name: evil, arguments: { [evil]: evil } }], provider: evil, model: evil, stopReason: evil, errorMessage: evil, timestamp: 3 } },
-    { type: "message", id: "e0000004", parentId: "e0000003", timestamp: t(4), message: { role: "toolResult", toolCallId: evil, toolName: evil, content: [{ type: "text", text: evil }, { type: "image", mimeType: 'image/png" onerror="window.__pwned=1', data: "x\" onerror=\"window.__pwned=1" }], isError: true, timestamp: 4 } },
+    {
+      type: "message",
+      id: "e0000002",
+      parentId: "e0000001",
+      timestamp: t(2),
+      message: {
+        role: "user",
+        content: `${evil}\n\n[click](javascript:window.__pwned=1) **${evil}** \`${evil}\``,
+        timestamp: 2,
+      },
+    },
+    {
+      type: "message",
+      id: "e0000003",
+      parentId: "e0000002",
+      timestamp: t(3),
+      message: {
+        role: "assistant",
+        content: [
+          { type: "thinking", thinking: evil },
+          { type: "text", text: `# ${evil}\n\n- ${evil}\n\n\`\`\`html\n${evil}\n\`\`\`` },
+          { type: "toolCall", id: evil, name: evil, arguments: { [evil]: evil } },
+        ],
+        provider: evil,
+        model: evil,
+        stopReason: evil,
+        errorMessage: evil,
+        timestamp: 3,
+      },
+    },
+    {
+      type: "message",
+      id: "e0000004",
+      parentId: "e0000003",
+      timestamp: t(4),
+      message: {
+        role: "toolResult",
+        toolCallId: evil,
+        toolName: evil,
+        content: [
+          { type: "text", text: evil },
+          { type: "image", mimeType: 'image/png" onerror="window.__pwned=1', data: 'x" onerror="window.__pwned=1' },
+        ],
+        isError: true,
+        timestamp: 4,
+      },
+    },
     { type: "label", id: "e0000005", parentId: "e0000004", timestamp: t(5), targetId: "e0000004", label: evil },
-    { type: "custom_message", id: "e0000006", parentId: "e0000005", timestamp: t(6), customType: evil, content: evil, display: true, details: evil },
-    { type: "message", id: "e0000007", parentId: "e0000006", timestamp: t(7), message: { role: "bashExecution", command: evil, output: evil, exitCode: 0, cancelled: false, truncated: false, timestamp: 7 } },
+    {
+      type: "custom_message",
+      id: "e0000006",
+      parentId: "e0000005",
+      timestamp: t(6),
+      customType: evil,
+      content: evil,
+      display: true,
+      details: evil,
+    },
+    {
+      type: "message",
+      id: "e0000007",
+      parentId: "e0000006",
+      timestamp: t(7),
+      message: {
+        role: "bashExecution",
+        command: evil,
+        output: evil,
+        exitCode: 0,
+        cancelled: false,
+        truncated: false,
+        timestamp: 7,
+      },
+    },
     { type: "branch_summary", id: "e0000008", parentId: "e0000007", timestamp: t(8), fromId: evil, summary: evil },
-  ].map((e) => JSON.stringify(e)).join("\n");
+  ]
+    .map((e) => JSON.stringify(e))
+    .join("\n");
   await dropFile(page, lines, "<img src=x onerror=alert(1)>.jsonl");
   await page.click(".filter[data-filter=all]");
   for (const tab of ["entry", "stats", "diagnostics", "context"]) await page.click(`.tab[data-tab=${tab}]`);
   await page.waitForTimeout(300);
   assert.equal(await page.evaluate(() => window.__pwned), undefined);
-  assert.equal(await page.$$eval('img[src="x"], img[onerror], svg[onload], [onerror], [onload]', (els) => els.length), 0);
+  assert.equal(
+    await page.$$eval('img[src="x"], img[onerror], svg[onload], [onerror], [onload]', (els) => els.length),
+    0,
+  );
   assert.equal(await page.$$eval("script", (els) => els.length), 1, "only the page's own module script");
   assert.equal(await page.$$eval('a[href^="javascript:"]', (els) => els.length), 0);
-  assert.ok((await page.textContent("[data-testid=context]")).includes("<script>window.__pwned=1</script>"), "shown as text");
+  assert.ok(
+    (await page.textContent("[data-testid=context]")).includes("<script>window.__pwned=1</script>"),
+    "shown as text",
+  );
   await page.screenshot({ path: `${OUT}injection.png` });
-  assert.deepEqual(problems.filter((p) => !p.includes("Content Security Policy")), []);
+  assert.deepEqual(
+    problems.filter((p) => !p.includes("Content Security Policy")),
+    [],
+  );
   await page.close();
 });
 
@@ -361,7 +518,9 @@ test("download branch writes the selected path as a new session (pi's createBran
   const withoutLabels = path.filter((e) => e.type !== "label");
   assert.deepEqual(out.slice(1, 1 + withoutLabels.length), withoutLabels);
   const labels = out.slice(1 + withoutLabels.length);
-  assert.ok(labels.length >= 1 && labels.every((l) => l.type === "label" && withoutLabels.some((e) => e.id === l.targetId)));
+  assert.ok(
+    labels.length >= 1 && labels.every((l) => l.type === "label" && withoutLabels.some((e) => e.id === l.targetId)),
+  );
   // As in pi, entries keep their parentId even when it named a dropped label
   // entry, so the copy is not re-linked; the entries themselves are the same.
   assert.deepEqual(problems, []);
@@ -386,7 +545,10 @@ test("a 100,000-entry session opens and stays responsive", async () => {
   assert.ok(domRows < 200, `DOM rows: ${domRows}`);
   // Scrolling to the middle renders rows there quickly.
   const t0 = Date.now();
-  await page.evaluate(() => { const g = document.getElementById("graph"); g.scrollTop = g.scrollHeight / 2; });
+  await page.evaluate(() => {
+    const g = document.getElementById("graph");
+    g.scrollTop = g.scrollHeight / 2;
+  });
   await page.waitForFunction(() => [...document.querySelectorAll(".row")].some((r) => Number(r.dataset.row) > 40_000));
   const scrollMs = Date.now() - t0;
   // Keyboard: End, then Enter selects the last row as the leaf.
@@ -400,7 +562,9 @@ test("a 100,000-entry session opens and stays responsive", async () => {
   const selectMs = Date.now() - t1;
   const stats = await page.evaluate(() => document.getElementById("panel-stats").textContent);
   await page.screenshot({ path: `${OUT}large.png` });
-  console.log(`# 100k entries: opened in ${openMs} ms, scroll ${scrollMs} ms, select ${selectMs} ms, ${domRows} rows in the DOM; ${stats.match(/Opened in [^.]*/)?.[0]}`);
+  console.log(
+    `# 100k entries: opened in ${openMs} ms, scroll ${scrollMs} ms, select ${selectMs} ms, ${domRows} rows in the DOM; ${stats.match(/Opened in [^.]*/)?.[0]}`,
+  );
   assert.ok(openMs < 60_000);
   assert.deepEqual(problems, []);
   await page.close();
