@@ -1,0 +1,72 @@
+// The messages between the page (worker-client.js) and the worker (worker.js),
+// defined once so both sides agree on names and shapes.
+//
+// Every request carries a `req` number; the worker answers it with exactly one
+// reply of the type in `REPLY_TO` (or an `error`), carrying the same `req`.
+// `ready` (once, when the worker's imports are loaded) and `progress` (during
+// an `open`) arrive unasked.
+
+/** Requests, page → worker. */
+export const REQUEST = Object.freeze({
+  /** `{ file: Blob } | { bytes: ArrayBuffer } | { text: string }`, plus `name`, `filter`, `query`. */
+  open: "open",
+  /** `{ filter, query, keepId }`: the rows to show (`keepId` stays visible whatever the filter). */
+  view: "view",
+  /** `{ entryId }`: the context at that leaf and the path to it. */
+  select: "select",
+  /** `{ entryId }`: the entry itself, as read from the file. */
+  entry: "entry",
+  /** `{}`: the migrated file, if opening migrated it. */
+  migrated: "migrated",
+  /** `{ entryId }`: the path to that leaf as a new session file. */
+  export: "export",
+});
+
+/** Replies and notices, worker → page. */
+export const REPLY = Object.freeze({
+  /** Unasked, once: requests sent before it may be lost. */
+  ready: "ready",
+  /** Unasked, during `open`: `{ req, stage, fraction }`. */
+  progress: "progress",
+  /** `{ req, message }`: the request failed. */
+  error: "error",
+  /** `{ info, nodes, view }`. */
+  opened: "opened",
+  /** `{ view }`. */
+  view: "view",
+  /** `{ entryId, context, pathNodes, state, ms }`; `state[i]` is a `PATH` value for `pathNodes[i]`. */
+  selected: "selected",
+  /** `{ entry }`, `null` for an unknown id. */
+  entry: "entry",
+  /** `{ jsonl }`: bytes, or `null` when the file needed no migration. */
+  migrated: "migrated",
+  /** `{ text }`: JSONL. */
+  export: "export",
+});
+
+/** The reply type that answers each request type. */
+export const REPLY_TO = Object.freeze({
+  [REQUEST.open]: REPLY.opened,
+  [REQUEST.view]: REPLY.view,
+  [REQUEST.select]: REPLY.selected,
+  [REQUEST.entry]: REPLY.entry,
+  [REQUEST.migrated]: REPLY.migrated,
+  [REQUEST.export]: REPLY.export,
+});
+
+/** Per entry on the path to the selected leaf: whether the model sees it. */
+export const PATH = Object.freeze({ off: 0, sent: 1, unsent: 2 });
+
+/**
+ * The `open` request for a source the page holds, and what to transfer with
+ * it: a `File`/`Blob` is read by the worker, an `ArrayBuffer` moves, a string
+ * is copied.
+ */
+export function openRequest(source, name, filter, query) {
+  const body =
+    source instanceof Blob ? { file: source } : typeof source === "string" ? { text: source } : { bytes: source };
+  return {
+    message: { type: REQUEST.open, ...body, name, filter, query },
+    transfer: source instanceof ArrayBuffer ? [source] : [],
+  };
+}
