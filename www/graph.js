@@ -3,7 +3,8 @@
 // the DOM; the layout itself (rows, columns, connector masks) comes from the
 // worker, so scrolling costs the same for 50 entries or 100,000.
 
-import { KINDS, KIND } from "./model.js";
+import { PATH } from "./messages.js";
+import { KIND, KINDS } from "./model.js";
 import { el } from "./render.js";
 
 export const ROW = 30;
@@ -84,11 +85,16 @@ export function legendIcon(kind) {
   return s;
 }
 
+/**
+ * The graph pane. Its owner feeds it with `setData` (a newly opened session),
+ * `setView` (another filter or search), `setSelection` and `setPath` (the
+ * leaf and the path to it), and hears back through `bind`.
+ */
 export class Graph {
-  constructor(scroller, { onSelect, onCursor } = {}) {
+  constructor(scroller) {
     this.scroller = scroller;
-    this.onSelect = onSelect;
-    this.onCursor = onCursor;
+    this.onSelect = null;
+    this.onCursor = null;
     this.spacer = el("div", "graph-spacer");
     this.layer = el("div", "graph-rows");
     this.layer.setAttribute("role", "listbox");
@@ -99,7 +105,8 @@ export class Graph {
     this.view = null;
     this.cursor = -1; // row
     this.selectedNode = -1;
-    this.pathState = null; // per node: 0 off path, 1 sent to the model, 2 not sent
+    this.pathNodes = null;
+    this.pathState = null; // per node: a PATH value
     this.frame = 0;
     scroller.addEventListener("scroll", () => this.schedule(), { passive: true });
     new ResizeObserver(() => this.schedule()).observe(scroller);
@@ -111,6 +118,40 @@ export class Graph {
       this.setCursor(r, false);
       this.onSelect?.(this.nodes.ids[this.view.rowNode[r]]);
     });
+  }
+
+  /** `onSelect(id)`: an entry was clicked or chosen with Enter; `onCursor(id)`: the cursor moved to it. */
+  bind({ onSelect, onCursor }) {
+    this.onSelect = onSelect;
+    this.onCursor = onCursor;
+  }
+
+  /** A newly opened session: its nodes and first view, with nothing selected yet. */
+  setData(nodes, view) {
+    this.selectedNode = -1;
+    this.pathNodes = null;
+    this.pathState = null;
+    this.hl = null;
+    this.leafRow = -1;
+    this.setNodes(nodes);
+    this.setView(view);
+  }
+
+  /** Whether the session has an entry with this id. */
+  has(id) {
+    return this.nodeOf?.has(id) ?? false;
+  }
+
+  /** Whether the entry exists but the current filter or search hides it. */
+  isHidden(id) {
+    const node = this.nodeOf?.get(id);
+    return node !== undefined && this.rowOfNode[node] < 0;
+  }
+
+  /** Marks the entry as the leaf, before its path arrives. */
+  setSelection(id) {
+    this.selectedNode = this.nodeOf.get(id) ?? -1;
+    this.schedule();
   }
 
   setNodes(nodes) {
@@ -140,9 +181,9 @@ export class Graph {
     this.schedule();
   }
 
-  /** Path of the selected leaf: per node 0 (off), 1 (sent), 2 (on the path, not sent). */
-  setPath(selectedNode, pathNodes, pathState) {
-    this.selectedNode = selectedNode;
+  /** The leaf and the path to it: node indices, root first, and a PATH value for each. */
+  setPath(leafId, pathNodes, pathState) {
+    this.selectedNode = this.nodeOf.get(leafId) ?? -1;
     this.pathNodes = pathNodes;
     this.pathState = new Uint8Array(this.nodes.ids.length);
     for (let i = 0; i < pathNodes.length; i++) if (pathNodes[i] >= 0) this.pathState[pathNodes[i]] = pathState[i];
@@ -225,7 +266,7 @@ export class Graph {
     row.setAttribute("aria-selected", isLeaf ? "true" : "false");
     if (isLeaf) row.classList.add("selected");
     if (r === this.cursor) row.classList.add("cursor");
-    if (state) row.classList.add(state === 1 ? "on-path" : "on-path", state === 2 ? "unsent" : "sent");
+    if (state) row.classList.add("on-path", state === PATH.unsent ? "unsent" : "sent");
 
     const g = svg("svg", {
       class: "lanes",
@@ -263,7 +304,7 @@ export class Graph {
     }
     if (isLeaf) g.append(svg("circle", { cx: x(c), cy: MID, r: 9.5, class: "leaf-ring" }));
     const mark = shape(kinds[node], Math.min(x(c), this.width - 8), MID);
-    if (state === 2) mark.classList.add("unsent");
+    if (state === PATH.unsent) mark.classList.add("unsent");
     g.append(mark);
     row.append(g);
 
@@ -282,7 +323,7 @@ export class Graph {
       t.title = "This summary stands for the branch that ended at this entry";
       body.append(t);
     }
-    if (state === 2) {
+    if (state === PATH.unsent) {
       const t = el("span", "unsent-mark", "not sent");
       t.title = "On the path to the selected leaf, but not part of what the model receives";
       body.append(t);
@@ -294,6 +335,11 @@ export class Graph {
     row.append(body);
     row.title = `${id}`;
     return row;
+  }
+
+  /** Puts the cursor on its row again, or on the first row, and scrolls to it. */
+  focusCursor() {
+    this.setCursor(Math.max(0, this.cursor));
   }
 
   setCursor(r, scroll = true) {
@@ -317,7 +363,7 @@ export class Graph {
   /** Puts the cursor on `entryId` (or its nearest visible ancestor on the path). */
   reveal(entryId, center = true) {
     if (!this.view) return;
-    let node = this.nodeOf.get(entryId);
+    const node = this.nodeOf.get(entryId);
     let r = node !== undefined ? this.rowOfNode[node] : -1;
     if (r < 0 && this.pathNodes) {
       for (let i = this.pathNodes.length - 1; i >= 0 && r < 0; i--) {

@@ -2,7 +2,8 @@
 // nodes. Session content only ever reaches the page through textContent,
 // attribute values set as properties, and data: URLs of checked images.
 
-import { renderMarkdown, codeBlock } from "./markdown.js";
+import { formatTokens } from "./analysis.js";
+import { codeBlock, renderMarkdown } from "./markdown.js";
 
 export const el = (tag, className, text) => {
   const node = document.createElement(tag);
@@ -31,9 +32,6 @@ export function formatTime(ms) {
   const d = new Date(ms);
   return Number.isNaN(d.getTime()) ? "" : d.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "medium" });
 }
-
-export const formatTokens = (n) =>
-  n >= 1e6 ? `${(n / 1e6).toFixed(2)}M` : n >= 1e4 ? `${(n / 1e3).toFixed(1)}k` : String(Math.round(n));
 
 function image(block) {
   const mime = String(block.mimeType ?? "");
@@ -83,7 +81,15 @@ function header(role, title, extra) {
   return h;
 }
 
-const chip = (text, className = "") => el("span", `chip ${className}`, text);
+export const chip = (text, className = "") => el("span", `chip ${className}`, text);
+
+/** An entry id as a button that calls `onJump(id)`. */
+export function jumpLink(id, onJump) {
+  const b = el("button", "link-button mono", id);
+  b.type = "button";
+  b.addEventListener("click", () => onJump(id));
+  return b;
+}
 
 function toolCall(block) {
   const box = el("div", "tool-call");

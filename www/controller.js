@@ -1,0 +1,220 @@
+// What the viewer does: opens sessions, asks the worker for views, contexts,
+// entries and exports, and keeps the store, the graph, the panels and the
+// page in step. It holds no DOM of its own.
+
+import { openRequest, REQUEST } from "./messages.js";
+
+export class Controller {
+  /** `panels`: `{ context, entry, stats, diagnostics }`. */
+  constructor({ store, client, view, graph, panels }) {
+    Object.assign(this, { store, client, view, graph, panels });
+    this.openSeq = 0; // the latest open; older ones are dropped when they finish
+    this.viewSeq = 0; // the latest view request, likewise
+    this.selecting = false; // a select request is under way
+    this.wantedLeaf = null; // the leaf to fetch next, once it is done
+  }
+
+  /** Connects the components' events to the controller. */
+  bind() {
+    const { view, graph, panels, store } = this;
+    store.subscribe((state, changed) => view.render(state, changed));
+    graph.bind({
+      onSelect: (id) => this.selectLeaf(id),
+      onCursor: (id) => {
+        store.set({ cursorId: id });
+        if (store.get().tab === "entry") this.showEntry(id);
+      },
+    });
+    view.bindFilter((filter) => this.setFilter(filter));
+    view.bindSearch({
+      onQuery: (query) => this.setQuery(query),
+      onSubmit: async (query) => {
+        await this.setQuery(query);
+        graph.focusCursor();
+        view.focusGraph();
+      },
+      onClear: () => {
+        this.setQuery("");
+        view.focusGraph();
+      },
+    });
+    view.bindTabs((tab) => this.showTab(tab));
+    view.bindHashChange((id) => {
+      if (id && this.graph.has(id) && id !== store.get().leafId) {
+        this.selectLeaf(id, { updateHash: false });
+        graph.reveal(id);
+      }
+    });
+    view.bindOpen((source, name) => this.open(source, name));
+    view.bindSample(() => this.loadSample());
+    view.bindExport(() => this.exportBranch());
+  }
+
+  async setFilter(filter) {
+    this.store.set({ filter });
+    await this.refreshView();
+  }
+
+  async setQuery(query) {
+    this.store.set({ query });
+    await this.refreshView();
+  }
+
+  /** Asks the worker for the rows of the current filter and search. */
+  async refreshView() {
+    const { info, filter, query, leafId } = this.store.get();
+    if (!info) return;
+    const seq = ++this.viewSeq;
+    const { view } = await this.client.request({ type: REQUEST.view, filter, query, keepId: leafId });
+    if (seq !== this.viewSeq) return;
+    this.store.set({ view });
+    this.graph.setView(view);
+    if (leafId) this.graph.reveal(leafId);
+  }
+
+  /** Makes `id` the leaf: marks it, then fetches its context and path. */
+  async selectLeaf(id, { updateHash = true } = {}) {
+    if (!this.store.get().info || !id) return;
+    this.store.set({ leafId: id });
+    if (updateHash) this.view.setHashLeaf(id);
+    this.graph.setSelection(id);
+    this.view.enableExport();
+    // One request at a time; only the latest selection is fetched next.
+    this.wantedLeaf = id;
+    if (this.selecting) return;
+    this.selecting = true;
+    try {
+      while (this.wantedLeaf) {
+        const leaf = this.wantedLeaf;
+        this.wantedLeaf = null;
+        const msg = await this.client.request({ type: REQUEST.select, entryId: leaf });
+        if (this.wantedLeaf) continue;
+        this.graph.setPath(leaf, msg.pathNodes, msg.state);
+        this.panels.context.render(leaf, msg);
+        if (this.store.get().tab === "entry") this.showEntry(leaf);
+      }
+    } catch (error) {
+      this.view.banner("error", `Could not build the context: ${error.message}`);
+    } finally {
+      this.selecting = false;
+    }
+    // A tool-call-only assistant turn is hidden by pi's filters unless it is the leaf.
+    if (this.graph.isHidden(id)) await this.refreshView();
+  }
+
+  /** Scrolls the graph to `id` and focuses it; makes it the leaf unless `select` is false. */
+  jumpTo(id, select = true) {
+    if (!this.graph.has(id)) return;
+    if (select) this.selectLeaf(id);
+    this.graph.reveal(id);
+    this.view.focusGraph({ preventScroll: true });
+  }
+
+  showTab(tab) {
+    this.store.set({ tab });
+    if (tab === "entry") {
+      const { cursorId, leafId } = this.store.get();
+      this.showEntry(cursorId ?? leafId);
+    }
+  }
+
+  /** Fills the Entry tab with `id`, unless the cursor has moved on by the time it arrives. */
+  async showEntry(id) {
+    if (!id) {
+      this.panels.entry.renderEmpty();
+      return;
+    }
+    const { entry } = await this.client.request({ type: REQUEST.entry, entryId: id });
+    const { cursorId, leafId } = this.store.get();
+    if ((cursorId ?? leafId) !== id) return;
+    this.panels.entry.render(id, entry);
+  }
+
+  /** Opens a `File`/`Blob`, `ArrayBuffer` or JSONL string; a later open wins over an earlier one. */
+  async open(source, name) {
+    const { store, view, graph, panels } = this;
+    const seq = ++this.openSeq;
+    view.startProgress("Reading");
+    try {
+      const { filter, query } = store.get();
+      const { message, transfer } = openRequest(source, name, filter, query);
+      const opened = await this.client.request(message, transfer);
+      if (seq !== this.openSeq) return;
+      view.clearBanners();
+      const { info, nodes, view: rows } = opened;
+      store.set({ info, nodes, view: rows, leafId: null, cursorId: null });
+      graph.setData(nodes, rows);
+      panels.stats.render(info);
+      panels.diagnostics.render(info.diagnostics);
+      this.announce(info);
+      const fromHash = view.hashLeaf();
+      const leaf = fromHash && graph.has(fromHash) ? fromHash : info.defaultLeaf;
+      if (leaf && graph.has(leaf)) {
+        await this.selectLeaf(leaf, { updateHash: fromHash === leaf });
+        graph.reveal(leaf);
+      } else {
+        panels.context.renderNothing();
+      }
+      store.set({ opened: store.get().opened + 1 });
+    } catch (error) {
+      view.banner("error", `Could not open ${name}: ${error.message}`);
+    } finally {
+      if (seq === this.openSeq) view.stopProgress();
+    }
+  }
+
+  /** The banners a newly opened file calls for: migrated, problems found, empty. */
+  announce(info) {
+    const { view } = this;
+    if (info.migrated) {
+      const hooks = info.fromVersion === 2 ? ", hookMessage → custom" : "";
+      view.banner(
+        "info",
+        `This is a version ${info.fromVersion ?? 1} session: it was migrated to version 3 in memory (new ids, parent links${hooks}).`,
+        [["Download migrated JSONL", () => this.downloadMigrated(), "download-migrated"]],
+        "migrated",
+      );
+    }
+    const problems = info.diagnostics.length;
+    if (problems) {
+      view.banner(
+        "warn",
+        `${problems} problem${problems === 1 ? "" : "s"} found in this file; it is shown as far as it could be read.`,
+        [["Show diagnostics", () => this.showTab("diagnostics")]],
+        "diagnostics",
+      );
+    }
+    if (info.count === 0) view.banner("warn", "No entries could be read from this file.");
+  }
+
+  async loadSample() {
+    try {
+      const res = await fetch("sample.jsonl");
+      if (!res.ok) throw new Error(`HTTP ${res.status}`);
+      await this.open(await res.arrayBuffer(), "sample.jsonl");
+    } catch (error) {
+      this.view.banner("error", `Could not load the sample: ${error.message}`);
+    }
+  }
+
+  baseName() {
+    return (this.store.get().info?.name ?? "session").replace(/\.jsonl?$/i, "");
+  }
+
+  async downloadMigrated() {
+    const { jsonl } = await this.client.request({ type: REQUEST.migrated });
+    if (jsonl !== null) this.view.download(jsonl, `${this.baseName()}.v3.jsonl`);
+  }
+
+  /** Downloads the path to the leaf as a new session file. */
+  async exportBranch() {
+    const { leafId } = this.store.get();
+    if (!leafId) return;
+    try {
+      const { text } = await this.client.request({ type: REQUEST.export, entryId: leafId });
+      this.view.download(text, `${this.baseName()}-branch-${leafId}.jsonl`);
+    } catch (error) {
+      this.view.banner("error", `Could not export the branch: ${error.message}`);
+    }
+  }
+}

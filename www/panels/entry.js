@@ -1,0 +1,35 @@
+// The Entry tab: one entry as the file has it, its message rendered, its raw
+// JSON below.
+
+import { codeBlock } from "../markdown.js";
+import { el, json, renderMessage } from "../render.js";
+
+export class EntryPanel {
+  /** `onSelect(id)`: make the entry the leaf; `onJump(id)`: go to an entry. */
+  constructor(panel, { onSelect, onJump }) {
+    this.panel = panel;
+    this.onSelect = onSelect;
+    this.onJump = onJump;
+  }
+
+  renderEmpty() {
+    this.panel.replaceChildren(el("p", "empty", "No entry selected."));
+  }
+
+  render(id, entry) {
+    const { panel } = this;
+    panel.replaceChildren();
+    const head = el("div", "entry-head");
+    head.append(el("strong", "", String(entry?.type ?? "entry")), el("span", "muted", " "), el("span", "mono", id));
+    const use = el("button", "button small", "Make this the leaf");
+    use.type = "button";
+    use.addEventListener("click", () => this.onSelect(id));
+    head.append(use);
+    panel.append(head);
+    if (entry?.type === "message") panel.append(renderMessage(entry.message, { onJump: this.onJump }));
+    const raw = el("details", "raw");
+    raw.open = entry?.type !== "message";
+    raw.append(el("summary", "", "Raw JSON"), codeBlock(json(entry), "json"));
+    panel.append(raw);
+  }
+}

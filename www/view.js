@@ -1,0 +1,271 @@
+// The page around the graph and the panels: the top bar, progress, banners,
+// search and filters, legend, tabs, status bar, the ways to open a file
+// (picker, drop, paste) and the address's `#leaf=`. It renders the store's
+// state and hands user actions to the handlers its `bind*` methods receive.
+
+import { statusLine } from "./analysis.js";
+import { legendIcon } from "./graph.js";
+import { FILTERS, KINDS } from "./model.js";
+import { el } from "./render.js";
+
+const PANELS = ["context", "entry", "stats", "diagnostics"];
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+export class View {
+  constructor(doc = document) {
+    this.doc = doc;
+    this.$ = (id) => doc.getElementById(id);
+    this.graphElement = this.$("graph");
+    this.progressTimer = 0;
+    this.searchTimer = 0;
+    this.dragDepth = 0;
+  }
+
+  /** Builds the filter buttons and the legend. */
+  renderStatic(filter) {
+    for (const f of FILTERS) {
+      const b = el("button", "filter", f.name);
+      b.type = "button";
+      b.dataset.filter = f.key;
+      b.title = f.title;
+      b.setAttribute("role", "radio");
+      b.setAttribute("aria-checked", f.key === filter ? "true" : "false");
+      this.$("filters").append(b);
+    }
+    const legend = this.$("legend-items");
+    for (let k = 0; k < KINDS.length - 1; k++) {
+      const item = el("span", "legend-item");
+      item.append(legendIcon(k), el("span", "", KINDS[k].name));
+      legend.append(item);
+    }
+    const path = el("span", "legend-item");
+    const s = this.doc.createElementNS(SVG_NS, "svg");
+    for (const [k, v] of Object.entries({ width: "18", height: "18", class: "legend-icon" })) s.setAttribute(k, v);
+    const line = this.doc.createElementNS(SVG_NS, "line");
+    for (const [k, v] of Object.entries({ x1: 9, y1: 1, x2: 9, y2: 17, class: "lane hl" })) line.setAttribute(k, v);
+    s.append(line);
+    path.append(s, el("span", "", "Path to the leaf"));
+    const unsent = el("span", "legend-item");
+    unsent.append(el("span", "unsent-mark", "not sent"), el("span", "", "on the path, not seen by the model"));
+    legend.append(path, unsent);
+  }
+
+  /** Renders what changed in the store. */
+  render(state, changed) {
+    const has = (k) => changed.includes(k);
+    if (has("filter")) {
+      for (const b of this.$("filters").children) {
+        b.setAttribute("aria-checked", b.dataset.filter === state.filter ? "true" : "false");
+      }
+    }
+    if (has("tab")) {
+      for (const tab of this.doc.querySelectorAll(".tab")) {
+        tab.setAttribute("aria-selected", tab.dataset.tab === state.tab ? "true" : "false");
+      }
+      for (const p of PANELS) this.$(`panel-${p}`).hidden = p !== state.tab;
+    }
+    if (has("info") && state.info) {
+      const { name, stats } = state.info;
+      this.$("file-name").textContent = stats.name ? `${stats.name} — ${name}` : name;
+      this.$("file-name").title = name;
+      this.doc.title = `${stats.name ?? name} · session-tree`;
+    }
+    if ((has("info") || has("view")) && state.info) this.$("status").textContent = statusLine(state.info, state.view);
+  }
+
+  // --- feedback ---------------------------------------------------------------
+
+  showProgress(stage, fraction) {
+    this.$("progress-label").textContent = `${stage}…`;
+    this.$("progress-bar").value = fraction;
+  }
+
+  /** Shows the progress bar only if the work takes longer than a blink. */
+  startProgress(label) {
+    this.showProgress(label, 0);
+    clearTimeout(this.progressTimer);
+    this.progressTimer = setTimeout(() => {
+      this.$("progress").hidden = false;
+    }, 120);
+    this.doc.body.classList.add("busy");
+  }
+
+  stopProgress() {
+    clearTimeout(this.progressTimer);
+    this.$("progress").hidden = true;
+    this.doc.body.classList.remove("busy");
+  }
+
+  /** A dismissible banner; `actions` are `[label, onClick, testid?]`. */
+  banner(kind, text, actions = [], key = "") {
+    const box = el("div", `banner banner-${kind}`);
+    if (key) box.dataset.key = key;
+    box.setAttribute("role", kind === "error" ? "alert" : "status");
+    box.append(el("span", "banner-text", text));
+    for (const [label, fn, testid] of actions) {
+      const b = el("button", "button small", label);
+      b.type = "button";
+      if (testid) b.dataset.testid = testid;
+      b.addEventListener("click", fn);
+      box.append(b);
+    }
+    const close = el("button", "banner-close", "×");
+    close.type = "button";
+    close.title = "Dismiss";
+    close.addEventListener("click", () => box.remove());
+    box.append(close);
+    this.$("banners").append(box);
+    return box;
+  }
+
+  clearBanners() {
+    for (const b of [...this.$("banners").children]) b.remove();
+  }
+
+  enableExport() {
+    this.$("export-button").disabled = false;
+  }
+
+  focusGraph(options) {
+    this.graphElement.focus(options);
+  }
+
+  /** Saves `contents` as a file download. */
+  download(contents, filename) {
+    const blob = new Blob([contents], { type: "application/jsonl" });
+    const url = URL.createObjectURL(blob);
+    const a = el("a");
+    a.href = url;
+    a.download = filename;
+    this.doc.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  }
+
+  // --- the address --------------------------------------------------------------
+
+  /** The entry id in `#leaf=<id>`, or `null`. */
+  hashLeaf() {
+    const m = /^#leaf=(.+)$/.exec(location.hash);
+    if (!m) return null;
+    try {
+      return decodeURIComponent(m[1]);
+    } catch {
+      return m[1];
+    }
+  }
+
+  /** Writes `#leaf=<id>` without adding a history entry. */
+  setHashLeaf(id) {
+    const hash = `#leaf=${encodeURIComponent(id)}`;
+    if (location.hash !== hash) history.replaceState(null, "", hash);
+  }
+
+  // --- user actions -------------------------------------------------------------
+
+  bindHashChange(handler) {
+    window.addEventListener("hashchange", () => handler(this.hashLeaf()));
+  }
+
+  bindFilter(handler) {
+    this.$("filters").addEventListener("click", (e) => {
+      const b = e.target.closest?.(".filter");
+      if (b) handler(b.dataset.filter);
+    });
+  }
+
+  bindTabs(handler) {
+    for (const tab of this.doc.querySelectorAll(".tab")) tab.addEventListener("click", () => handler(tab.dataset.tab));
+  }
+
+  /**
+   * `onQuery(text)` a moment after typing stops; `onSubmit(text)` on Enter or
+   * ArrowDown (to move into the graph); `onClear()` on Escape.
+   */
+  bindSearch({ onQuery, onSubmit, onClear }) {
+    const search = this.$("search");
+    search.addEventListener("input", () => {
+      clearTimeout(this.searchTimer);
+      this.searchTimer = setTimeout(() => onQuery(search.value), 150);
+    });
+    search.addEventListener("keydown", (e) => {
+      if (e.key === "Enter" || e.key === "ArrowDown") {
+        e.preventDefault();
+        clearTimeout(this.searchTimer);
+        onSubmit(search.value);
+      }
+      if (e.key === "Escape") {
+        search.value = "";
+        onClear();
+      }
+    });
+    // "/" anywhere but in a text field goes to the search box.
+    this.doc.addEventListener("keydown", (e) => {
+      if (e.key === "/" && !e.target.closest?.("input, textarea")) {
+        e.preventDefault();
+        search.focus();
+        search.select();
+      }
+    });
+  }
+
+  bindExport(handler) {
+    this.$("export-button").addEventListener("click", handler);
+  }
+
+  bindSample(handler) {
+    this.$("sample-button").addEventListener("click", handler);
+  }
+
+  /** `handler(source, name)` for a picked, dropped or pasted session. */
+  bindOpen(handler) {
+    const $ = this.$;
+    $("file-input").addEventListener("change", (e) => {
+      const file = e.target.files?.[0];
+      if (file) handler(file, file.name);
+      e.target.value = "";
+    });
+    $("paste-button").addEventListener("click", () => {
+      $("paste-text").value = "";
+      $("paste-dialog").showModal();
+      $("paste-text").focus();
+    });
+    $("paste-dialog").addEventListener("close", () => {
+      if ($("paste-dialog").returnValue === "open" && $("paste-text").value.trim()) {
+        handler($("paste-text").value, "pasted.jsonl");
+      }
+    });
+    const hasFiles = (e) => [...(e.dataTransfer?.types ?? [])].includes("Files");
+    this.doc.addEventListener("dragenter", (e) => {
+      if (!hasFiles(e)) return;
+      e.preventDefault();
+      this.dragDepth++;
+      $("drop-overlay").hidden = false;
+    });
+    this.doc.addEventListener("dragover", (e) => {
+      if (!hasFiles(e)) return;
+      e.preventDefault();
+      e.dataTransfer.dropEffect = "copy";
+    });
+    this.doc.addEventListener("dragleave", () => {
+      this.dragDepth = Math.max(0, this.dragDepth - 1);
+      if (!this.dragDepth) $("drop-overlay").hidden = true;
+    });
+    this.doc.addEventListener("drop", (e) => {
+      e.preventDefault();
+      this.dragDepth = 0;
+      $("drop-overlay").hidden = true;
+      const file = e.dataTransfer?.files?.[0];
+      if (file) handler(file, file.name);
+    });
+    this.doc.addEventListener("paste", (e) => {
+      if (e.target.closest?.("input, textarea, dialog")) return;
+      const text = e.clipboardData?.getData("text/plain");
+      if (text?.trim().startsWith("{")) {
+        e.preventDefault();
+        handler(text, "pasted.jsonl");
+      }
+    });
+  }
+}
