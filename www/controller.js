@@ -16,7 +16,7 @@ export class Controller {
 
   /** Connects the components' events to the controller. */
   bind() {
-    const { view, graph, panels, store } = this;
+    const { view, graph, store } = this;
     store.subscribe((state, changed) => view.render(state, changed));
     graph.bind({
       onSelect: (id) => this.selectLeaf(id),

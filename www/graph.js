@@ -379,7 +379,7 @@ export class Graph {
   key(e) {
     if (!this.view || this.view.count === 0) return;
     const page = Math.max(1, Math.floor(this.scroller.clientHeight / ROW) - 1);
-    let r = this.cursor < 0 ? 0 : this.cursor;
+    let r = Math.max(this.cursor, 0);
     switch (e.key) {
       case "ArrowDown":
       case "j":

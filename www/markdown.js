@@ -239,10 +239,10 @@ const INLINE =
 
 export function inline(text, parent) {
   let last = 0;
-  const re = new RegExp(INLINE.source, "g"); // a fresh one: inline() recurses
-  for (let m; (m = re.exec(text)); ) {
+  // matchAll runs on a copy of the pattern, so inline() may recurse.
+  for (const m of text.matchAll(INLINE)) {
     if (m.index > last) parent.append(document.createTextNode(text.slice(last, m.index)));
-    last = re.lastIndex;
+    last = m.index + m[0].length;
     if (m[1] !== undefined) {
       const code = el("code");
       code.textContent = m[2].length > 1 && m[2].startsWith(" ") && m[2].endsWith(" ") ? m[2].slice(1, -1) : m[2];

@@ -129,7 +129,7 @@ export function formatToolCall(name, args) {
       return `${name} ${path}`;
     case "bash": {
       const cmd = oneLine(a.command);
-      return `bash ${cmd.length > 60 ? cmd.slice(0, 60) + "…" : cmd}`;
+      return `bash ${cmd.length > 60 ? `${cmd.slice(0, 60)}…` : cmd}`;
     }
     case "grep":
       return `grep /${a.pattern ?? ""}/ in ${a.path ?? "."}`;
@@ -144,7 +144,7 @@ export function formatToolCall(name, args) {
       } catch {
         json = "…";
       }
-      return `${name} ${json.length > 50 ? json.slice(0, 50) + "…" : json}`;
+      return `${name} ${json.length > 50 ? `${json.slice(0, 50)}…` : json}`;
     }
   }
 }
@@ -153,7 +153,7 @@ export function formatToolCall(name, args) {
 export function summarize(entry, toolCalls) {
   const cut = (s, n = 160) => {
     s = oneLine(s);
-    return s.length > n ? s.slice(0, n) + "…" : s;
+    return s.length > n ? `${s.slice(0, n)}…` : s;
   };
   switch (entry?.type) {
     case "message": {
@@ -172,9 +172,9 @@ export function summarize(entry, toolCalls) {
           const calls = Array.isArray(msg.content)
             ? msg.content.filter((b) => isObject(b) && b.type === "toolCall")
             : [];
-          if (calls.length) return "→ " + calls.map((c) => formatToolCall(c.name, c.arguments)).join(", ");
+          if (calls.length) return `→ ${calls.map((c) => formatToolCall(c.name, c.arguments)).join(", ")}`;
           if (msg.stopReason === "aborted") return "(aborted)";
-          if (msg.errorMessage) return "error: " + cut(msg.errorMessage, 100);
+          if (msg.errorMessage) return `error: ${cut(msg.errorMessage, 100)}`;
           return "(no content)";
         }
         case "toolResult": {
@@ -192,17 +192,17 @@ export function summarize(entry, toolCalls) {
           );
         case "custom":
         case "hookMessage":
-          return `[${msg.customType ?? "custom"}] ` + cut(contentText(msg.content, 400));
+          return `[${msg.customType ?? "custom"}] ${cut(contentText(msg.content, 400))}`;
         default:
           return `[${String(msg.role)}]`;
       }
     }
     case "custom_message":
-      return `[${entry.customType}] ` + cut(contentText(entry.content, 400));
+      return `[${entry.customType}] ${cut(contentText(entry.content, 400))}`;
     case "compaction":
       return `compaction · ${Math.round(Number(entry.tokensBefore) / 1000)}k tokens before`;
     case "branch_summary":
-      return "branch summary: " + cut(entry.summary);
+      return `branch summary: ${cut(entry.summary)}`;
     case "model_change":
       return `model → ${entry.provider}/${entry.modelId}`;
     case "thinking_level_change":

@@ -19,7 +19,7 @@ const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 export function json(value) {
   try {
     return (
-      JSON.stringify(value, (k, v) => (typeof v === "number" && !Number.isFinite(v) ? String(v) : v), 2) ??
+      JSON.stringify(value, (_key, v) => (typeof v === "number" && !Number.isFinite(v) ? String(v) : v), 2) ??
       String(value)
     );
   } catch {
@@ -98,7 +98,7 @@ function toolCall(block) {
   box.append(head);
   const args = isObject(block.arguments) ? block.arguments : {};
   if (block.name === "bash" && typeof args.command === "string") {
-    box.append(output("$ " + args.command, "output cmd"));
+    box.append(output(`$ ${args.command}`, "output cmd"));
   } else if (block.name === "edit" && (typeof args.oldText === "string" || typeof args.newText === "string")) {
     box.append(el("div", "arg-name", String(args.path ?? args.file_path ?? "")));
     box.append(output(String(args.oldText ?? ""), "output diff-old"));
@@ -191,7 +191,7 @@ export function renderMessage(msg, { index, onJump } = {}) {
       if (msg.truncated) extra.push(chip("truncated", "muted"));
       if (msg.excludeFromContext) extra.push(chip("!! not sent to the model", "muted"));
       art.append(header("bash", "Bash", [...extra, time, num]));
-      art.append(output("$ " + String(msg.command ?? ""), "output cmd"), output(msg.output));
+      art.append(output(`$ ${String(msg.command ?? "")}`, "output cmd"), output(msg.output));
       if (msg.fullOutputPath) art.append(el("div", "muted small", `full output: ${msg.fullOutputPath}`));
       break;
     }

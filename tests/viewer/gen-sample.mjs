@@ -10,8 +10,8 @@
 // Ids and timestamps are fixed, so the file is reproducible.
 
 import { writeFileSync } from "node:fs";
-import { deflateSync } from "node:zlib";
 import { fileURLToPath } from "node:url";
+import { deflateSync } from "node:zlib";
 
 const OUT = fileURLToPath(new URL("../../www/sample.jsonl", import.meta.url));
 
@@ -425,7 +425,7 @@ const b3 = bash(
 );
 add(b3, "label", { targetId: a11, label: "ready-to-commit" }, 5);
 
-writeFileSync(OUT, lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
+writeFileSync(OUT, `${lines.map((l) => JSON.stringify(l)).join("\n")}\n`);
 console.log(`wrote ${lines.length} lines to ${OUT}`);
 void d2;
 void c2;

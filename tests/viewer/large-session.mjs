@@ -17,7 +17,10 @@ export function generateLargeSession(count = 100_000) {
   );
   const ids = [];
   let seed = 42;
-  const random = () => (seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32;
+  const random = () => {
+    seed = (seed * 1103515245 + 12345) >>> 0;
+    return seed / 2 ** 32;
+  };
   const idOf = (i) => i.toString(16).padStart(8, "0");
   const parentOf = new Map();
   const ancestor = (id, steps) => {
@@ -145,5 +148,5 @@ export function generateLargeSession(count = 100_000) {
     parentOf.set(id, parent);
     parent = id;
   }
-  return lines.join("\n") + "\n";
+  return `${lines.join("\n")}\n`;
 }

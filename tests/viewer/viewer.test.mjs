@@ -4,13 +4,13 @@
 //
 // Screenshots of every state land in tests/viewer/output/ (git-ignored).
 
-import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, readFileSync, writeFileSync, copyFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { buildSessionContext, getTree, inspectSession, migrate, parseSession } from "session-tree";
 import { launchChromium } from "../browser/chromium.mjs";
 import { startStaticServer } from "../browser/static-server.mjs";
-import { buildSessionContext, getTree, inspectSession, migrate, parseSession } from "session-tree";
 import { generateLargeSession } from "./large-session.mjs";
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
@@ -53,7 +53,7 @@ async function waitForContext(page, leaf) {
   await page.waitForFunction(
     (leaf) => {
       const box = document.querySelector("[data-testid=context]");
-      return box && box.dataset.leaf && (leaf === undefined || box.dataset.leaf === leaf);
+      return box?.dataset.leaf && (leaf === undefined || box.dataset.leaf === leaf);
     },
     leaf,
     { timeout: 20_000 },
@@ -297,36 +297,35 @@ test("each filter shows what pi's tree selector shows, and search narrows it", a
 
 test("a dropped v1 file opens, migrated in memory, with a migrated download", async () => {
   const { page, problems } = await openViewer();
-  const v1 =
-    [
-      { type: "session", id: "old-1", timestamp: "2024-11-02T10:00:00.000Z", cwd: "/srv/app" },
-      {
-        type: "message",
-        timestamp: "2024-11-02T10:00:01.000Z",
-        message: { role: "user", content: "Hello from 2024", timestamp: 1730541601000 },
+  const v1 = `${[
+    { type: "session", id: "old-1", timestamp: "2024-11-02T10:00:00.000Z", cwd: "/srv/app" },
+    {
+      type: "message",
+      timestamp: "2024-11-02T10:00:01.000Z",
+      message: { role: "user", content: "Hello from 2024", timestamp: 1730541601000 },
+    },
+    {
+      type: "message",
+      timestamp: "2024-11-02T10:00:02.000Z",
+      message: {
+        role: "assistant",
+        content: [{ type: "text", text: "Hi!" }],
+        api: "x",
+        provider: "openai",
+        model: "gpt-4o",
+        stopReason: "stop",
+        timestamp: 1730541602000,
       },
-      {
-        type: "message",
-        timestamp: "2024-11-02T10:00:02.000Z",
-        message: {
-          role: "assistant",
-          content: [{ type: "text", text: "Hi!" }],
-          api: "x",
-          provider: "openai",
-          model: "gpt-4o",
-          stopReason: "stop",
-          timestamp: 1730541602000,
-        },
-      },
-      { type: "thinking_level_change", timestamp: "2024-11-02T10:00:03.000Z", thinkingLevel: "low" },
-      {
-        type: "message",
-        timestamp: "2024-11-02T10:00:04.000Z",
-        message: { role: "user", content: "Still there?", timestamp: 1730541604000 },
-      },
-    ]
-      .map((e) => JSON.stringify(e))
-      .join("\n") + "\n";
+    },
+    { type: "thinking_level_change", timestamp: "2024-11-02T10:00:03.000Z", thinkingLevel: "low" },
+    {
+      type: "message",
+      timestamp: "2024-11-02T10:00:04.000Z",
+      message: { role: "user", content: "Still there?", timestamp: 1730541604000 },
+    },
+  ]
+    .map((e) => JSON.stringify(e))
+    .join("\n")}\n`;
   await dropFile(page, v1, "old-session.jsonl");
   assert.match(await statusText(page), /^4 entries/);
   assert.match(await page.textContent("#banners"), /version 1 session: it was migrated to version 3/);
