@@ -21,6 +21,7 @@ export function start(doc = document) {
     onProgress: (stage, fraction) => view.showProgress(stage, fraction),
     onError: (message) => view.banner("error", message),
   });
+  const graph = new Graph(view.graphElement);
   // The panels call back into the controller, created just below.
   const jump = (id, select) => controller.jumpTo(id, select);
   const panels = {
@@ -32,7 +33,6 @@ export function start(doc = document) {
       onJump: (id) => jump(id, false),
     }),
   };
-  const graph = new Graph(view.graphElement);
   const controller = new Controller({ store, client, view, graph, panels });
   controller.bind();
 
