@@ -1,9 +1,11 @@
 // Side-by-side benchmark: session-tree (the built package, ../../pkg) against
-// pi 0.73.1's own session code, in one Node process, on the same bytes.
+// pi 0.73.1's own session code (tests/shared/pi.mjs), in one Node process, on
+// the same bytes.
 //
-//   node --expose-gc bench.mjs            full run (make bench)
-//   BENCH_QUICK=1 node bench.mjs          fewer repetitions, a smoke run
+//   node --expose-gc bench/bench.mjs      full run, from tests/ (make bench)
+//   BENCH_QUICK=1 node bench/bench.mjs    fewer repetitions, a smoke run
 //   BENCH_ONLY=branched,tree node ...     only these workloads and/or operations
+//   node bench/bench.mjs --help           usage, and the versions of both sides
 //
 // See README.md for what is measured and how.
 
@@ -14,13 +16,14 @@ import os from "node:os";
 import v8 from "node:v8";
 import vm from "node:vm";
 import zlib from "node:zlib";
+import * as ours from "session-tree";
 import {
+  installedVersion,
   buildSessionContext as piBuildSessionContext,
   migrateSessionEntries,
   parseSessionEntries,
   SessionManager,
-} from "@mariozechner/pi-coding-agent";
-import * as ours from "session-tree";
+} from "../shared/pi.mjs";
 import { makeWorkload, WORKLOADS } from "./workloads.mjs";
 
 const require = createRequire(import.meta.url);
@@ -29,7 +32,17 @@ const pkgDir = dirname(require.resolve("session-tree/package.json"));
 // entry loads it through require too), for the functions the entry does not
 // re-export: wasmMemoryBytes() and, once they exist, countEntries/validateSession.
 const glue = require(join(pkgDir, "node", "session_tree.js"));
-const piVersion = JSON.parse(readFileSync(new URL("../package.json", import.meta.resolve("@mariozechner/pi-coding-agent")), "utf8")).version;
+const piVersion = installedVersion("0.73.1");
+
+// `--help`: usage, and the versions loaded (a quick check that both sides load).
+if (process.argv.includes("--help") || process.argv.includes("-h")) {
+  const ourVersion = JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8")).version;
+  console.log(`usage (from tests/): node --expose-gc bench/bench.mjs
+  BENCH_QUICK=1     fewer repetitions, a smoke run
+  BENCH_ONLY=a,b    only these workloads (${Object.keys(WORKLOADS).join(", ")}) and/or operations
+loaded: session-tree ${ourVersion} from ${pkgDir}, pi ${piVersion}`);
+  process.exit(0);
+}
 
 const QUICK = process.env.BENCH_QUICK === "1";
 const WARMUP = QUICK ? 1 : 3; // besides the checked run, which also warms up

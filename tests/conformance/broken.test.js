@@ -5,13 +5,13 @@
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import { ours } from "./lib/ours.js";
-import { Pool } from "./lib/pool.js";
+import { Pool } from "../shared/workers.mjs";
 
 const PI_TIMEOUT_MS = 2000;
 const OURS_TIMEOUT_MS = 10_000;
 const QUICK_MS = 1000;
 
-const pool = new Pool();
+const pool = new Pool(new URL("./lib/worker.js", import.meta.url));
 after(() => pool.close());
 
 const TS = (s) => `2026-02-24T21:10:${String(s).padStart(2, "0")}.000Z`;

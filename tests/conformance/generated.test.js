@@ -7,13 +7,13 @@
 //   CONFORMANCE_IMPL=shim         test the harness against a pi-based shim
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { caseSeed } from "./generator.js";
+import { caseSeed, envCount, envSeed } from "../shared/rng.mjs";
 import { formatDiffs, visible } from "./lib/compare.js";
 import { implName } from "./lib/ours.js";
-import { Pool } from "./lib/pool.js";
+import { Pool } from "../shared/workers.mjs";
 
-const COUNT = Number(process.env.CONFORMANCE_COUNT ?? 2000);
-const MASTER = process.env.CONFORMANCE_SEED !== undefined ? Number(process.env.CONFORMANCE_SEED) >>> 0 : (Math.random() * 2 ** 32) >>> 0;
+const COUNT = envCount("CONFORMANCE_COUNT", 2000);
+const MASTER = envSeed("CONFORMANCE_SEED");
 const ONLY = process.env.CONFORMANCE_CASE_SEED !== undefined ? [Number(process.env.CONFORMANCE_CASE_SEED) >>> 0] : null;
 const BATCH = 20;
 const BATCH_TIMEOUT_MS = 120_000;
@@ -25,7 +25,7 @@ const hex = (n) => `0x${n.toString(16).padStart(8, "0")}`;
 test(`generated sessions: ${implName} vs pi 0.73.1`, { timeout: 30 * 60_000 }, async (t) => {
 	const seeds = ONLY ?? Array.from({ length: COUNT }, (_, i) => caseSeed(MASTER, i));
 	t.diagnostic(ONLY ? `replaying case seed ${hex(ONLY[0])}` : `master seed ${MASTER} (replay: CONFORMANCE_SEED=${MASTER}), ${seeds.length} sessions`);
-	const pool = new Pool();
+	const pool = new Pool(new URL("./lib/worker.js", import.meta.url));
 	const t0 = performance.now();
 	const results = [];
 	const hung = [];

@@ -3,7 +3,7 @@
 // entry arrays, each run through our package and through pi 0.73.1 for real.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { Rng } from "./generator.js";
+import { Rng } from "../shared/rng.mjs";
 import { compareSession, excerpt, formatDiffs, stringifyOrThrow } from "./lib/compare.js";
 import { ours } from "./lib/ours.js";
 import { parseSessionEntries, piBuildSessionContextRaw, SessionManager } from "./lib/reference.js";

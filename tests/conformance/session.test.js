@@ -17,7 +17,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, wri
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { caseSeed, generateSession, Rng } from "./generator.js";
+import { caseSeed, envCount, envSeed, Rng } from "../shared/rng.mjs";
+import { generateSession } from "../shared/sessions.mjs";
 import { excerpt } from "./lib/compare.js";
 import { ours } from "./lib/ours.js";
 import { SessionManager } from "./lib/reference.js";
@@ -47,8 +48,8 @@ import {
 const { Session, sessionInfo } = ours;
 const SKIP = typeof Session !== "function" ? "the implementation under test has no Session class" : false;
 
-const COUNT = Number(process.env.CONFORMANCE_SESSION_COUNT ?? 200);
-const MASTER = process.env.CONFORMANCE_SESSION_SEED !== undefined ? Number(process.env.CONFORMANCE_SESSION_SEED) >>> 0 : (Math.random() * 2 ** 32) >>> 0;
+const COUNT = envCount("CONFORMANCE_SESSION_COUNT", 200);
+const MASTER = envSeed("CONFORMANCE_SESSION_SEED");
 const ONLY = process.env.CONFORMANCE_SESSION_CASE !== undefined ? Number(process.env.CONFORMANCE_SESSION_CASE) >>> 0 : null;
 const hex = (n) => `0x${(n >>> 0).toString(16).padStart(8, "0")}`;
 const CWD = "/home/dev/project";
@@ -95,7 +96,7 @@ function replay({ steps, rng = new Rng(1), clock = "wall", count, observeAll = f
 		const n = pi.ids.length;
 		if (observeAll) return [...Array.from({ length: n }, (_, k) => ref(k)), "nonexistent", ""];
 		const ts = [];
-		if (n) ts.push(ref(rng.int(n)), ref(n - 1));
+		if (n) ts.push(ref(rng.int(0, n)), ref(n - 1));
 		ts.push(rng.pick(UNKNOWN_IDS));
 		return ts;
 	};

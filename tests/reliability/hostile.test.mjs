@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { buildSessionContext, getTree, inspectSession, migrate, parseSession, Session } from "session-tree";
-import { buildSessionContext as piContext, parseSessionEntries, piLoad, piText, piTree } from "./helpers/pi.mjs";
+import { buildSessionContext as piContext, parseSessionEntries, piLoad, piText, piTree } from "../shared/pi.mjs";
 
 const J = JSON.stringify;
 const H3 = J({ type: "session", version: 3, id: "s", timestamp: "2025-01-01T00:00:00.000Z", cwd: "/" });

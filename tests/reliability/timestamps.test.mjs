@@ -5,8 +5,12 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { buildSessionContext } from "session-tree";
-import { fuzzSettings } from "./helpers/rng.mjs";
-import { runTask } from "./helpers/workers.mjs";
+import { fuzzSettings } from "../shared/rng.mjs";
+import { runTask } from "../shared/workers.mjs";
+
+const TASKS = new URL("./helpers/tasks.mjs", import.meta.url);
+// The tasks build inputs of tens of MB inside the worker: room for them.
+const run = (task, data, limits) => runTask(TASKS, task, data, { heapMb: 6144, ...limits });
 
 test("context timestamps: NaN exactly where new Date(ts).getTime() is NaN", () => {
   const H = '{"type":"session","version":3,"id":"s"}';
@@ -31,7 +35,7 @@ const { count, seed } = fuzzSettings(150);
 const stepLimitMs = Math.max(90_000, count * 50);
 
 test("tree order and context timestamps equal pi's on sessions with broken timestamps", { timeout: stepLimitMs + 30_000 }, async () => {
-  const { value } = await runTask("timestampsVsPi", { seed, count }, { stepLimitMs });
+  const { value } = await run("timestampsVsPi", { seed, count }, { stepLimitMs });
   assert.deepEqual(value.failures, [], `seed ${seed} (replay: FUZZ_SEED=${seed} FUZZ_COUNT=${count})`);
   assert.equal(value.compared, 2 * count);
   assert.ok(value.bigSiblingLists > 0, "some sessions have 64+ siblings (V8's merge path)");

@@ -1,5 +1,5 @@
 // Comparison of our package with pi on one session file, every function and input form.
-import { Rng } from "../generator.js";
+import { Rng } from "../../shared/rng.mjs";
 import { ours } from "./ours.js";
 import { piBuildSessionContextRaw, piLoadEntries, piMigrateEntries, piMigrateText, piParse, piTree } from "./reference.js";
 

@@ -1,17 +1,12 @@
 // The reference: what pi 0.73.1 does with a session file, expressed as plain functions.
-// Everything here calls the real @mariozechner/pi-coding-agent code.
+// Everything here calls the real @mariozechner/pi-coding-agent code (tests/shared/pi.mjs).
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildSessionContext, migrateSessionEntries, parseSessionEntries, SessionManager } from "@mariozechner/pi-coding-agent";
+import { buildSessionContext, migrateSessionEntries, parseSessionEntries, SessionManager } from "../../shared/pi.mjs";
 
+export { piText as sourceText } from "../../shared/pi.mjs";
 export { buildSessionContext as piBuildSessionContextRaw, parseSessionEntries, SessionManager };
-
-/** Text of a source the way pi reads files: bytes are decoded as UTF-8 (readFileSync(path, "utf8")). */
-export function sourceText(source) {
-	if (typeof source === "string") return source;
-	return Buffer.from(source.buffer, source.byteOffset, source.byteLength).toString("utf8");
-}
 
 export function piParse(text) {
 	return parseSessionEntries(text);

@@ -290,7 +290,7 @@ export function randomMessage(rng) {
 function target(rng, count, pUnknown) {
 	if (count === 0 || rng.chance(pUnknown)) return rng.pick(UNKNOWN_IDS);
 	// bias towards recent entries, but reach back to the root too
-	return ref(rng.chance(0.5) ? count - 1 - rng.int(Math.min(count, 4)) : rng.int(count));
+	return ref(rng.chance(0.5) ? count - 1 - rng.int(0, Math.min(count, 4)) : rng.int(0, count));
 }
 
 /**
@@ -343,7 +343,7 @@ export function randomStep(rng, count, { checks = true } = {}) {
 		}
 		case "label": {
 			const args = [target(rng, count, 0.1)];
-			const r = rng.int(4);
+			const r = rng.int(0, 4);
 			if (r === 0) args.push(undefined);
 			else if (r === 1) args.push("");
 			else if (r === 2) args.push(rng.pick(["checkpoint", "important", "🙂 label"]));

@@ -4,7 +4,7 @@
 //
 // It exists to validate the harness: with CONFORMANCE_IMPL=shim every comparison must
 // come out equal, so a difference reported against the real package is the package's.
-import { buildSessionContext as piBuildSessionContext, migrateSessionEntries, parseSessionEntries, SessionManager } from "@mariozechner/pi-coding-agent";
+import { buildSessionContext as piBuildSessionContext, migrateSessionEntries, parseSessionEntries, SessionManager } from "../../shared/pi.mjs";
 import { piTree, sourceText } from "./reference.js";
 
 export function parseSession(source, _options) {

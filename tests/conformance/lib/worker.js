@@ -2,7 +2,8 @@
 // returns (pi 0.73.1 loops forever on parentId cycles) can be cut off by a time limit.
 import { parentPort } from "node:worker_threads";
 
-const { generateSession, Rng } = await import("../generator.js");
+const { Rng } = await import("../../shared/rng.mjs");
+const { generateSession } = await import("../../shared/sessions.mjs");
 const { compareSession } = await import("./compare.js");
 const ref = await import("./reference.js");
 const { ours } = await import("./ours.js");

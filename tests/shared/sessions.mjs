@@ -1,7 +1,11 @@
 // Seeded generator of pi session files (JSONL), written the way pi writes them:
 // one JSON.stringify(entry) per line, "\n" after each line.
 //
-// generateSession(seed) -> { text, seed, version, features, ids, headerId }
+// The one session generator of the suites: conformance compares every function with pi on
+// its output, reliability mutates it into broken files.
+//
+// generateSession(seed, { maxEntries }) -> { text, seed, version, features, ids, headerId }
+//   maxEntries  caps the number of entries (default: no cap; 3 to 300, most under 120)
 //   text      the JSONL file content (always well-formed UTF-16, so the UTF-8 bytes
 //             decode back to the same string)
 //   version   1, 2 or 3: the format the session was written in
@@ -13,70 +17,7 @@
 // (parentId cycles, self-parented entries, duplicate ids, JSON lines that are not
 // objects, files whose first entry is not a header, header-less files with ids).
 
-// ---------------------------------------------------------------- PRNG
-
-/** mulberry32: small, fast, good enough for test data. */
-export function mulberry32(seed) {
-	let a = seed >>> 0;
-	return function next() {
-		a = (a + 0x6d2b79f5) >>> 0;
-		let t = a;
-		t = Math.imul(t ^ (t >>> 15), t | 1);
-		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
-}
-
-/** Derive the seed of case `index` from a master seed (splitmix-like mixing). */
-export function caseSeed(masterSeed, index) {
-	let z = (masterSeed >>> 0) ^ Math.imul(index + 1, 0x9e3779b9);
-	z = Math.imul(z ^ (z >>> 16), 0x85ebca6b);
-	z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35);
-	return (z ^ (z >>> 16)) >>> 0;
-}
-
-export class Rng {
-	constructor(seed) {
-		this.next = mulberry32(seed);
-	}
-	float() {
-		return this.next();
-	}
-	/** integer in [0, n) */
-	int(n) {
-		return Math.floor(this.next() * n);
-	}
-	/** integer in [lo, hi] */
-	range(lo, hi) {
-		return lo + this.int(hi - lo + 1);
-	}
-	chance(p) {
-		return this.next() < p;
-	}
-	pick(arr) {
-		return arr[this.int(arr.length)];
-	}
-	/** weighted pick: [[weight, value], ...] */
-	weighted(pairs) {
-		let total = 0;
-		for (const [w] of pairs) total += w;
-		let r = this.next() * total;
-		for (const [w, v] of pairs) {
-			r -= w;
-			if (r < 0) return v;
-		}
-		return pairs[pairs.length - 1][1];
-	}
-	hex(n) {
-		let s = "";
-		for (let i = 0; i < n; i++) s += "0123456789abcdef"[this.int(16)];
-		return s;
-	}
-	uuid() {
-		// uuidv7-shaped, like pi's session ids
-		return `${this.hex(8)}-${this.hex(4)}-7${this.hex(3)}-${this.pick(["8", "9", "a", "b"])}${this.hex(3)}-${this.hex(12)}`;
-	}
-}
+import { Rng } from "./rng.mjs";
 
 // ---------------------------------------------------------------- text content
 
@@ -160,7 +101,7 @@ function codeBlob(rng, approxBytes) {
 }
 
 function someText(rng) {
-	const r = rng.float();
+	const r = rng.next();
 	if (r < 0.008) return codeBlob(rng, rng.range(10_000, 60_000)); // long lines, tens of KB
 	if (r < 0.12) return codeBlob(rng, rng.range(200, 3000));
 	return words(rng, 1, 40);
@@ -179,8 +120,8 @@ const TOOLS = ["read", "bash", "edit", "write", "grep", "find", "ls"];
 function num(rng) {
 	// Numbers whose formatting is easy to get wrong.
 	return rng.weighted([
-		[10, rng.int(5000)],
-		[3, rng.int(200000)],
+		[10, rng.int(0, 5000)],
+		[3, rng.int(0, 200000)],
 		[2, 0],
 		[1, 0.013875000000000002],
 		[1, 0.1 + 0.2],
@@ -206,11 +147,11 @@ function usage(rng) {
 		cacheWrite,
 		totalTokens: typeof input === "number" ? input + output + cacheRead + cacheWrite : 0,
 		cost: {
-			input: rng.float() * 0.05,
-			output: rng.float() * 0.05,
+			input: rng.next() * 0.05,
+			output: rng.next() * 0.05,
 			cacheRead: 0,
-			cacheWrite: rng.chance(0.3) ? rng.float() * 0.2 : 0,
-			total: rng.float() * 0.3,
+			cacheWrite: rng.chance(0.3) ? rng.next() * 0.2 : 0,
+			total: rng.next() * 0.3,
 		},
 	};
 }
@@ -219,10 +160,10 @@ class Clock {
 	constructor(rng) {
 		this.rng = rng;
 		// 2024-06 .. 2026-06
-		this.t = Date.UTC(2024, 5, 1) + rng.int(730) * 86400000 + rng.int(86400000);
+		this.t = Date.UTC(2024, 5, 1) + rng.int(0, 730) * 86400000 + rng.int(0, 86400000);
 	}
 	tick() {
-		const r = this.rng.float();
+		const r = this.rng.next();
 		if (r < 0.12) return this.t; // equal timestamps
 		if (r < 0.85) this.t += this.rng.range(1, 8000);
 		else this.t += this.rng.range(8000, 3_600_000);
@@ -255,7 +196,7 @@ function assistantMessage(rng, ts, model) {
 	for (let i = 0; i < calls; i++) {
 		const id = `toolu_${rng.hex(24)}`;
 		callIds.push(id);
-		const call = { type: "toolCall", id, name: rng.pick(TOOLS), arguments: { path: `/work/${rng.pick(WORDS)}.ts`, ...(rng.chance(0.3) ? { offset: rng.int(2000) } : {}) } };
+		const call = { type: "toolCall", id, name: rng.pick(TOOLS), arguments: { path: `/work/${rng.pick(WORDS)}.ts`, ...(rng.chance(0.3) ? { offset: rng.int(0, 2000) } : {}) } };
 		if (rng.chance(0.03)) call.partialJson = '{"path":"/wo';
 		content.push(call);
 	}
@@ -282,7 +223,7 @@ function toolResult(rng, ts, callId) {
 		toolName: rng.pick(TOOLS),
 		content: [{ type: "text", text: someText(rng) }],
 	};
-	if (rng.chance(0.3)) msg.details = { diff: words(rng, 1, 10), firstChangedLine: rng.int(300) };
+	if (rng.chance(0.3)) msg.details = { diff: words(rng, 1, 10), firstChangedLine: rng.int(0, 300) };
 	msg.isError = rng.chance(0.1);
 	msg.timestamp = ts;
 	return msg;
@@ -335,13 +276,14 @@ function pickModel(rng) {
 	return { provider, api, modelId: rng.pick(models) };
 }
 
-function sessionSize(rng) {
-	return rng.weighted([
+function sessionSize(rng, maxEntries) {
+	const n = rng.weighted([
 		[3, rng.range(0, 2)],
 		[60, rng.range(3, 30)],
 		[30, rng.range(30, 120)],
 		[7, rng.range(120, 300)],
 	]);
+	return Math.min(n, maxEntries);
 }
 
 function timestampQuirk(rng, ms) {
@@ -358,7 +300,7 @@ function timestampQuirk(rng, ms) {
 }
 
 /** v1: linear, no ids; compactions point with firstKeptEntryIndex into the parsed array. */
-function buildV1(rng, features) {
+function buildV1(rng, features, maxEntries) {
 	const clock = new Clock(rng);
 	const model = pickModel(rng);
 	const header = { type: "session" };
@@ -380,7 +322,7 @@ function buildV1(rng, features) {
 	const strayIds = false;
 
 	const entries = [header];
-	const n = sessionSize(rng);
+	const n = sessionSize(rng, maxEntries);
 	let pendingCalls = [];
 	let cur = model;
 	const compactions = [];
@@ -446,7 +388,7 @@ function buildV1(rng, features) {
 }
 
 /** v2 / v3: id/parentId tree with branches, all entry types. */
-function buildTree(rng, version, features) {
+function buildTree(rng, version, features, maxEntries) {
 	const clock = new Clock(rng);
 	const header = { type: "session", version, id: rng.uuid(), timestamp: iso(clock.t), cwd: rng.pick(["/home/dev/project", "/Users/mario/ワーク", "/tmp"]) };
 	if (rng.chance(0.15)) header.parentSession = `/home/dev/.pi/agent/sessions/--tmp--/${rng.hex(8)}.jsonl`;
@@ -490,7 +432,7 @@ function buildTree(rng, version, features) {
 	};
 	const base = (type, ms) => ({ type, id: newId(), parentId: leaf, timestamp: stamp(ms) });
 
-	const n = sessionSize(rng);
+	const n = sessionSize(rng, maxEntries);
 	for (let i = 0; i < n; i++) {
 		let ts = clock.tick();
 		const all = entries.length - 1;
@@ -587,7 +529,7 @@ function buildTree(rng, version, features) {
 			if (d !== undefined) e.details = d;
 			if (rng.chance(0.2)) e.fromHook = rng.chance(0.5);
 			if (version === 2 && rng.chance(0.05)) {
-				e.firstKeptEntryIndex = rng.int(all + 2);
+				e.firstKeptEntryIndex = rng.int(0, all + 2);
 				features.add("v2-fkei");
 			}
 		} else if (kind === "custom") {
@@ -668,7 +610,7 @@ const BLANKS = ["", " ", "\t", "   \t "];
 
 // ---------------------------------------------------------------- entry point
 
-export function generateSession(seed) {
+export function generateSession(seed, { maxEntries = Number.POSITIVE_INFINITY } = {}) {
 	const rng = new Rng(seed);
 	const features = new Set();
 	const version = rng.weighted([[25, 1], [20, 2], [55, 3]]);
@@ -680,7 +622,7 @@ export function generateSession(seed) {
 		return { text, seed, version, features: [...features], ids: [], headerId: undefined };
 	}
 
-	const built = version === 1 ? buildV1(rng, features) : buildTree(rng, version, features);
+	const built = version === 1 ? buildV1(rng, features, maxEntries) : buildTree(rng, version, features, maxEntries);
 	if (built.entries.length === 1) features.add("header-only");
 	let lines = built.entries.map((e) => JSON.stringify(e));
 
