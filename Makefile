@@ -159,7 +159,7 @@ bench: test-deps
 # --- demo --------------------------------------------------------------------
 
 demo: build
-	node tests/browser/static-server.mjs --root www --mount /pkg=pkg --port $(PORT)
+	node tools/static-server.mjs --root www --mount /pkg=pkg --port $(PORT)
 
 clean:
 	rm -rf pkg tests/node_modules tests/consumer/vite-app/dist tests/conformance/node_modules tests/bench/node_modules

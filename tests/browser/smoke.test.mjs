@@ -4,7 +4,7 @@ import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { startStaticServer } from "./static-server.mjs";
+import { startStaticServer } from "../../tools/static-server.mjs";
 import { collectPageResults, launchChromium } from "./chromium.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));

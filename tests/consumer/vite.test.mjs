@@ -7,7 +7,7 @@ import { readdirSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { startStaticServer } from "../browser/static-server.mjs";
+import { startStaticServer } from "../../tools/static-server.mjs";
 import { collectPageResults, launchChromium } from "../browser/chromium.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));

@@ -101,7 +101,7 @@ test("the getTree example walks the shape, then reads entries", () => {
 });
 
 test("the IndexedDB example keeps a session across page loads", async () => {
-  const { startStaticServer } = await import("../browser/static-server.mjs");
+  const { startStaticServer } = await import("../../tools/static-server.mjs");
   const { launchChromium } = await import("../browser/chromium.mjs");
   const page = join(dir, "idb");
   mkdirSync(page);
