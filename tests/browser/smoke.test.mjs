@@ -34,7 +34,7 @@ function value(name) {
 
 const ms = (iso) => new Date(iso).getTime();
 
-test("the package loads in Chromium without errors", () => {
+test("the package loads in Chromium: no errors, wasm as application/wasm, one module via the import map", () => {
   assert.deepEqual(page.problems, []);
   const wasm = page.requests.find((r) => r.url.endsWith(".wasm"));
   assert.ok(wasm, "the wasm file was fetched");

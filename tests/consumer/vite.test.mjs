@@ -60,7 +60,7 @@ function value(name) {
   return record.value;
 }
 
-test("buildSessionContext works in the bundle", () => {
+test("buildSessionContext and migrate work in the bundle", () => {
   assert.deepEqual(value("context"), {
     messages: [
       { role: "user", content: "from vite", timestamp: 1746446402000 },

@@ -1,4 +1,4 @@
-// CommonJS consumers: require("session-tree") with every function in use.
+// CommonJS consumers: require("session-tree") and the four session functions through it.
 "use strict";
 const { test } = require("node:test");
 const assert = require("node:assert/strict");

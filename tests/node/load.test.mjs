@@ -9,7 +9,7 @@ import * as esm from "session-tree";
 const require = createRequire(import.meta.url);
 const NAMES = ["Session", "buildSessionContext", "countEntries", "getTree", "inspectSession", "migrate", "parseSession", "sessionInfo"];
 
-test("ESM import exposes exactly the four functions", () => {
+test("ESM import exposes exactly the eight exports (Session and seven functions)", () => {
   assert.deepEqual(Object.keys(esm).sort(), NAMES);
   for (const name of NAMES) assert.equal(typeof esm[name], "function", name);
 });
@@ -19,7 +19,7 @@ test("ESM import resolves to the node entry", () => {
   assert.match(resolved, /[\\/]pkg[\\/]node\.js$/);
 });
 
-test("CommonJS require exposes the four functions and shares the instance with import", () => {
+test("CommonJS require exposes the same eight exports, shared with import (one instance)", () => {
   const cjs = require("session-tree");
   assert.match(realpathSync(require.resolve("session-tree")), /[\\/]pkg[\\/]node\.cjs$/);
   for (const name of NAMES) {
