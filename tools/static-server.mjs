@@ -7,9 +7,9 @@
 // As a module: `const server = await startStaticServer({ root, mounts, port })`
 // gives `{ url, port, close() }`. Port 0 (the default) picks a free port.
 
-import { createServer } from "node:http";
 import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
+import { createServer } from "node:http";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -102,7 +102,9 @@ export async function startStaticServer({ root, mounts = {}, port = 0, host = "1
         "x-content-type-options": "nosniff",
       });
       if (req.method === "HEAD") return res.end();
-      createReadStream(file).on("error", () => res.destroy()).pipe(res);
+      createReadStream(file)
+        .on("error", () => res.destroy())
+        .pipe(res);
       if (log) console.log(`200 ${urlPath}`);
     } catch (error) {
       send(res, 500, `internal error: ${error.message}\n`);
@@ -152,7 +154,9 @@ function parseArgs(argv) {
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const options = parseArgs(process.argv.slice(2));
   const { url } = await startStaticServer({ ...options, log: true });
-  const mounted = Object.entries(options.mounts).map(([p, d]) => `, ${p}/ from ${d}/`).join("");
+  const mounted = Object.entries(options.mounts)
+    .map(([p, d]) => `, ${p}/ from ${d}/`)
+    .join("");
   console.log(`serving ${options.root}/${mounted}`);
   console.log(`open ${url}`);
   console.log("press Ctrl+C to stop");

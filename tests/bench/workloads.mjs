@@ -69,7 +69,16 @@ const IDENTS = (
   "renderer container editor footer options settings result error value index count buffer text chunk " +
   "handleEvent onUpdate subscribe dispose compact branchSummary firstKept tokensBefore cwd sessionFile"
 ).split(" ");
-const DIRS = ["src", "src/core", "src/modes/interactive", "src/tui", "test", "packages/ai/src", "packages/agent/src", "docs"];
+const DIRS = [
+  "src",
+  "src/core",
+  "src/modes/interactive",
+  "src/tui",
+  "test",
+  "packages/ai/src",
+  "packages/agent/src",
+  "docs",
+];
 const EXTS = [".ts", ".ts", ".ts", ".tsx", ".js", ".json", ".md"];
 const NON_ASCII = ["→", "✓", "✗", "…", "é", "─", "│", "•", "°", "ü", "—", "⚠"];
 
@@ -110,7 +119,7 @@ function buildCodePool(rng, length) {
         depth = Math.max(depth - 1, 0);
         break;
       case 5:
-        line = `${ind}// ${rng.pick(WORDS)} ${rng.pick(WORDS)} ${w} ${rng.pick(WORDS)} ${rng.chance(0.15) ? rng.pick(NON_ASCII) + " " : ""}${rng.pick(WORDS)}`;
+        line = `${ind}// ${rng.pick(WORDS)} ${rng.pick(WORDS)} ${w} ${rng.pick(WORDS)} ${rng.chance(0.15) ? `${rng.pick(NON_ASCII)} ` : ""}${rng.pick(WORDS)}`;
         break;
       case 6:
         line = `${ind}return ${a}.map((${w}) => ${w}.${b}).filter(Boolean);`;
@@ -132,7 +141,7 @@ function buildCodePool(rng, length) {
         depth = Math.min(depth + 1, 6);
         break;
       default:
-        line = `${ind}${a} = ${b} ?? ${JSON.stringify(w + " " + rng.pick(WORDS))};`;
+        line = `${ind}${a} = ${b} ?? ${JSON.stringify(`${w} ${rng.pick(WORDS)}`)};`;
     }
     return line;
   });
@@ -180,7 +189,8 @@ function buildProsePool(rng, length) {
       const items = [];
       for (let i = rng.range(2, 5); i > 0; i--) items.push(`- **${rng.pick(IDENTS)}**: ${sentence(rng)}`);
       para = items.join("\n");
-    } else if (r === 3) para = "```ts\n" + `const ${rng.pick(IDENTS)} = ${rng.pick(IDENTS)}("${rng.pick(WORDS)}");` + "\n```";
+    } else if (r === 3)
+      para = `\`\`\`ts\nconst ${rng.pick(IDENTS)} = ${rng.pick(IDENTS)}("${rng.pick(WORDS)}");\n\`\`\``;
     else {
       const s = [];
       for (let i = rng.range(1, 4); i > 0; i--) s.push(sentence(rng));
@@ -194,7 +204,7 @@ function sentence(rng) {
   const words = [];
   for (let i = rng.range(5, 16); i > 0; i--) {
     const r = rng.next();
-    words.push(r < 0.12 ? "`" + rng.pick(IDENTS) + "`" : r < 0.125 ? rng.pick(NON_ASCII) : rng.pick(WORDS));
+    words.push(r < 0.12 ? `\`${rng.pick(IDENTS)}\`` : r < 0.125 ? rng.pick(NON_ASCII) : rng.pick(WORDS));
   }
   return cap(words.join(" ")) + rng.pick([".", ".", ".", ":", "?", "!"]);
 }
@@ -307,9 +317,15 @@ class Conversation {
       case "bash":
         return { command: `cd ${CWD} && ${slice(rng, "shell", this.sz(70, 0.8, 8, 2000)).replace(/\n/g, " && ")}` };
       case "read":
-        return rng.chance(0.3) ? { path: this.filePath(), offset: rng.range(1, 2000), limit: rng.pick([50, 100, 200]) } : { path: this.filePath() };
+        return rng.chance(0.3)
+          ? { path: this.filePath(), offset: rng.range(1, 2000), limit: rng.pick([50, 100, 200]) }
+          : { path: this.filePath() };
       case "edit":
-        return { path: this.filePath(), oldText: slice(rng, "code", this.sz(260, 1.0, 5, 20000)), newText: slice(rng, "code", this.sz(320, 1.0, 5, 20000)) };
+        return {
+          path: this.filePath(),
+          oldText: slice(rng, "code", this.sz(260, 1.0, 5, 20000)),
+          newText: slice(rng, "code", this.sz(320, 1.0, 5, 20000)),
+        };
       default:
         return { path: this.filePath(), content: slice(rng, "code", this.sz(3500, 1.0, 50, 56000)) };
     }
@@ -324,12 +340,35 @@ class Conversation {
       case "bash":
         text = slice(rng, "shell", this.sz(600, 1.2, 1, 16000));
         if (isError) text += `\n\nCommand exited with code ${rng.range(1, 2)}`;
-        if (rng.chance(0.1)) details = { truncation: { truncated: true, truncatedBy: "lines", totalLines: rng.range(2000, 9000), totalBytes: rng.range(60000, 400000), outputLines: 2000, outputBytes: text.length } };
+        if (rng.chance(0.1))
+          details = {
+            truncation: {
+              truncated: true,
+              truncatedBy: "lines",
+              totalLines: rng.range(2000, 9000),
+              totalBytes: rng.range(60000, 400000),
+              outputLines: 2000,
+              outputBytes: text.length,
+            },
+          };
         break;
       case "read":
         // the tail: a whole file read now and then, tens of KB
-        text = rng.chance(0.04) ? slice(rng, "code", this.sz(25000 / SCALE, 0.4, 20, 60000)) : slice(rng, "code", this.sz(2000, 1.0, 20, 60000));
-        if (rng.chance(0.2)) details = { truncation: { content: slice(rng, "code", this.sz(1500, 0.8, 20, 30000)), truncated: true, truncatedBy: "lines", totalLines: rng.range(2000, 5000), totalBytes: rng.range(60000, 200000), outputLines: 2000, outputBytes: text.length } };
+        text = rng.chance(0.04)
+          ? slice(rng, "code", this.sz(25000 / SCALE, 0.4, 20, 60000))
+          : slice(rng, "code", this.sz(2000, 1.0, 20, 60000));
+        if (rng.chance(0.2))
+          details = {
+            truncation: {
+              content: slice(rng, "code", this.sz(1500, 0.8, 20, 30000)),
+              truncated: true,
+              truncatedBy: "lines",
+              totalLines: rng.range(2000, 5000),
+              totalBytes: rng.range(60000, 200000),
+              outputLines: 2000,
+              outputBytes: text.length,
+            },
+          };
         break;
       case "edit":
         if (isError) {
@@ -337,7 +376,12 @@ class Conversation {
           details = {};
         } else {
           text = `Successfully replaced text in ${call.arguments.path}. Changed ${call.arguments.oldText.length} characters to ${call.arguments.newText.length} characters.`;
-          details = { diff: slice(rng, "code", this.sz(800, 1.0, 20, 24000)).replace(/^/gm, () => `${rng.chance(0.3) ? "+" : rng.chance(0.3) ? "-" : " "}${String(rng.range(1, 2400)).padStart(5)} `) };
+          details = {
+            diff: slice(rng, "code", this.sz(800, 1.0, 20, 24000)).replace(
+              /^/gm,
+              () => `${rng.chance(0.3) ? "+" : rng.chance(0.3) ? "-" : " "}${String(rng.range(1, 2400)).padStart(5)} `,
+            ),
+          };
         }
         break;
       default:
@@ -409,7 +453,15 @@ class Conversation {
 
   bashExecution() {
     const output = slice(this.rng, "shell", this.sz(500, 1.5, 1, 50000));
-    return this.w.message({ role: "bashExecution", command: slice(this.rng, "shell", this.rng.range(2, 40)).split("\n")[0], output, exitCode: 0, cancelled: false, truncated: false, timestamp: this.w.tick(1) });
+    return this.w.message({
+      role: "bashExecution",
+      command: slice(this.rng, "shell", this.rng.range(2, 40)).split("\n")[0],
+      output,
+      exitCode: 0,
+      cancelled: false,
+      truncated: false,
+      timestamp: this.w.tick(1),
+    });
   }
 
   /** One user prompt and the agent's work on it (~18 entries on average). */
@@ -487,7 +539,13 @@ class V3Writer extends Writer {
     this.parent = []; // index of each entry's parent, -1 for none
     this.sinceCompaction = []; // entries on the path since the last compaction
     this.leaf = -1;
-    this.entries.push({ type: "session", version: 3, id: rng.uuid(), timestamp: new Date(this.clock).toISOString(), cwd: CWD });
+    this.entries.push({
+      type: "session",
+      version: 3,
+      id: rng.uuid(),
+      timestamp: new Date(this.clock).toISOString(),
+      cwd: CWD,
+    });
   }
   newId() {
     for (;;) {
@@ -501,7 +559,13 @@ class V3Writer extends Writer {
   /** pi's key order: type, id, parentId, timestamp, then the fields */
   append(type, fields, parent = this.leaf) {
     const id = this.newId();
-    const entry = { type, id, parentId: parent === -1 ? null : this.entries[parent].id, timestamp: new Date(this.tick(this.rng.range(1, 40))).toISOString(), ...fields };
+    const entry = {
+      type,
+      id,
+      parentId: parent === -1 ? null : this.entries[parent].id,
+      timestamp: new Date(this.tick(this.rng.range(1, 40))).toISOString(),
+      ...fields,
+    };
     const index = this.entries.length;
     this.entries.push(entry);
     this.idToIndex.set(id, index);
@@ -541,7 +605,17 @@ class V3Writer extends Writer {
 class V1Writer extends Writer {
   constructor(rng) {
     super(rng);
-    this.entries = [{ type: "session", id: rng.uuid(), timestamp: new Date(this.clock).toISOString(), cwd: CWD, provider: "anthropic", modelId: "claude-opus-4-5", thinkingLevel: "off" }];
+    this.entries = [
+      {
+        type: "session",
+        id: rng.uuid(),
+        timestamp: new Date(this.clock).toISOString(),
+        cwd: CWD,
+        provider: "anthropic",
+        modelId: "claude-opus-4-5",
+        thinkingLevel: "off",
+      },
+    ];
     this.sinceCompaction = 0;
   }
   append(type, fields) {
@@ -560,7 +634,11 @@ class V1Writer extends Writer {
       if (e.type === "message" && (e.message.role === "user" || e.message.role === "assistant")) break;
       i--;
     }
-    this.append("compaction", { summary: conv.compactionSummary(), firstKeptEntryIndex: i, tokensBefore: this.rng.range(150000, 195000) });
+    this.append("compaction", {
+      summary: conv.compactionSummary(),
+      firstKeptEntryIndex: i,
+      tokensBefore: this.rng.range(150000, 195000),
+    });
     this.sinceCompaction = 0;
     conv.contextTokens = 8000;
   }
@@ -569,7 +647,7 @@ class V1Writer extends Writer {
 function toBuffer(entries) {
   const lines = new Array(entries.length);
   for (let i = 0; i < entries.length; i++) lines[i] = JSON.stringify(entries[i]);
-  return Buffer.from(lines.join("\n") + "\n", "utf8");
+  return Buffer.from(`${lines.join("\n")}\n`, "utf8");
 }
 
 // ---------------------------------------------------------------------------
@@ -607,7 +685,16 @@ function branched(rng, { count, scale }) {
       w.append("custom_message", {}); // placeholder replaced below, keeps pi's key order
       const e = w.entries[w.leaf];
       const { id, parentId, timestamp } = e;
-      w.entries[w.leaf] = { type: "custom_message", customType: "todo-reminder", content: slice(rng, "prose", rng.range(40, 400)), display: rng.chance(0.5), details: { count: rng.range(1, 9) }, id, parentId, timestamp };
+      w.entries[w.leaf] = {
+        type: "custom_message",
+        customType: "todo-reminder",
+        content: slice(rng, "prose", rng.range(40, 400)),
+        display: rng.chance(0.5),
+        details: { count: rng.range(1, 9) },
+        id,
+        parentId,
+        timestamp,
+      };
     }
     if (rng.chance(0.06)) {
       // label an entry on the current path (pi: appendLabelChange, at the leaf)
@@ -615,7 +702,10 @@ function branched(rng, { count, scale }) {
       for (let k = rng.range(0, 200); k > 0 && w.parent[t] !== -1; k--) t = w.parent[t];
       const targetId = w.entries[t].id;
       labelled.add(targetId);
-      w.append("label", { targetId, label: rng.pick(["checkpoint", "good", "bug here", "before refactor", "try again", "✓ works"]) });
+      w.append("label", {
+        targetId,
+        label: rng.pick(["checkpoint", "good", "bug here", "before refactor", "try again", "✓ works"]),
+      });
     }
     if (labelled.size > 0 && rng.chance(0.02)) {
       // clear a label: `label: undefined`, which JSON.stringify drops
@@ -651,7 +741,16 @@ function navigate(rng, w, conv) {
   w.leaf = newLeaf;
   if (rng.chance(0.5)) {
     const summary = slice(rng, "prose", rng.size(900, 0.6, 100, 6000));
-    w.append("branch_summary", { fromId: newLeaf === -1 ? "root" : w.entries[newLeaf].id, summary, details: conv.compactionDetails(), fromHook: false }, newLeaf);
+    w.append(
+      "branch_summary",
+      {
+        fromId: newLeaf === -1 ? "root" : w.entries[newLeaf].id,
+        summary,
+        details: conv.compactionDetails(),
+        fromHook: false,
+      },
+      newLeaf,
+    );
   }
 }
 
@@ -682,7 +781,13 @@ export function makeWorkload(name) {
   const spec = WORKLOADS[name];
   if (!spec) throw new Error(`unknown workload ${name}`);
   const writer = spec.make(new Rng(spec.seed));
-  return { name, seed: spec.seed, description: spec.description, entries: writer.entries.length - 1, bytes: writer.toBuffer() };
+  return {
+    name,
+    seed: spec.seed,
+    description: spec.description,
+    entries: writer.entries.length - 1,
+    bytes: writer.toBuffer(),
+  };
 }
 
 // `node workloads.mjs [dir]`: write the workloads out and print their make-up.
@@ -702,7 +807,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       const k = e.type === "message" ? `message:${e.message.role}` : e.type;
       kinds[k] = (kinds[k] ?? 0) + 1;
     }
-    console.log(`${name}: ${w.entries} entries, ${(w.bytes.length / 1e6).toFixed(2)} MB, longest line ${(maxLine / 1e3).toFixed(1)} KB, made in ${ms.toFixed(0)} ms, seed 0x${w.seed.toString(16)}`);
+    console.log(
+      `${name}: ${w.entries} entries, ${(w.bytes.length / 1e6).toFixed(2)} MB, longest line ${(maxLine / 1e3).toFixed(1)} KB, made in ${ms.toFixed(0)} ms, seed 0x${w.seed.toString(16)}`,
+    );
     console.log("  ", JSON.stringify(kinds));
     if (dir) writeFileSync(`${dir}/${name}.jsonl`, w.bytes);
   }

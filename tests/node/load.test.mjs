@@ -1,13 +1,23 @@
 // The built package as Node consumers load it: `import` (ESM) and
 // `require` (CommonJS) of "session-tree", both usable synchronously.
-import { test } from "node:test";
+
 import assert from "node:assert/strict";
-import { createRequire } from "node:module";
 import { readFileSync, realpathSync } from "node:fs";
+import { createRequire } from "node:module";
+import { test } from "node:test";
 import * as esm from "session-tree";
 
 const require = createRequire(import.meta.url);
-const NAMES = ["Session", "buildSessionContext", "countEntries", "getTree", "inspectSession", "migrate", "parseSession", "sessionInfo"];
+const NAMES = [
+  "Session",
+  "buildSessionContext",
+  "countEntries",
+  "getTree",
+  "inspectSession",
+  "migrate",
+  "parseSession",
+  "sessionInfo",
+];
 
 test("ESM import exposes exactly the eight exports (Session and seven functions)", () => {
   assert.deepEqual(Object.keys(esm).sort(), NAMES);

@@ -21,7 +21,7 @@ function prefilled(seed, n, { header = true } = {}) {
     lines.push(`{"type":"custom","id":"${id}","parentId":null}`);
     lines.push('{"type":"custom"}');
   }
-  return { text: lines.join("\n") + "\n", taken };
+  return { text: `${lines.join("\n")}\n`, taken };
 }
 
 function checkFresh(entries, taken, expectedNew) {

@@ -13,7 +13,9 @@ const run = (task, data, limits) => runTask(TASKS, task, data, { heapMb: 6144, .
 
 const { count, seed } = fuzzSettings(500);
 
-test("mutated sessions: parse equals pi, nothing hangs or traps", { timeout: Math.max(600_000, count * 100) }, async (t) => {
+test("mutated sessions: parse equals pi, nothing hangs or traps", {
+  timeout: Math.max(600_000, count * 100),
+}, async (t) => {
   const replay = `replay: FUZZ_SEED=${seed} FUZZ_COUNT=${count}`;
   const { value: r } = await run("mutatedVsPi", { seed, count }, { stepLimitMs: 20_000 });
   t.diagnostic(`${count} inputs (${r.lines} lines), seed ${seed}; ${r.errorCount} clean Errors thrown`);

@@ -26,13 +26,19 @@ test("a million tiny entries: every function", opts, async () => {
   assert.equal(r.migrated.same, true);
 });
 
-test("a million tiny v1 entries: migrate gives a million unique, chained ids", { ...opts, skip: !full && "RELIABILITY_FULL=1" }, async () => {
+test("a million tiny v1 entries: migrate gives a million unique, chained ids", {
+  ...opts,
+  skip: !full && "RELIABILITY_FULL=1",
+}, async () => {
   const { value: r } = await run("millionV1", { n: 1_000_000 }, LIMIT);
   assert.deepEqual(r, { lines: 1_000_001, uniqueIds: 1_000_000, chained: 1_000_000, header: 3 });
 });
 
 for (const form of ["v3", "v1", "array"]) {
-  test(`a linear session 200,000 deep (${form}): every function and Session`, { ...opts, skip: form === "array" && !full && "RELIABILITY_FULL=1" }, async () => {
+  test(`a linear session 200,000 deep (${form}): every function and Session`, {
+    ...opts,
+    skip: form === "array" && !full && "RELIABILITY_FULL=1",
+  }, async () => {
     const { value: r } = await run("deepSession", { n: 200_000, form, session: form === "v3" || full }, LIMIT);
     assert.equal(r.parsed, 200_001);
     assert.deepEqual(r.tree, { count: 200_000, roots: 1, depth: 200_000, repeated: 0 });

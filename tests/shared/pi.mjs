@@ -24,7 +24,9 @@ export function installedVersion(version) {
 export async function loadPi(version = "0.73.1") {
   const url = installed(version, "dist/core/session-manager.js");
   if (!existsSync(fileURLToPath(url))) {
-    throw new Error(`pi ${version} is not installed at ${fileURLToPath(url)}: run \`cd tests && npm install\` (make test-deps does it)`);
+    throw new Error(
+      `pi ${version} is not installed at ${fileURLToPath(url)}: run \`cd tests && npm install\` (make test-deps does it)`,
+    );
   }
   return import(url.href);
 }
@@ -34,7 +36,9 @@ export const { parseSessionEntries, migrateSessionEntries, buildSessionContext, 
 
 /** Text as pi reads a file: bytes decoded as UTF-8 (invalid sequences become U+FFFD). */
 export function piText(source) {
-  return typeof source === "string" ? source : Buffer.from(source.buffer, source.byteOffset, source.byteLength).toString("utf8");
+  return typeof source === "string"
+    ? source
+    : Buffer.from(source.buffer, source.byteOffset, source.byteLength).toString("utf8");
 }
 
 /** parseSessionEntries + migrateSessionEntries: the entries pi holds after loading a file. */

@@ -60,7 +60,8 @@ export async function runTask(tasksUrl, task, data = {}, { stepLimitMs = 60_000,
   let current = "start";
   const outcome = await watchWorker(worker, {
     limitMs: stepLimitMs,
-    classify: (m) => (m.kind === "done" ? "reply" : m.kind === "step" ? "progress" : m.kind === "starting" ? "note" : undefined),
+    classify: (m) =>
+      m.kind === "done" ? "reply" : m.kind === "step" ? "progress" : m.kind === "starting" ? "note" : undefined,
     onProgress: (m) => {
       if (m.kind === "starting") current = m.step;
       else {
@@ -71,10 +72,14 @@ export async function runTask(tasksUrl, task, data = {}, { stepLimitMs = 60_000,
   });
   worker.terminate();
   if (outcome.timedOut) {
-    throw new TimeLimitError(`${task}: step "${current}" did not finish within ${stepLimitMs} ms (steps done: ${JSON.stringify(steps)})`);
+    throw new TimeLimitError(
+      `${task}: step "${current}" did not finish within ${stepLimitMs} ms (steps done: ${JSON.stringify(steps)})`,
+    );
   }
-  if (outcome.error) throw new Error(`${task}: worker died in step "${current}": ${outcome.error?.stack ?? outcome.error}`);
-  if (outcome.exitCode !== undefined) throw new Error(`${task}: worker exited with code ${outcome.exitCode} in step "${current}"`);
+  if (outcome.error)
+    throw new Error(`${task}: worker died in step "${current}": ${outcome.error?.stack ?? outcome.error}`);
+  if (outcome.exitCode !== undefined)
+    throw new Error(`${task}: worker exited with code ${outcome.exitCode} in step "${current}"`);
   const m = outcome.reply;
   if (!m.ok) {
     const e = new Error(`${task} failed in step "${current}": ${m.error}`);

@@ -5,7 +5,7 @@ import { runTask } from "../../shared/workers.mjs";
 
 const TASKS = new URL("./tasks.mjs", import.meta.url);
 
-export const jsonl = (values) => values.map((value) => JSON.stringify(value)).join("\n") + "\n";
+export const jsonl = (values) => `${values.map((value) => JSON.stringify(value)).join("\n")}\n`;
 
 export const ms = (iso) => new Date(iso).getTime();
 
@@ -40,8 +40,14 @@ export const assistant = (id, parentId, text, seconds, provider = "anthropic", m
     api: "anthropic-messages",
     provider,
     model,
-    usage: { input: 10, output: 5, cacheRead: 0, cacheWrite: 0, totalTokens: 15,
-      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
+    usage: {
+      input: 10,
+      output: 5,
+      cacheRead: 0,
+      cacheWrite: 0,
+      totalTokens: 15,
+      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+    },
     stopReason: "stop",
     timestamp: ms(at(seconds)),
   },

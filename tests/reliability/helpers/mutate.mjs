@@ -1,7 +1,30 @@
 // Seeded mutations of session bytes: the broken files that parse-vs-pi.test.mjs feeds to every
 // function (the sessions themselves come from tests/shared/sessions.mjs).
 
-const INSERTS = ["{", "}", '"', "\\", "\n", "\r", "\r\n", "\0", "\ufeff", ",", "[", "\\u", "\\ud800", "\\udc00", " ", "\n\n", "1e400", "-0", "\u2028", "\u00a0", "null", '"__proto__":{"polluted":1},'];
+const INSERTS = [
+  "{",
+  "}",
+  '"',
+  "\\",
+  "\n",
+  "\r",
+  "\r\n",
+  "\0",
+  "\ufeff",
+  ",",
+  "[",
+  "\\u",
+  "\\ud800",
+  "\\udc00",
+  " ",
+  "\n\n",
+  "1e400",
+  "-0",
+  "\u2028",
+  "\u00a0",
+  "null",
+  '"__proto__":{"polluted":1},',
+];
 const RAW = [[0xff], [0xc3], [0xed, 0xa0, 0x80], [0xf0, 0x9f, 0x98], [0xef, 0xbb, 0xbf], [0x80], [0x00]];
 
 function splitLines(bytes) {
