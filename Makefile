@@ -95,9 +95,10 @@ test: test-cargo build test-node test-readme test-reliability test-conformance t
 test-cargo:
 	$(CARGO) test
 
-# Dev dependencies of the harness (playwright-core, vite, typescript) and
+# The one npm root of every JavaScript suite (tests/README.md): pi 0.73.1 (and
+# 1.6.0) for the comparisons, playwright-core, vite, typescript, and
 # `session-tree` itself, linked from pkg/ by a file: dependency.
-tests/node_modules/.package-lock.json: tests/package.json $(wildcard tests/package-lock.json) | $(STAMP)
+tests/node_modules/.package-lock.json: tests/package.json tests/package-lock.json | $(STAMP)
 	cd tests && $(NPM_INSTALL)
 	@touch $@
 
@@ -106,8 +107,9 @@ test-deps: $(STAMP) tests/node_modules/.package-lock.json
 chromium:
 	@command -v chromium >/dev/null || (apt-get update && apt-get install -y chromium)
 
+# tests/shared/ holds the suites' helpers and the test of the pi loader.
 test-node: test-deps
-	node --test tests/node/
+	node --test tests/node/ tests/shared/
 
 # A test build that can force a trap (`__forceTrap`), to test recovery from one.
 TRAP_WASM := target/trap/$(TARGET)/release/session_tree.wasm
@@ -120,25 +122,21 @@ $(TRAP_PKG): $(RUST_SOURCES) $(TEMPLATE_FILES) Makefile | toolchain
 	wasm-bindgen --target nodejs --no-typescript --experimental-reset-state-function --out-dir target/trap-pkg/node $(TRAP_WASM)
 	$(call cjs_snippets,target/trap-pkg/node)
 
-# pi 0.73.1 for the comparisons, and the built package, linked from pkg/.
-CONFORMANCE_DEPS := tests/conformance/node_modules/.package-lock.json
-$(CONFORMANCE_DEPS): tests/conformance/package.json tests/conformance/package-lock.json | $(STAMP)
-	cd tests/conformance && $(NPM_INSTALL)
-	@touch $@
-
-test-reliability: test-deps $(TRAP_PKG) $(CONFORMANCE_DEPS)
+test-reliability: test-deps $(TRAP_PKG)
 	node --test tests/reliability/
 
 # Longer property runs than `make test` does.
-fuzz: test-deps $(TRAP_PKG) $(CONFORMANCE_DEPS)
+fuzz: test-deps $(TRAP_PKG)
 	PROPTEST_CASES=$${PROPTEST_CASES:-20000} $(CARGO) test --release --test properties
 	FUZZ_COUNT=$${FUZZ_COUNT:-20000} node --test tests/reliability/
 
 test-readme: test-deps
 	node --test tests/readme/
 
-test-conformance: build $(CONFORMANCE_DEPS)
-	cd tests/conformance && npm test
+# One file at a time: generated.test.js and broken.test.js run worker pools of their own.
+test-conformance: test-deps
+	cd tests && node --test --test-concurrency=1 conformance/scenarios.test.js conformance/broken.test.js \
+	  conformance/generated.test.js conformance/session.test.js
 
 test-browser: test-deps chromium
 	node --test tests/browser/
@@ -155,14 +153,14 @@ sample:
 
 # The side-by-side benchmark against pi (tests/bench/README.md); numbers go
 # into the README, never into a test.
-bench: build
-	cd tests/bench && $(NPM_INSTALL) && node --expose-gc bench.mjs
+bench: test-deps
+	cd tests && node --expose-gc bench/bench.mjs
 
 # --- demo --------------------------------------------------------------------
 
 demo: build
-	node tests/browser/static-server.mjs --root www --mount /pkg=pkg --port $(PORT)
+	node tools/static-server.mjs --root www --mount /pkg=pkg --port $(PORT)
 
 clean:
-	rm -rf pkg tests/node_modules tests/consumer/vite-app/dist
+	rm -rf pkg tests/node_modules tests/consumer/vite-app/dist tests/conformance/node_modules tests/bench/node_modules
 	$(CARGO) clean

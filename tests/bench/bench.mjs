@@ -1,26 +1,29 @@
 // Side-by-side benchmark: session-tree (the built package, ../../pkg) against
-// pi 0.73.1's own session code, in one Node process, on the same bytes.
+// pi 0.73.1's own session code (tests/shared/pi.mjs), in one Node process, on
+// the same bytes.
 //
-//   node --expose-gc bench.mjs            full run (make bench)
-//   BENCH_QUICK=1 node bench.mjs          fewer repetitions, a smoke run
+//   node --expose-gc bench/bench.mjs      full run, from tests/ (make bench)
+//   BENCH_QUICK=1 node bench/bench.mjs    fewer repetitions, a smoke run
 //   BENCH_ONLY=branched,tree node ...     only these workloads and/or operations
+//   node bench/bench.mjs --help           usage, and the versions of both sides
 //
 // See README.md for what is measured and how.
 
-import { createRequire } from "node:module";
 import { readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { createRequire } from "node:module";
 import os from "node:os";
+import { dirname, join } from "node:path";
 import v8 from "node:v8";
 import vm from "node:vm";
 import zlib from "node:zlib";
+import * as ours from "session-tree";
 import {
-  buildSessionContext as piBuildSessionContext,
+  installedVersion,
   migrateSessionEntries,
   parseSessionEntries,
+  buildSessionContext as piBuildSessionContext,
   SessionManager,
-} from "@mariozechner/pi-coding-agent";
-import * as ours from "session-tree";
+} from "../shared/pi.mjs";
 import { makeWorkload, WORKLOADS } from "./workloads.mjs";
 
 const require = createRequire(import.meta.url);
@@ -29,7 +32,17 @@ const pkgDir = dirname(require.resolve("session-tree/package.json"));
 // entry loads it through require too), for the functions the entry does not
 // re-export: wasmMemoryBytes() and, once they exist, countEntries/validateSession.
 const glue = require(join(pkgDir, "node", "session_tree.js"));
-const piVersion = JSON.parse(readFileSync(new URL("../package.json", import.meta.resolve("@mariozechner/pi-coding-agent")), "utf8")).version;
+const piVersion = installedVersion("0.73.1");
+
+// `--help`: usage, and the versions loaded (a quick check that both sides load).
+if (process.argv.includes("--help") || process.argv.includes("-h")) {
+  const ourVersion = JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8")).version;
+  console.log(`usage (from tests/): node --expose-gc bench/bench.mjs
+  BENCH_QUICK=1     fewer repetitions, a smoke run
+  BENCH_ONLY=a,b    only these workloads (${Object.keys(WORKLOADS).join(", ")}) and/or operations
+loaded: session-tree ${ourVersion} from ${pkgDir}, pi ${piVersion}`);
+  process.exit(0);
+}
 
 const QUICK = process.env.BENCH_QUICK === "1";
 const WARMUP = QUICK ? 1 : 3; // besides the checked run, which also warms up
@@ -90,7 +103,10 @@ const OPS = {
   },
   migrate: {
     // pi's SessionManager._rewriteFile after migrating on open
-    pi: (buf) => `${piEntries(buf).map((e) => JSON.stringify(e)).join("\n")}\n`,
+    pi: (buf) =>
+      `${piEntries(buf)
+        .map((e) => JSON.stringify(e))
+        .join("\n")}\n`,
     // bytes in, bytes out: the JSONL as UTF-8, ready to write back
     ours: (buf) => ours.migrate(buf),
   },
@@ -146,7 +162,10 @@ function idMapper() {
   return (s) =>
     s.replace(/"([0-9a-f]{8})"/g, (_, id) => {
       let r = ranks.get(id);
-      if (r === undefined) ranks.set(id, (r = ranks.size));
+      if (r === undefined) {
+        r = ranks.size;
+        ranks.set(id, r);
+      }
       return `"#${r}"`;
     });
 }
@@ -249,7 +268,14 @@ function check(op, wname, seed, pi, ourFn, buf, row) {
 let sink = 0;
 function consume(r) {
   // (a byte result by its length: Object.keys of a Uint8Array lists every index)
-  sink = (sink + (typeof r === "string" || Array.isArray(r) || ArrayBuffer.isView(r) ? r.length : r && typeof r === "object" ? Object.keys(r).length : Number(r) || 0)) | 0;
+  sink =
+    (sink +
+      (typeof r === "string" || Array.isArray(r) || ArrayBuffer.isView(r)
+        ? r.length
+        : r && typeof r === "object"
+          ? Object.keys(r).length
+          : Number(r) || 0)) |
+    0;
 }
 
 function timeOnce(fn, buf) {
@@ -278,7 +304,11 @@ function measure(piFn, ourFn, buf) {
   const piT = [];
   const ourT = [];
   const start = performance.now();
-  while (piT.length + ourT.length === 0 || Math.max(piT.length, ourT.length) < MIN_RUNS || (Math.max(piT.length, ourT.length) < MAX_RUNS && performance.now() - start < TARGET_MS)) {
+  while (
+    piT.length + ourT.length === 0 ||
+    Math.max(piT.length, ourT.length) < MIN_RUNS ||
+    (Math.max(piT.length, ourT.length) < MAX_RUNS && performance.now() - start < TARGET_MS)
+  ) {
     if (piFn) piT.push(timeOnce(piFn, buf));
     if (ourFn) ourT.push(timeOnce(ourFn, buf));
   }
@@ -296,7 +326,9 @@ const workloadNames = Object.keys(WORKLOADS);
 const opNames = [...Object.keys(OPS), "rebuilds"];
 for (const o of only) {
   if (!workloadNames.includes(o) && !opNames.includes(o)) {
-    console.error(`BENCH_ONLY: unknown workload or operation "${o}" (workloads: ${workloadNames.join(", ")}; operations: ${opNames.join(", ")})`);
+    console.error(
+      `BENCH_ONLY: unknown workload or operation "${o}" (workloads: ${workloadNames.join(", ")}; operations: ${opNames.join(", ")})`,
+    );
     process.exit(2);
   }
 }
@@ -308,7 +340,9 @@ const fmtMs = (ms) => (ms === null ? "—" : ms >= 100 ? ms.toFixed(0) : ms >= 1
 const fmtMB = (bytes) => (bytes / 1e6).toFixed(1);
 
 if (!gcHow) log("note: no gc() available: run with node --expose-gc to collect garbage between runs");
-log(`session-tree bench: ${QUICK ? "quick" : "full"} settings, workloads ${selWorkloads.join(", ")}, operations ${selOps.join(", ")}`);
+log(
+  `session-tree bench: ${QUICK ? "quick" : "full"} settings, workloads ${selWorkloads.join(", ")}, operations ${selOps.join(", ")}`,
+);
 
 const rows = [];
 const mismatches = [];
@@ -319,11 +353,23 @@ for (const wname of selWorkloads) {
   let t0 = performance.now();
   const w = makeWorkload(wname);
   const buf = w.bytes;
-  log(`${wname}: ${w.entries} entries, ${fmtMB(buf.length)} MB (seed 0x${w.seed.toString(16)}), generated in ${(performance.now() - t0).toFixed(0)} ms`);
+  log(
+    `${wname}: ${w.entries} entries, ${fmtMB(buf.length)} MB (seed 0x${w.seed.toString(16)}), generated in ${(performance.now() - t0).toFixed(0)} ms`,
+  );
   for (const op of selOps.filter((o) => OPS[o])) {
     t0 = performance.now();
     const { pi, ours: ourFn } = OPS[op];
-    const row = { op, workload: wname, size: buf.length, pi: null, ours: null, ratio: null, target: targetFor(op, wname), same: null, note: "" };
+    const row = {
+      op,
+      workload: wname,
+      size: buf.length,
+      pi: null,
+      ours: null,
+      ratio: null,
+      target: targetFor(op, wname),
+      same: null,
+      note: "",
+    };
     rows.push(row);
     if (op === "scan") {
       row.target = SCAN_TARGET_MBS;
@@ -339,7 +385,7 @@ for (const wname of selWorkloads) {
       } catch (err) {
         row.note = `ours threw: ${err.message}`;
       }
-      log(`  ${op}: ${row.mbs ? row.mbs.toFixed(0) + " MB/s" : row.note}`);
+      log(`  ${op}: ${row.mbs ? `${row.mbs.toFixed(0)} MB/s` : row.note}`);
       continue;
     }
     // correctness first, outside timing (this run also warms both sides up)
@@ -353,9 +399,12 @@ for (const wname of selWorkloads) {
     }
     const m = measure(pi, ourFn, buf);
     Object.assign(row, { pi: m.pi, ours: m.ours, runs: m.runs, ratio: m.pi / m.ours });
-    log(`  ${op}: pi ${fmtMs(m.pi)} ms, ours ${fmtMs(m.ours)} ms, ×${row.ratio.toFixed(2)} (${m.runs} runs, ${((performance.now() - t0) / 1000).toFixed(1)} s)${row.same ? "" : "  RESULTS DIFFER"}`);
+    log(
+      `  ${op}: pi ${fmtMs(m.pi)} ms, ours ${fmtMs(m.ours)} ms, ×${row.ratio.toFixed(2)} (${m.runs} runs, ${((performance.now() - t0) / 1000).toFixed(1)} s)${row.same ? "" : "  RESULTS DIFFER"}`,
+    );
   }
-  if (typeof glue.wasmMemoryBytes === "function") memory.push({ workload: wname, size: buf.length, bytes: glue.wasmMemoryBytes() });
+  if (typeof glue.wasmMemoryBytes === "function")
+    memory.push({ workload: wname, size: buf.length, bytes: glue.wasmMemoryBytes() });
   if (wname === "branched" && selOps.includes("rebuilds")) rows.push(rebuilds(buf));
 }
 
@@ -364,7 +413,17 @@ for (const wname of selWorkloads) {
 // pi's SessionManager with the entries indexed, against our Session.
 function rebuilds(buf) {
   const t0 = performance.now();
-  const row = { op: "1,000 context rebuilds", workload: "branched (open)", size: buf.length, pi: null, ours: null, ratio: null, target: 20, same: null, note: "" };
+  const row = {
+    op: "1,000 context rebuilds",
+    workload: "branched (open)",
+    size: buf.length,
+    pi: null,
+    ours: null,
+    ratio: null,
+    target: 20,
+    same: null,
+    note: "",
+  };
   const sm = SessionManager.inMemory();
   sm.fileEntries = piEntries(buf);
   sm._buildIndex();
@@ -389,13 +448,16 @@ function rebuilds(buf) {
   const diffs = [];
   for (const leaf of leaves.filter((_, i) => i % 50 === 0)) {
     sm.branch(leaf);
-    if (JSON.stringify(sm.buildSessionContext()) !== JSON.stringify(session.buildSessionContext(leaf))) diffs.push(leaf);
+    if (JSON.stringify(sm.buildSessionContext()) !== JSON.stringify(session.buildSessionContext(leaf)))
+      diffs.push(leaf);
   }
   row.same = diffs.length === 0;
   if (!row.same) mismatches.push(`1,000 context rebuilds: contexts differ at leaves ${diffs.slice(0, 5).join(", ")}`);
   const m = measure(piRun, ourRun, buf);
   Object.assign(row, { pi: m.pi, ours: m.ours, runs: m.runs, ratio: m.pi / m.ours });
-  log(`  rebuilds: pi ${fmtMs(m.pi)} ms, ours ${fmtMs(m.ours)} ms, ×${row.ratio.toFixed(2)} (${m.runs} runs, ${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+  log(
+    `  rebuilds: pi ${fmtMs(m.pi)} ms, ours ${fmtMs(m.ours)} ms, ×${row.ratio.toFixed(2)} (${m.runs} runs, ${((performance.now() - t0) / 1000).toFixed(1)} s)`,
+  );
   session.free();
   return row;
 }
@@ -405,7 +467,9 @@ function rebuilds(buf) {
 
 const out = [];
 const cpu = os.cpus()[0]?.model ?? "unknown CPU";
-out.push(`session-tree vs pi ${piVersion} — ${new Date().toISOString()}, Node ${process.version}, ${cpu} (${os.cpus().length} cores), ${QUICK ? "BENCH_QUICK" : "full"} settings${gcHow ? "" : ", no gc between runs"}`);
+out.push(
+  `session-tree vs pi ${piVersion} — ${new Date().toISOString()}, Node ${process.version}, ${cpu} (${os.cpus().length} cores), ${QUICK ? "BENCH_QUICK" : "full"} settings${gcHow ? "" : ", no gc between runs"}`,
+);
 out.push("");
 out.push("| operation | workload | size (MB) | pi ms | ours ms | ratio | target | | same result |");
 out.push("| --- | --- | ---: | ---: | ---: | ---: | ---: | --- | --- |");
@@ -429,27 +493,41 @@ for (const r of rows) {
   } else if (r.note) ratio = r.note;
   if (mark === "❌") misses++;
   const same = r.same === null ? "—" : r.same ? "yes" : "**MISMATCH**";
-  out.push(`| ${r.op} | ${r.workload} | ${fmtMB(r.size)} | ${fmtMs(r.pi)} | ${fmtMs(r.ours)} | ${ratio} | ${target} | ${mark} | ${same} |`);
+  out.push(
+    `| ${r.op} | ${r.workload} | ${fmtMB(r.size)} | ${fmtMs(r.pi)} | ${fmtMs(r.ours)} | ${ratio} | ${target} | ${mark} | ${same} |`,
+  );
 }
 out.push("");
-out.push(`ratio = pi median / our median over ≥ ${MIN_RUNS} alternating runs after warm-up; pi decodes the Buffer with toString("utf8"), ours takes it as is.`);
-if (piIdCollisions) out.push(`pi's v1 migration gave duplicate ids ${piIdCollisions} time(s) (it would then hang); those runs redid parse + migrate.`);
-if (!scanName && selOps.includes("scan")) out.push(`scan: n/a (the package exports no ${SCAN_NAMES.join(" or ")} yet).`);
+out.push(
+  `ratio = pi median / our median over ≥ ${MIN_RUNS} alternating runs after warm-up; pi decodes the Buffer with toString("utf8"), ours takes it as is.`,
+);
+if (piIdCollisions)
+  out.push(
+    `pi's v1 migration gave duplicate ids ${piIdCollisions} time(s) (it would then hang); those runs redid parse + migrate.`,
+  );
+if (!scanName && selOps.includes("scan"))
+  out.push(`scan: n/a (the package exports no ${SCAN_NAMES.join(" or ")} yet).`);
 
 if (memory.length) {
   const heaviest = memory.reduce((a, b) => (b.size > a.size ? b : a));
   const factor = heaviest.bytes / heaviest.size;
   out.push("");
-  out.push(`wasm linear memory after ${heaviest.workload} (the largest input, ${fmtMB(heaviest.size)} MB): ${fmtMB(heaviest.bytes)} MB = ${factor.toFixed(2)}× the input (target ≤ 2×) ${factor <= 2 ? "✅" : "❌"}`);
+  out.push(
+    `wasm linear memory after ${heaviest.workload} (the largest input, ${fmtMB(heaviest.size)} MB): ${fmtMB(heaviest.bytes)} MB = ${factor.toFixed(2)}× the input (target ≤ 2×) ${factor <= 2 ? "✅" : "❌"}`,
+  );
   if (factor > 2) misses++;
 }
 
 const wasmPath = join(pkgDir, "node", "session_tree_bg.wasm");
 const wasmBytes = readFileSync(wasmPath);
 const gz = zlib.gzipSync(wasmBytes, { level: 9 }).length;
-out.push(`wasm size: ${(wasmBytes.length / 1024).toFixed(1)} KB, gzipped (level 9) ${(gz / 1024).toFixed(1)} KB (target ≤ 150 KB) ${gz <= 150 * 1024 ? "✅" : "❌"}`);
+out.push(
+  `wasm size: ${(wasmBytes.length / 1024).toFixed(1)} KB, gzipped (level 9) ${(gz / 1024).toFixed(1)} KB (target ≤ 150 KB) ${gz <= 150 * 1024 ? "✅" : "❌"}`,
+);
 if (gz > 150 * 1024) misses++;
-out.push(`${misses === 0 ? "all targets met" : `${misses} target(s) missed`}; total bench time ${((performance.now() - tStart) / 1000).toFixed(0)} s`);
+out.push(
+  `${misses === 0 ? "all targets met" : `${misses} target(s) missed`}; total bench time ${((performance.now() - tStart) / 1000).toFixed(0)} s`,
+);
 
 if (mismatches.length) {
   out.push("");

@@ -4,7 +4,8 @@
 // one: `JSON.stringify(entry) + "\n"` per line, entry objects built with the
 // key order of pi's own `SessionManager.append*` methods (0.73.1). The same
 // seed gives the same bytes on every machine and every Node version (the
-// generator uses its own PRNG, never Math.random, and no clock).
+// generator uses the suites' seeded PRNG, tests/shared/rng.mjs, never
+// Math.random, and no clock).
 //
 // Shapes and size distributions are calibrated against a real pi session
 // (1,003 lines, 2.4 MB, version 1): per line about 48% assistant messages
@@ -15,8 +16,8 @@
 // scaled down (SCALE below) so that 4,000 lines come to about 4 MB.
 //
 // Workloads (name: seed, what):
-//   linear    0x11A7EA12  v3, 4,000 entries, 4.5 MB, one chain, never compacted
-//   compacted 0xC0C0AC7D  v3, 4,000 entries, 3.9 MB, one chain, a compaction
+//   linear    0x11A7EA23  v3, 4,000 entries, 4.5 MB, one chain, never compacted
+//   compacted 0xC0C0ACBF  v3, 4,000 entries, 3.9 MB, one chain, a compaction
 //                         every ~1,000 entries (firstKeptEntryId 4-60 entries
 //                         back on the path, at a user/assistant message)
 //   branched  0xB4A2C4ED  v3, 100,000 entries, 69 MB: /tree navigation (new siblings
@@ -24,7 +25,7 @@
 //                         summary), labels set and cleared, compactions every
 //                         ~1,000 entries along each path, a few custom
 //                         messages; smaller messages (BRANCHED_SCALE)
-//   v1        0x00000001  version 1, 20,000 entries, 21 MB: header
+//   v1        0x00000005  version 1, 20,000 entries, 21 MB: header
 //                         without version, no ids, compactions with
 //                         `firstKeptEntryIndex`
 //
@@ -32,89 +33,19 @@
 // `makeWorkload("linear")` returns `{ name, seed, bytes, entries, description }`.
 // `node workloads.mjs [dir]` writes them all as .jsonl files (for inspection).
 
+import { Rng } from "../shared/rng.mjs";
+
 export const SEEDS = {
-  linear: 0x11a7ea12,
-  compacted: 0xc0c0ac7d,
+  linear: 0x11a7ea23,
+  compacted: 0xc0c0acbf,
   branched: 0xb4a2c4ed,
-  v1: 0x00000001,
+  v1: 0x00000005,
 };
 
 /** Text-size multiplier for the ~1 KB-per-line workloads (linear, compacted, v1). */
 export const SCALE = 0.24;
 /** Text-size multiplier for the 100,000-entry branched workload. */
 export const BRANCHED_SCALE = 0.08;
-
-// ---------------------------------------------------------------------------
-// PRNG: sfc32, seeded from one 32-bit integer.
-
-export class Rng {
-  constructor(seed) {
-    this.a = seed >>> 0;
-    this.b = 0x9e3779b9;
-    this.c = 0x243f6a88;
-    this.d = 0xb7e15162;
-    this.spare = null;
-    for (let i = 0; i < 20; i++) this.next();
-  }
-  /** uniform in [0, 1) */
-  next() {
-    let { a, b, c, d } = this;
-    const t = (((a + b) | 0) + d + 1) | 0;
-    d = (d + 1) | 0;
-    a = b ^ (b >>> 9);
-    b = (c + (c << 3)) | 0;
-    c = (c << 21) | (c >>> 11);
-    c = (c + t) | 0;
-    this.a = a;
-    this.b = b;
-    this.c = c;
-    this.d = d;
-    return (t >>> 0) / 4294967296;
-  }
-  /** integer in [lo, hi] */
-  int(lo, hi) {
-    return lo + Math.floor(this.next() * (hi - lo + 1));
-  }
-  chance(p) {
-    return this.next() < p;
-  }
-  pick(array) {
-    return array[Math.floor(this.next() * array.length)];
-  }
-  /** standard normal (Box-Muller) */
-  normal() {
-    if (this.spare !== null) {
-      const s = this.spare;
-      this.spare = null;
-      return s;
-    }
-    let u = 0;
-    while (u === 0) u = this.next();
-    const v = this.next();
-    const r = Math.sqrt(-2 * Math.log(u));
-    this.spare = r * Math.sin(2 * Math.PI * v);
-    return r * Math.cos(2 * Math.PI * v);
-  }
-  /** log-normal with the given median, clamped to [min, max], rounded */
-  size(median, sigma, min = 1, max = 1e9) {
-    const x = Math.round(median * Math.exp(sigma * this.normal()));
-    return Math.max(min, Math.min(max, x));
-  }
-  hex(n) {
-    let s = "";
-    while (s.length < n) s += ((this.next() * 0x100000000) >>> 0).toString(16).padStart(8, "0");
-    return s.slice(0, n);
-  }
-  chars(alphabet, n) {
-    let s = "";
-    for (let i = 0; i < n; i++) s += alphabet[Math.floor(this.next() * alphabet.length)];
-    return s;
-  }
-  uuid() {
-    const h = this.hex(32);
-    return `${h.slice(0, 8)}-${h.slice(8, 12)}-7${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
-  }
-}
 
 // ---------------------------------------------------------------------------
 // Text pools. Message text is a slice of one of these at a random offset:
@@ -138,7 +69,16 @@ const IDENTS = (
   "renderer container editor footer options settings result error value index count buffer text chunk " +
   "handleEvent onUpdate subscribe dispose compact branchSummary firstKept tokensBefore cwd sessionFile"
 ).split(" ");
-const DIRS = ["src", "src/core", "src/modes/interactive", "src/tui", "test", "packages/ai/src", "packages/agent/src", "docs"];
+const DIRS = [
+  "src",
+  "src/core",
+  "src/modes/interactive",
+  "src/tui",
+  "test",
+  "packages/ai/src",
+  "packages/agent/src",
+  "docs",
+];
 const EXTS = [".ts", ".ts", ".ts", ".tsx", ".js", ".json", ".md"];
 const NON_ASCII = ["→", "✓", "✗", "…", "é", "─", "│", "•", "°", "ü", "—", "⚠"];
 
@@ -162,7 +102,7 @@ function buildCodePool(rng, length) {
     const b = rng.pick(IDENTS);
     const w = rng.pick(WORDS);
     let line;
-    switch (rng.int(0, 13)) {
+    switch (rng.range(0, 13)) {
       case 0:
         line = `import { ${a}, type ${b} } from "../${rng.pick(DIRS)}/${w}.js";`;
         break;
@@ -170,7 +110,7 @@ function buildCodePool(rng, length) {
         line = `${ind}const ${a} = await this.${b}.${rng.pick(IDENTS)}(${w.length}, "${w}");`;
         break;
       case 2:
-        line = `${ind}if (${a} === null || ${b}.length > ${rng.int(0, 999)}) {`;
+        line = `${ind}if (${a} === null || ${b}.length > ${rng.range(0, 999)}) {`;
         depth = Math.min(depth + 1, 6);
         break;
       case 3:
@@ -179,7 +119,7 @@ function buildCodePool(rng, length) {
         depth = Math.max(depth - 1, 0);
         break;
       case 5:
-        line = `${ind}// ${rng.pick(WORDS)} ${rng.pick(WORDS)} ${w} ${rng.pick(WORDS)} ${rng.chance(0.15) ? rng.pick(NON_ASCII) + " " : ""}${rng.pick(WORDS)}`;
+        line = `${ind}// ${rng.pick(WORDS)} ${rng.pick(WORDS)} ${w} ${rng.pick(WORDS)} ${rng.chance(0.15) ? `${rng.pick(NON_ASCII)} ` : ""}${rng.pick(WORDS)}`;
         break;
       case 6:
         line = `${ind}return ${a}.map((${w}) => ${w}.${b}).filter(Boolean);`;
@@ -191,7 +131,7 @@ function buildCodePool(rng, length) {
         line = `${ind}const re = /^\\s*(${w}|${rng.pick(WORDS)})\\b/;`;
         break;
       case 9:
-        line = `${ind}${a}.set("${rng.hex(6)}", { ${b}: ${rng.int(0, 99)}, label: "${w}" });`;
+        line = `${ind}${a}.set("${rng.hex(6)}", { ${b}: ${rng.range(0, 99)}, label: "${w}" });`;
         break;
       case 10:
         line = "";
@@ -201,7 +141,7 @@ function buildCodePool(rng, length) {
         depth = Math.min(depth + 1, 6);
         break;
       default:
-        line = `${ind}${a} = ${b} ?? ${JSON.stringify(w + " " + rng.pick(WORDS))};`;
+        line = `${ind}${a} = ${b} ?? ${JSON.stringify(`${w} ${rng.pick(WORDS)}`)};`;
     }
     return line;
   });
@@ -211,27 +151,27 @@ function buildShellPool(rng, length) {
   return joinUpTo(length, "\n", () => {
     let line;
     const path = `${rng.pick(DIRS)}/${rng.pick(IDENTS)}${rng.pick(EXTS)}`;
-    switch (rng.int(0, 7)) {
+    switch (rng.range(0, 7)) {
       case 0:
-        line = `${path}:${rng.int(1, 2400)}:${rng.int(1, 80)} lint/${rng.pick(WORDS)} ${rng.pick(WORDS)} ${rng.pick(WORDS)}`;
+        line = `${path}:${rng.range(1, 2400)}:${rng.range(1, 80)} lint/${rng.pick(WORDS)} ${rng.pick(WORDS)} ${rng.pick(WORDS)}`;
         break;
       case 1:
-        line = `  ${rng.chance(0.9) ? "✓" : "✗"} ${rng.pick(WORDS)} ${rng.pick(WORDS)} ${rng.pick(IDENTS)} (${rng.int(0, 900)} ms)`;
+        line = `  ${rng.chance(0.9) ? "✓" : "✗"} ${rng.pick(WORDS)} ${rng.pick(WORDS)} ${rng.pick(IDENTS)} (${rng.range(0, 900)} ms)`;
         break;
       case 2:
         line = `${rng.hex(7)} ${rng.pick(WORDS)}: ${rng.pick(WORDS)} ${rng.pick(IDENTS)} ${rng.pick(WORDS)}`;
         break;
       case 3:
-        line = `-rw-r--r--  1 user  staff  ${rng.int(100, 99999)} Dec  ${rng.int(1, 9)} 1${rng.int(0, 9)}:${rng.int(10, 59)} ${path}`;
+        line = `-rw-r--r--  1 user  staff  ${rng.range(100, 99999)} Dec  ${rng.range(1, 9)} 1${rng.range(0, 9)}:${rng.range(10, 59)} ${path}`;
         break;
       case 4:
-        line = `    ${rng.int(1, 999)} │ ${rng.pick(IDENTS)}("${rng.pick(WORDS)}", ${rng.pick(IDENTS)});`;
+        line = `    ${rng.range(1, 999)} │ ${rng.pick(IDENTS)}("${rng.pick(WORDS)}", ${rng.pick(IDENTS)});`;
         break;
       case 5:
         line = `${path}`;
         break;
       case 6:
-        line = `  > ${rng.int(1, 999)} │\tconst ${rng.pick(IDENTS)} = "${rng.pick(WORDS)}\\n";`;
+        line = `  > ${rng.range(1, 999)} │\tconst ${rng.pick(IDENTS)} = "${rng.pick(WORDS)}\\n";`;
         break;
       default:
         line = `${rng.pick(WORDS)} ${rng.pick(WORDS)} ${rng.pick(WORDS)} ${rng.pick(WORDS)}`;
@@ -243,16 +183,17 @@ function buildShellPool(rng, length) {
 function buildProsePool(rng, length) {
   return joinUpTo(length, "\n\n", () => {
     let para;
-    const r = rng.int(0, 9);
+    const r = rng.range(0, 9);
     if (r === 0) para = `## ${cap(rng.pick(WORDS))} ${rng.pick(WORDS)} ${rng.pick(IDENTS)}`;
     else if (r <= 2) {
       const items = [];
-      for (let i = rng.int(2, 5); i > 0; i--) items.push(`- **${rng.pick(IDENTS)}**: ${sentence(rng)}`);
+      for (let i = rng.range(2, 5); i > 0; i--) items.push(`- **${rng.pick(IDENTS)}**: ${sentence(rng)}`);
       para = items.join("\n");
-    } else if (r === 3) para = "```ts\n" + `const ${rng.pick(IDENTS)} = ${rng.pick(IDENTS)}("${rng.pick(WORDS)}");` + "\n```";
+    } else if (r === 3)
+      para = `\`\`\`ts\nconst ${rng.pick(IDENTS)} = ${rng.pick(IDENTS)}("${rng.pick(WORDS)}");\n\`\`\``;
     else {
       const s = [];
-      for (let i = rng.int(1, 4); i > 0; i--) s.push(sentence(rng));
+      for (let i = rng.range(1, 4); i > 0; i--) s.push(sentence(rng));
       para = s.join(" ");
     }
     return para;
@@ -261,9 +202,9 @@ function buildProsePool(rng, length) {
 
 function sentence(rng) {
   const words = [];
-  for (let i = rng.int(5, 16); i > 0; i--) {
+  for (let i = rng.range(5, 16); i > 0; i--) {
     const r = rng.next();
-    words.push(r < 0.12 ? "`" + rng.pick(IDENTS) + "`" : r < 0.125 ? rng.pick(NON_ASCII) : rng.pick(WORDS));
+    words.push(r < 0.12 ? `\`${rng.pick(IDENTS)}\`` : r < 0.125 ? rng.pick(NON_ASCII) : rng.pick(WORDS));
   }
   return cap(words.join(" ")) + rng.pick([".", ".", ".", ":", "?", "!"]);
 }
@@ -293,7 +234,7 @@ function pools() {
 function slice(rng, pool, len) {
   const p = pools()[pool];
   len = Math.min(len, p.length - 1);
-  let start = rng.int(0, p.length - len - 1);
+  let start = rng.range(0, p.length - len - 1);
   if (pool !== "b64") {
     const nl = p.indexOf("\n", start);
     if (nl !== -1 && nl + 1 + len <= p.length) start = nl + 1;
@@ -348,8 +289,8 @@ class Conversation {
   usage(outputTokens) {
     const rng = this.rng;
     const [pi, po, pr, pw] = this.model.price;
-    const input = rng.int(1, 10);
-    const cacheWrite = rng.chance(0.1) ? rng.int(2000, 40000) : rng.int(50, 3000);
+    const input = rng.range(1, 10);
+    const cacheWrite = rng.chance(0.1) ? rng.range(2000, 40000) : rng.range(50, 3000);
     const cacheRead = this.contextTokens;
     const output = outputTokens;
     const cost = {
@@ -376,9 +317,15 @@ class Conversation {
       case "bash":
         return { command: `cd ${CWD} && ${slice(rng, "shell", this.sz(70, 0.8, 8, 2000)).replace(/\n/g, " && ")}` };
       case "read":
-        return rng.chance(0.3) ? { path: this.filePath(), offset: rng.int(1, 2000), limit: rng.pick([50, 100, 200]) } : { path: this.filePath() };
+        return rng.chance(0.3)
+          ? { path: this.filePath(), offset: rng.range(1, 2000), limit: rng.pick([50, 100, 200]) }
+          : { path: this.filePath() };
       case "edit":
-        return { path: this.filePath(), oldText: slice(rng, "code", this.sz(260, 1.0, 5, 20000)), newText: slice(rng, "code", this.sz(320, 1.0, 5, 20000)) };
+        return {
+          path: this.filePath(),
+          oldText: slice(rng, "code", this.sz(260, 1.0, 5, 20000)),
+          newText: slice(rng, "code", this.sz(320, 1.0, 5, 20000)),
+        };
       default:
         return { path: this.filePath(), content: slice(rng, "code", this.sz(3500, 1.0, 50, 56000)) };
     }
@@ -392,13 +339,36 @@ class Conversation {
     switch (call.name) {
       case "bash":
         text = slice(rng, "shell", this.sz(600, 1.2, 1, 16000));
-        if (isError) text += `\n\nCommand exited with code ${rng.int(1, 2)}`;
-        if (rng.chance(0.1)) details = { truncation: { truncated: true, truncatedBy: "lines", totalLines: rng.int(2000, 9000), totalBytes: rng.int(60000, 400000), outputLines: 2000, outputBytes: text.length } };
+        if (isError) text += `\n\nCommand exited with code ${rng.range(1, 2)}`;
+        if (rng.chance(0.1))
+          details = {
+            truncation: {
+              truncated: true,
+              truncatedBy: "lines",
+              totalLines: rng.range(2000, 9000),
+              totalBytes: rng.range(60000, 400000),
+              outputLines: 2000,
+              outputBytes: text.length,
+            },
+          };
         break;
       case "read":
         // the tail: a whole file read now and then, tens of KB
-        text = rng.chance(0.04) ? slice(rng, "code", this.sz(25000 / SCALE, 0.4, 20, 60000)) : slice(rng, "code", this.sz(2000, 1.0, 20, 60000));
-        if (rng.chance(0.2)) details = { truncation: { content: slice(rng, "code", this.sz(1500, 0.8, 20, 30000)), truncated: true, truncatedBy: "lines", totalLines: rng.int(2000, 5000), totalBytes: rng.int(60000, 200000), outputLines: 2000, outputBytes: text.length } };
+        text = rng.chance(0.04)
+          ? slice(rng, "code", this.sz(25000 / SCALE, 0.4, 20, 60000))
+          : slice(rng, "code", this.sz(2000, 1.0, 20, 60000));
+        if (rng.chance(0.2))
+          details = {
+            truncation: {
+              content: slice(rng, "code", this.sz(1500, 0.8, 20, 30000)),
+              truncated: true,
+              truncatedBy: "lines",
+              totalLines: rng.range(2000, 5000),
+              totalBytes: rng.range(60000, 200000),
+              outputLines: 2000,
+              outputBytes: text.length,
+            },
+          };
         break;
       case "edit":
         if (isError) {
@@ -406,7 +376,12 @@ class Conversation {
           details = {};
         } else {
           text = `Successfully replaced text in ${call.arguments.path}. Changed ${call.arguments.oldText.length} characters to ${call.arguments.newText.length} characters.`;
-          details = { diff: slice(rng, "code", this.sz(800, 1.0, 20, 24000)).replace(/^/gm, () => `${rng.chance(0.3) ? "+" : rng.chance(0.3) ? "-" : " "}${String(rng.int(1, 2400)).padStart(5)} `) };
+          details = {
+            diff: slice(rng, "code", this.sz(800, 1.0, 20, 24000)).replace(
+              /^/gm,
+              () => `${rng.chance(0.3) ? "+" : rng.chance(0.3) ? "-" : " "}${String(rng.range(1, 2400)).padStart(5)} `,
+            ),
+          };
         }
         break;
       default:
@@ -416,7 +391,7 @@ class Conversation {
     const message = { role: "toolResult", toolCallId: call.id, toolName: call.name, content: [{ type: "text", text }] };
     if (details !== undefined) message.details = details;
     message.isError = isError;
-    message.timestamp = this.w.tick(rng.int(5, 15000));
+    message.timestamp = this.w.tick(rng.range(5, 15000));
     return this.w.message(message);
   }
 
@@ -440,7 +415,7 @@ class Conversation {
         content.push({ type: "text", text });
         out += text.length >> 2;
       }
-      const n = rng.chance(0.9) ? 1 : rng.int(2, 4);
+      const n = rng.chance(0.9) ? 1 : rng.range(2, 4);
       for (let i = 0; i < n; i++) {
         const r = rng.next();
         let acc = 0;
@@ -468,17 +443,25 @@ class Conversation {
       model: m.model,
       usage: this.usage(aborted ? 0 : Math.max(8, out)),
       stopReason: aborted ? "aborted" : final ? "stop" : "toolUse",
-      timestamp: this.w.tick(rng.int(300, 4000)),
+      timestamp: this.w.tick(rng.range(300, 4000)),
     };
     if (aborted) message.errorMessage = "Request was aborted.";
     this.w.message(message);
-    this.w.tick(rng.int(800, 60000));
+    this.w.tick(rng.range(800, 60000));
     return aborted ? [] : calls;
   }
 
   bashExecution() {
     const output = slice(this.rng, "shell", this.sz(500, 1.5, 1, 50000));
-    return this.w.message({ role: "bashExecution", command: slice(this.rng, "shell", this.rng.int(2, 40)).split("\n")[0], output, exitCode: 0, cancelled: false, truncated: false, timestamp: this.w.tick(1) });
+    return this.w.message({
+      role: "bashExecution",
+      command: slice(this.rng, "shell", this.rng.range(2, 40)).split("\n")[0],
+      output,
+      exitCode: 0,
+      cancelled: false,
+      truncated: false,
+      timestamp: this.w.tick(1),
+    });
   }
 
   /** One user prompt and the agent's work on it (~18 entries on average). */
@@ -493,7 +476,7 @@ class Conversation {
       this.w.thinkingLevelChange(this.thinkingLevel);
     }
     if (rng.chance(0.03)) this.bashExecution();
-    this.w.tick(rng.int(2000, 300000));
+    this.w.tick(rng.range(2000, 300000));
     this.userMessage();
     const rounds = Math.min(40, Math.floor(-Math.log(1 - rng.next()) * 8));
     for (let i = 0; i < rounds; i++) {
@@ -512,8 +495,8 @@ class Conversation {
     const rng = this.rng;
     const readFiles = [];
     const modifiedFiles = [];
-    for (let i = rng.int(2, 20); i > 0; i--) readFiles.push(this.filePath());
-    for (let i = rng.int(0, 10); i > 0; i--) modifiedFiles.push(this.filePath());
+    for (let i = rng.range(2, 20); i > 0; i--) readFiles.push(this.filePath());
+    for (let i = rng.range(0, 10); i > 0; i--) modifiedFiles.push(this.filePath());
     return { readFiles, modifiedFiles };
   }
 }
@@ -556,7 +539,13 @@ class V3Writer extends Writer {
     this.parent = []; // index of each entry's parent, -1 for none
     this.sinceCompaction = []; // entries on the path since the last compaction
     this.leaf = -1;
-    this.entries.push({ type: "session", version: 3, id: rng.uuid(), timestamp: new Date(this.clock).toISOString(), cwd: CWD });
+    this.entries.push({
+      type: "session",
+      version: 3,
+      id: rng.uuid(),
+      timestamp: new Date(this.clock).toISOString(),
+      cwd: CWD,
+    });
   }
   newId() {
     for (;;) {
@@ -570,7 +559,13 @@ class V3Writer extends Writer {
   /** pi's key order: type, id, parentId, timestamp, then the fields */
   append(type, fields, parent = this.leaf) {
     const id = this.newId();
-    const entry = { type, id, parentId: parent === -1 ? null : this.entries[parent].id, timestamp: new Date(this.tick(this.rng.int(1, 40))).toISOString(), ...fields };
+    const entry = {
+      type,
+      id,
+      parentId: parent === -1 ? null : this.entries[parent].id,
+      timestamp: new Date(this.tick(this.rng.range(1, 40))).toISOString(),
+      ...fields,
+    };
     const index = this.entries.length;
     this.entries.push(entry);
     this.idToIndex.set(id, index);
@@ -595,11 +590,11 @@ class V3Writer extends Writer {
     return i;
   }
   compaction(conv) {
-    const kept = this.firstKept(this.rng.int(4, 60));
+    const kept = this.firstKept(this.rng.range(4, 60));
     this.append("compaction", {
       summary: conv.compactionSummary(),
       firstKeptEntryId: this.entries[kept].id,
-      tokensBefore: this.rng.int(150000, 195000),
+      tokensBefore: this.rng.range(150000, 195000),
       details: conv.compactionDetails(),
       fromHook: false,
     });
@@ -610,11 +605,21 @@ class V3Writer extends Writer {
 class V1Writer extends Writer {
   constructor(rng) {
     super(rng);
-    this.entries = [{ type: "session", id: rng.uuid(), timestamp: new Date(this.clock).toISOString(), cwd: CWD, provider: "anthropic", modelId: "claude-opus-4-5", thinkingLevel: "off" }];
+    this.entries = [
+      {
+        type: "session",
+        id: rng.uuid(),
+        timestamp: new Date(this.clock).toISOString(),
+        cwd: CWD,
+        provider: "anthropic",
+        modelId: "claude-opus-4-5",
+        thinkingLevel: "off",
+      },
+    ];
     this.sinceCompaction = 0;
   }
   append(type, fields) {
-    this.entries.push({ type, timestamp: new Date(this.tick(this.rng.int(1, 40))).toISOString(), ...fields });
+    this.entries.push({ type, timestamp: new Date(this.tick(this.rng.range(1, 40))).toISOString(), ...fields });
     this.sinceCompaction++;
     return this.entries.length - 1;
   }
@@ -623,13 +628,17 @@ class V1Writer extends Writer {
   }
   compaction(conv) {
     // firstKeptEntryIndex: an index into the parsed lines, header included
-    let i = this.entries.length - this.rng.int(4, 60);
+    let i = this.entries.length - this.rng.range(4, 60);
     while (i > 1) {
       const e = this.entries[i];
       if (e.type === "message" && (e.message.role === "user" || e.message.role === "assistant")) break;
       i--;
     }
-    this.append("compaction", { summary: conv.compactionSummary(), firstKeptEntryIndex: i, tokensBefore: this.rng.int(150000, 195000) });
+    this.append("compaction", {
+      summary: conv.compactionSummary(),
+      firstKeptEntryIndex: i,
+      tokensBefore: this.rng.range(150000, 195000),
+    });
     this.sinceCompaction = 0;
     conv.contextTokens = 8000;
   }
@@ -638,7 +647,7 @@ class V1Writer extends Writer {
 function toBuffer(entries) {
   const lines = new Array(entries.length);
   for (let i = 0; i < entries.length; i++) lines[i] = JSON.stringify(entries[i]);
-  return Buffer.from(lines.join("\n") + "\n", "utf8");
+  return Buffer.from(`${lines.join("\n")}\n`, "utf8");
 }
 
 // ---------------------------------------------------------------------------
@@ -647,12 +656,12 @@ function toBuffer(entries) {
 /** A chain of `count` entries (stops at the first turn boundary past it). */
 function chain(rng, writer, { count, compactEvery, scale }) {
   const conv = new Conversation(rng, writer, scale);
-  let next = compactEvery ? rng.int(compactEvery - 100, compactEvery + 100) : Infinity;
+  let next = compactEvery ? rng.range(compactEvery - 100, compactEvery + 100) : Infinity;
   while (writer.entries.length - 1 < count) {
     conv.turn();
     if (writer.pathSinceCompaction() >= next && writer.entries.length - 1 < count) {
       writer.compaction(conv);
-      next = rng.int(compactEvery - 100, compactEvery + 100);
+      next = rng.range(compactEvery - 100, compactEvery + 100);
     }
   }
   // exactly `count` entries
@@ -664,27 +673,39 @@ function branched(rng, { count, scale }) {
   const w = new V3Writer(rng);
   const conv = new Conversation(rng, w, scale);
   const labelled = new Set();
-  let next = rng.int(900, 1100);
+  let next = rng.range(900, 1100);
   w.append("session_info", { name: "refactor the session tree" });
   while (w.entries.length - 1 < count) {
     conv.turn();
     if (w.pathSinceCompaction() >= next) {
       w.compaction(conv);
-      next = rng.int(900, 1100);
+      next = rng.range(900, 1100);
     }
     if (rng.chance(0.02)) {
       w.append("custom_message", {}); // placeholder replaced below, keeps pi's key order
       const e = w.entries[w.leaf];
       const { id, parentId, timestamp } = e;
-      w.entries[w.leaf] = { type: "custom_message", customType: "todo-reminder", content: slice(rng, "prose", rng.int(40, 400)), display: rng.chance(0.5), details: { count: rng.int(1, 9) }, id, parentId, timestamp };
+      w.entries[w.leaf] = {
+        type: "custom_message",
+        customType: "todo-reminder",
+        content: slice(rng, "prose", rng.range(40, 400)),
+        display: rng.chance(0.5),
+        details: { count: rng.range(1, 9) },
+        id,
+        parentId,
+        timestamp,
+      };
     }
     if (rng.chance(0.06)) {
       // label an entry on the current path (pi: appendLabelChange, at the leaf)
       let t = w.leaf;
-      for (let k = rng.int(0, 200); k > 0 && w.parent[t] !== -1; k--) t = w.parent[t];
+      for (let k = rng.range(0, 200); k > 0 && w.parent[t] !== -1; k--) t = w.parent[t];
       const targetId = w.entries[t].id;
       labelled.add(targetId);
-      w.append("label", { targetId, label: rng.pick(["checkpoint", "good", "bug here", "before refactor", "try again", "✓ works"]) });
+      w.append("label", {
+        targetId,
+        label: rng.pick(["checkpoint", "good", "bug here", "before refactor", "try again", "✓ works"]),
+      });
     }
     if (labelled.size > 0 && rng.chance(0.02)) {
       // clear a label: `label: undefined`, which JSON.stringify drops
@@ -712,7 +733,7 @@ function navigate(rng, w, conv) {
     target = rng.pick(users);
   } else {
     // anywhere earlier in the file (an older branch, another leaf)
-    target = rng.int(1, w.entries.length - 1);
+    target = rng.range(1, w.entries.length - 1);
   }
   const e = w.entries[target];
   // pi: a user message puts the leaf on its parent (the text goes back to the editor)
@@ -720,7 +741,16 @@ function navigate(rng, w, conv) {
   w.leaf = newLeaf;
   if (rng.chance(0.5)) {
     const summary = slice(rng, "prose", rng.size(900, 0.6, 100, 6000));
-    w.append("branch_summary", { fromId: newLeaf === -1 ? "root" : w.entries[newLeaf].id, summary, details: conv.compactionDetails(), fromHook: false }, newLeaf);
+    w.append(
+      "branch_summary",
+      {
+        fromId: newLeaf === -1 ? "root" : w.entries[newLeaf].id,
+        summary,
+        details: conv.compactionDetails(),
+        fromHook: false,
+      },
+      newLeaf,
+    );
   }
 }
 
@@ -751,7 +781,13 @@ export function makeWorkload(name) {
   const spec = WORKLOADS[name];
   if (!spec) throw new Error(`unknown workload ${name}`);
   const writer = spec.make(new Rng(spec.seed));
-  return { name, seed: spec.seed, description: spec.description, entries: writer.entries.length - 1, bytes: writer.toBuffer() };
+  return {
+    name,
+    seed: spec.seed,
+    description: spec.description,
+    entries: writer.entries.length - 1,
+    bytes: writer.toBuffer(),
+  };
 }
 
 // `node workloads.mjs [dir]`: write the workloads out and print their make-up.
@@ -771,7 +807,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       const k = e.type === "message" ? `message:${e.message.role}` : e.type;
       kinds[k] = (kinds[k] ?? 0) + 1;
     }
-    console.log(`${name}: ${w.entries} entries, ${(w.bytes.length / 1e6).toFixed(2)} MB, longest line ${(maxLine / 1e3).toFixed(1)} KB, made in ${ms.toFixed(0)} ms, seed 0x${w.seed.toString(16)}`);
+    console.log(
+      `${name}: ${w.entries} entries, ${(w.bytes.length / 1e6).toFixed(2)} MB, longest line ${(maxLine / 1e3).toFixed(1)} KB, made in ${ms.toFixed(0)} ms, seed 0x${w.seed.toString(16)}`,
+    );
     console.log("  ", JSON.stringify(kinds));
     if (dir) writeFileSync(`${dir}/${name}.jsonl`, w.bytes);
   }

@@ -47,6 +47,8 @@ export async function collectPageResults(browser, url, { timeout = 20_000 } = {}
       throw new Error(`page never published window.__results; problems: ${problems.join("; ") || "none"}`);
     }
     const results = await page.evaluate(() => window.__results);
+    // The text as rendered (innerText), not the DOM's raw text.
+    // biome-ignore lint/performance/useDomNodeTextContent: rendered text is what a reader sees
     const text = await page.evaluate(() => document.body.innerText);
     return { results, problems, requests, text };
   } finally {

@@ -1,10 +1,11 @@
 // Browser smoke test: the built package imported by a plain
 // `<script type="module">` from a static server, run in headless Chromium.
-import { after, before, test } from "node:test";
+
 import assert from "node:assert/strict";
 import path from "node:path";
+import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { startStaticServer } from "./static-server.mjs";
+import { startStaticServer } from "../../tools/static-server.mjs";
 import { collectPageResults, launchChromium } from "./chromium.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -34,7 +35,7 @@ function value(name) {
 
 const ms = (iso) => new Date(iso).getTime();
 
-test("the package loads in Chromium without errors", () => {
+test("the package loads in Chromium: no errors, wasm as application/wasm, one module via the import map", () => {
   assert.deepEqual(page.problems, []);
   const wasm = page.requests.find((r) => r.url.endsWith(".wasm"));
   assert.ok(wasm, "the wasm file was fetched");
@@ -76,10 +77,18 @@ test("buildSessionContext from bytes with an explicit leaf", () => {
 
 test("getTree and parseSession", () => {
   assert.deepEqual(value("treeRoots"), [
-    { id: "u1", children: [{ id: "a1", children: [
-      { id: "t1", children: [{ id: "u2", children: [] }] },
-      { id: "s1", children: [{ id: "u3", children: [] }] },
-    ] }] },
+    {
+      id: "u1",
+      children: [
+        {
+          id: "a1",
+          children: [
+            { id: "t1", children: [{ id: "u2", children: [] }] },
+            { id: "s1", children: [{ id: "u3", children: [] }] },
+          ],
+        },
+      ],
+    },
   ]);
   assert.equal(value("parseCount"), 7);
 });
@@ -90,7 +99,13 @@ test("migrate turns a v1 string into v3 text", () => {
   const lines = text.split("\n").filter((line) => line.trim() !== "");
   assert.equal(lines.length, 3);
   const [header, first, second] = lines.map((line) => JSON.parse(line));
-  assert.deepEqual(header, { type: "session", version: 3, id: "sess-v1", timestamp: "2024-06-01T00:00:00.000Z", cwd: "/old" });
+  assert.deepEqual(header, {
+    type: "session",
+    version: 3,
+    id: "sess-v1",
+    timestamp: "2024-06-01T00:00:00.000Z",
+    cwd: "/old",
+  });
   assert.match(first.id, /^[0-9a-f]{8}$/);
   assert.match(second.id, /^[0-9a-f]{8}$/);
   assert.notEqual(first.id, second.id);
@@ -108,7 +123,11 @@ test("the demo page in www/ loads the package and counts its sample", async () =
   tab.on("pageerror", (error) => errors.push(error.message));
   try {
     await tab.goto(demo.url, { waitUntil: "load" });
-    await tab.waitForFunction(() => /\d+ entries/.test(document.querySelector('[data-testid="status"]')?.textContent ?? ""), null, { timeout: 20_000 });
+    await tab.waitForFunction(
+      () => /\d+ entries/.test(document.querySelector('[data-testid="status"]')?.textContent ?? ""),
+      null,
+      { timeout: 20_000 },
+    );
     const status = await tab.textContent('[data-testid="status"]');
     assert.deepEqual(errors, []);
     assert.match(status, /^45 entries/);

@@ -7,13 +7,13 @@
 //   CONFORMANCE_IMPL=shim         test the harness against a pi-based shim
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { caseSeed } from "./generator.js";
+import { caseSeed, envCount, envSeed } from "../shared/rng.mjs";
+import { Pool } from "../shared/workers.mjs";
 import { formatDiffs, visible } from "./lib/compare.js";
 import { implName } from "./lib/ours.js";
-import { Pool } from "./lib/pool.js";
 
-const COUNT = Number(process.env.CONFORMANCE_COUNT ?? 2000);
-const MASTER = process.env.CONFORMANCE_SEED !== undefined ? Number(process.env.CONFORMANCE_SEED) >>> 0 : (Math.random() * 2 ** 32) >>> 0;
+const COUNT = envCount("CONFORMANCE_COUNT", 2000);
+const MASTER = envSeed("CONFORMANCE_SEED");
 const ONLY = process.env.CONFORMANCE_CASE_SEED !== undefined ? [Number(process.env.CONFORMANCE_CASE_SEED) >>> 0] : null;
 const BATCH = 20;
 const BATCH_TIMEOUT_MS = 120_000;
@@ -23,64 +23,80 @@ const REPORT = 8;
 const hex = (n) => `0x${n.toString(16).padStart(8, "0")}`;
 
 test(`generated sessions: ${implName} vs pi 0.73.1`, { timeout: 30 * 60_000 }, async (t) => {
-	const seeds = ONLY ?? Array.from({ length: COUNT }, (_, i) => caseSeed(MASTER, i));
-	t.diagnostic(ONLY ? `replaying case seed ${hex(ONLY[0])}` : `master seed ${MASTER} (replay: CONFORMANCE_SEED=${MASTER}), ${seeds.length} sessions`);
-	const pool = new Pool();
-	const t0 = performance.now();
-	const results = [];
-	const hung = [];
-	const crashed = [];
-	try {
-		const batches = [];
-		for (let i = 0; i < seeds.length; i += BATCH) batches.push(seeds.slice(i, i + BATCH));
-		await Promise.all(
-			batches.map(async (batch) => {
-				const r = await pool.run({ kind: "generated", seeds: batch }, BATCH_TIMEOUT_MS);
-				if (r.ok) {
-					results.push(...r.results);
-					return;
-				}
-				// timed out or crashed: case by case, to find the culprit
-				for (const seed of batch) {
-					const one = await pool.run({ kind: "generated", seeds: [seed] }, CASE_TIMEOUT_MS);
-					if (one.ok) results.push(...one.results);
-					else if (one.timedOut) hung.push(seed);
-					else crashed.push({ seed, error: one.error });
-				}
-			}),
-		);
-	} finally {
-		await pool.close();
-	}
-	const secs = ((performance.now() - t0) / 1000).toFixed(1);
-	const failing = results.filter((r) => r.diffs.length);
-	const byFn = {};
-	const byFeature = {};
-	let totalDiffs = 0;
-	for (const r of failing) {
-		for (const d of r.diffs) {
-			const k = `${d.fn} [${d.form}]`;
-			byFn[k] = (byFn[k] ?? 0) + 1;
-			totalDiffs++;
-		}
-		for (const f of r.features) byFeature[f] = (byFeature[f] ?? 0) + 1;
-	}
-	const mb = (results.reduce((s, r) => s + r.bytes, 0) / 1e6).toFixed(1);
-	const versions = results.reduce((acc, r) => ((acc[`v${r.version}`] = (acc[`v${r.version}`] ?? 0) + 1), acc), {});
-	t.diagnostic(`${results.length} sessions compared (${mb} MB of JSONL; ${JSON.stringify(versions)}) in ${secs}s; ${failing.length} with differences, ${hung.length} hung, ${crashed.length} crashed`);
+  const seeds = ONLY ?? Array.from({ length: COUNT }, (_, i) => caseSeed(MASTER, i));
+  t.diagnostic(
+    ONLY
+      ? `replaying case seed ${hex(ONLY[0])}`
+      : `master seed ${MASTER} (replay: CONFORMANCE_SEED=${MASTER}), ${seeds.length} sessions`,
+  );
+  const pool = new Pool(new URL("./lib/worker.js", import.meta.url));
+  const t0 = performance.now();
+  const results = [];
+  const hung = [];
+  const crashed = [];
+  try {
+    const batches = [];
+    for (let i = 0; i < seeds.length; i += BATCH) batches.push(seeds.slice(i, i + BATCH));
+    await Promise.all(
+      batches.map(async (batch) => {
+        const r = await pool.run({ kind: "generated", seeds: batch }, BATCH_TIMEOUT_MS);
+        if (r.ok) {
+          results.push(...r.results);
+          return;
+        }
+        // timed out or crashed: case by case, to find the culprit
+        for (const seed of batch) {
+          const one = await pool.run({ kind: "generated", seeds: [seed] }, CASE_TIMEOUT_MS);
+          if (one.ok) results.push(...one.results);
+          else if (one.timedOut) hung.push(seed);
+          else crashed.push({ seed, error: one.error });
+        }
+      }),
+    );
+  } finally {
+    await pool.close();
+  }
+  const secs = ((performance.now() - t0) / 1000).toFixed(1);
+  const failing = results.filter((r) => r.diffs.length);
+  const byFn = {};
+  const byFeature = {};
+  let totalDiffs = 0;
+  for (const r of failing) {
+    for (const d of r.diffs) {
+      const k = `${d.fn} [${d.form}]`;
+      byFn[k] = (byFn[k] ?? 0) + 1;
+      totalDiffs++;
+    }
+    for (const f of r.features) byFeature[f] = (byFeature[f] ?? 0) + 1;
+  }
+  const mb = (results.reduce((s, r) => s + r.bytes, 0) / 1e6).toFixed(1);
+  const versions = {};
+  for (const r of results) versions[`v${r.version}`] = (versions[`v${r.version}`] ?? 0) + 1;
+  t.diagnostic(
+    `${results.length} sessions compared (${mb} MB of JSONL; ${JSON.stringify(versions)}) in ${secs}s; ${failing.length} with differences, ${hung.length} hung, ${crashed.length} crashed`,
+  );
 
-	const report = [];
-	for (const seed of hung) report.push(`case seed ${hex(seed)}: did not finish within ${CASE_TIMEOUT_MS / 1000}s (replay: CONFORMANCE_CASE_SEED=${hex(seed)})`);
-	for (const c of crashed) report.push(`case seed ${hex(c.seed)}: worker failed: ${c.error}`);
-	if (failing.length) {
-		report.push(`differences by function/form: ${JSON.stringify(byFn)}`);
-		report.push(`features of the failing sessions: ${JSON.stringify(byFeature)}`);
-		for (const r of failing.slice(0, REPORT)) {
-			report.push(`case seed ${hex(r.seed)} (${ONLY ? "" : `master ${MASTER}; `}replay: CONFORMANCE_CASE_SEED=${hex(r.seed)}) v${r.version} [${r.features.join(", ")}], ${r.diffs.length} difference(s):\n${formatDiffs(r.diffs, 4)}\n  input starts: ${visible(r.head.slice(0, 300))}`);
-		}
-		if (failing.length > REPORT) report.push(`... and ${failing.length - REPORT} more failing sessions (${totalDiffs} differences in all)`);
-	}
-	for (const block of report) for (const line of block.split("\n")) t.diagnostic(line);
-	assert.equal(results.length + hung.length + crashed.length, seeds.length);
-	assert.ok(report.length === 0, `conformance differences (master seed ${MASTER}), first ones:\n${report.slice(0, 4).join("\n")}`);
+  const report = [];
+  for (const seed of hung)
+    report.push(
+      `case seed ${hex(seed)}: did not finish within ${CASE_TIMEOUT_MS / 1000}s (replay: CONFORMANCE_CASE_SEED=${hex(seed)})`,
+    );
+  for (const c of crashed) report.push(`case seed ${hex(c.seed)}: worker failed: ${c.error}`);
+  if (failing.length) {
+    report.push(`differences by function/form: ${JSON.stringify(byFn)}`);
+    report.push(`features of the failing sessions: ${JSON.stringify(byFeature)}`);
+    for (const r of failing.slice(0, REPORT)) {
+      report.push(
+        `case seed ${hex(r.seed)} (${ONLY ? "" : `master ${MASTER}; `}replay: CONFORMANCE_CASE_SEED=${hex(r.seed)}) v${r.version} [${r.features.join(", ")}], ${r.diffs.length} difference(s):\n${formatDiffs(r.diffs, 4)}\n  input starts: ${visible(r.head.slice(0, 300))}`,
+      );
+    }
+    if (failing.length > REPORT)
+      report.push(`... and ${failing.length - REPORT} more failing sessions (${totalDiffs} differences in all)`);
+  }
+  for (const block of report) for (const line of block.split("\n")) t.diagnostic(line);
+  assert.equal(results.length + hung.length + crashed.length, seeds.length);
+  assert.ok(
+    report.length === 0,
+    `conformance differences (master seed ${MASTER}), first ones:\n${report.slice(0, 4).join("\n")}`,
+  );
 });

@@ -1,10 +1,11 @@
 // Type checks of the hand-written declarations as consumers see them:
 // `tsc --noEmit` for an ESM, a CommonJS and a bundler-resolution project.
-import { test } from "node:test";
+
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { createRequire } from "node:module";
 import path from "node:path";
+import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -19,9 +20,7 @@ function typecheck(project) {
   const errors = result.stdout.split("\n").filter((line) => /error TS\d+/.test(line));
   assert.equal(result.status, 0, `tsc failed for ${project}:\n${errors.join("\n") || result.stderr}`);
   // Which declaration file did "session-tree" resolve to?
-  const match = result.stdout.match(
-    /Module name 'session-tree' was successfully resolved to '([^']+)'/,
-  );
+  const match = result.stdout.match(/Module name 'session-tree' was successfully resolved to '([^']+)'/);
   assert.ok(match, `no resolution of session-tree reported for ${project}`);
   return path.basename(match[1]);
 }

@@ -1,13 +1,14 @@
 // A real Vite production build (no vite config) of a page that imports
 // `session-tree`, served statically and run in headless Chromium.
-import { after, before, test } from "node:test";
+
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { readdirSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
+import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { startStaticServer } from "../browser/static-server.mjs";
+import { startStaticServer } from "../../tools/static-server.mjs";
 import { collectPageResults, launchChromium } from "../browser/chromium.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -41,8 +42,14 @@ after(async () => {
 test("vite build succeeds without a config and emits the wasm asset", () => {
   assert.equal(build.status, 0, `vite build failed:\n${build.stdout}\n${build.stderr}`);
   const assets = readdirSync(path.join(distDir, "assets"));
-  assert.ok(assets.some((name) => name.endsWith(".wasm")), `no .wasm in ${assets.join(", ")}`);
-  assert.ok(assets.some((name) => name.endsWith(".js")), `no .js in ${assets.join(", ")}`);
+  assert.ok(
+    assets.some((name) => name.endsWith(".wasm")),
+    `no .wasm in ${assets.join(", ")}`,
+  );
+  assert.ok(
+    assets.some((name) => name.endsWith(".js")),
+    `no .js in ${assets.join(", ")}`,
+  );
 });
 
 test("the built page runs in Chromium", () => {
@@ -60,7 +67,7 @@ function value(name) {
   return record.value;
 }
 
-test("buildSessionContext works in the bundle", () => {
+test("buildSessionContext and migrate work in the bundle", () => {
   assert.deepEqual(value("context"), {
     messages: [
       { role: "user", content: "from vite", timestamp: 1746446402000 },

@@ -1,4 +1,4 @@
-// CommonJS consumers: require("session-tree") with every function in use.
+// CommonJS consumers: require("session-tree") and the four session functions through it.
 "use strict";
 const { test } = require("node:test");
 const assert = require("node:assert/strict");
@@ -6,13 +6,29 @@ const { parseSession, migrate, getTree, buildSessionContext } = require("session
 
 const lines = [
   { type: "session", version: 3, id: "cjs", timestamp: "2025-02-02T00:00:00.000Z", cwd: "/c" },
-  { type: "message", id: "a", parentId: null, timestamp: "2025-02-02T00:00:01.000Z",
-    message: { role: "user", content: "one", timestamp: 1 } },
-  { type: "thinking_level_change", id: "b", parentId: "a", timestamp: "2025-02-02T00:00:02.000Z", thinkingLevel: "low" },
-  { type: "message", id: "c", parentId: "a", timestamp: "2025-02-02T00:00:03.000Z",
-    message: { role: "user", content: "two", timestamp: 2 } },
+  {
+    type: "message",
+    id: "a",
+    parentId: null,
+    timestamp: "2025-02-02T00:00:01.000Z",
+    message: { role: "user", content: "one", timestamp: 1 },
+  },
+  {
+    type: "thinking_level_change",
+    id: "b",
+    parentId: "a",
+    timestamp: "2025-02-02T00:00:02.000Z",
+    thinkingLevel: "low",
+  },
+  {
+    type: "message",
+    id: "c",
+    parentId: "a",
+    timestamp: "2025-02-02T00:00:03.000Z",
+    message: { role: "user", content: "two", timestamp: 2 },
+  },
 ];
-const text = lines.map((l) => JSON.stringify(l)).join("\n") + "\n";
+const text = `${lines.map((l) => JSON.stringify(l)).join("\n")}\n`;
 
 test("parseSession via require", () => {
   assert.deepEqual(parseSession(text), lines);
@@ -28,7 +44,10 @@ test("getTree via require", () => {
   const roots = getTree(text);
   assert.equal(roots.length, 1);
   assert.equal(roots[0].entry.id, "a");
-  assert.deepEqual(roots[0].children.map((n) => n.entry.id), ["b", "c"]);
+  assert.deepEqual(
+    roots[0].children.map((n) => n.entry.id),
+    ["b", "c"],
+  );
 });
 
 test("buildSessionContext via require", () => {
@@ -37,7 +56,10 @@ test("buildSessionContext via require", () => {
     thinkingLevel: "low",
     model: null,
   });
-  assert.deepEqual(buildSessionContext(text).messages.map((m) => m.content), ["one", "two"]);
+  assert.deepEqual(
+    buildSessionContext(text).messages.map((m) => m.content),
+    ["one", "two"],
+  );
 });
 
 test("a TypeError from CommonJS is a real TypeError", () => {

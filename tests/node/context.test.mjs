@@ -1,7 +1,8 @@
 // buildSessionContext: pi's buildSessionContext rules (leaf to root path,
 // settings, compaction, branch summaries, custom messages).
-import { test } from "node:test";
+
 import assert from "node:assert/strict";
+import { test } from "node:test";
 import { buildSessionContext } from "session-tree";
 import { assistant, at, entry, header, inputForms, ms, runInWorker, user } from "./helpers/session.mjs";
 
@@ -15,13 +16,21 @@ const session = [
   entry("thinking_level_change", "tl", "mc", 4, { thinkingLevel: "medium" }),
   user("u2", "tl", "q2", 5),
   entry("custom_message", "cm", "u2", 6, {
-    customType: "ext", content: [{ type: "text", text: "injected" }], display: true, details: { k: [1, 2] },
+    customType: "ext",
+    content: [{ type: "text", text: "injected" }],
+    display: true,
+    details: { k: [1, 2] },
   }),
   entry("custom", "ce", "cm", 7, { customType: "state", data: { x: 1 } }),
   entry("label", "lb", "ce", 8, { targetId: "u1", label: "start" }),
   entry("session_info", "si", "lb", 9, { name: "named" }),
   assistant("a2", "si", "r2", 10, "prov-3", "model-3"),
-  entry("branch_summary", "bs", "a1", 11, { fromId: "a2", summary: "the left branch", details: { f: 1 }, fromHook: false }),
+  entry("branch_summary", "bs", "a1", 11, {
+    fromId: "a2",
+    summary: "the left branch",
+    details: { f: 1 },
+    fromHook: false,
+  }),
   entry("branch_summary", "bs0", "bs", 12, { fromId: "a2", summary: "" }),
   user("u3", "bs0", "q3", 13),
 ];
@@ -70,7 +79,11 @@ test("settings follow the path: model_change after an assistant message wins", (
     thinkingLevel: "medium",
     model: { provider: "prov-2", modelId: "model-2" },
   });
-  assert.deepStrictEqual(buildSessionContext(session, "u1"), { messages: [msg("u1")], thinkingLevel: "off", model: null });
+  assert.deepStrictEqual(buildSessionContext(session, "u1"), {
+    messages: [msg("u1")],
+    thinkingLevel: "off",
+    model: null,
+  });
 });
 
 test("non-message entries add no messages; an empty branch summary is skipped", () => {
@@ -86,7 +99,13 @@ test("custom_message without details", () => {
   assert.equal(messages.length, 1);
   const { details, ...rest } = messages[0];
   assert.equal(details, undefined);
-  assert.deepStrictEqual(rest, { role: "custom", customType: "t", content: "plain", display: false, timestamp: ms(at(1)) });
+  assert.deepStrictEqual(rest, {
+    role: "custom",
+    customType: "t",
+    content: "plain",
+    display: false,
+    timestamp: ms(at(1)),
+  });
 });
 
 test("empty sessions", () => {
@@ -107,13 +126,23 @@ const compacted = [
   user("e5", "c1", "m3", 6),
   entry("branch_summary", "b5", "e5", 7, { fromId: "zz", summary: "kept summary" }),
   assistant("e6", "b5", "r3", 8, "prov-x", "model-x"),
-  entry("compaction", "c2", "e6", 9, { summary: "S2", firstKeptEntryId: "e5", tokensBefore: 2000, details: { readFiles: [] } }),
+  entry("compaction", "c2", "e6", 9, {
+    summary: "S2",
+    firstKeptEntryId: "e5",
+    tokensBefore: 2000,
+    details: { readFiles: [] },
+  }),
   user("e7", "c2", "m4", 10),
   entry("compaction", "c3", "e4", 11, { summary: "S3", firstKeptEntryId: "nowhere", tokensBefore: 3 }),
   user("e8", "c3", "m5", 12),
 ];
 const cmsg = (id) => compacted.find((e) => e.id === id).message;
-const summary = (text, tokensBefore, seconds) => ({ role: "compactionSummary", summary: text, tokensBefore, timestamp: ms(at(seconds)) });
+const summary = (text, tokensBefore, seconds) => ({
+  role: "compactionSummary",
+  summary: text,
+  tokensBefore,
+  timestamp: ms(at(seconds)),
+});
 
 test("compaction: summary, then kept entries from firstKeptEntryId, then the rest", () => {
   for (const source of [compacted, inputForms(compacted).string]) {
@@ -136,7 +165,11 @@ test("compaction: summary, then kept entries from firstKeptEntryId, then the res
       { role: "branchSummary", summary: "kept summary", fromId: "zz", timestamp: ms(at(7)) },
       cmsg("e6"),
     ]);
-    assert.deepStrictEqual(buildSessionContext(source, "c1").messages, [summary("S1", 1000, 5), cmsg("e3"), cmsg("e4")]);
+    assert.deepStrictEqual(buildSessionContext(source, "c1").messages, [
+      summary("S1", 1000, 5),
+      cmsg("e3"),
+      cmsg("e4"),
+    ]);
     // firstKeptEntryId not on the path: nothing before the compaction is kept.
     assert.deepStrictEqual(buildSessionContext(source).messages, [summary("S3", 3, 11), cmsg("e8")]);
   }
@@ -153,11 +186,24 @@ test("timestamps are new Date(timestamp).getTime() of the entry", () => {
   ];
   const entries = [header()];
   stamps.forEach((timestamp, i) => {
-    entries.push({ type: "branch_summary", id: `b${i}`, parentId: i ? `b${i - 1}` : null, timestamp, fromId: "f", summary: `s${i}` });
+    entries.push({
+      type: "branch_summary",
+      id: `b${i}`,
+      parentId: i ? `b${i - 1}` : null,
+      timestamp,
+      fromId: "f",
+      summary: `s${i}`,
+    });
   });
   const { messages } = buildSessionContext(entries);
-  assert.deepStrictEqual(messages.map((m) => m.timestamp), stamps.map((s) => new Date(s).getTime()));
-  const invalid = buildSessionContext([header(), { type: "branch_summary", id: "x", parentId: null, timestamp: "not a date", fromId: "f", summary: "s" }]);
+  assert.deepStrictEqual(
+    messages.map((m) => m.timestamp),
+    stamps.map((s) => new Date(s).getTime()),
+  );
+  const invalid = buildSessionContext([
+    header(),
+    { type: "branch_summary", id: "x", parentId: null, timestamp: "not a date", fromId: "f", summary: "s" },
+  ]);
   assert.ok(Number.isNaN(invalid.messages[0].timestamp), "invalid date gives NaN, like getTime()");
 });
 
@@ -181,7 +227,10 @@ test("a parentId cycle, a self-parented leaf and duplicate ids terminate", async
     "cycle, default leaf": { source: [header(), user("a", "b", "A", 1), user("b", "a", "B", 2)] },
     "self-parented leaf": { source: [header(), user("a", null, "A", 1), user("s", "s", "S", 2)], leafId: "s" },
     "self-parented, text": { source: [header(), user("s", "s", "S", 2)].map((e) => JSON.stringify(e)).join("\n") },
-    "duplicate ids": { source: [header(), user("d", null, "1", 1), user("d", "d", "2", 2), user("d", "d", "3", 3)], leafId: "d" },
+    "duplicate ids": {
+      source: [header(), user("d", null, "1", 1), user("d", "d", "2", 2), user("d", "d", "3", 3)],
+      leafId: "d",
+    },
   };
   for (const [name, { source, leafId }] of Object.entries(cases)) {
     const reply = await runInWorker("buildSessionContext", { source, leafId }, 10_000);
@@ -193,10 +242,18 @@ test("a parentId cycle, a self-parented leaf and duplicate ids terminate", async
 
 test("wrong argument types throw a TypeError naming the argument", () => {
   for (const bad of [42, null, undefined, {}, false, new ArrayBuffer(1)]) {
-    assert.throws(() => buildSessionContext(bad), (error) => error instanceof TypeError && /source/.test(error.message), `source ${String(bad)}`);
+    assert.throws(
+      () => buildSessionContext(bad),
+      (error) => error instanceof TypeError && /source/.test(error.message),
+      `source ${String(bad)}`,
+    );
   }
   for (const bad of [42, {}, true, ["a2"]]) {
-    assert.throws(() => buildSessionContext(session, bad), (error) => error instanceof TypeError && /leafId/.test(error.message), `leafId ${String(bad)}`);
+    assert.throws(
+      () => buildSessionContext(session, bad),
+      (error) => error instanceof TypeError && /leafId/.test(error.message),
+      `leafId ${String(bad)}`,
+    );
   }
   assert.deepStrictEqual(buildSessionContext(session, "a2"), a2Context, "still works");
 });

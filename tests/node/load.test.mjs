@@ -1,15 +1,25 @@
 // The built package as Node consumers load it: `import` (ESM) and
 // `require` (CommonJS) of "session-tree", both usable synchronously.
-import { test } from "node:test";
+
 import assert from "node:assert/strict";
-import { createRequire } from "node:module";
 import { readFileSync, realpathSync } from "node:fs";
+import { createRequire } from "node:module";
+import { test } from "node:test";
 import * as esm from "session-tree";
 
 const require = createRequire(import.meta.url);
-const NAMES = ["Session", "buildSessionContext", "countEntries", "getTree", "inspectSession", "migrate", "parseSession", "sessionInfo"];
+const NAMES = [
+  "Session",
+  "buildSessionContext",
+  "countEntries",
+  "getTree",
+  "inspectSession",
+  "migrate",
+  "parseSession",
+  "sessionInfo",
+];
 
-test("ESM import exposes exactly the four functions", () => {
+test("ESM import exposes exactly the eight exports (Session and seven functions)", () => {
   assert.deepEqual(Object.keys(esm).sort(), NAMES);
   for (const name of NAMES) assert.equal(typeof esm[name], "function", name);
 });
@@ -19,7 +29,7 @@ test("ESM import resolves to the node entry", () => {
   assert.match(resolved, /[\\/]pkg[\\/]node\.js$/);
 });
 
-test("CommonJS require exposes the four functions and shares the instance with import", () => {
+test("CommonJS require exposes the same eight exports, shared with import (one instance)", () => {
   const cjs = require("session-tree");
   assert.match(realpathSync(require.resolve("session-tree")), /[\\/]pkg[\\/]node\.cjs$/);
   for (const name of NAMES) {

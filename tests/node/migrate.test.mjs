@@ -1,7 +1,8 @@
 // migrate: pi's v1 -> v2 -> v3 migration (migrateSessionEntries), on entry
 // arrays (in place) and on text (migrated JSONL; v3 text comes back as is).
-import { test } from "node:test";
+
 import assert from "node:assert/strict";
+import { test } from "node:test";
 import { migrate, parseSession } from "session-tree";
 import { at, jsonl } from "./helpers/session.mjs";
 
@@ -11,9 +12,17 @@ const v1Header = { type: "session", id: "sess-v1", timestamp: at(0), cwd: "/p" }
 const v1Entries = () => [
   structuredClone(v1Header),
   { type: "message", timestamp: at(1), message: { role: "user", content: "one", timestamp: 1 } },
-  { type: "message", timestamp: at(2), message: { role: "assistant", content: [], provider: "p", model: "m", timestamp: 2 } },
+  {
+    type: "message",
+    timestamp: at(2),
+    message: { role: "assistant", content: [], provider: "p", model: "m", timestamp: 2 },
+  },
   { type: "thinking_level_change", timestamp: at(3), thinkingLevel: "high" },
-  { type: "message", timestamp: at(4), message: { role: "hookMessage", customType: "h", content: "x", display: true, timestamp: 4 } },
+  {
+    type: "message",
+    timestamp: at(4),
+    message: { role: "hookMessage", customType: "h", content: "x", display: true, timestamp: 4 },
+  },
   // firstKeptEntryIndex counts the header: index 2 is the assistant message.
   { type: "compaction", timestamp: at(5), summary: "S", firstKeptEntryIndex: 2, tokensBefore: 100 },
   { type: "model_change", timestamp: at(6), provider: "p2", modelId: "m2" },
@@ -26,7 +35,9 @@ function checkV1Migrated(entries, original) {
   const ids = entries.slice(1).map((e) => e.id);
   for (const id of ids) assert.match(id, HEX8);
   assert.equal(new Set(ids).size, ids.length, "ids are unique");
-  entries.slice(1).forEach((e, i) => assert.equal(e.parentId, i === 0 ? null : ids[i - 1], `parentId of entry ${i + 1}`));
+  for (const [i, e] of entries.slice(1).entries()) {
+    assert.equal(e.parentId, i === 0 ? null : ids[i - 1], `parentId of entry ${i + 1}`);
+  }
   // Everything else is unchanged, apart from the two renames.
   const strip = ({ id, parentId, ...rest }) => rest;
   assert.deepStrictEqual(strip(entries[1]), original[1]);
@@ -45,7 +56,7 @@ test("v1 entry array: migrated in place", () => {
   const entries = v1Entries();
   const objects = [...entries];
   assert.equal(migrate(entries), true);
-  entries.forEach((e, i) => assert.equal(e, objects[i], `entry ${i} is the same object`));
+  for (const [i, e] of entries.entries()) assert.equal(e, objects[i], `entry ${i} is the same object`);
   checkV1Migrated(entries, original);
   // Migrating again changes nothing.
   const snapshot = structuredClone(entries);
@@ -107,7 +118,13 @@ test("v1 ids are fresh and unique across many entries", () => {
 
 test("v1 text: malformed lines are kept verbatim in place", () => {
   const original = v1Entries().slice(0, 3);
-  const text = [JSON.stringify(original[0]), "{broken", JSON.stringify(original[1]), "not json at all", JSON.stringify(original[2])].join("\n") + "\n";
+  const text = `${[
+    JSON.stringify(original[0]),
+    "{broken",
+    JSON.stringify(original[1]),
+    "not json at all",
+    JSON.stringify(original[2]),
+  ].join("\n")}\n`;
   const lines = migrate(text).split("\n");
   assert.equal(lines[1], "{broken");
   assert.equal(lines[3], "not json at all");
@@ -118,25 +135,60 @@ test("v1 text: malformed lines are kept verbatim in place", () => {
 });
 
 test("v1: firstKeptEntryIndex counts parsed entries, not lines", () => {
-  const text = [
+  const text = `${[
     JSON.stringify(v1Header),
     "garbage",
     JSON.stringify({ type: "message", timestamp: at(1), message: { role: "user", content: "a", timestamp: 1 } }),
     JSON.stringify({ type: "message", timestamp: at(2), message: { role: "user", content: "b", timestamp: 2 } }),
     JSON.stringify({ type: "compaction", timestamp: at(3), summary: "S", firstKeptEntryIndex: 2, tokensBefore: 1 }),
-  ].join("\n") + "\n";
-  const parsed = migrate(text).split("\n").filter((l) => l.startsWith("{"));
+  ].join("\n")}\n`;
+  const parsed = migrate(text)
+    .split("\n")
+    .filter((l) => l.startsWith("{"));
   const entries = parsed.map((l) => JSON.parse(l));
   assert.equal(entries[3].firstKeptEntryId, entries[2].id, "index 2 = the second message");
 });
 
 const v2 = () => [
   { type: "session", version: 2, id: "sess-v2", timestamp: at(0), cwd: "/p" },
-  { type: "message", id: "aaaa0001", parentId: null, timestamp: at(1), message: { role: "user", content: "u", timestamp: 1 } },
-  { type: "message", id: "aaaa0002", parentId: "aaaa0001", timestamp: at(2),
-    message: { role: "hookMessage", customType: "ext", content: [{ type: "text", text: "t" }], display: false, timestamp: 2 } },
-  { type: "custom_message", id: "aaaa0003", parentId: "aaaa0002", timestamp: at(3), customType: "c", content: "x", display: true },
-  { type: "compaction", id: "aaaa0004", parentId: "aaaa0003", timestamp: at(4), summary: "S", firstKeptEntryId: "aaaa0002", tokensBefore: 5 },
+  {
+    type: "message",
+    id: "aaaa0001",
+    parentId: null,
+    timestamp: at(1),
+    message: { role: "user", content: "u", timestamp: 1 },
+  },
+  {
+    type: "message",
+    id: "aaaa0002",
+    parentId: "aaaa0001",
+    timestamp: at(2),
+    message: {
+      role: "hookMessage",
+      customType: "ext",
+      content: [{ type: "text", text: "t" }],
+      display: false,
+      timestamp: 2,
+    },
+  },
+  {
+    type: "custom_message",
+    id: "aaaa0003",
+    parentId: "aaaa0002",
+    timestamp: at(3),
+    customType: "c",
+    content: "x",
+    display: true,
+  },
+  {
+    type: "compaction",
+    id: "aaaa0004",
+    parentId: "aaaa0003",
+    timestamp: at(4),
+    summary: "S",
+    firstKeptEntryId: "aaaa0002",
+    tokensBefore: 5,
+  },
 ];
 
 test("v2: hookMessage becomes custom, ids untouched, header version 3", () => {
@@ -163,14 +215,17 @@ test("v3 text comes back byte for byte", () => {
       '{"type":"message","id":"a","parentId":null,"timestamp":"t","message":{"role":"hookMessage","content":"\\u00e9 é \u2028"}}\n' +
       "   \n" +
       '{"big":9007199254740993,"z":-0,"e":1E2}',
-    "\uFEFF" + jsonl([{ type: "session", version: 3, id: "s", timestamp: at(0), cwd: "/" }]),
+    `\uFEFF${jsonl([{ type: "session", version: 3, id: "s", timestamp: at(0), cwd: "/" }])}`,
     jsonl([{ type: "session", version: 4, id: "future", timestamp: at(0), cwd: "/" }]),
   ];
   for (const text of samples) {
     assert.equal(migrate(text), text);
   }
   // Bytes come back as a copy of the very bytes, even bytes that are not UTF-8.
-  for (const bytes of [Buffer.from(samples[1]), Buffer.concat([Buffer.from(samples[3]), Buffer.from([0xff, 0xfe, 0x0a])])]) {
+  for (const bytes of [
+    Buffer.from(samples[1]),
+    Buffer.concat([Buffer.from(samples[3]), Buffer.from([0xff, 0xfe, 0x0a])]),
+  ]) {
     const out = migrate(bytes);
     assert.ok(out instanceof Uint8Array && !Buffer.isBuffer(out));
     assert.deepStrictEqual(Buffer.from(out), bytes);
@@ -191,7 +246,13 @@ test("v3 entry arrays are left alone", () => {
 
 test("entries without a header count as version 1 (pi: version = header?.version ?? 1)", () => {
   const entries = [
-    { type: "message", id: "keep-me", parentId: "nope", timestamp: at(1), message: { role: "user", content: "a", timestamp: 1 } },
+    {
+      type: "message",
+      id: "keep-me",
+      parentId: "nope",
+      timestamp: at(1),
+      message: { role: "user", content: "a", timestamp: 1 },
+    },
     { type: "message", timestamp: at(2), message: { role: "hookMessage", content: "b", timestamp: 2 } },
   ];
   assert.equal(migrate(entries), true);
@@ -211,7 +272,14 @@ test("v1 entries that already have ids keep them; new ids avoid every existing i
   entries.push({ type: "custom", timestamp: at(2), customType: "c", id: "c", parentId: "a" });
   entries.push({ type: "custom", timestamp: at(3), customType: "c" });
   assert.equal(migrate(entries), true);
-  assert.deepStrictEqual(entries.slice(1, 4).map((e) => [e.id, e.parentId]), [["a", null], ["b", "a"], ["c", "a"]]);
+  assert.deepStrictEqual(
+    entries.slice(1, 4).map((e) => [e.id, e.parentId]),
+    [
+      ["a", null],
+      ["b", "a"],
+      ["c", "a"],
+    ],
+  );
   assert.match(entries[4].id, HEX8);
   assert.equal(entries[4].parentId, "c");
   assert.equal(entries[0].version, 3);
@@ -226,8 +294,11 @@ test("migrated text parses back with parseSession", () => {
 
 test("wrong argument types throw a TypeError naming the argument", () => {
   for (const bad of [42, null, undefined, {}, true, new ArrayBuffer(2)]) {
-    assert.throws(() => migrate(bad), (error) => error instanceof TypeError && /source|entries/.test(error.message),
-      String(bad));
+    assert.throws(
+      () => migrate(bad),
+      (error) => error instanceof TypeError && /source|entries/.test(error.message),
+      String(bad),
+    );
   }
   // Still works.
   const entries = v2();

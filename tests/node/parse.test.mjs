@@ -1,8 +1,9 @@
 // parseSession: pi's parseSessionEntries rules. The reference for every line
 // is JSON.parse of that line (after pi's whole-text trim and "\n" split);
 // bytes are decoded as TextDecoder does.
-import { test } from "node:test";
+
 import assert from "node:assert/strict";
+import { test } from "node:test";
 import { parseSession } from "session-tree";
 import { assistant, header, inputForms, jsonl, user } from "./helpers/session.mjs";
 
@@ -77,7 +78,7 @@ test("CRLF line ends and a BOM are accepted", () => {
   const text = jsonl(session).replace(/\n/g, "\r\n");
   assert.deepStrictEqual(parseSession(text), session, "CRLF string");
   assert.deepStrictEqual(parseSession(Buffer.from(text)), session, "CRLF bytes");
-  assert.deepStrictEqual(parseSession("\uFEFF" + jsonl(session)), session, "BOM string");
+  assert.deepStrictEqual(parseSession(`\uFEFF${jsonl(session)}`), session, "BOM string");
   const bom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(jsonl(session))]);
   assert.deepStrictEqual(parseSession(bom), session, "BOM bytes");
   assert.deepStrictEqual(parseSession(bom, { strict: true }), session, "BOM bytes strict");
@@ -96,7 +97,7 @@ test("tricky lines behave exactly as JSON.parse", () => {
     '{"ls":"\u2028\u2029","emoji":"😀","esc":"\\"\\\\\\/\\b\\f\\n\\r\\t"}',
     '  \t{"padded":true}\t  ',
     '{"s":"\\u00e9\\u4e2d"}',
-    '[]',
+    "[]",
     '{"deep":[[[[[[[[[[{"x":[[[]]]}]]]]]]]]]]}',
   ];
   const text = lines.join("\n");
@@ -137,7 +138,7 @@ test("lines that JSON.parse rejects are skipped", () => {
     "undefined",
     '{"ok":true}',
   ];
-  const text = "{}\n" + lines.join("\n");
+  const text = `{}\n${lines.join("\n")}`;
   assert.deepStrictEqual(parseSession(text), reference(text));
   assert.deepStrictEqual(reference(text), [{}, { ok: true }]);
 });
@@ -187,23 +188,29 @@ test("strict mode throws at the first malformed line, naming its number", () => 
 
 test("wrong argument types throw a TypeError naming the argument", () => {
   for (const bad of [42, null, undefined, {}, true, Symbol("s"), new ArrayBuffer(4), () => {}]) {
-    assert.throws(() => parseSession(bad), (error) => error instanceof TypeError && /source/.test(error.message),
-      `source ${String(bad?.toString?.() ?? bad)}`);
+    assert.throws(
+      () => parseSession(bad),
+      (error) => error instanceof TypeError && /source/.test(error.message),
+      `source ${String(bad?.toString?.() ?? bad)}`,
+    );
   }
   for (const bad of [42, "strict", true]) {
-    assert.throws(() => parseSession("", bad), (error) => error instanceof TypeError && /options/.test(error.message),
-      `options ${String(bad)}`);
+    assert.throws(
+      () => parseSession("", bad),
+      (error) => error instanceof TypeError && /options/.test(error.message),
+      `options ${String(bad)}`,
+    );
   }
   assert.deepStrictEqual(parseSession(jsonl(session)), session, "still works afterwards");
 });
 
 test("very deep nesting parses like JSON.parse", () => {
   const depth = 100_000;
-  const [value] = parseSession("[".repeat(depth) + "]".repeat(depth) + "\n" + "{".repeat(3));
+  const [value] = parseSession(`${"[".repeat(depth) + "]".repeat(depth)}\n${"{".repeat(3)}`);
   let level = 0;
   for (let node = value; Array.isArray(node); node = node[0]) level++;
   assert.equal(level, depth);
-  assert.throws(() => parseSession("{}\n" + "[".repeat(depth), { strict: true }), /\b2\b/);
+  assert.throws(() => parseSession(`{}\n${"[".repeat(depth)}`, { strict: true }), /\b2\b/);
   assert.deepStrictEqual(parseSession('{"a":1}'), [{ a: 1 }], "still works");
 });
 

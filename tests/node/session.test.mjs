@@ -1,21 +1,39 @@
 // Session: the behaviour that is ours to define (storage handed to the host);
 // agreement with pi's SessionManager is checked in tests/conformance/session.test.js.
-import { test } from "node:test";
+
 import assert from "node:assert/strict";
-import { Session, sessionInfo, getTree, buildSessionContext } from "session-tree";
+import { test } from "node:test";
+import { buildSessionContext, getTree, Session, sessionInfo } from "session-tree";
 import { assistant, at, header, jsonl, ms, user } from "./helpers/session.mjs";
 
 const HEX8 = /^[0-9a-f]{8}$/;
-const file = jsonl([header(), user("a", null, "first", 1), assistant("b", "a", "answer", 2), user("c", "a", "again", 3)]);
+const file = jsonl([
+  header(),
+  user("a", null, "first", 1),
+  assistant("b", "a", "answer", 2),
+  user("c", "a", "again", 3),
+]);
 
 test("open indexes the file: leaf, entries, children, branch, context", () => {
   const s = Session.open(file);
   assert.equal(s.leafId, "c");
   assert.equal(s.header.id, header().id);
-  assert.deepEqual(s.getEntries().map((e) => e.id), ["a", "b", "c"]);
-  assert.deepEqual(s.getChildren("a").map((e) => e.id), ["b", "c"]);
-  assert.deepEqual(s.getBranch().map((e) => e.id), ["a", "c"]);
-  assert.deepEqual(s.getBranch("b").map((e) => e.id), ["a", "b"]);
+  assert.deepEqual(
+    s.getEntries().map((e) => e.id),
+    ["a", "b", "c"],
+  );
+  assert.deepEqual(
+    s.getChildren("a").map((e) => e.id),
+    ["b", "c"],
+  );
+  assert.deepEqual(
+    s.getBranch().map((e) => e.id),
+    ["a", "c"],
+  );
+  assert.deepEqual(
+    s.getBranch("b").map((e) => e.id),
+    ["a", "b"],
+  );
   assert.equal(JSON.stringify(s.buildSessionContext()), JSON.stringify(buildSessionContext(file, "c")));
   assert.equal(JSON.stringify(s.buildSessionContext("b")), JSON.stringify(buildSessionContext(file, "b")));
   assert.deepEqual(s.buildSessionContext(null), { messages: [], thinkingLevel: "off", model: null });
@@ -32,12 +50,18 @@ test("a new session holds its lines back until the first assistant message", () 
   assert.deepEqual(s.takePendingLines(), []);
   const a = s.appendMessage({ role: "assistant", content: [], provider: "p", model: "m", timestamp: 2 });
   const lines = s.takePendingLines();
-  assert.deepEqual(lines.map((l) => JSON.parse(l).type), ["session", "message", "message"]);
+  assert.deepEqual(
+    lines.map((l) => JSON.parse(l).type),
+    ["session", "message", "message"],
+  );
   assert.deepEqual(lines.map((l) => JSON.parse(l).id).slice(1), [q, a]);
-  assert.equal(lines.join("\n") + "\n", s.toJsonl());
+  assert.equal(`${lines.join("\n")}\n`, s.toJsonl());
   assert.deepEqual(s.takePendingLines(), []);
   s.appendThinkingLevelChange("high");
-  assert.deepEqual(s.takePendingLines().map((l) => JSON.parse(l).type), ["thinking_level_change"]);
+  assert.deepEqual(
+    s.takePendingLines().map((l) => JSON.parse(l).type),
+    ["thinking_level_change"],
+  );
 });
 
 test("an opened file without an assistant message never re-emits its own lines", () => {
@@ -45,7 +69,10 @@ test("an opened file without an assistant message never re-emits its own lines",
   s.appendMessage({ role: "user", content: "more", timestamp: 2 });
   assert.deepEqual(s.takePendingLines(), []);
   s.appendMessage({ role: "assistant", content: [], provider: "p", model: "m", timestamp: 3 });
-  assert.deepEqual(s.takePendingLines().map((l) => JSON.parse(l).message.content), ["more", []]);
+  assert.deepEqual(
+    s.takePendingLines().map((l) => JSON.parse(l).message.content),
+    ["more", []],
+  );
 });
 
 test("new entries have pi's key order and link to the leaf", () => {
@@ -53,7 +80,11 @@ test("new entries have pi's key order and link to the leaf", () => {
   const id = s.appendCustomMessageEntry("ext", "hello", true);
   const line = s.toJsonl().trimEnd().split("\n").pop();
   const keys = Object.keys(JSON.parse(line));
-  assert.deepEqual(keys, ["type", "customType", "content", "display", "id", "parentId", "timestamp"], "details undefined is left out");
+  assert.deepEqual(
+    keys,
+    ["type", "customType", "content", "display", "id", "parentId", "timestamp"],
+    "details undefined is left out",
+  );
   assert.equal(JSON.parse(line).parentId, "c");
   assert.equal(s.leafId, id);
   const sum = s.branchWithSummary(null, "gone");
@@ -87,14 +118,26 @@ test("labels: set, read, clear, and carried into a branched session", () => {
   assert.equal(s.getLabel("a"), undefined);
   s.appendLabelChange("a", "again");
   const text = s.createBranchedSession("b", { parentSession: "/old.jsonl" });
-  const lines = text.trimEnd().split("\n").map((l) => JSON.parse(l));
+  const lines = text
+    .trimEnd()
+    .split("\n")
+    .map((l) => JSON.parse(l));
   assert.equal(lines[0].type, "session");
   assert.equal(lines[0].parentSession, "/old.jsonl");
   assert.equal(lines[0].cwd, header().cwd);
-  assert.deepEqual(lines.slice(1, 3).map((e) => e.id), ["a", "b"]);
+  assert.deepEqual(
+    lines.slice(1, 3).map((e) => e.id),
+    ["a", "b"],
+  );
   // Labels on the path, in the order pi's label map holds them: b first (a was cleared and set again).
   const labels = lines.slice(3);
-  assert.deepEqual(labels.map((l) => [l.targetId, l.label]), [["b", "kept"], ["a", "again"]]);
+  assert.deepEqual(
+    labels.map((l) => [l.targetId, l.label]),
+    [
+      ["b", "kept"],
+      ["a", "again"],
+    ],
+  );
   assert.equal(labels[0].parentId, "b");
   assert.equal(labels[1].parentId, labels[0].id);
   assert.throws(() => s.createBranchedSession("zzz"), { message: "Entry zzz not found" });
@@ -119,7 +162,10 @@ test("appendJsonl ingests chunks that end mid-line and mid-character", () => {
 });
 
 test("open migrates v1 in memory and says so", () => {
-  const v1 = jsonl([{ type: "session", id: "old", timestamp: at(0), cwd: "/" }, { type: "message", timestamp: at(1), message: { role: "user", content: "hi", timestamp: 1 } }]);
+  const v1 = jsonl([
+    { type: "session", id: "old", timestamp: at(0), cwd: "/" },
+    { type: "message", timestamp: at(1), message: { role: "user", content: "hi", timestamp: 1 } },
+  ]);
   const s = Session.open(v1);
   assert.equal(s.migrated, true);
   assert.equal(s.header.version, 3);

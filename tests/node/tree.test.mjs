@@ -1,6 +1,7 @@
 // getTree: pi's SessionManager.getTree() rules.
-import { test } from "node:test";
+
 import assert from "node:assert/strict";
+import { test } from "node:test";
 import { getTree } from "session-tree";
 import { assistant, at, entry, header, inputForms, runInWorker, shape, user } from "./helpers/session.mjs";
 
@@ -24,12 +25,36 @@ const session = [
 ];
 
 const expectedShape = [
-  { id: "u1", children: [{ id: "a1", children: [
-    { id: "u3", children: [] },
-    { id: "u2", children: [{ id: "a2", children: [
-      { id: "l1", children: [{ id: "l2", children: [{ id: "l3", children: [{ id: "l4", children: [{ id: "l5", children: [] }] }] }] }] },
-    ] }] },
-  ] }] },
+  {
+    id: "u1",
+    children: [
+      {
+        id: "a1",
+        children: [
+          { id: "u3", children: [] },
+          {
+            id: "u2",
+            children: [
+              {
+                id: "a2",
+                children: [
+                  {
+                    id: "l1",
+                    children: [
+                      {
+                        id: "l2",
+                        children: [{ id: "l3", children: [{ id: "l4", children: [{ id: "l5", children: [] }] }] }],
+                      },
+                    ],
+                  },
+                ],
+              },
+            ],
+          },
+        ],
+      },
+    ],
+  },
   { id: "orphan", children: [] },
   { id: "self", children: [] },
 ];
@@ -80,9 +105,18 @@ test("children are sorted by time (oldest first), ties keep file order, roots ke
     { type: "custom", id: "offset", parentId: "early-root", timestamp: "2025-01-01T10:00:00+02:00", customType: "c" },
     { type: "custom", id: "utc", parentId: "early-root", timestamp: "2025-01-01T09:00:00.000Z", customType: "c" },
   ]);
-  assert.deepStrictEqual(roots.map((n) => n.entry.id), ["late-root", "early-root"]);
-  assert.deepStrictEqual(roots[0].children.map((n) => n.entry.id), ["c-2", "c-tie-a", "c-tie-b", "c-10"]);
-  assert.deepStrictEqual(roots[1].children.map((n) => n.entry.id), ["offset", "utc"]);
+  assert.deepStrictEqual(
+    roots.map((n) => n.entry.id),
+    ["late-root", "early-root"],
+  );
+  assert.deepStrictEqual(
+    roots[0].children.map((n) => n.entry.id),
+    ["c-2", "c-tie-a", "c-tie-b", "c-10"],
+  );
+  assert.deepStrictEqual(
+    roots[1].children.map((n) => n.entry.id),
+    ["offset", "utc"],
+  );
 });
 
 test("empty sessions give no roots", () => {
@@ -140,7 +174,11 @@ test("duplicate ids terminate", async () => {
 
 test("wrong argument types throw a TypeError naming the argument", () => {
   for (const bad of [42, null, undefined, {}, true, new ArrayBuffer(1)]) {
-    assert.throws(() => getTree(bad), (error) => error instanceof TypeError && /source/.test(error.message), String(bad));
+    assert.throws(
+      () => getTree(bad),
+      (error) => error instanceof TypeError && /source/.test(error.message),
+      String(bad),
+    );
   }
   assert.deepStrictEqual(shape(getTree(session)), expectedShape, "still works");
 });
@@ -184,7 +222,10 @@ test("a lazy tree does not depend on the caller's bytes or later calls", () => {
 
 test("a lazy tree still reads its entries after much bigger calls grew and reused wasm memory", () => {
   const [u1] = getTree(inputForms(session).Uint8Array);
-  const big = [header(), ...Array.from({ length: 20000 }, (_, i) => user(`x${i}`, i ? `x${i - 1}` : null, "y".repeat(200), i + 1))];
+  const big = [
+    header(),
+    ...Array.from({ length: 20000 }, (_, i) => user(`x${i}`, i ? `x${i - 1}` : null, "y".repeat(200), i + 1)),
+  ];
   getTree(inputForms(big).Uint8Array);
   getTree(inputForms(big).string);
   assert.equal(u1.entry.id, "u1");

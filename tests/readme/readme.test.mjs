@@ -1,10 +1,11 @@
 // The README's JavaScript examples, run as written against the built package.
-import { test } from "node:test";
+
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
+import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -26,10 +27,22 @@ const t = (s) => `2025-01-01T00:00:0${s}.000Z`;
 const lines = [
   { type: "session", version: 3, id: "s", timestamp: t(0), cwd: "/tmp" },
   { type: "message", id: "a", parentId: null, timestamp: t(1), message: { role: "user", content: "hi", timestamp: 1 } },
-  { type: "message", id: "b", parentId: "a", timestamp: t(2), message: { role: "assistant", content: [], provider: "p", model: "m", timestamp: 2 } },
-  { type: "message", id: "c", parentId: "a", timestamp: t(3), message: { role: "user", content: "again", timestamp: 3 } },
+  {
+    type: "message",
+    id: "b",
+    parentId: "a",
+    timestamp: t(2),
+    message: { role: "assistant", content: [], provider: "p", model: "m", timestamp: 2 },
+  },
+  {
+    type: "message",
+    id: "c",
+    parentId: "a",
+    timestamp: t(3),
+    message: { role: "user", content: "again", timestamp: 3 },
+  },
 ];
-writeFileSync(join(dir, "session.jsonl"), lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
+writeFileSync(join(dir, "session.jsonl"), `${lines.map((l) => JSON.stringify(l)).join("\n")}\n`);
 
 const run = (code, session = join(dir, "session.jsonl")) => {
   const file = join(dir, `example-${Math.random().toString(16).slice(2)}.mjs`);
@@ -59,12 +72,20 @@ test("the migrate example upgrades a v1 file on disk once, then leaves it alone"
   const v1 = [
     { type: "session", id: "old", timestamp: t(0), cwd: "/tmp" },
     { type: "message", timestamp: t(1), message: { role: "user", content: "héllo", timestamp: 1 } },
-    { type: "message", timestamp: t(2), message: { role: "assistant", content: [], provider: "p", model: "m", timestamp: 2 } },
+    {
+      type: "message",
+      timestamp: t(2),
+      message: { role: "assistant", content: [], provider: "p", model: "m", timestamp: 2 },
+    },
   ];
-  writeFileSync(file, v1.map((l) => JSON.stringify(l)).join("\n") + "\n");
+  writeFileSync(file, `${v1.map((l) => JSON.stringify(l)).join("\n")}\n`);
   run(code, file);
   const upgraded = readFileSync(file);
-  const entries = upgraded.toString("utf8").trimEnd().split("\n").map((l) => JSON.parse(l));
+  const entries = upgraded
+    .toString("utf8")
+    .trimEnd()
+    .split("\n")
+    .map((l) => JSON.parse(l));
   assert.equal(entries[0].version, 3);
   assert.equal(entries[1].message.content, "héllo");
   assert.match(entries[1].id, /^[0-9a-f]{8}$/);
@@ -81,16 +102,28 @@ test("the agent loop writes, branches and reopens its session file", () => {
   const file = join(dir, "agent-session.jsonl");
   const first = run(code);
   // user, assistant; then the second answer on a branch from the question.
-  assert.equal(first, 'user: "What is in this folder?"\nassistant: [{"type":"text","text":"Let me look first."}]\n3 entries, 2 answers to the question\n');
-  const lines = readFileSync(file, "utf8").trimEnd().split("\n").map((l) => JSON.parse(l));
-  assert.deepEqual(lines.map((l) => l.type), ["session", "message", "message", "message"]);
+  assert.equal(
+    first,
+    'user: "What is in this folder?"\nassistant: [{"type":"text","text":"Let me look first."}]\n3 entries, 2 answers to the question\n',
+  );
+  const lines = readFileSync(file, "utf8")
+    .trimEnd()
+    .split("\n")
+    .map((l) => JSON.parse(l));
+  assert.deepEqual(
+    lines.map((l) => l.type),
+    ["session", "message", "message", "message"],
+  );
   assert.equal(lines[0].version, 3);
   assert.equal(lines[2].parentId, lines[1].id);
   assert.equal(lines[3].parentId, lines[1].id);
   // A second run opens the file and continues from its last entry.
   const second = run(code);
   assert.match(second, /6 entries, 2 answers to the question\n$/);
-  const again = readFileSync(file, "utf8").trimEnd().split("\n").map((l) => JSON.parse(l));
+  const again = readFileSync(file, "utf8")
+    .trimEnd()
+    .split("\n")
+    .map((l) => JSON.parse(l));
   assert.equal(again.length, 7);
   assert.equal(again[4].parentId, lines[3].id, "the new question continues the last branch");
   assert.equal(new Set(again.map((l) => l.id)).size, 7, "ids are unique");
@@ -101,7 +134,7 @@ test("the getTree example walks the shape, then reads entries", () => {
 });
 
 test("the IndexedDB example keeps a session across page loads", async () => {
-  const { startStaticServer } = await import("../browser/static-server.mjs");
+  const { startStaticServer } = await import("../../tools/static-server.mjs");
   const { launchChromium } = await import("../browser/chromium.mjs");
   const page = join(dir, "idb");
   mkdirSync(page);
@@ -134,8 +167,14 @@ test("the IndexedDB example keeps a session across page loads", async () => {
           };
         }),
     );
-    const lines = stored.trimEnd().split("\n").map((l) => JSON.parse(l));
-    assert.deepEqual(lines.map((l) => l.type), ["session", "message", "message", "message", "message"]);
+    const lines = stored
+      .trimEnd()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    assert.deepEqual(
+      lines.map((l) => l.type),
+      ["session", "message", "message", "message", "message"],
+    );
     assert.equal(lines[3].parentId, lines[2].id);
   } finally {
     await browser.close();

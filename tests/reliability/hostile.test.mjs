@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { buildSessionContext, getTree, inspectSession, migrate, parseSession, Session } from "session-tree";
-import { buildSessionContext as piContext, parseSessionEntries, piLoad, piText, piTree } from "./helpers/pi.mjs";
+import { parseSessionEntries, buildSessionContext as piContext, piLoad, piText, piTree } from "../shared/pi.mjs";
 
 const J = JSON.stringify;
 const H3 = J({ type: "session", version: 3, id: "s", timestamp: "2025-01-01T00:00:00.000Z", cwd: "/" });
@@ -19,17 +19,31 @@ function treeAndContextAsPi(source, what) {
   if (parseSession(source)[0]?.type !== "session") return;
   const entries = piLoad(source);
   assert.equal(J(buildSessionContext(source)), J(piContext(entries)), `${what}: context`);
-  const strip = (nodes) => J(nodes, (k, v) => v);
+  const strip = (nodes) => J(nodes, (_k, v) => v);
   assert.equal(strip(getTree(source)), strip(piTree(piLoad(source))), `${what}: tree`);
 }
 
 test("invalid UTF-8 bytes decode as TextDecoder does, in every function", () => {
   const cases = [
-    [0xff], [0xfe], [0xc0, 0x80], [0xc3], [0xe2, 0x82], [0xed, 0xa0, 0x80], [0xed, 0xbf, 0xbf], [0xf0, 0x9f, 0x98], [0xf4, 0x90, 0x80, 0x80],
-    [0xf8, 0x88, 0x80, 0x80, 0x80], [0x80, 0x80], [0xe0, 0x80, 0xaf], [0xc3, 0x28], [0xf0, 0x28, 0x8c, 0xbc],
+    [0xff],
+    [0xfe],
+    [0xc0, 0x80],
+    [0xc3],
+    [0xe2, 0x82],
+    [0xed, 0xa0, 0x80],
+    [0xed, 0xbf, 0xbf],
+    [0xf0, 0x9f, 0x98],
+    [0xf4, 0x90, 0x80, 0x80],
+    [0xf8, 0x88, 0x80, 0x80, 0x80],
+    [0x80, 0x80],
+    [0xe0, 0x80, 0xaf],
+    [0xc3, 0x28],
+    [0xf0, 0x28, 0x8c, 0xbc],
   ];
   for (const bad of cases) {
-    const prefix = Buffer.from(`${H3}\n{"type":"message","id":"a","parentId":null,"message":{"role":"user","content":"<`);
+    const prefix = Buffer.from(
+      `${H3}\n{"type":"message","id":"a","parentId":null,"message":{"role":"user","content":"<`,
+    );
     const suffix = Buffer.from('>"}}\n');
     const bytes = new Uint8Array(Buffer.concat([prefix, Buffer.from(bad), suffix]));
     const decoded = new TextDecoder().decode(bytes);
@@ -37,14 +51,20 @@ test("invalid UTF-8 bytes decode as TextDecoder does, in every function", () => 
     assert.equal(J(parseSession(bytes)), J(parseSession(decoded)), what);
     assert.equal(parseSession(bytes)[1].message.content, JSON.parse(decoded.split("\n")[1]).message.content, what);
     sameAsPi(bytes, what);
-    assert.equal(buildSessionContext(bytes).messages[0].content, JSON.parse(decoded.split("\n")[1]).message.content, what);
+    assert.equal(
+      buildSessionContext(bytes).messages[0].content,
+      JSON.parse(decoded.split("\n")[1]).message.content,
+      what,
+    );
     assert.equal(getTree(bytes)[0].entry.message.content, JSON.parse(decoded.split("\n")[1]).message.content, what);
     assert.equal(inspectSession(bytes)[0].kind, "invalid-utf8", what);
     assert.deepStrictEqual(migrate(bytes), bytes, `${what}: a v3 file's bytes come back as they are`);
     assert.equal(migrate(decoded), decoded, `${what}: its decoded text comes back as it is`);
   }
   // Invalid bytes outside strings make the line malformed, as JSON.parse of the decoded text does.
-  const outside = new Uint8Array(Buffer.concat([Buffer.from(`${H3}\n{"type":"message",`), Buffer.from([0xff]), Buffer.from('"id":"a"}\n')]));
+  const outside = new Uint8Array(
+    Buffer.concat([Buffer.from(`${H3}\n{"type":"message",`), Buffer.from([0xff]), Buffer.from('"id":"a"}\n')]),
+  );
   sameAsPi(outside, "outside a string");
   assert.equal(parseSession(outside).length, 1);
   // A view into a larger buffer: only its own bytes count.
@@ -53,7 +73,8 @@ test("invalid UTF-8 bytes decode as TextDecoder does, in every function", () => 
 });
 
 test("CRLF, CR alone, NUL bytes, U+2028 and friends", () => {
-  const m = (id, extra = "") => `{"type":"message","id":"${id}","parentId":null,"message":{"role":"user","content":"c${extra}"}}`;
+  const m = (id, extra = "") =>
+    `{"type":"message","id":"${id}","parentId":null,"message":{"role":"user","content":"c${extra}"}}`;
   const cases = {
     crlf: `${H3}\r\n${m("a")}\r\n${m("b")}\r\n`,
     "cr only": `${H3}\r${m("a")}\r${m("b")}`,
@@ -76,7 +97,24 @@ test("CRLF, CR alone, NUL bytes, U+2028 and friends", () => {
 });
 
 test("numbers: beyond 2^53, -0, 1e400, tiny and long forms, exactly as JSON.parse", () => {
-  const nums = ["9007199254740993", "-9007199254740993", "18446744073709551617", "1e400", "-1e400", "1e-400", "-0", "-0.0", "0e10", "1E+2", "123456789012345678901234567890", "0.1000000000000000055511151231257827", "2.2250738585072014e-308", "4.9e-324", "1.7976931348623157e308", "1.7976931348623159e308"];
+  const nums = [
+    "9007199254740993",
+    "-9007199254740993",
+    "18446744073709551617",
+    "1e400",
+    "-1e400",
+    "1e-400",
+    "-0",
+    "-0.0",
+    "0e10",
+    "1E+2",
+    "123456789012345678901234567890",
+    "0.1000000000000000055511151231257827",
+    "2.2250738585072014e-308",
+    "4.9e-324",
+    "1.7976931348623157e308",
+    "1.7976931348623159e308",
+  ];
   for (const n of nums) {
     const t = `${H3}\n{"type":"message","id":"a","parentId":null,"n":${n},"message":{"role":"user","content":${n},"timestamp":${n}}}\n`;
     sameAsPi(t, n);
@@ -142,9 +180,9 @@ test("__proto__ and constructor keys: own properties, as JSON.parse; Object.prot
     `{"type":"label","targetId":"__proto__","label":"constructor"}`,
   ].join("\n");
   const check = () => {
-    assert.equal(({}).polluted, undefined);
+    assert.equal({}.polluted, undefined);
     assert.equal(Object.prototype.polluted, undefined);
-    assert.equal(typeof ({}).toString, "function");
+    assert.equal(typeof {}.toString, "function");
     assert.equal(Object.getOwnPropertyNames(Object.prototype).includes("polluted"), false);
   };
   sameAsPi(t, "proto keys");
@@ -158,7 +196,8 @@ test("__proto__ and constructor keys: own properties, as JSON.parse; Object.prot
   check();
   // Every function, then compare with pi (the file has no cycles) and check again.
   const migratedText = migrate(t);
-  const noIds = (list) => J(list.map((e) => ({ ...e, id: undefined, parentId: undefined, firstKeptEntryId: e.firstKeptEntryId && "<id>" })));
+  const noIds = (list) =>
+    J(list.map((e) => ({ ...e, id: undefined, parentId: undefined, firstKeptEntryId: e.firstKeptEntryId && "<id>" })));
   assert.equal(noIds(parseSession(migratedText)), noIds(piLoad(t)));
   const entries = parseSession(t);
   assert.equal(migrate(entries), true);
@@ -185,8 +224,11 @@ test("__proto__ and constructor keys: own properties, as JSON.parse; Object.prot
 test("deep nesting: 1,000, 10,000, 100,000 and 1,000,000 levels, as JSON.parse", () => {
   for (const depth of [1_000, 10_000, 100_000, 1_000_000]) {
     const nested = "[".repeat(depth) + "]".repeat(depth);
-    const obj = '{"a":'.repeat(depth) + "1" + "}".repeat(depth);
-    for (const [name, value] of [["array", nested], ["object", obj]]) {
+    const obj = `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`;
+    for (const [name, value] of [
+      ["array", nested],
+      ["object", obj],
+    ]) {
       const t = `${H3}\n{"type":"message","id":"a","parentId":null,"message":{"role":"user","content":${value}}}\n{"type":"custom","id":"b","parentId":"a"}\n`;
       let piResult;
       try {
@@ -201,7 +243,11 @@ test("deep nesting: 1,000, 10,000, 100,000 and 1,000,000 levels, as JSON.parse",
       assert.equal(getTree(t).length, 1, `${name} ${depth}: tree`);
       assert.ok(Array.isArray(inspectSession(t)));
       assert.equal(typeof migrate(t.replace(H3, H1)), "string");
-      assert.equal(parseSession(`${H3}\n${nested.slice(0, -1)}\n`).length, 1, `${name} ${depth}: unbalanced is malformed`);
+      assert.equal(
+        parseSession(`${H3}\n${nested.slice(0, -1)}\n`).length,
+        1,
+        `${name} ${depth}: unbalanced is malformed`,
+      );
     }
   }
 });

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { migrate, parseSession, Session } from "session-tree";
-import { Rng } from "./helpers/rng.mjs";
+import { Rng } from "../shared/rng.mjs";
 
 const HEX8 = /^[0-9a-f]{8}$/;
 const N = Number(process.env.ID_PREFILL ?? 200_000);
@@ -21,7 +21,7 @@ function prefilled(seed, n, { header = true } = {}) {
     lines.push(`{"type":"custom","id":"${id}","parentId":null}`);
     lines.push('{"type":"custom"}');
   }
-  return { text: lines.join("\n") + "\n", taken };
+  return { text: `${lines.join("\n")}\n`, taken };
 }
 
 function checkFresh(entries, taken, expectedNew) {

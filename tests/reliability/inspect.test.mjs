@@ -5,8 +5,15 @@ import { inspectSession } from "session-tree";
 
 const J = JSON.stringify;
 const H3 = { type: "session", version: 3, id: "s1", timestamp: "2025-01-01T00:00:00.000Z", cwd: "/p" };
-const msg = (id, parentId, extra = {}) => ({ type: "message", id, parentId, timestamp: "2025-01-01T00:00:01.000Z", message: { role: "user", content: id }, ...extra });
-const text = (...lines) => lines.map((l) => (typeof l === "string" ? l : J(l))).join("\n") + "\n";
+const msg = (id, parentId, extra = {}) => ({
+  type: "message",
+  id,
+  parentId,
+  timestamp: "2025-01-01T00:00:01.000Z",
+  message: { role: "user", content: id },
+  ...extra,
+});
+const text = (...lines) => `${lines.map((l) => (typeof l === "string" ? l : J(l))).join("\n")}\n`;
 /** `[kind, line]` pairs, in order. */
 const found = (source) => inspectSession(source).map((d) => [d.kind, d.line]);
 
@@ -31,7 +38,10 @@ test("clean files give []", () => {
   assert.deepEqual(inspectSession(text(H3)), []);
   assert.deepEqual(inspectSession(text(H3, msg("a", null), msg("b", "a"), msg("c", "a"))), []);
   // v1 files have no ids and are clean; so is one without a final newline.
-  assert.deepEqual(inspectSession(text({ type: "session", id: "s" }, { type: "message", message: { role: "user", content: "x" } })), []);
+  assert.deepEqual(
+    inspectSession(text({ type: "session", id: "s" }, { type: "message", message: { role: "user", content: "x" } })),
+    [],
+  );
   assert.deepEqual(inspectSession(text(H3, msg("a", null)).trimEnd()), []);
   // CRLF line ends are not problems.
   assert.deepEqual(inspectSession(text(H3, msg("a", null)).replaceAll("\n", "\r\n")), []);
@@ -58,9 +68,12 @@ test("malformed-line and truncated-last-line", () => {
   assert.deepEqual(found(text(H3, msg("a", null), "{not json", msg("b", "a"))), [["malformed-line", 3]]);
   // The last line cut off, no final newline: both kinds, same line.
   const cut = text(H3, msg("a", null)) + J(msg("b", "a")).slice(0, 30);
-  assert.deepEqual(found(cut), [["malformed-line", 3], ["truncated-last-line", 3]]);
+  assert.deepEqual(found(cut), [
+    ["malformed-line", 3],
+    ["truncated-last-line", 3],
+  ]);
   // With a final newline it is only malformed.
-  assert.deepEqual(found(cut + "\n"), [["malformed-line", 3]]);
+  assert.deepEqual(found(`${cut}\n`), [["malformed-line", 3]]);
   // The message names line and column.
   const [d] = inspectSession(text(H3, '{"id": oops}'));
   assert.match(d.message, /line 2, column 8/);
@@ -77,22 +90,26 @@ test("not-an-object", () => {
 });
 
 test("blank-line: whitespace-only lines inside the file", () => {
-  assert.deepEqual(found(J(H3) + "\n\n" + J(msg("a", null)) + "\n  \t\n" + J(msg("b", "a")) + "\n"), [
+  assert.deepEqual(found(`${J(H3)}\n\n${J(msg("a", null))}\n  \t\n${J(msg("b", "a"))}\n`), [
     ["blank-line", 2],
     ["blank-line", 4],
   ]);
-  assert.deepEqual(found(J(H3) + "\r\n\r\n" + J(msg("a", null)) + "\r\n"), [["blank-line", 2]]);
+  assert.deepEqual(found(`${J(H3)}\r\n\r\n${J(msg("a", null))}\r\n`), [["blank-line", 2]]);
 });
 
 test("bom: text and bytes", () => {
-  const t = "\ufeff" + text(H3, msg("a", null));
+  const t = `\ufeff${text(H3, msg("a", null))}`;
   assert.deepEqual(found(t), [["bom", 1]]);
   assert.deepEqual(found(Buffer.from(t)), [["bom", 1]]);
 });
 
 test("invalid-utf8: bytes only, no line", () => {
   const good = Buffer.from(text(H3, msg("a", null)));
-  const bad = Buffer.concat([good.subarray(0, good.length - 10), Buffer.from([0xff, 0xfe]), good.subarray(good.length - 10)]);
+  const bad = Buffer.concat([
+    good.subarray(0, good.length - 10),
+    Buffer.from([0xff, 0xfe]),
+    good.subarray(good.length - 10),
+  ]);
   const ds = inspectSession(bad);
   assert.equal(ds[0].kind, "invalid-utf8");
   assert.equal(ds[0].line, undefined);
@@ -105,7 +122,10 @@ test("missing-header, misplaced-header, duplicate-header", () => {
   assert.deepEqual(found(text(msg("a", null), H3, msg("b", "a"))), [["misplaced-header", 2]]);
   assert.deepEqual(found(text(H3, msg("a", null), H3)), [["duplicate-header", 3]]);
   // Blank and malformed lines before the header keep their own line numbers.
-  assert.deepEqual(found("\nnope\n" + text(H3)), [["blank-line", 1], ["malformed-line", 2]]);
+  assert.deepEqual(found(`\nnope\n${text(H3)}`), [
+    ["blank-line", 1],
+    ["malformed-line", 2],
+  ]);
 });
 
 test("unknown-version", () => {
@@ -113,27 +133,40 @@ test("unknown-version", () => {
   for (const version of [4, 0, 2.5, "three", "3", null]) {
     const ds = found(text({ ...H3, version }, msg("a", null)));
     const expected = version === null || version === "3" ? [] : [["unknown-version", 1]];
-    assert.deepEqual(ds.filter(([k]) => k === "unknown-version"), expected, `version ${J(version)}: ${J(ds)}`);
+    assert.deepEqual(
+      ds.filter(([k]) => k === "unknown-version"),
+      expected,
+      `version ${J(version)}: ${J(ds)}`,
+    );
   }
 });
 
 test("unknown-entry-type", () => {
-  assert.deepEqual(found(text(H3, msg("a", null), { type: "wat", id: "w", parentId: "a" }, { id: "x", parentId: "a" })), [
-    ["unknown-entry-type", 3],
-    ["unknown-entry-type", 4],
-  ]);
+  assert.deepEqual(
+    found(text(H3, msg("a", null), { type: "wat", id: "w", parentId: "a" }, { id: "x", parentId: "a" })),
+    [
+      ["unknown-entry-type", 3],
+      ["unknown-entry-type", 4],
+    ],
+  );
 });
 
 test("missing-id (v2 and v3 files)", () => {
   for (const version of [2, 3]) {
-    assert.deepEqual(found(text({ ...H3, version }, msg("a", null), { type: "message", parentId: "a", message: { role: "user" } })), [["missing-id", 3]]);
+    assert.deepEqual(
+      found(text({ ...H3, version }, msg("a", null), { type: "message", parentId: "a", message: { role: "user" } })),
+      [["missing-id", 3]],
+    );
   }
   // A number id is not a string id.
   assert.deepEqual(found(text(H3, msg(7, null))), [["missing-id", 2]]);
 });
 
 test("duplicate-id", () => {
-  assert.deepEqual(found(text(H3, msg("a", null), msg("b", "a"), msg("a", "b"))).filter(([k]) => k === "duplicate-id"), [["duplicate-id", 4]]);
+  assert.deepEqual(
+    found(text(H3, msg("a", null), msg("b", "a"), msg("a", "b"))).filter(([k]) => k === "duplicate-id"),
+    [["duplicate-id", 4]],
+  );
 });
 
 test("orphan: parent not found, or no parentId at all", () => {
@@ -149,34 +182,64 @@ test("self-parent", () => {
 
 test("cycle: reported once, at the entry where it is cut", () => {
   const ds = inspectSession(text(H3, msg("a", null), msg("x", "y"), msg("y", "z"), msg("z", "x")));
-  assert.deepEqual(ds.map((d) => d.kind), ["cycle"]);
+  assert.deepEqual(
+    ds.map((d) => d.kind),
+    ["cycle"],
+  );
   assert.ok([3, 4, 5].includes(ds[0].line), J(ds));
   assert.match(ds[0].message, /x|y|z/);
   // Two separate cycles: two diagnostics.
-  assert.deepEqual(found(text(H3, msg("p", "q"), msg("q", "p"), msg("r", "t"), msg("t", "r"))).map(([k]) => k), ["cycle", "cycle"]);
+  assert.deepEqual(
+    found(text(H3, msg("p", "q"), msg("q", "p"), msg("r", "t"), msg("t", "r"))).map(([k]) => k),
+    ["cycle", "cycle"],
+  );
 });
 
 test("missing-first-kept-entry (v3 id and v1 index) and kept-entry-off-path", () => {
-  const comp = (id, parentId, keep) => ({ type: "compaction", id, parentId, summary: "s", firstKeptEntryId: keep, tokensBefore: 1 });
+  const comp = (id, parentId, keep) => ({
+    type: "compaction",
+    id,
+    parentId,
+    summary: "s",
+    firstKeptEntryId: keep,
+    tokensBefore: 1,
+  });
   assert.deepEqual(found(text(H3, msg("a", null), comp("c", "a", "nowhere"))), [["missing-first-kept-entry", 3]]);
   // "b" is on another branch: nothing before the compaction is kept.
-  assert.deepEqual(found(text(H3, msg("a", null), msg("b", "a"), msg("o", "a"), comp("c", "o", "b"))), [["kept-entry-off-path", 5]]);
+  assert.deepEqual(found(text(H3, msg("a", null), msg("b", "a"), msg("o", "a"), comp("c", "o", "b"))), [
+    ["kept-entry-off-path", 5],
+  ]);
   // v1: an index beyond the file, or pointing at the header.
-  const v1 = text({ type: "session", id: "s" }, { type: "message", message: { role: "user" } }, { type: "compaction", summary: "s", firstKeptEntryIndex: 9 }, { type: "compaction", summary: "s", firstKeptEntryIndex: 0 }, { type: "compaction", summary: "s", firstKeptEntryIndex: 1 });
-  assert.deepEqual(found(v1), [["missing-first-kept-entry", 3], ["missing-first-kept-entry", 4]]);
+  const v1 = text(
+    { type: "session", id: "s" },
+    { type: "message", message: { role: "user" } },
+    { type: "compaction", summary: "s", firstKeptEntryIndex: 9 },
+    { type: "compaction", summary: "s", firstKeptEntryIndex: 0 },
+    { type: "compaction", summary: "s", firstKeptEntryIndex: 1 },
+  );
+  assert.deepEqual(found(v1), [
+    ["missing-first-kept-entry", 3],
+    ["missing-first-kept-entry", 4],
+  ]);
 });
 
 test("missing-label-target", () => {
-  assert.deepEqual(found(text(H3, msg("a", null), { type: "label", id: "l", parentId: "a", targetId: "ghost", label: "x" })), [["missing-label-target", 3]]);
+  assert.deepEqual(
+    found(text(H3, msg("a", null), { type: "label", id: "l", parentId: "a", targetId: "ghost", label: "x" })),
+    [["missing-label-target", 3]],
+  );
 });
 
 test("missing-branch-source", () => {
-  assert.deepEqual(found(text(H3, msg("a", null), { type: "branch_summary", id: "b", parentId: "a", fromId: "ghost", summary: "s" })), [["missing-branch-source", 3]]);
+  assert.deepEqual(
+    found(text(H3, msg("a", null), { type: "branch_summary", id: "b", parentId: "a", fromId: "ghost", summary: "s" })),
+    [["missing-branch-source", 3]],
+  );
 });
 
 test("all kinds in one file, sorted by line", () => {
   const lines = [
-    "\ufeff" + J(msg("a", null)), // 1: bom
+    `\ufeff${J(msg("a", null))}`, // 1: bom
     J(H3), // 2: misplaced-header
     "", // 3: blank-line
     "{oops", // 4: malformed-line
@@ -202,7 +265,26 @@ test("all kinds in one file, sorted by line", () => {
   const kinds = new Set(ds.map((d) => d.kind));
   // All kinds but missing-header (a header is here, misplaced) and unknown-version (the first
   // header, which is the one that counts, is version 3); both are tested on their own above.
-  const all = ["malformed-line", "truncated-last-line", "not-an-object", "blank-line", "bom", "invalid-utf8", "misplaced-header", "duplicate-header", "unknown-entry-type", "missing-id", "duplicate-id", "orphan", "self-parent", "cycle", "missing-first-kept-entry", "kept-entry-off-path", "missing-label-target", "missing-branch-source"];
+  const all = [
+    "malformed-line",
+    "truncated-last-line",
+    "not-an-object",
+    "blank-line",
+    "bom",
+    "invalid-utf8",
+    "misplaced-header",
+    "duplicate-header",
+    "unknown-entry-type",
+    "missing-id",
+    "duplicate-id",
+    "orphan",
+    "self-parent",
+    "cycle",
+    "missing-first-kept-entry",
+    "kept-entry-off-path",
+    "missing-label-target",
+    "missing-branch-source",
+  ];
   for (const k of all) assert.ok(kinds.has(k), `${k} missing from ${J(ds.map((d) => [d.kind, d.line]))}`);
   const lineOf = (k) => ds.filter((d) => d.kind === k).map((d) => d.line);
   assert.deepEqual(lineOf("bom"), [1]);
@@ -226,12 +308,20 @@ test("all kinds in one file, sorted by line", () => {
   assert.deepEqual(lineOf("unknown-version"), []);
   // Sorted by line; line-less diagnostics first.
   const numbers = ds.map((d) => d.line ?? 0);
-  assert.deepEqual(numbers, [...numbers].sort((a, b) => a - b));
+  assert.deepEqual(
+    numbers,
+    [...numbers].sort((a, b) => a - b),
+  );
 });
 
 test("line numbers count every physical line: blank lines, CRLF, leading whitespace lines", () => {
-  const t = "\n\r\n" + J(H3) + "\r\n   \r\n" + J(msg("a", null)) + "\r\n" + J(msg("b", "zz")) + "\r\n";
-  assert.deepEqual(found(t), [["blank-line", 1], ["blank-line", 2], ["blank-line", 4], ["orphan", 6]]);
+  const t = `\n\r\n${J(H3)}\r\n   \r\n${J(msg("a", null))}\r\n${J(msg("b", "zz"))}\r\n`;
+  assert.deepEqual(found(t), [
+    ["blank-line", 1],
+    ["blank-line", 2],
+    ["blank-line", 4],
+    ["orphan", 6],
+  ]);
 });
 
 test("entry arrays: the same kinds, without line numbers", () => {

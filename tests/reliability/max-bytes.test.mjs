@@ -48,7 +48,11 @@ test("at the limit works; one byte over throws a RangeError naming size and limi
 test("strings are measured in UTF-8 bytes, not UTF-16 units", () => {
   // 2-byte, 3-byte and 4-byte characters (and a lone surrogate, which becomes 3 bytes of U+FFFD
   // or a 6-byte escape: either way more than its single UTF-16 unit).
-  for (const [ch, bytes] of [["é", 2], ["日", 3], ["😀", 4]]) {
+  for (const [ch, bytes] of [
+    ["é", 2],
+    ["日", 3],
+    ["😀", 4],
+  ]) {
     const text = `${LINE}{"x":"${ch.repeat(100)}"}\n`;
     const size = Buffer.byteLength(text);
     assert.equal(size, N + 9 + 100 * bytes);
@@ -71,7 +75,9 @@ test("the limit applies before any work: strict parsing, bad leaf ids, malformed
 });
 
 test("entry arrays are not limited (they are already in memory)", () => {
-  const entries = st.parseSession(LINE + '{"type":"message","id":"a","parentId":null,"message":{"role":"user","content":"x"}}');
+  const entries = st.parseSession(
+    `${LINE}{"type":"message","id":"a","parentId":null,"message":{"role":"user","content":"x"}}`,
+  );
   assert.equal(st.getTree(entries, { maxBytes: 1 }).length, 1);
   assert.equal(st.buildSessionContext(entries, undefined, { maxBytes: 1 }).messages.length, 1);
   assert.equal(st.parseSession(entries, { maxBytes: 1 }).length, 2);
@@ -80,7 +86,11 @@ test("entry arrays are not limited (they are already in memory)", () => {
 test("invalid maxBytes values are TypeErrors or RangeErrors, never ignored silently", () => {
   for (const bad of [-1, NaN, "10", {}, 10n]) {
     for (const [name, call] of Object.entries(calls)) {
-      assert.throws(() => call(LINE, { maxBytes: bad }), (e) => e instanceof TypeError || e instanceof RangeError, `${name} accepted maxBytes ${String(bad)}`);
+      assert.throws(
+        () => call(LINE, { maxBytes: bad }),
+        (e) => e instanceof TypeError || e instanceof RangeError,
+        `${name} accepted maxBytes ${String(bad)}`,
+      );
     }
   }
   // Infinity, huge values, null and undefined mean "the default cap".
@@ -98,11 +108,14 @@ test("by default, an input too large for wasm memory fails with a RangeError up 
     return; // the machine cannot even allocate it
   }
   for (const [name, call] of Object.entries(calls)) {
-    assert.throws(() => call(huge, undefined), (e) => {
-      assert.ok(e instanceof RangeError, `${name}: ${e?.constructor?.name}: ${e?.message}`);
-      assert.ok(e.message.includes(String(1024 ** 3 + 1)), `${name}: size not named: ${e.message}`);
-      return true;
-    });
+    assert.throws(
+      () => call(huge, undefined),
+      (e) => {
+        assert.ok(e instanceof RangeError, `${name}: ${e?.constructor?.name}: ${e?.message}`);
+        assert.ok(e.message.includes(String(1024 ** 3 + 1)), `${name}: size not named: ${e.message}`);
+        return true;
+      },
+    );
   }
   huge = undefined;
   // And the module still works.

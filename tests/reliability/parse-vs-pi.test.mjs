@@ -4,14 +4,20 @@
 // anything but an Error (no wasm trap, no non-Error value).
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { fuzzSettings } from "./helpers/rng.mjs";
-import { runTask } from "./helpers/workers.mjs";
+import { fuzzSettings } from "../shared/rng.mjs";
+import { runTask } from "../shared/workers.mjs";
+
+const TASKS = new URL("./helpers/tasks.mjs", import.meta.url);
+// The tasks build inputs of tens of MB inside the worker: room for them.
+const run = (task, data, limits) => runTask(TASKS, task, data, { heapMb: 6144, ...limits });
 
 const { count, seed } = fuzzSettings(500);
 
-test("mutated sessions: parse equals pi, nothing hangs or traps", { timeout: Math.max(600_000, count * 100) }, async (t) => {
+test("mutated sessions: parse equals pi, nothing hangs or traps", {
+  timeout: Math.max(600_000, count * 100),
+}, async (t) => {
   const replay = `replay: FUZZ_SEED=${seed} FUZZ_COUNT=${count}`;
-  const { value: r } = await runTask("mutatedVsPi", { seed, count }, { stepLimitMs: 20_000 });
+  const { value: r } = await run("mutatedVsPi", { seed, count }, { stepLimitMs: 20_000 });
   t.diagnostic(`${count} inputs (${r.lines} lines), seed ${seed}; ${r.errorCount} clean Errors thrown`);
   assert.deepEqual(r.bad, [], `non-Error throws or traps (${replay})`);
   assert.deepEqual(r.mismatches, [], `${r.mismatchCount} parse differences from pi (${replay})`);

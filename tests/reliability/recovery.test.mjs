@@ -4,15 +4,15 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import * as st from "session-tree";
-import { buildSessionContext as piContext, parseSessionEntries, piLoad, piTree } from "./helpers/pi.mjs";
-import { generateSession } from "./helpers/sessions.mjs";
+import { parseSessionEntries, buildSessionContext as piContext, piLoad, piTree } from "../shared/pi.mjs";
+import { generateSession } from "../shared/sessions.mjs";
 
 const J = JSON.stringify;
 // A v3 session without cycles or duplicate ids: pi's answers are the expected ones.
 let seed = 7;
 let fixture;
 do fixture = generateSession(seed++, { maxEntries: 30 });
-while (!(fixture.entries[0]?.version === 3 && fixture.entries.length > 10));
+while (!(fixture.version === 3 && fixture.ids.length > 10));
 const TEXT = fixture.text;
 const EXPECTED = {
   parse: J(parseSessionEntries(TEXT)),
@@ -38,17 +38,49 @@ const throwing = () => {
 const hostileValues = () => {
   const revoked = Proxy.revocable({}, {});
   revoked.revoke();
-  const trapAll = new Proxy([], { get: throwing, has: throwing, ownKeys: throwing, getOwnPropertyDescriptor: throwing });
+  const trapAll = new Proxy([], {
+    get: throwing,
+    has: throwing,
+    ownKeys: throwing,
+    getOwnPropertyDescriptor: throwing,
+  });
   const getterEntry = Object.defineProperty({ type: "message" }, "id", { get: throwing, enumerable: true });
-  const frozen = Object.freeze([Object.freeze({ type: "session" }), Object.freeze({ type: "message", message: Object.freeze({ role: "hookMessage" }) })]);
+  const frozen = Object.freeze([
+    Object.freeze({ type: "session" }),
+    Object.freeze({ type: "message", message: Object.freeze({ role: "hookMessage" }) }),
+  ]);
+  // Two holes, then an entry.
+  // biome-ignore lint/suspicious/noSparseArray: the holes are the point
   const sparse = [, , { type: "message", id: "a" }];
   const weirdToString = { toString: throwing, valueOf: throwing, [Symbol.toPrimitive]: throwing };
   return {
-    undefined: undefined, null: null, number: 42, NaN: NaN, bigint: 10n, symbol: Symbol("s"), boolean: true, function: () => {}, object: {}, date: new Date(),
-    "revoked proxy": revoked.proxy, "throwing proxy array": trapAll, "entry with throwing getter": [getterEntry], "array with throwing proxy": [new Proxy({}, { get: throwing })],
-    "frozen entries": frozen, "sparse array": sparse, "toString throws": weirdToString, "array of primitives": [1, "x", null, undefined, 2n],
-    "Uint16Array": new Uint16Array([123, 34]), "DataView": new DataView(new ArrayBuffer(4)), "ArrayBuffer": new ArrayBuffer(8),
-    "detached Uint8Array": (() => { const b = new ArrayBuffer(8); const u = new Uint8Array(b); structuredClone(b, { transfer: [b] }); return u; })(),
+    undefined: undefined,
+    null: null,
+    number: 42,
+    NaN: NaN,
+    bigint: 10n,
+    symbol: Symbol("s"),
+    boolean: true,
+    function: () => {},
+    object: {},
+    date: new Date(),
+    "revoked proxy": revoked.proxy,
+    "throwing proxy array": trapAll,
+    "entry with throwing getter": [getterEntry],
+    "array with throwing proxy": [new Proxy({}, { get: throwing })],
+    "frozen entries": frozen,
+    "sparse array": sparse,
+    "toString throws": weirdToString,
+    "array of primitives": [1, "x", null, undefined, 2n],
+    Uint16Array: new Uint16Array([123, 34]),
+    DataView: new DataView(new ArrayBuffer(4)),
+    ArrayBuffer: new ArrayBuffer(8),
+    "detached Uint8Array": (() => {
+      const b = new ArrayBuffer(8);
+      const u = new Uint8Array(b);
+      structuredClone(b, { transfer: [b] });
+      return u;
+    })(),
     "string with lone surrogates": "\ud800\n\udfff{}",
   };
 };
@@ -88,7 +120,26 @@ test("every export, every hostile argument: only Errors thrown, and the module k
 test("a Session keeps working after its own methods throw", () => {
   const s = st.Session.open(TEXT);
   try {
-    const methods = ["getEntry", "getChildren", "getLabel", "getBranch", "buildSessionContext", "appendMessage", "appendThinkingLevelChange", "appendModelChange", "appendCompaction", "appendCustomEntry", "appendSessionInfo", "appendCustomMessageEntry", "appendLabelChange", "branch", "branchWithSummary", "appendJsonl", "createBranchedSession", "fork"];
+    const methods = [
+      "getEntry",
+      "getChildren",
+      "getLabel",
+      "getBranch",
+      "buildSessionContext",
+      "appendMessage",
+      "appendThinkingLevelChange",
+      "appendModelChange",
+      "appendCompaction",
+      "appendCustomEntry",
+      "appendSessionInfo",
+      "appendCustomMessageEntry",
+      "appendLabelChange",
+      "branch",
+      "branchWithSummary",
+      "appendJsonl",
+      "createBranchedSession",
+      "fork",
+    ];
     for (const m of methods) {
       for (const value of Object.values(hostileValues())) {
         try {
@@ -110,7 +161,10 @@ test("a Session keeps working after its own methods throw", () => {
   // A freed session throws an Error, not a trap, and nothing else is affected.
   const f = st.Session.open(TEXT);
   f.free();
-  assert.throws(() => f.getEntries(), (e) => e instanceof Error && !(e instanceof WebAssembly.RuntimeError));
+  assert.throws(
+    () => f.getEntries(),
+    (e) => e instanceof Error && !(e instanceof WebAssembly.RuntimeError),
+  );
   stillWorks("a freed session");
 });
 
@@ -145,7 +199,10 @@ test("JS exceptions raised inside a call (revoked proxies, throwing array proxie
       try {
         call();
       } catch (e) {
-        assert.ok(!/inside WebAssembly|reset/i.test(e.message) && !(e instanceof WebAssembly.RuntimeError), `call ${i}: ${e.message}`);
+        assert.ok(
+          !/inside WebAssembly|reset/i.test(e.message) && !(e instanceof WebAssembly.RuntimeError),
+          `call ${i}: ${e.message}`,
+        );
       }
     }
   }

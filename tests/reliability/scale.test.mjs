@@ -3,7 +3,11 @@
 // per-step limit of 60 s (each step: one call of one function, in a worker thread).
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { runTask } from "./helpers/workers.mjs";
+import { runTask } from "../shared/workers.mjs";
+
+const TASKS = new URL("./helpers/tasks.mjs", import.meta.url);
+// The tasks build inputs of tens of MB inside the worker: room for them.
+const run = (task, data, limits) => runTask(TASKS, task, data, { heapMb: 6144, ...limits });
 
 const LIMIT = { stepLimitMs: 60_000 };
 const opts = { timeout: 600_000 };
@@ -12,7 +16,7 @@ const opts = { timeout: 600_000 };
 const full = process.env.RELIABILITY_FULL === "1";
 
 test("a million tiny entries: every function", opts, async () => {
-  const { value: r } = await runTask("millionEntries", { n: 1_000_000 }, LIMIT);
+  const { value: r } = await run("millionEntries", { n: 1_000_000 }, LIMIT);
   assert.equal(r.parsed, 1_000_001);
   assert.equal(r.tree.count, 1_000_000);
   assert.equal(r.tree.roots, 1);
@@ -22,14 +26,20 @@ test("a million tiny entries: every function", opts, async () => {
   assert.equal(r.migrated.same, true);
 });
 
-test("a million tiny v1 entries: migrate gives a million unique, chained ids", { ...opts, skip: !full && "RELIABILITY_FULL=1" }, async () => {
-  const { value: r } = await runTask("millionV1", { n: 1_000_000 }, LIMIT);
+test("a million tiny v1 entries: migrate gives a million unique, chained ids", {
+  ...opts,
+  skip: !full && "RELIABILITY_FULL=1",
+}, async () => {
+  const { value: r } = await run("millionV1", { n: 1_000_000 }, LIMIT);
   assert.deepEqual(r, { lines: 1_000_001, uniqueIds: 1_000_000, chained: 1_000_000, header: 3 });
 });
 
 for (const form of ["v3", "v1", "array"]) {
-  test(`a linear session 200,000 deep (${form}): every function and Session`, { ...opts, skip: form === "array" && !full && "RELIABILITY_FULL=1" }, async () => {
-    const { value: r } = await runTask("deepSession", { n: 200_000, form, session: form === "v3" || full }, LIMIT);
+  test(`a linear session 200,000 deep (${form}): every function and Session`, {
+    ...opts,
+    skip: form === "array" && !full && "RELIABILITY_FULL=1",
+  }, async () => {
+    const { value: r } = await run("deepSession", { n: 200_000, form, session: form === "v3" || full }, LIMIT);
     assert.equal(r.parsed, 200_001);
     assert.deepEqual(r.tree, { count: 200_000, roots: 1, depth: 200_000, repeated: 0 });
     assert.deepEqual(r.context, { messages: 200_000, thinkingLevel: "off", model: { provider: "p", modelId: "m" } });
@@ -42,7 +52,7 @@ for (const form of ["v3", "v1", "array"]) {
 }
 
 test("a 50 MB line (one string): every function, content intact", opts, async () => {
-  const { value: r } = await runTask("longLine", { mb: 50, variant: "string" }, LIMIT);
+  const { value: r } = await run("longLine", { mb: 50, variant: "string" }, LIMIT);
   assert.equal(r.parsed, 2);
   assert.equal(r.contentLength, 50 * 1024 * 1024);
   assert.equal(r.contextContentLength, 50 * 1024 * 1024);
@@ -52,20 +62,20 @@ test("a 50 MB line (one string): every function, content intact", opts, async ()
 });
 
 test("a 50 MB line cut off inside a string: skipped, reported as truncated", opts, async () => {
-  const { value: r } = await runTask("longLine", { mb: 50, variant: "unterminated" }, LIMIT);
+  const { value: r } = await run("longLine", { mb: 50, variant: "unterminated" }, LIMIT);
   assert.equal(r.parsed, 1);
   assert.equal(r.tree.count, 0);
   assert.deepEqual(r.diagnostics, { "malformed-line": 1, "truncated-last-line": 1 });
 });
 
 test("a 25 MB line holding a 13-million-element array", opts, async () => {
-  const { value: r } = await runTask("longLine", { mb: 25, variant: "array" }, LIMIT);
+  const { value: r } = await run("longLine", { mb: 25, variant: "array" }, LIMIT);
   assert.equal(r.parsed, 2);
   assert.equal(r.tree.count, 1);
 });
 
 test("100,000 keys in one object, and 100,000 repeated id keys", opts, async () => {
-  const { value: r } = await runTask("manyKeys", { n: 100_000 }, LIMIT);
+  const { value: r } = await run("manyKeys", { n: 100_000 }, LIMIT);
   assert.equal(r.check.wideKeys, 100_002);
   assert.equal(r.check.dupId, "d99999");
   assert.equal(r.check.migratedWideKeys, 100_004); // + id, parentId
@@ -74,7 +84,7 @@ test("100,000 keys in one object, and 100,000 repeated id keys", opts, async () 
 });
 
 test("100,000 entries sharing one id, each naming it as parent", opts, async () => {
-  const { value: r } = await runTask("duplicateIds", { n: 100_000 }, LIMIT);
+  const { value: r } = await run("duplicateIds", { n: 100_000 }, LIMIT);
   assert.equal(r.parsed, 100_001);
   // Every entry is one node; the tree cannot repeat a node.
   assert.equal(r.tree.count, 100_000);
@@ -84,7 +94,7 @@ test("100,000 entries sharing one id, each naming it as parent", opts, async () 
 
 for (const shape of ["ring", "pairs", "rho", "reverse-chain"]) {
   test(`parentId cycles, ${shape} of 100,000 entries: no hang, no entry lost`, opts, async () => {
-    const { value: r } = await runTask("cycles", { n: 100_000, shape }, LIMIT);
+    const { value: r } = await run("cycles", { n: 100_000, shape }, LIMIT);
     const entries = shape === "rho" ? 100_002 : 100_000;
     assert.equal(r.parsed, entries + 1);
     assert.equal(r.tree.count, entries);
@@ -97,7 +107,7 @@ for (const shape of ["ring", "pairs", "rho", "reverse-chain"]) {
 }
 
 test("100,000 siblings, a third with invalid timestamps", opts, async () => {
-  const { value: r } = await runTask("manySiblings", { n: 100_000 }, LIMIT);
+  const { value: r } = await run("manySiblings", { n: 100_000 }, LIMIT);
   assert.equal(r.tree.count, 100_001);
   assert.equal(r.tree.depth, 2);
 });

@@ -5,12 +5,33 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { buildSessionContext } from "session-tree";
-import { fuzzSettings } from "./helpers/rng.mjs";
-import { runTask } from "./helpers/workers.mjs";
+import { fuzzSettings } from "../shared/rng.mjs";
+import { runTask } from "../shared/workers.mjs";
+
+const TASKS = new URL("./helpers/tasks.mjs", import.meta.url);
+// The tasks build inputs of tens of MB inside the worker: room for them.
+const run = (task, data, limits) => runTask(TASKS, task, data, { heapMb: 6144, ...limits });
 
 test("context timestamps: NaN exactly where new Date(ts).getTime() is NaN", () => {
   const H = '{"type":"session","version":3,"id":"s"}';
-  const forms = [undefined, "", "garbage", "2025-01-01", "2025-01-01T00:00:00", "Jan 1 2025", "2025-02-30T00:00:00Z", "+275760-09-13T00:00:00.001Z", 8.64e15, 8.64e15 + 1, null, true, [], ["2025-01-01T00:00:00Z"], {}, "\ud800"];
+  const forms = [
+    undefined,
+    "",
+    "garbage",
+    "2025-01-01",
+    "2025-01-01T00:00:00",
+    "Jan 1 2025",
+    "2025-02-30T00:00:00Z",
+    "+275760-09-13T00:00:00.001Z",
+    8.64e15,
+    8.64e15 + 1,
+    null,
+    true,
+    [],
+    ["2025-01-01T00:00:00Z"],
+    {},
+    "\ud800",
+  ];
   for (const ts of forms) {
     const e = { type: "custom_message", id: "a", parentId: null, customType: "x", content: "c", display: true };
     if (ts !== undefined) e.timestamp = ts;
@@ -21,7 +42,8 @@ test("context timestamps: NaN exactly where new Date(ts).getTime() is NaN", () =
     const want = ts === undefined ? NaN : ts === null ? 0 : expected;
     for (const source of [text, Buffer.from(text), [JSON.parse(H), e, b]]) {
       const { messages } = buildSessionContext(source);
-      for (const m of messages) assert.ok(Object.is(m.timestamp, want), `${JSON.stringify(ts)}: ${m.timestamp} != ${want}`);
+      for (const m of messages)
+        assert.ok(Object.is(m.timestamp, want), `${JSON.stringify(ts)}: ${m.timestamp} != ${want}`);
     }
   }
 });
@@ -30,8 +52,10 @@ const { count, seed } = fuzzSettings(150);
 // One step compares them all: its limit grows with FUZZ_COUNT (about 10 ms a session when idle).
 const stepLimitMs = Math.max(90_000, count * 50);
 
-test("tree order and context timestamps equal pi's on sessions with broken timestamps", { timeout: stepLimitMs + 30_000 }, async () => {
-  const { value } = await runTask("timestampsVsPi", { seed, count }, { stepLimitMs });
+test("tree order and context timestamps equal pi's on sessions with broken timestamps", {
+  timeout: stepLimitMs + 30_000,
+}, async () => {
+  const { value } = await run("timestampsVsPi", { seed, count }, { stepLimitMs });
   assert.deepEqual(value.failures, [], `seed ${seed} (replay: FUZZ_SEED=${seed} FUZZ_COUNT=${count})`);
   assert.equal(value.compared, 2 * count);
   assert.ok(value.bigSiblingLists > 0, "some sessions have 64+ siblings (V8's merge path)");

@@ -4,18 +4,32 @@
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
-import { fileURLToPath } from "node:url";
 import { test } from "node:test";
+import { fileURLToPath } from "node:url";
 
 const require = createRequire(import.meta.url);
-const candidates = ["../../target/trap-pkg/node.cjs", "../../target/trap-pkg/node/session_tree.js"].map((p) => fileURLToPath(new URL(p, import.meta.url)));
+const candidates = ["../../target/trap-pkg/node.cjs", "../../target/trap-pkg/node/session_tree.js"].map((p) =>
+  fileURLToPath(new URL(p, import.meta.url)),
+);
 const found = candidates.find((p) => existsSync(p));
 
 const J = JSON.stringify;
 const TEXT = [
   { type: "session", version: 3, id: "s", timestamp: "2025-01-01T00:00:00.000Z", cwd: "/" },
-  { type: "message", id: "a", parentId: null, timestamp: "2025-01-01T00:00:01.000Z", message: { role: "user", content: "hi", timestamp: 1 } },
-  { type: "message", id: "b", parentId: "a", timestamp: "2025-01-01T00:00:02.000Z", message: { role: "assistant", content: [{ type: "text", text: "yo" }], provider: "p", model: "m", timestamp: 2 } },
+  {
+    type: "message",
+    id: "a",
+    parentId: null,
+    timestamp: "2025-01-01T00:00:01.000Z",
+    message: { role: "user", content: "hi", timestamp: 1 },
+  },
+  {
+    type: "message",
+    id: "b",
+    parentId: "a",
+    timestamp: "2025-01-01T00:00:02.000Z",
+    message: { role: "assistant", content: [{ type: "text", text: "yo" }], provider: "p", model: "m", timestamp: 2 },
+  },
   { type: "label", id: "l", parentId: "b", targetId: "a", label: "start", timestamp: "2025-01-01T00:00:03.000Z" },
 ]
   .map((e) => J(e))
@@ -24,7 +38,15 @@ const V1 = '{"type":"session","id":"s"}\n{"type":"message","message":{"role":"us
 
 function checkWorks(st, when) {
   assert.equal(st.parseSession(TEXT).length, 4, when);
-  assert.equal(J(st.buildSessionContext(TEXT)), J({ messages: [JSON.parse(TEXT.split("\n")[1]).message, JSON.parse(TEXT.split("\n")[2]).message], thinkingLevel: "off", model: { provider: "p", modelId: "m" } }), when);
+  assert.equal(
+    J(st.buildSessionContext(TEXT)),
+    J({
+      messages: [JSON.parse(TEXT.split("\n")[1]).message, JSON.parse(TEXT.split("\n")[2]).message],
+      thinkingLevel: "off",
+      model: { provider: "p", modelId: "m" },
+    }),
+    when,
+  );
   const [root] = st.getTree(TEXT);
   assert.equal(root.label, "start", when);
   assert.equal(root.children[0].children[0].entry.id, "l", when);
@@ -33,21 +55,31 @@ function checkWorks(st, when) {
 }
 
 test("the trap build is there", () => {
-  assert.ok(found, `no test build with __forceTrap at ${candidates.join(" or ")}: run \`make test-reliability\` (it builds target/trap-pkg with --features test-trap)`);
+  assert.ok(
+    found,
+    `no test build with __forceTrap at ${candidates.join(" or ")}: run \`make test-reliability\` (it builds target/trap-pkg with --features test-trap)`,
+  );
 });
 
 test("__forceTrap throws an Error, and the module works again at once", { skip: !found && "no trap build" }, () => {
   const st = require(found);
   assert.equal(typeof st.__forceTrap, "function", "the trap build exports __forceTrap");
   checkWorks(st, "before any trap");
-  assert.throws(() => st.__forceTrap(), (e) => e instanceof Error);
+  assert.throws(
+    () => st.__forceTrap(),
+    (e) => e instanceof Error,
+  );
   checkWorks(st, "after one trap");
 });
 
 test("50 traps in a row, then 10,000 normal calls", { skip: !found && "no trap build", timeout: 120_000 }, () => {
   const st = require(found);
   for (let i = 0; i < 50; i++) {
-    assert.throws(() => st.__forceTrap(), (e) => e instanceof Error, `trap ${i}`);
+    assert.throws(
+      () => st.__forceTrap(),
+      (e) => e instanceof Error,
+      `trap ${i}`,
+    );
   }
   checkWorks(st, "after 50 traps");
   for (let i = 0; i < 10_000; i++) {
@@ -64,15 +96,26 @@ test("50 traps in a row, then 10,000 normal calls", { skip: !found && "no trap b
   }
 });
 
-test("a Session opened before a trap throws a clear Error; new sessions work", { skip: !found && "no trap build" }, () => {
+test("a Session opened before a trap throws a clear Error; new sessions work", {
+  skip: !found && "no trap build",
+}, () => {
   const st = require(found);
   const before = st.Session.open(TEXT);
   assert.equal(before.getEntries().length, 3);
   assert.throws(() => st.__forceTrap(), Error);
-  for (const use of [() => before.getEntries(), () => before.buildSessionContext(), () => before.appendMessage({ role: "user", content: "x", timestamp: 1 }), () => before.toJsonl(), () => before.leafId]) {
+  for (const use of [
+    () => before.getEntries(),
+    () => before.buildSessionContext(),
+    () => before.appendMessage({ role: "user", content: "x", timestamp: 1 }),
+    () => before.toJsonl(),
+    () => before.leafId,
+  ]) {
     assert.throws(use, (e) => {
       assert.ok(e instanceof Error, `not an Error: ${String(e)}`);
-      assert.ok(!(e instanceof WebAssembly.RuntimeError) || /reset|stale|no longer/i.test(e.message), `a raw trap, not a clear error: ${e.message}`);
+      assert.ok(
+        !(e instanceof WebAssembly.RuntimeError) || /reset|stale|no longer/i.test(e.message),
+        `a raw trap, not a clear error: ${e.message}`,
+      );
       assert.match(e.message, /session|reset|stale|no longer|instance/i);
       return true;
     });

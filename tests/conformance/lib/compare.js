@@ -1,86 +1,98 @@
 // Comparison of our package with pi on one session file, every function and input form.
-import { Rng } from "../generator.js";
+import { Rng } from "../../shared/rng.mjs";
 import { ours } from "./ours.js";
-import { piBuildSessionContextRaw, piLoadEntries, piMigrateEntries, piMigrateText, piParse, piTree } from "./reference.js";
+import {
+  piBuildSessionContextRaw,
+  piLoadEntries,
+  piMigrateEntries,
+  piMigrateText,
+  piParse,
+  piTree,
+} from "./reference.js";
 
 // ids made by pi's v1→v2 migration (8 hex digits, or a full uuid in its fallback)
 const ID_RE = /"([0-9a-f]{8}(?:-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})?)"/g;
 
 /** The quoted id-shaped strings present in the input: those are not freshly generated. */
 export function inputIdSet(text) {
-	return new Set(text.match(ID_RE) ?? []);
+  return new Set(text.match(ID_RE) ?? []);
 }
 
 /** Replace freshly generated ids (not in the input) by their rank of first appearance. */
 export function normalizeIds(json, inputIds) {
-	const map = new Map();
-	return json.replace(ID_RE, (m) => {
-		if (inputIds.has(m)) return m;
-		let r = map.get(m);
-		if (!r) {
-			r = `"<new-id#${map.size + 1}>"`;
-			map.set(m, r);
-		}
-		return r;
-	});
+  const map = new Map();
+  return json.replace(ID_RE, (m) => {
+    if (inputIds.has(m)) return m;
+    let r = map.get(m);
+    if (!r) {
+      r = `"<new-id#${map.size + 1}>"`;
+      map.set(m, r);
+    }
+    return r;
+  });
 }
 
 /** A one-line rendering of a string: line breaks, tabs and control characters made visible. */
 export function visible(s) {
-	return s.replace(/[\u0000-\u001f\u2028\u2029]/g, (c) => ({ "\n": "\\n", "\r": "\\r", "\t": "\\t" })[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return s.replace(
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it makes visible
+    /[\u0000-\u001f\u2028\u2029]/g,
+    (c) => ({ "\n": "\\n", "\r": "\\r", "\t": "\\t" })[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
 }
 
 /** Short description of where two strings first differ. */
 export function excerpt(expected, actual, width = 160) {
-	if (typeof expected !== "string" || typeof actual !== "string") return `pi: ${String(expected).slice(0, width)}\n ours: ${String(actual).slice(0, width)}`;
-	let i = 0;
-	const n = Math.min(expected.length, actual.length);
-	while (i < n && expected.charCodeAt(i) === actual.charCodeAt(i)) i++;
-	const from = Math.max(0, i - width / 2);
-	const to = i + width / 2;
-	return `first difference at char ${i} (lengths pi ${expected.length}, ours ${actual.length})\n    pi:   ${visible(expected.slice(from, to))}\n    ours: ${visible(actual.slice(from, to))}`;
+  if (typeof expected !== "string" || typeof actual !== "string")
+    return `pi: ${String(expected).slice(0, width)}\n ours: ${String(actual).slice(0, width)}`;
+  let i = 0;
+  const n = Math.min(expected.length, actual.length);
+  while (i < n && expected.charCodeAt(i) === actual.charCodeAt(i)) i++;
+  const from = Math.max(0, i - width / 2);
+  const to = i + width / 2;
+  return `first difference at char ${i} (lengths pi ${expected.length}, ours ${actual.length})\n    pi:   ${visible(expected.slice(from, to))}\n    ours: ${visible(actual.slice(from, to))}`;
 }
 
 export function stringifyOrThrow(fn) {
-	try {
-		const v = fn();
-		if (v === undefined) return "<undefined>";
-		return JSON.stringify(v);
-	} catch (e) {
-		return `<throws ${e?.constructor?.name ?? "?"}: ${e?.message ?? e}>`;
-	}
+  try {
+    const v = fn();
+    if (v === undefined) return "<undefined>";
+    return JSON.stringify(v);
+  } catch (e) {
+    return `<throws ${e?.constructor?.name ?? "?"}: ${e?.message ?? e}>`;
+  }
 }
 
 /** A Uint8Array holding the UTF-8 of text; sometimes a view at an offset into a larger buffer. */
 export function toBytes(text, rng) {
-	const enc = Buffer.from(text, "utf8");
-	if (rng?.chance(0.3)) {
-		const pad = rng.range(1, 13);
-		const big = new Uint8Array(enc.length + pad + 7);
-		big.fill(0x7b); // '{' around it: a reader that ignores byteOffset/length sees garbage
-		big.set(enc, pad);
-		return big.subarray(pad, pad + enc.length);
-	}
-	const u = new Uint8Array(enc.length);
-	u.set(enc);
-	return u;
+  const enc = Buffer.from(text, "utf8");
+  if (rng?.chance(0.3)) {
+    const pad = rng.range(1, 13);
+    const big = new Uint8Array(enc.length + pad + 7);
+    big.fill(0x7b); // '{' around it: a reader that ignores byteOffset/length sees garbage
+    big.set(enc, pad);
+    return big.subarray(pad, pad + enc.length);
+  }
+  const u = new Uint8Array(enc.length);
+  u.set(enc);
+  return u;
 }
 
 function isBlank(line) {
-	return line.trim() === "";
+  return line.trim() === "";
 }
 function parses(line) {
-	try {
-		JSON.parse(line);
-		return true;
-	} catch {
-		return false;
-	}
+  try {
+    JSON.parse(line);
+    return true;
+  } catch {
+    return false;
+  }
 }
 function splitLines(text) {
-	const lines = text.split("\n").map((l) => (l.endsWith("\r") ? l.slice(0, -1) : l));
-	if (lines.length && lines[lines.length - 1] === "") lines.pop();
-	return lines;
+  const lines = text.split("\n").map((l) => (l.endsWith("\r") ? l.slice(0, -1) : l));
+  if (lines.length && lines[lines.length - 1] === "") lines.pop();
+  return lines;
 }
 
 const leafLabel = (leafArgs) => (leafArgs.length === 0 ? "leaf omitted" : `leaf ${JSON.stringify(leafArgs[0])}`);
@@ -91,153 +103,222 @@ const leafLabel = (leafArgs) => (leafArgs.length === 0 ? "leaf omitted" : `leaf 
  * adds leaf choices (arrays of arguments, e.g. [] or ["abc"]).
  */
 export function compareSession(text, { rng = new Rng(1), extraLeaves = [], leafCount = 2 } = {}) {
-	const diffs = [];
-	const ids = inputIdSet(text);
-	const norm = (s) => (typeof s === "string" ? normalizeIds(s, ids) : s);
-	const same = (fn, form, expected, actual, leaf) => {
-		const e = norm(expected);
-		const a = norm(actual);
-		if (e !== a) diffs.push({ fn, form, ...(leaf ? { leaf } : {}), detail: excerpt(e, a) });
-	};
-	const bytes = toBytes(text, rng);
-	const forms = [
-		["string", () => text],
-		["Uint8Array", () => bytes],
-	];
+  const diffs = [];
+  const ids = inputIdSet(text);
+  const norm = (s) => (typeof s === "string" ? normalizeIds(s, ids) : s);
+  const same = (fn, form, expected, actual, leaf) => {
+    const e = norm(expected);
+    const a = norm(actual);
+    if (e !== a) diffs.push({ fn, form, ...(leaf ? { leaf } : {}), detail: excerpt(e, a) });
+  };
+  const bytes = toBytes(text, rng);
+  const forms = [
+    ["string", () => text],
+    ["Uint8Array", () => bytes],
+  ];
 
-	// ---- parseSession
-	const expParse = stringifyOrThrow(() => piParse(text));
-	for (const [form, input] of forms) same("parseSession", form, expParse, stringifyOrThrow(() => ours.parseSession(input())));
+  // ---- parseSession
+  const expParse = stringifyOrThrow(() => piParse(text));
+  for (const [form, input] of forms)
+    same(
+      "parseSession",
+      form,
+      expParse,
+      stringifyOrThrow(() => ours.parseSession(input())),
+    );
 
-	// ---- migrate(entries): in place, returns whether anything was migrated
-	{
-		const piEntries = piParse(text);
-		let piFlag;
-		const expArr = stringifyOrThrow(() => {
-			piFlag = piMigrateEntries(piEntries);
-			return piEntries;
-		});
-		const mine = piParse(text);
-		const before = mine.slice();
-		let flag;
-		const actArr = stringifyOrThrow(() => {
-			flag = ours.migrate(mine);
-			return mine;
-		});
-		same("migrate", "entries", expArr, actArr);
-		if (flag !== piFlag) diffs.push({ fn: "migrate", form: "entries", detail: `return value: pi ${piFlag}, ours ${flag}` });
-		if (mine.length !== before.length || before.some((e, i) => e !== mine[i])) diffs.push({ fn: "migrate", form: "entries", detail: "not migrated in place: the array's element objects were replaced or the array changed length" });
-	}
+  // ---- migrate(entries): in place, returns whether anything was migrated
+  {
+    const piEntries = piParse(text);
+    let piFlag;
+    const expArr = stringifyOrThrow(() => {
+      piFlag = piMigrateEntries(piEntries);
+      return piEntries;
+    });
+    const mine = piParse(text);
+    const before = mine.slice();
+    let flag;
+    const actArr = stringifyOrThrow(() => {
+      flag = ours.migrate(mine);
+      return mine;
+    });
+    same("migrate", "entries", expArr, actArr);
+    if (flag !== piFlag)
+      diffs.push({ fn: "migrate", form: "entries", detail: `return value: pi ${piFlag}, ours ${flag}` });
+    if (mine.length !== before.length || before.some((e, i) => e !== mine[i]))
+      diffs.push({
+        fn: "migrate",
+        form: "entries",
+        detail: "not migrated in place: the array's element objects were replaced or the array changed length",
+      });
+  }
 
-	// ---- migrate(text) -> text
-	{
-		let exp;
-		try {
-			exp = piMigrateText(text);
-		} catch (e) {
-			exp = { error: `<throws ${e?.message}>` };
-		}
-		for (const [form, input] of forms) {
-			let out;
-			try {
-				out = ours.migrate(input());
-			} catch (e) {
-				out = `<throws ${e?.constructor?.name}: ${e?.message}>`;
-			}
-			if (exp.error) {
-				diffs.push({ fn: "migrate", form, detail: `pi threw ${exp.error}; ours returned ${String(out).slice(0, 100)}` });
-				continue;
-			}
-			// Bytes in, bytes out: UTF-8 of the text, compared as text (a BOM kept).
-			const wantBytes = form === "Uint8Array";
-			if (wantBytes && out instanceof Uint8Array && !Buffer.isBuffer(out)) out = new TextDecoder("utf-8", { ignoreBOM: true }).decode(out);
-			else if (wantBytes || typeof out !== "string") {
-				diffs.push({ fn: "migrate", form, detail: `expected ${wantBytes ? "a Uint8Array" : "a string"}, got ${out?.constructor?.name ?? typeof out}: ${String(out).slice(0, 200)}` });
-				continue;
-			}
-			if (!exp.migrated) {
-				// deliberate difference (b): a v3 file comes back byte for byte
-				if (out !== text) diffs.push({ fn: "migrate", form, detail: `v3 (or later) file not returned unchanged\n  ${excerpt(text, out)}` });
-				continue;
-			}
-			const inLines = splitLines(text);
-			const outLines = splitLines(out);
-			if (inLines.length !== outLines.length) {
-				diffs.push({ fn: "migrate", form, detail: `output has ${outLines.length} lines, input ${inLines.length} (every input line must stay in place)\n  ${excerpt(exp.text, out)}` });
-				continue;
-			}
-			const jsonOut = [];
-			for (let i = 0; i < inLines.length; i++) {
-				const l = inLines[i];
-				if (isBlank(l) || !parses(l)) {
-					// deliberate difference (a): malformed and blank lines stay verbatim where they were
-					if (outLines[i] !== l) diffs.push({ fn: "migrate", form, detail: `line ${i + 1} (not JSON) not kept verbatim\n  ${excerpt(l, outLines[i])}` });
-				} else jsonOut.push(outLines[i]);
-			}
-			const piLines = exp.text.split("\n");
-			piLines.pop();
-			same("migrate", form, piLines.join("\n"), jsonOut.join("\n"));
-		}
-	}
+  // ---- migrate(text) -> text
+  {
+    let exp;
+    try {
+      exp = piMigrateText(text);
+    } catch (e) {
+      exp = { error: `<throws ${e?.message}>` };
+    }
+    for (const [form, input] of forms) {
+      let out;
+      try {
+        out = ours.migrate(input());
+      } catch (e) {
+        out = `<throws ${e?.constructor?.name}: ${e?.message}>`;
+      }
+      if (exp.error) {
+        diffs.push({
+          fn: "migrate",
+          form,
+          detail: `pi threw ${exp.error}; ours returned ${String(out).slice(0, 100)}`,
+        });
+        continue;
+      }
+      // Bytes in, bytes out: UTF-8 of the text, compared as text (a BOM kept).
+      const wantBytes = form === "Uint8Array";
+      if (wantBytes && out instanceof Uint8Array && !Buffer.isBuffer(out))
+        out = new TextDecoder("utf-8", { ignoreBOM: true }).decode(out);
+      else if (wantBytes || typeof out !== "string") {
+        diffs.push({
+          fn: "migrate",
+          form,
+          detail: `expected ${wantBytes ? "a Uint8Array" : "a string"}, got ${out?.constructor?.name ?? typeof out}: ${String(out).slice(0, 200)}`,
+        });
+        continue;
+      }
+      if (!exp.migrated) {
+        // deliberate difference (b): a v3 file comes back byte for byte
+        if (out !== text)
+          diffs.push({
+            fn: "migrate",
+            form,
+            detail: `v3 (or later) file not returned unchanged\n  ${excerpt(text, out)}`,
+          });
+        continue;
+      }
+      const inLines = splitLines(text);
+      const outLines = splitLines(out);
+      if (inLines.length !== outLines.length) {
+        diffs.push({
+          fn: "migrate",
+          form,
+          detail: `output has ${outLines.length} lines, input ${inLines.length} (every input line must stay in place)\n  ${excerpt(exp.text, out)}`,
+        });
+        continue;
+      }
+      const jsonOut = [];
+      for (let i = 0; i < inLines.length; i++) {
+        const l = inLines[i];
+        if (isBlank(l) || !parses(l)) {
+          // deliberate difference (a): malformed and blank lines stay verbatim where they were
+          if (outLines[i] !== l)
+            diffs.push({
+              fn: "migrate",
+              form,
+              detail: `line ${i + 1} (not JSON) not kept verbatim\n  ${excerpt(l, outLines[i])}`,
+            });
+        } else jsonOut.push(outLines[i]);
+      }
+      const piLines = exp.text.split("\n");
+      piLines.pop();
+      same("migrate", form, piLines.join("\n"), jsonOut.join("\n"));
+    }
+  }
 
-	// ---- getTree: against pi opening the same file
-	const arr = (() => {
-		try {
-			return piLoadEntries(text);
-		} catch {
-			return null;
-		}
-	})();
-	const arrBefore = arr ? JSON.stringify(arr) : null;
-	{
-		const expTree = stringifyOrThrow(() => piTree(text));
-		for (const [form, input] of forms) same("getTree", form, expTree, stringifyOrThrow(() => ours.getTree(input())));
-		if (arr) same("getTree", "entries", expTree, stringifyOrThrow(() => ours.getTree(arr)));
-	}
+  // ---- getTree: against pi opening the same file
+  const arr = (() => {
+    try {
+      return piLoadEntries(text);
+    } catch {
+      return null;
+    }
+  })();
+  const arrBefore = arr ? JSON.stringify(arr) : null;
+  {
+    const expTree = stringifyOrThrow(() => piTree(text));
+    for (const [form, input] of forms)
+      same(
+        "getTree",
+        form,
+        expTree,
+        stringifyOrThrow(() => ours.getTree(input())),
+      );
+    if (arr)
+      same(
+        "getTree",
+        "entries",
+        expTree,
+        stringifyOrThrow(() => ours.getTree(arr)),
+      );
+  }
 
-	// ---- buildSessionContext
-	{
-		const known = arr ? arr.filter((e) => e && e.type !== "session" && typeof e.id === "string" && ids.has(`"${e.id}"`)).map((e) => e.id) : [];
-		const headerId = arr?.find((e) => e?.type === "session")?.id;
-		const leaves = [[], ...extraLeaves];
-		if (rng.chance(0.4)) leaves.push([null]);
-		for (let i = 0; i < leafCount && known.length; i++) leaves.push([rng.pick(known)]);
-		if (rng.chance(0.3)) leaves.push([rng.pick(["nonexistent", "zzzzzzzz", "00000000-not-there"])]);
-		if (headerId !== undefined && rng.chance(0.1)) leaves.push([headerId]);
-		if (rng.chance(0.05)) leaves.push([""]);
-		if (rng.chance(0.05)) leaves.push([undefined]);
-		for (const leafArgs of leaves) {
-			const label = leafLabel(leafArgs);
-			const exp = stringifyOrThrow(() => piBuildSessionContextRaw(piLoadEntries(text), ...leafArgs));
-			for (const [form, input] of forms) same("buildSessionContext", form, exp, stringifyOrThrow(() => ours.buildSessionContext(input(), ...leafArgs)), label);
-		}
-		if (arr) {
-			// array form: the already migrated array, also leaves among freshly made ids
-			const arrLeaves = [...leaves];
-			const allIds = arr.filter((e) => e && e.type !== "session").map((e) => e.id);
-			if (allIds.length && !known.length) arrLeaves.push([rng.pick(allIds)]);
-			const msgObjects = new Set(arr.filter((e) => e?.type === "message").map((e) => e.message));
-			for (const leafArgs of arrLeaves) {
-				const label = leafLabel(leafArgs);
-				let piCtx;
-				const exp = stringifyOrThrow(() => (piCtx = piBuildSessionContextRaw(arr, ...leafArgs)));
-				let ctx;
-				const act = stringifyOrThrow(() => (ctx = ours.buildSessionContext(arr, ...leafArgs)));
-				same("buildSessionContext", "entries", exp, act, label);
-				if (piCtx && ctx && Array.isArray(ctx.messages)) {
-					const bad = piCtx.messages.findIndex((m, k) => msgObjects.has(m) && ctx.messages[k] !== m);
-					if (bad >= 0) diffs.push({ fn: "buildSessionContext", form: "entries", leaf: label, detail: `messages[${bad}] is not the entry's own message object (=== expected)` });
-				}
-			}
-			if (JSON.stringify(arr) !== arrBefore) diffs.push({ fn: "getTree/buildSessionContext", form: "entries", detail: "the input entry array was modified" });
-		}
-	}
-	return diffs;
+  // ---- buildSessionContext
+  {
+    const known = arr
+      ? arr
+          .filter((e) => e && e.type !== "session" && typeof e.id === "string" && ids.has(`"${e.id}"`))
+          .map((e) => e.id)
+      : [];
+    const headerId = arr?.find((e) => e?.type === "session")?.id;
+    const leaves = [[], ...extraLeaves];
+    if (rng.chance(0.4)) leaves.push([null]);
+    for (let i = 0; i < leafCount && known.length; i++) leaves.push([rng.pick(known)]);
+    if (rng.chance(0.3)) leaves.push([rng.pick(["nonexistent", "zzzzzzzz", "00000000-not-there"])]);
+    if (headerId !== undefined && rng.chance(0.1)) leaves.push([headerId]);
+    if (rng.chance(0.05)) leaves.push([""]);
+    if (rng.chance(0.05)) leaves.push([undefined]);
+    for (const leafArgs of leaves) {
+      const label = leafLabel(leafArgs);
+      const exp = stringifyOrThrow(() => piBuildSessionContextRaw(piLoadEntries(text), ...leafArgs));
+      for (const [form, input] of forms)
+        same(
+          "buildSessionContext",
+          form,
+          exp,
+          stringifyOrThrow(() => ours.buildSessionContext(input(), ...leafArgs)),
+          label,
+        );
+    }
+    if (arr) {
+      // array form: the already migrated array, also leaves among freshly made ids
+      const arrLeaves = [...leaves];
+      const allIds = arr.filter((e) => e && e.type !== "session").map((e) => e.id);
+      if (allIds.length && !known.length) arrLeaves.push([rng.pick(allIds)]);
+      const msgObjects = new Set(arr.filter((e) => e?.type === "message").map((e) => e.message));
+      for (const leafArgs of arrLeaves) {
+        const label = leafLabel(leafArgs);
+        let piCtx;
+        const exp = stringifyOrThrow(() => (piCtx = piBuildSessionContextRaw(arr, ...leafArgs)));
+        let ctx;
+        const act = stringifyOrThrow(() => (ctx = ours.buildSessionContext(arr, ...leafArgs)));
+        same("buildSessionContext", "entries", exp, act, label);
+        if (piCtx && ctx && Array.isArray(ctx.messages)) {
+          const bad = piCtx.messages.findIndex((m, k) => msgObjects.has(m) && ctx.messages[k] !== m);
+          if (bad >= 0)
+            diffs.push({
+              fn: "buildSessionContext",
+              form: "entries",
+              leaf: label,
+              detail: `messages[${bad}] is not the entry's own message object (=== expected)`,
+            });
+        }
+      }
+      if (JSON.stringify(arr) !== arrBefore)
+        diffs.push({
+          fn: "getTree/buildSessionContext",
+          form: "entries",
+          detail: "the input entry array was modified",
+        });
+    }
+  }
+  return diffs;
 }
 
 /** Format differences for a failure message. */
 export function formatDiffs(diffs, max = 5) {
-	const lines = diffs.slice(0, max).map((d) => `  - ${d.fn} [${d.form}${d.leaf ? `, ${d.leaf}` : ""}]: ${d.detail}`);
-	if (diffs.length > max) lines.push(`  ... and ${diffs.length - max} more`);
-	return lines.join("\n");
+  const lines = diffs.slice(0, max).map((d) => `  - ${d.fn} [${d.form}${d.leaf ? `, ${d.leaf}` : ""}]: ${d.detail}`);
+  if (diffs.length > max) lines.push(`  ... and ${diffs.length - max} more`);
+  return lines.join("\n");
 }

@@ -9,16 +9,16 @@ const choice = process.env.CONFORMANCE_IMPL ?? "";
 export const implName = choice === "shim" ? "shim" : isAbsolute(choice) ? choice : "session-tree";
 
 async function load() {
-	let mod;
-	if (choice === "shim") mod = await import("./shim.js");
-	else if (isAbsolute(choice)) mod = await import(pathToFileURL(choice).href);
-	else mod = await import("session-tree");
-	// the nodejs build is CommonJS; named exports may only be reachable through `default`
-	const api = typeof mod.parseSession === "function" ? mod : mod.default;
-	for (const fn of ["parseSession", "migrate", "getTree", "buildSessionContext"]) {
-		if (typeof api?.[fn] !== "function") throw new Error(`${implName} does not export ${fn}()`);
-	}
-	return api;
+  let mod;
+  if (choice === "shim") mod = await import("./shim.js");
+  else if (isAbsolute(choice)) mod = await import(pathToFileURL(choice).href);
+  else mod = await import("session-tree");
+  // the nodejs build is CommonJS; named exports may only be reachable through `default`
+  const api = typeof mod.parseSession === "function" ? mod : mod.default;
+  for (const fn of ["parseSession", "migrate", "getTree", "buildSessionContext"]) {
+    if (typeof api?.[fn] !== "function") throw new Error(`${implName} does not export ${fn}()`);
+  }
+  return api;
 }
 
 export const ours = await load();

@@ -1,20 +1,15 @@
 // The reference: what pi 0.73.1 does with a session file, expressed as plain functions.
-// Everything here calls the real @mariozechner/pi-coding-agent code.
+// Everything here calls the real @mariozechner/pi-coding-agent code (tests/shared/pi.mjs).
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildSessionContext, migrateSessionEntries, parseSessionEntries, SessionManager } from "@mariozechner/pi-coding-agent";
+import { buildSessionContext, migrateSessionEntries, parseSessionEntries, SessionManager } from "../../shared/pi.mjs";
 
+export { piText as sourceText } from "../../shared/pi.mjs";
 export { buildSessionContext as piBuildSessionContextRaw, parseSessionEntries, SessionManager };
 
-/** Text of a source the way pi reads files: bytes are decoded as UTF-8 (readFileSync(path, "utf8")). */
-export function sourceText(source) {
-	if (typeof source === "string") return source;
-	return Buffer.from(source.buffer, source.byteOffset, source.byteLength).toString("utf8");
-}
-
 export function piParse(text) {
-	return parseSessionEntries(text);
+  return parseSessionEntries(text);
 }
 
 /**
@@ -22,31 +17,31 @@ export function piParse(text) {
  * (false when the first `type: "session"` entry has version >= 3).
  */
 export function piMigrateEntries(entries) {
-	const header = entries.find((e) => e.type === "session");
-	const version = header?.version ?? 1;
-	const migrated = !(version >= 3);
-	migrateSessionEntries(entries);
-	return migrated;
+  const header = entries.find((e) => e.type === "session");
+  const version = header?.version ?? 1;
+  const migrated = !(version >= 3);
+  migrateSessionEntries(entries);
+  return migrated;
 }
 
 /** pi's rewrite of a session file after migration (what _rewriteFile writes). */
 export function piMigrateText(text) {
-	const entries = parseSessionEntries(text);
-	const migrated = piMigrateEntries(entries);
-	return { migrated, text: `${entries.map((e) => JSON.stringify(e)).join("\n")}\n`, entries };
+  const entries = parseSessionEntries(text);
+  const migrated = piMigrateEntries(entries);
+  return { migrated, text: `${entries.map((e) => JSON.stringify(e)).join("\n")}\n`, entries };
 }
 
 /** parse + migrate, as pi holds a session in memory after loading it. */
 export function piLoadEntries(text) {
-	const entries = parseSessionEntries(text);
-	piMigrateEntries(entries);
-	return entries;
+  const entries = parseSessionEntries(text);
+  piMigrateEntries(entries);
+  return entries;
 }
 
 /** pi's buildSessionContext(entries, leafId) on parse+migrate of the text; leafArgs = [] or [leafId]. */
 export function piContext(text, leafArgs) {
-	const entries = piLoadEntries(text);
-	return buildSessionContext(entries, ...leafArgs);
+  const entries = piLoadEntries(text);
+  return buildSessionContext(entries, ...leafArgs);
 }
 
 /**
@@ -56,16 +51,16 @@ export function piContext(text, leafArgs) {
  * right away: the manager keeps everything in memory.
  */
 export function piOpen(source) {
-	const dir = mkdtempSync(join(tmpdir(), "session-tree-conformance-"));
-	try {
-		const file = join(dir, "session.jsonl");
-		writeFileSync(file, source);
-		return SessionManager.open(file, dir);
-	} finally {
-		rmSync(dir, { recursive: true, force: true });
-	}
+  const dir = mkdtempSync(join(tmpdir(), "session-tree-conformance-"));
+  try {
+    const file = join(dir, "session.jsonl");
+    writeFileSync(file, source);
+    return SessionManager.open(file, dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 export function piTree(source) {
-	return piOpen(source).getTree();
+  return piOpen(source).getTree();
 }

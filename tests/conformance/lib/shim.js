@@ -4,63 +4,68 @@
 //
 // It exists to validate the harness: with CONFORMANCE_IMPL=shim every comparison must
 // come out equal, so a difference reported against the real package is the package's.
-import { buildSessionContext as piBuildSessionContext, migrateSessionEntries, parseSessionEntries, SessionManager } from "@mariozechner/pi-coding-agent";
+import {
+  migrateSessionEntries,
+  parseSessionEntries,
+  buildSessionContext as piBuildSessionContext,
+  SessionManager,
+} from "../../shared/pi.mjs";
 import { piTree, sourceText } from "./reference.js";
 
 export function parseSession(source, _options) {
-	return parseSessionEntries(sourceText(source));
+  return parseSessionEntries(sourceText(source));
 }
 
 function migrateArray(entries) {
-	const header = entries.find((e) => e.type === "session");
-	const version = header?.version ?? 1;
-	migrateSessionEntries(entries);
-	return !(version >= 3);
+  const header = entries.find((e) => e.type === "session");
+  const version = header?.version ?? 1;
+  migrateSessionEntries(entries);
+  return !(version >= 3);
 }
 
 export function migrate(source) {
-	if (Array.isArray(source)) return migrateArray(source);
-	// Bytes in, bytes out: a current file's bytes as they are, else the UTF-8 of the text.
-	if (typeof source !== "string") {
-		const text = migrateText(sourceText(source));
-		return text === null ? new Uint8Array(source) : new TextEncoder().encode(text);
-	}
-	return migrateText(source) ?? source;
+  if (Array.isArray(source)) return migrateArray(source);
+  // Bytes in, bytes out: a current file's bytes as they are, else the UTF-8 of the text.
+  if (typeof source !== "string") {
+    const text = migrateText(sourceText(source));
+    return text === null ? new Uint8Array(source) : new TextEncoder().encode(text);
+  }
+  return migrateText(source) ?? source;
 }
 
 /** The migrated text, or null when nothing is due. */
 function migrateText(text) {
-	const entries = parseSessionEntries(text);
-	if (!migrateArray(entries)) return null;
-	// keep every line in place; replace the lines that parsed with their migrated entry
-	let k = 0;
-	const lines = text.split("\n");
-	const out = lines.map((line) => {
-		const cr = line.endsWith("\r") ? "\r" : "";
-		if (!line.trim()) return line;
-		try {
-			JSON.parse(line);
-		} catch {
-			return line;
-		}
-		return JSON.stringify(entries[k++]) + cr;
-	});
-	return out.join("\n");
+  const entries = parseSessionEntries(text);
+  if (!migrateArray(entries)) return null;
+  // keep every line in place; replace the lines that parsed with their migrated entry
+  let k = 0;
+  const lines = text.split("\n");
+  const out = lines.map((line) => {
+    const cr = line.endsWith("\r") ? "\r" : "";
+    if (!line.trim()) return line;
+    try {
+      JSON.parse(line);
+    } catch {
+      return line;
+    }
+    return JSON.stringify(entries[k++]) + cr;
+  });
+  return out.join("\n");
 }
 
 export function getTree(source) {
-	if (Array.isArray(source)) {
-		const sm = SessionManager.inMemory();
-		sm.fileEntries = source;
-		sm._buildIndex();
-		return sm.getTree();
-	}
-	return piTree(source);
+  if (Array.isArray(source)) {
+    const sm = SessionManager.inMemory();
+    sm.fileEntries = source;
+    sm._buildIndex();
+    return sm.getTree();
+  }
+  return piTree(source);
 }
 
 export function buildSessionContext(source, ...leafArgs) {
-	if (Array.isArray(source)) return piBuildSessionContext(source, ...leafArgs);
-	const entries = parseSessionEntries(sourceText(source));
-	migrateArray(entries);
-	return piBuildSessionContext(entries, ...leafArgs);
+  if (Array.isArray(source)) return piBuildSessionContext(source, ...leafArgs);
+  const entries = parseSessionEntries(sourceText(source));
+  migrateArray(entries);
+  return piBuildSessionContext(entries, ...leafArgs);
 }

@@ -1,5 +1,5 @@
 // Bundler-style consumer (Vite, esbuild): moduleResolution "bundler".
-import { buildSessionContext, type AgentMessage } from "session-tree";
+import { type AgentMessage, buildSessionContext } from "session-tree";
 
 const messages: AgentMessage[] = buildSessionContext(new TextEncoder().encode("")).messages;
 for (const message of messages) {

@@ -1,8 +1,10 @@
 // CommonJS consumer (package "type": "commonjs", module nodenext): the
 // import below compiles to require("session-tree") and must resolve to
 // index.d.cts through the "require" condition.
+
+import type { FileEntry, SessionContext, SessionEntry } from "session-tree";
 import { buildSessionContext, getTree, migrate, parseSession } from "session-tree";
-import type { FileEntry, SessionEntry, SessionContext } from "session-tree";
+
 import sessionTree = require("session-tree");
 
 const entries: FileEntry[] = parseSession(new Uint8Array([0x7b, 0x7d]));

@@ -1,6 +1,7 @@
 // ESM consumer (package "type": "module", module nodenext).
-import { buildSessionContext, getTree, migrate, parseSession } from "session-tree";
+
 import type { FileEntry, SessionContext, SessionTreeNode } from "session-tree";
+import { buildSessionContext, getTree, migrate, parseSession } from "session-tree";
 import { exercise } from "../types-shared/usage.js";
 
 const entries: FileEntry[] = parseSession("", { strict: true });

@@ -106,7 +106,11 @@ export const written: SessionMessageEntry = {
     provider: "anthropic",
     model: "claude",
     usage: {
-      input: 1, output: 2, cacheRead: 0, cacheWrite: 0, totalTokens: 3,
+      input: 1,
+      output: 2,
+      cacheRead: 0,
+      cacheWrite: 0,
+      totalTokens: 3,
       cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
     },
     stopReason: "stop",
@@ -116,8 +120,13 @@ export const written: SessionMessageEntry = {
 };
 
 export const bash: AgentMessage = {
-  role: "bashExecution", command: "ls", output: "", exitCode: undefined,
-  cancelled: false, truncated: false, timestamp: 0,
+  role: "bashExecution",
+  command: "ls",
+  output: "",
+  exitCode: undefined,
+  cancelled: false,
+  truncated: false,
+  timestamp: 0,
 };
 export const unknownRole: AgentMessage = { role: "somethingNew", payload: [1, 2, 3] };
 

@@ -4,12 +4,34 @@ import { buildSessionContext, migrate } from "session-tree";
 
 const session = [
   { type: "session", version: 3, id: "sess-vite", timestamp: "2025-05-05T12:00:00.000Z", cwd: "/app" },
-  { type: "model_change", id: "m1", parentId: null, timestamp: "2025-05-05T12:00:01.000Z", provider: "openai", modelId: "gpt-x" },
-  { type: "message", id: "u1", parentId: "m1", timestamp: "2025-05-05T12:00:02.000Z",
-    message: { role: "user", content: "from vite", timestamp: 1746446402000 } },
-  { type: "custom_message", id: "c1", parentId: "u1", timestamp: "2025-05-05T12:00:03.000Z",
-    customType: "note", content: "injected", display: false, details: { n: 1 } },
-].map((entry) => JSON.stringify(entry)).join("\n");
+  {
+    type: "model_change",
+    id: "m1",
+    parentId: null,
+    timestamp: "2025-05-05T12:00:01.000Z",
+    provider: "openai",
+    modelId: "gpt-x",
+  },
+  {
+    type: "message",
+    id: "u1",
+    parentId: "m1",
+    timestamp: "2025-05-05T12:00:02.000Z",
+    message: { role: "user", content: "from vite", timestamp: 1746446402000 },
+  },
+  {
+    type: "custom_message",
+    id: "c1",
+    parentId: "u1",
+    timestamp: "2025-05-05T12:00:03.000Z",
+    customType: "note",
+    content: "injected",
+    display: false,
+    details: { n: 1 },
+  },
+]
+  .map((entry) => JSON.stringify(entry))
+  .join("\n");
 
 const results = {};
 for (const [name, run] of Object.entries({

@@ -1,9 +1,11 @@
 // Fixture helpers shared by the Node tests. Expected values in the tests are
 // derived by hand from the session format's rules (docs/session-format.md and
 // pi's session-manager.js), never from this package's output.
-import { Worker } from "node:worker_threads";
+import { runTask } from "../../shared/workers.mjs";
 
-export const jsonl = (values) => values.map((value) => JSON.stringify(value)).join("\n") + "\n";
+const TASKS = new URL("./tasks.mjs", import.meta.url);
+
+export const jsonl = (values) => `${values.map((value) => JSON.stringify(value)).join("\n")}\n`;
 
 export const ms = (iso) => new Date(iso).getTime();
 
@@ -38,8 +40,14 @@ export const assistant = (id, parentId, text, seconds, provider = "anthropic", m
     api: "anthropic-messages",
     provider,
     model,
-    usage: { input: 10, output: 5, cacheRead: 0, cacheWrite: 0, totalTokens: 15,
-      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
+    usage: {
+      input: 10,
+      output: 5,
+      cacheRead: 0,
+      cacheWrite: 0,
+      totalTokens: 15,
+      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+    },
     stopReason: "stop",
     timestamp: ms(at(seconds)),
   },
@@ -79,28 +87,17 @@ export function inputForms(entries) {
 export const shape = (nodes) => nodes.map((node) => ({ id: node.entry.id, children: shape(node.children) }));
 
 /**
- * Runs `task` (see worker.mjs) in a worker thread; a hang becomes a failure
- * after `timeoutMs` instead of blocking the test run.
+ * Runs `task` of tasks.mjs in a worker thread; a hang becomes a failure after
+ * `timeoutMs` instead of blocking the test run. Resolves `{ ok: true, value,
+ * elapsedMs }`, or `{ ok: false, name, message }` when the call threw.
  */
-export function runInWorker(task, data = {}, timeoutMs = 10_000) {
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(new URL("./worker.mjs", import.meta.url), { workerData: { task, data } });
-    const timer = setTimeout(() => {
-      worker.terminate();
-      reject(new Error(`${task} did not finish within ${timeoutMs} ms (infinite loop?)`));
-    }, timeoutMs);
-    worker.once("message", (message) => {
-      clearTimeout(timer);
-      worker.terminate();
-      resolve(message);
-    });
-    worker.once("error", (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    worker.once("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`worker for ${task} exited with code ${code} before answering`));
-    });
-  });
+export async function runInWorker(task, data = {}, timeoutMs = 10_000) {
+  try {
+    const { value, ms } = await runTask(TASKS, task, data, { stepLimitMs: timeoutMs });
+    return { ok: true, value, elapsedMs: Math.round(ms) };
+  } catch (error) {
+    if (!error.workerError) throw error;
+    const { name, message, ms } = error.workerError;
+    return { ok: false, name, message, elapsedMs: Math.round(ms) };
+  }
 }

@@ -2,6 +2,7 @@
 // Each task builds its input inside the worker (no 50 MB messages), runs the package's
 // functions as timed steps, and returns a small summary that the test checks.
 import * as st from "session-tree";
+import { Rng } from "../../shared/rng.mjs";
 
 const HEADER3 = '{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}';
 const HEADER1 = '{"type":"session","id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}';
@@ -56,8 +57,12 @@ export function millionEntries({ n = 1_000_000 }, step) {
     let x = 12345;
     for (let i = 0; i < n; i++) {
       x = (Math.imul(x, 1103515245) + 12345) >>> 0;
-      const parent = i === 0 ? "null" : `"${((x & 1) ? i - 1 : x % i).toString(36)}"`;
-      parts.push(i % 10 === 0 ? `{"type":"message","id":"${i.toString(36)}","parentId":${parent},"message":{"role":"user","content":"x"}}` : `{"type":"custom","id":"${i.toString(36)}","parentId":${parent}}`);
+      const parent = i === 0 ? "null" : `"${(x & 1 ? i - 1 : x % i).toString(36)}"`;
+      parts.push(
+        i % 10 === 0
+          ? `{"type":"message","id":"${i.toString(36)}","parentId":${parent},"message":{"role":"user","content":"x"}}`
+          : `{"type":"custom","id":"${i.toString(36)}","parentId":${parent}}`,
+      );
     }
     return Buffer.from(parts.join("\n"));
   });
@@ -66,7 +71,7 @@ export function millionEntries({ n = 1_000_000 }, step) {
 
 /** A million tiny v1 entries (no ids): migration gives each a fresh id and chains them. */
 export function millionV1({ n = 1_000_000 }, step) {
-  const source = step("build input", () => HEADER1 + '\n{"type":"custom"}'.repeat(n) + "\n");
+  const source = step("build input", () => `${HEADER1 + '\n{"type":"custom"}'.repeat(n)}\n`);
   const migrated = step("migrate", () => st.migrate(source));
   return step("check", () => {
     const lines = migrated.split("\n");
@@ -90,20 +95,23 @@ export function deepSession({ n = 200_000, form = "v3", session = true }, step) 
     const lines = [form === "v1" ? HEADER1 : HEADER3];
     for (let i = 0; i < n; i++) {
       const ids = form === "v1" ? "" : `"id":"e${i}","parentId":${i ? `"e${i - 1}"` : "null"},`;
-      lines.push(`{"type":"message",${ids}"timestamp":"2025-01-01T00:00:00.000Z","message":{"role":"${i % 2 ? "assistant" : "user"}","content":"m${i}","provider":"p","model":"m"}}`);
+      lines.push(
+        `{"type":"message",${ids}"timestamp":"2025-01-01T00:00:00.000Z","message":{"role":"${i % 2 ? "assistant" : "user"}","content":"m${i}","provider":"p","model":"m"}}`,
+      );
     }
-    const text = lines.join("\n") + "\n";
+    const text = `${lines.join("\n")}\n`;
     return form === "array" ? st.parseSession(text) : text;
   });
   const out = allFunctions(step, source, { leafId: form === "v1" ? undefined : `e${n - 1}` });
-  if (session) out.session = step("Session.open + context + branch", () => {
-    const s = st.Session.open(source);
-    const c = s.buildSessionContext();
-    const branch = s.getBranch();
-    const r = { messages: c.messages.length, branch: branch.length, treeDepth: treeShape(s.getTree()).depth };
-    s.free();
-    return r;
-  });
+  if (session)
+    out.session = step("Session.open + context + branch", () => {
+      const s = st.Session.open(source);
+      const c = s.buildSessionContext();
+      const branch = s.getBranch();
+      const r = { messages: c.messages.length, branch: branch.length, treeDepth: treeShape(s.getTree()).depth };
+      s.free();
+      return r;
+    });
   return out;
 }
 
@@ -111,9 +119,12 @@ export function deepSession({ n = 200_000, form = "v3", session = true }, step) 
 export function longLine({ mb = 50, variant = "string" }, step) {
   const source = step("build input", () => {
     const big = "x".repeat(mb * 1024 * 1024);
-    if (variant === "string") return `${HEADER1}\n{"type":"message","timestamp":"2025-01-01T00:00:00.000Z","message":{"role":"user","content":"${big}"}}\n`;
-    if (variant === "unterminated") return `${HEADER3}\n{"type":"message","id":"a","parentId":null,"message":{"role":"user","content":"${big}`;
-    if (variant === "array") return `${HEADER3}\n{"type":"custom","id":"a","parentId":null,"data":[${"1,".repeat(mb * 512 * 1024)}1]}\n`;
+    if (variant === "string")
+      return `${HEADER1}\n{"type":"message","timestamp":"2025-01-01T00:00:00.000Z","message":{"role":"user","content":"${big}"}}\n`;
+    if (variant === "unterminated")
+      return `${HEADER3}\n{"type":"message","id":"a","parentId":null,"message":{"role":"user","content":"${big}`;
+    if (variant === "array")
+      return `${HEADER3}\n{"type":"custom","id":"a","parentId":null,"data":[${"1,".repeat(mb * 512 * 1024)}1]}\n`;
     throw new Error(`unknown variant ${variant}`);
   });
   const bytes = step("encode", () => Buffer.from(source));
@@ -136,7 +147,12 @@ export function manyKeys({ n = 100_000 }, step) {
   out.check = step("check", () => {
     const [, wide, dup] = st.parseSession(source);
     const migrated = st.parseSession(st.migrate(source));
-    return { wideKeys: Object.keys(wide).length, dupId: dup.id, migratedWideKeys: Object.keys(migrated[1]).length, migratedDupId: migrated[2].id };
+    return {
+      wideKeys: Object.keys(wide).length,
+      dupId: dup.id,
+      migratedWideKeys: Object.keys(migrated[1]).length,
+      migratedDupId: migrated[2].id,
+    };
   });
   return out;
 }
@@ -145,8 +161,11 @@ export function manyKeys({ n = 100_000 }, step) {
 export function duplicateIds({ n = 100_000, parent = "dup" }, step) {
   const source = step("build input", () => {
     const lines = [HEADER3];
-    for (let i = 0; i < n; i++) lines.push(`{"type":"message","id":"dup","parentId":${i === 0 ? "null" : JSON.stringify(parent)},"message":{"role":"user","content":"${i}"}}`);
-    return lines.join("\n") + "\n";
+    for (let i = 0; i < n; i++)
+      lines.push(
+        `{"type":"message","id":"dup","parentId":${i === 0 ? "null" : JSON.stringify(parent)},"message":{"role":"user","content":"${i}"}}`,
+      );
+    return `${lines.join("\n")}\n`;
   });
   return allFunctions(step, source);
 }
@@ -155,7 +174,8 @@ export function duplicateIds({ n = 100_000, parent = "dup" }, step) {
 export function cycles({ n = 100_000, shape = "ring" }, step) {
   const source = step("build input", () => {
     const lines = [HEADER3];
-    const e = (id, parent) => `{"type":"message","id":"${id}","parentId":"${parent}","message":{"role":"user","content":"${id}"}}`;
+    const e = (id, parent) =>
+      `{"type":"message","id":"${id}","parentId":"${parent}","message":{"role":"user","content":"${id}"}}`;
     if (shape === "ring") for (let i = 0; i < n; i++) lines.push(e(`c${i}`, `c${(i + 1) % n}`));
     else if (shape === "pairs") for (let i = 0; i < n; i++) lines.push(e(`c${i}`, `c${i ^ 1}`));
     else if (shape === "rho") {
@@ -165,7 +185,7 @@ export function cycles({ n = 100_000, shape = "ring" }, step) {
       // Children before their parents, in file order: every walk up is long.
       for (let i = n - 1; i >= 0; i--) lines.push(e(`c${i}`, i ? `c${i - 1}` : `c${n - 1}`));
     }
-    return lines.join("\n") + "\n";
+    return `${lines.join("\n")}\n`;
   });
   const out = allFunctions(step, source);
   out.session = step("Session.open", () => {
@@ -182,50 +202,93 @@ export function manySiblings({ n = 100_000 }, step) {
   const source = step("build input", () => {
     const lines = [HEADER3, '{"type":"custom","id":"root","parentId":null,"timestamp":"2025-01-01T00:00:00.000Z"}'];
     for (let i = 0; i < n; i++) {
-      const ts = i % 3 === 0 ? '"garbage"' : `"${new Date(Date.UTC(2025, 0, 1) + ((i * 7919) % n) * 1000).toISOString()}"`;
+      const ts =
+        i % 3 === 0 ? '"garbage"' : `"${new Date(Date.UTC(2025, 0, 1) + ((i * 7919) % n) * 1000).toISOString()}"`;
       lines.push(`{"type":"custom","id":"s${i}","parentId":"root","timestamp":${ts}}`);
     }
-    return lines.join("\n") + "\n";
+    return `${lines.join("\n")}\n`;
   });
   return allFunctions(step, source);
 }
 
 const STAMPS = [
-  undefined, "", "garbage", "2025-01-01", "2025-01-01T00:00:00", "2025-01-01T00:00:00.000Z", "2025-01-01T00:00:00.000+02:00", "Jan 1 2025 10:00",
-  "Wed, 01 Jan 2025 00:00:00 GMT", "2025-02-30T00:00:00Z", "+275760-09-13T00:00:00.000Z", "+275760-09-13T00:00:00.001Z", "-000001-01-01T00:00:00Z",
-  "2025-01-01T24:00:00Z", "1735689600000", 1735689600000, 0, -1, 8.64e15, 8.64e15 + 1, null, true, false, ["2025-01-01T00:00:00Z"], [], {}, { a: 1 }, [[["2025"]]], "\ud800",
-  "2025-01-01T00:00:00.000Z", "2025-01-01T00:00:01.000Z", "2025-01-01T00:00:01.000Z",
+  undefined,
+  "",
+  "garbage",
+  "2025-01-01",
+  "2025-01-01T00:00:00",
+  "2025-01-01T00:00:00.000Z",
+  "2025-01-01T00:00:00.000+02:00",
+  "Jan 1 2025 10:00",
+  "Wed, 01 Jan 2025 00:00:00 GMT",
+  "2025-02-30T00:00:00Z",
+  "+275760-09-13T00:00:00.000Z",
+  "+275760-09-13T00:00:00.001Z",
+  "-000001-01-01T00:00:00Z",
+  "2025-01-01T24:00:00Z",
+  "1735689600000",
+  1735689600000,
+  0,
+  -1,
+  8.64e15,
+  8.64e15 + 1,
+  null,
+  true,
+  false,
+  ["2025-01-01T00:00:00Z"],
+  [],
+  {},
+  { a: 1 },
+  [[["2025"]]],
+  "\ud800",
+  "2025-01-01T00:00:00.000Z",
+  "2025-01-01T00:00:01.000Z",
+  "2025-01-01T00:00:01.000Z",
 ];
 
 /** A session whose timestamps are drawn from STAMPS: a few big sibling lists and deeper branches. */
 function stampedSession(seed) {
-  let x = seed >>> 0 || 1;
-  const rand = (n) => {
-    x ^= x << 13; x >>>= 0; x ^= x >>> 17; x ^= x << 5; x >>>= 0;
-    return x % n;
-  };
+  const rng = new Rng(seed);
+  const rand = (n) => rng.int(0, n);
   const entries = [{ type: "session", version: 3, id: "s", timestamp: "2025-01-01T00:00:00.000Z", cwd: "/" }];
   const ids = [];
   const n = 2 + rand([10, 70, 270][rand(3)]);
   const flat = rand(3) === 0; // most entries children of e0: long sibling lists
   for (let i = 0; i < n; i++) {
     const id = `e${i}`;
-    const parentId = ids.length === 0 || rand(10) === 0 ? null : flat && rand(8) ? "e0" : rand(3) === 0 ? ids[rand(ids.length)] : ids[rand(Math.min(3, ids.length))];
+    const parentId =
+      ids.length === 0 || rand(10) === 0
+        ? null
+        : flat && rand(8)
+          ? "e0"
+          : rand(3) === 0
+            ? ids[rand(ids.length)]
+            : ids[rand(Math.min(3, ids.length))];
     const e = { type: ["message", "custom_message", "branch_summary", "compaction", "custom"][rand(5)], id, parentId };
     const ts = STAMPS[rand(STAMPS.length)];
     if (ts !== undefined) e.timestamp = ts;
     if (e.type === "message") e.message = { role: "user", content: id, timestamp: 1 };
     if (e.type === "custom_message") Object.assign(e, { customType: "x", content: id, display: true });
     if (e.type === "branch_summary") Object.assign(e, { fromId: "root", summary: `b${id}` });
-    if (e.type === "compaction") Object.assign(e, { summary: `c${id}`, tokensBefore: 1, firstKeptEntryId: ids[rand(ids.length + 1)] });
+    if (e.type === "compaction")
+      Object.assign(e, { summary: `c${id}`, tokensBefore: 1, firstKeptEntryId: ids[rand(ids.length + 1)] });
     entries.push(e);
     ids.push(id);
-    if (rand(8) === 0) entries.push({ type: "label", id: `l${i}`, parentId: id, targetId: ids[rand(ids.length)], label: rand(2) ? "x" : "", timestamp: STAMPS[rand(STAMPS.length)] });
+    if (rand(8) === 0)
+      entries.push({
+        type: "label",
+        id: `l${i}`,
+        parentId: id,
+        targetId: ids[rand(ids.length)],
+        label: rand(2) ? "x" : "",
+        timestamp: STAMPS[rand(STAMPS.length)],
+      });
   }
   return entries;
 }
 
-const withNaN = (v) => JSON.stringify(v, (k, val) => (typeof val === "number" && !Number.isFinite(val) ? `<${val}>` : val));
+const withNaN = (v) =>
+  JSON.stringify(v, (_k, val) => (typeof val === "number" && !Number.isFinite(val) ? `<${val}>` : val));
 function treeOrder(roots) {
   const out = [];
   const stack = [...roots].reverse().map((n) => [n, 0]);
@@ -239,7 +302,7 @@ function treeOrder(roots) {
 
 /** Tree order and context timestamps against pi, on `count` stamped sessions. */
 export async function timestampsVsPi({ seed, count }, step) {
-  const { buildSessionContext: piCtx, piTree } = await import("./pi.mjs");
+  const { buildSessionContext: piCtx, piTree } = await import("../../shared/pi.mjs");
   const failures = [];
   let compared = 0;
   let bigSiblingLists = 0;
@@ -250,19 +313,27 @@ export async function timestampsVsPi({ seed, count }, step) {
       const kids = new Map();
       for (const e of entries) kids.set(e.parentId, (kids.get(e.parentId) ?? 0) + 1);
       if ([...kids.values()].some((c) => c >= 64)) bigSiblingLists++;
-      const text = entries.map((e) => JSON.stringify(e)).join("\n") + "\n";
+      const text = `${entries.map((e) => JSON.stringify(e)).join("\n")}\n`;
       const piEntries = JSON.parse(`[${text.trim().split("\n").join(",")}]`);
-      const leaves = [undefined, ...entries.slice(1).map((e) => e.id).filter((_, i) => i % 7 === 0)];
+      const leaves = [
+        undefined,
+        ...entries
+          .slice(1)
+          .map((e) => e.id)
+          .filter((_, i) => i % 7 === 0),
+      ];
       for (const form of ["text", "array"]) {
         const source = form === "text" ? text : JSON.parse(`[${text.trim().split("\n").join(",")}]`);
         const ours = treeOrder(st.getTree(source));
         const theirs = treeOrder(piTree(piEntries));
         compared++;
-        if (ours !== theirs) failures.push({ seed: s, form, what: "tree", ours: ours.slice(0, 400), pi: theirs.slice(0, 400) });
+        if (ours !== theirs)
+          failures.push({ seed: s, form, what: "tree", ours: ours.slice(0, 400), pi: theirs.slice(0, 400) });
         for (const leaf of leaves) {
           const a = withNaN(st.buildSessionContext(source, leaf));
           const b = withNaN(piCtx(piEntries, leaf));
-          if (a !== b) failures.push({ seed: s, form, what: `context at ${leaf}`, ours: a.slice(0, 400), pi: b.slice(0, 400) });
+          if (a !== b)
+            failures.push({ seed: s, form, what: `context at ${leaf}`, ours: a.slice(0, 400), pi: b.slice(0, 400) });
         }
       }
       if (failures.length > 5) break;
@@ -277,9 +348,9 @@ export async function timestampsVsPi({ seed, count }, step) {
  * One step per input, so a hang names its seed.
  */
 export async function mutatedVsPi({ seed, count }, step) {
-  const { parseSessionEntries } = await import("./pi.mjs");
-  const { generateSession, mutate } = await import("./sessions.mjs");
-  const { Rng } = await import("./rng.mjs");
+  const { parseSessionEntries } = await import("../../shared/pi.mjs");
+  const { generateSession } = await import("../../shared/sessions.mjs");
+  const { mutate } = await import("./mutate.mjs");
   const mismatches = [];
   const errors = [];
   const bad = [];
@@ -288,20 +359,34 @@ export async function mutatedVsPi({ seed, count }, step) {
     const s = seed + k;
     step(`seed ${s}`, () => {
       const rng = new Rng(s ^ 0x5bd1e995);
-      const { text } = generateSession(s);
+      let { text } = generateSession(s, { maxEntries: 40 });
+      // The generator always writes a header; files without one are broken input too.
+      if (rng.chance(1 / 12)) text = text.slice(text.indexOf("\n") + 1);
       const { bytes, ops } = mutate(new Uint8Array(Buffer.from(text)), rng, 5);
       const decoded = Buffer.from(bytes).toString("utf8");
       lines += decoded.split("\n").length;
-      for (const [form, source] of [["bytes", bytes], ["text", decoded]]) {
+      for (const [form, source] of [
+        ["bytes", bytes],
+        ["text", decoded],
+      ]) {
         const ours = JSON.stringify(st.parseSession(source));
         const theirs = JSON.stringify(parseSessionEntries(decoded));
-        if (ours !== theirs) mismatches.push({ seed: s, form, ops, input: JSON.stringify(decoded).slice(0, 600), ours: ours.slice(0, 300), pi: theirs.slice(0, 300) });
+        if (ours !== theirs)
+          mismatches.push({
+            seed: s,
+            form,
+            ops,
+            input: JSON.stringify(decoded).slice(0, 600),
+            ours: ours.slice(0, 300),
+            pi: theirs.slice(0, 300),
+          });
         const calls = {
           migrate: () => st.migrate(source),
           getTree: () => st.getTree(source),
           buildSessionContext: () => st.buildSessionContext(source),
           "buildSessionContext(leaf)": () => st.buildSessionContext(source, JSON.parse(ours)[2]?.id ?? "x"),
-          "buildSessionContext(array)": () => st.buildSessionContext(JSON.parse(ours).length ? st.parseSession(source) : []),
+          "buildSessionContext(array)": () =>
+            st.buildSessionContext(JSON.parse(ours).length ? st.parseSession(source) : []),
           "getTree(array)": () => st.getTree(st.parseSession(source)),
           "migrate(array)": () => st.migrate(st.parseSession(source)),
           inspectSession: () => st.inspectSession(source),
@@ -323,14 +408,26 @@ export async function mutatedVsPi({ seed, count }, step) {
           try {
             call();
           } catch (e) {
-            const clean = e instanceof Error && typeof e.message === "string" && e.message.length > 0 && !(e instanceof WebAssembly.RuntimeError);
+            const clean =
+              e instanceof Error &&
+              typeof e.message === "string" &&
+              e.message.length > 0 &&
+              !(e instanceof WebAssembly.RuntimeError);
             const expected = name === "parseSession(strict)" && e instanceof SyntaxError;
             if (!clean) bad.push({ seed: s, form, name, error: String(e), ops });
-            else if (!expected) errors.push({ seed: s, form, name, error: `${e.constructor.name}: ${e.message}`.slice(0, 200), ops });
+            else if (!expected)
+              errors.push({ seed: s, form, name, error: `${e.constructor.name}: ${e.message}`.slice(0, 200), ops });
           }
         }
       }
     });
   }
-  return { mismatches: mismatches.slice(0, 10), mismatchCount: mismatches.length, errors: errors.slice(0, 10), errorCount: errors.length, bad: bad.slice(0, 10), lines };
+  return {
+    mismatches: mismatches.slice(0, 10),
+    mismatchCount: mismatches.length,
+    errors: errors.slice(0, 10),
+    errorCount: errors.length,
+    bad: bad.slice(0, 10),
+    lines,
+  };
 }

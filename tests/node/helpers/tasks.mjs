@@ -1,6 +1,6 @@
-// Worker side of runInWorker(): runs one call of the package and posts a
-// small, clonable summary of the result (trees can be too deep to clone).
-import { parentPort, workerData } from "node:worker_threads";
+// The calls runInWorker() (session.mjs) runs in a worker thread, through the shared
+// runTask: each returns a small, clonable summary of the result (trees can be too
+// deep to clone).
 import * as sessionTree from "session-tree";
 
 function summarizeTree(roots) {
@@ -43,30 +43,18 @@ function deepSession(length) {
   return entries;
 }
 
-const { task, data } = workerData;
-const started = Date.now();
-let reply;
-try {
-  switch (task) {
-    case "getTree":
-      reply = { ok: true, value: summarizeTree(sessionTree.getTree(data.source)) };
-      break;
-    case "buildSessionContext":
-      reply = { ok: true, value: summarizeContext(sessionTree.buildSessionContext(data.source, data.leafId)) };
-      break;
-    case "deepTree": {
-      const entries = deepSession(data.length);
-      const source = data.asText ? entries.map((e) => JSON.stringify(e)).join("\n") : entries;
-      const tree = summarizeTree(sessionTree.getTree(source));
-      const context = summarizeContext(sessionTree.buildSessionContext(source));
-      reply = { ok: true, value: { tree, context } };
-      break;
-    }
-    default:
-      throw new Error(`unknown task ${task}`);
-  }
-} catch (error) {
-  reply = { ok: false, name: error?.name, message: String(error?.message ?? error) };
+export function getTree(data) {
+  return summarizeTree(sessionTree.getTree(data.source));
 }
-reply.elapsedMs = Date.now() - started;
-parentPort.postMessage(reply);
+
+export function buildSessionContext(data) {
+  return summarizeContext(sessionTree.buildSessionContext(data.source, data.leafId));
+}
+
+export function deepTree(data) {
+  const entries = deepSession(data.length);
+  const source = data.asText ? entries.map((e) => JSON.stringify(e)).join("\n") : entries;
+  const tree = summarizeTree(sessionTree.getTree(source));
+  const context = summarizeContext(sessionTree.buildSessionContext(source));
+  return { tree, context };
+}
