@@ -2,6 +2,7 @@
 #
 #   make build   toolchain check, cargo build (wasm32, release), wasm-bindgen, assemble pkg/
 #   make test    cargo test, build, Node tests, conformance, browser smoke test, Vite consumer
+#   make lint    rustfmt, clippy (native and wasm32, warnings denied), Biome on the JavaScript
 #   make demo    build and serve www/ (and pkg/ under /pkg/) on http://127.0.0.1:$(PORT)
 #   make clean   remove build output and test installs
 
@@ -155,6 +156,33 @@ sample:
 # into the README, never into a test.
 bench: test-deps
 	cd tests && node --expose-gc bench/bench.mjs
+
+# --- lint --------------------------------------------------------------------
+
+.PHONY: lint lint-rust lint-js
+
+# Biome at an exact version under target/tools, like binaryen; its config is
+# biome.json (www/, pkg-template/, tests/, tools/).
+BIOME_VERSION := 2.6.8
+BIOME := target/tools/biome/node_modules/.bin/biome
+
+$(BIOME):
+	mkdir -p target/tools/biome
+	$(NPM_INSTALL) --prefix target/tools/biome @biomejs/biome@$(BIOME_VERSION)
+	@touch $@
+
+lint: lint-rust lint-js
+
+lint-rust:
+	@rustup target list --installed | grep -qx '$(TARGET)' || rustup target add $(TARGET)
+	@for c in rustfmt clippy; do \
+	  rustup component list --installed 2>/dev/null | grep -q "^$$c" || rustup component add $$c; done
+	$(CARGO) fmt --check
+	$(CARGO) clippy --all-targets -- -D warnings
+	$(CARGO) clippy --lib --target $(TARGET) -- -D warnings
+
+lint-js: $(BIOME)
+	$(BIOME) check .
 
 # --- demo --------------------------------------------------------------------
 

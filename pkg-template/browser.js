@@ -3,12 +3,22 @@
 // which bundlers such as Vite recognise and emit as an asset. Top-level await
 // finishes instantiation before any importer runs, so the functions are
 // usable right after `import`.
-import init, * as glue from "./web/session_tree.js";
+
 import { recovering } from "./recover.js";
+import init, * as glue from "./web/session_tree.js";
 
 await init();
 
-export const { parseSession, migrate, getTree, buildSessionContext, inspectSession, countEntries, Session, sessionInfo } = recovering(glue, [
+export const {
+  parseSession,
+  migrate,
+  getTree,
+  buildSessionContext,
+  inspectSession,
+  countEntries,
+  Session,
+  sessionInfo,
+} = recovering(glue, [
   "parseSession",
   "migrate",
   "getTree",

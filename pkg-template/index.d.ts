@@ -368,10 +368,7 @@ export type SessionText = string | Uint8Array;
  * const entries = parseSession(readFileSync(path, "utf8"));
  * ```
  */
-export function parseSession(
-  source: SessionText | readonly unknown[],
-  options?: ParseOptions,
-): FileEntry[];
+export function parseSession(source: SessionText | readonly unknown[], options?: ParseOptions): FileEntry[];
 
 /**
  * Upgrades parsed entries to the current format (version 3) in place, as pi

@@ -4,4 +4,13 @@ import { createRequire } from "node:module";
 
 const api = createRequire(import.meta.url)("./node.cjs");
 
-export const { parseSession, migrate, getTree, buildSessionContext, inspectSession, countEntries, Session, sessionInfo } = api;
+export const {
+  parseSession,
+  migrate,
+  getTree,
+  buildSessionContext,
+  inspectSession,
+  countEntries,
+  Session,
+  sessionInfo,
+} = api;

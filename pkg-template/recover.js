@@ -27,7 +27,10 @@ export function recovering(glue, names) {
       continue;
     }
     // A class: wrap its static and instance methods and getters in place.
-    for (const [target, prefix] of [[value, `${name}.`], [value.prototype, `${name}#`]]) {
+    for (const [target, prefix] of [
+      [value, `${name}.`],
+      [value.prototype, `${name}#`],
+    ]) {
       for (const key of Object.getOwnPropertyNames(target)) {
         const d = Object.getOwnPropertyDescriptor(target, key);
         if (key === "constructor" || key === "prototype" || !d.configurable) continue;

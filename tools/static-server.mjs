@@ -44,7 +44,7 @@ function contentType(file) {
 function resolveFile(urlPath, root, mounts) {
   // Longest mount prefix first, then the root.
   for (const [prefix, dir] of mounts) {
-    if (urlPath === prefix || urlPath.startsWith(prefix + "/")) {
+    if (urlPath === prefix || urlPath.startsWith(`${prefix}/`)) {
       return inside(dir, urlPath.slice(prefix.length));
     }
   }
@@ -52,7 +52,7 @@ function resolveFile(urlPath, root, mounts) {
 }
 
 function inside(dir, rest) {
-  const file = path.resolve(dir, "." + path.posix.normalize("/" + rest));
+  const file = path.resolve(dir, `.${path.posix.normalize(`/${rest}`)}`);
   return file === dir || file.startsWith(dir + path.sep) ? file : null;
 }
 
@@ -85,7 +85,7 @@ export async function startStaticServer({ root, mounts = {}, port = 0, host = "1
       let info = await stat(file).catch(() => null);
       if (info?.isDirectory()) {
         if (!urlPath.endsWith("/")) {
-          res.writeHead(301, { location: urlPath + "/" });
+          res.writeHead(301, { location: `${urlPath}/` });
           return res.end();
         }
         file = path.join(file, "index.html");

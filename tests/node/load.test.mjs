@@ -21,6 +21,7 @@ const NAMES = [
 
 test("ESM import exposes exactly the eight exports (Session and seven functions)", () => {
   assert.deepEqual(Object.keys(esm).sort(), NAMES);
+  // biome-ignore lint/performance/noDynamicNamespaceImportAccess: the test enumerates the exports by name
   for (const name of NAMES) assert.equal(typeof esm[name], "function", name);
 });
 
@@ -34,6 +35,7 @@ test("CommonJS require exposes the same eight exports, shared with import (one i
   assert.match(realpathSync(require.resolve("session-tree")), /[\\/]pkg[\\/]node\.cjs$/);
   for (const name of NAMES) {
     assert.equal(typeof cjs[name], "function", name);
+    // biome-ignore lint/performance/noDynamicNamespaceImportAccess: the test enumerates the exports by name
     assert.equal(cjs[name], esm[name], `${name} is the same function in both module systems`);
   }
 });

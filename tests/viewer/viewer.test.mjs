@@ -9,8 +9,8 @@ import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { buildSessionContext, getTree, inspectSession, migrate, parseSession } from "session-tree";
-import { launchChromium } from "../browser/chromium.mjs";
 import { startStaticServer } from "../../tools/static-server.mjs";
+import { launchChromium } from "../browser/chromium.mjs";
 import { generateLargeSession } from "./large-session.mjs";
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));

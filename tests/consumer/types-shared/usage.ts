@@ -81,8 +81,7 @@ export function parentOf(entry: SessionEntry): string | null {
 
 export function depthFirst(nodes: SessionTreeNode[], visit: (n: SessionTreeNode) => void): void {
   const stack = [...nodes];
-  while (stack.length) {
-    const node = stack.pop()!;
+  for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
     visit(node);
     if (node.label !== undefined) void node.labelTimestamp?.length;
     stack.push(...node.children);
