@@ -1,31 +1,9 @@
 //! What is wrong with a session file, said with line numbers.
 
 use std::collections::HashMap;
-use std::fmt;
 
+use crate::document::Document;
 use crate::entry::{Detail, Entry, EntryType, Key};
-use crate::session::Document;
-
-/// A line that is not JSON: where, and why (`JSON.parse` would throw on it).
-#[derive(Clone, Debug, PartialEq)]
-pub struct ParseError {
-    pub line: usize,
-    /// 1-based column, in characters.
-    pub column: usize,
-    pub reason: String,
-}
-
-impl fmt::Display for ParseError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "line {}, column {}: {}",
-            self.line, self.column, self.reason
-        )
-    }
-}
-
-impl std::error::Error for ParseError {}
 
 /// What kind of problem a [`Diagnostic`] reports. The names (`as_str`) are a
 /// stable part of the API.
@@ -141,7 +119,7 @@ pub fn inspect(doc: &Document, invalid_utf8: bool) -> Vec<Diagnostic> {
     let body = text.strip_suffix('\n').unwrap_or(text);
     if !text.is_empty() {
         for (i, line) in body.split('\n').enumerate() {
-            if line.trim_matches(crate::parse::is_js_space).is_empty() {
+            if line.trim_matches(crate::scan::is_js_space).is_empty() {
                 out.push(d(
                     Problem::BlankLine,
                     Some(i + 1),

@@ -15,17 +15,20 @@
 pub mod ascii;
 pub mod context;
 pub mod diagnostics;
+pub mod document;
 pub mod entry;
+pub mod ids;
 pub mod json;
 pub mod migrate;
 pub mod parse;
 pub mod scan;
 pub mod session;
+pub mod session_info;
 pub mod time;
 pub mod tree;
 
 #[cfg(target_arch = "wasm32")]
 mod wasm;
 
-pub use diagnostics::ParseError;
-pub use session::Document;
+pub use document::Document;
+pub use parse::ParseError;

@@ -13,9 +13,13 @@ use std::collections::HashSet;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::entry::{Detail, Entry, EntryType, Key, Role};
+use crate::ids::{hex, hex_word, push_hex};
 use crate::json::{self, Kind, Member, Span};
 use crate::parse::{Line, LineContent, LineReader};
-use crate::session::{hex, push_hex};
+
+/// The JSON string writer under its old name, for the bindings (`src/wasm.rs`)
+/// until they call [`json::stringify`].
+pub use crate::json::stringify as json_string;
 
 /// The version this crate writes and migrates to.
 pub const CURRENT_VERSION: u32 = 3;
@@ -189,7 +193,7 @@ fn v1_to_v2(
 /// entry's new id), and the usual entry is written without building its
 /// edits. `None` when the text is not of that shape or is current: the two
 /// steps then give the answer. `draw` gives four random bytes, the new ids
-/// being their hex digits (as [`crate::session::random_id`] makes them).
+/// being their hex digits (as [`crate::ids::random_id`] makes them).
 pub fn migrate_in_one_pass(text: &str, draw: &mut dyn FnMut() -> [u8; 4]) -> Option<String> {
     // What a compaction's `firstKeptEntryIndex` may name: each entry so far.
     #[derive(Clone, Copy, PartialEq)]
@@ -362,12 +366,6 @@ fn fresh_word(
         .find(|&id| taken.insert(id))
 }
 
-/// The word whose hex digits an id is, if it is eight lowercase ones.
-fn hex_word(id: &str) -> Option<u32> {
-    let digits = id.len() == 8 && id.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
-    digits.then(|| u32::from_str_radix(id, 16).ok()).flatten()
-}
-
 /// Hashes the random words of new ids: they are already uniform, so one
 /// multiplication spreads them over the table's buckets.
 #[derive(Default)]
@@ -442,13 +440,7 @@ enum Rewritten {
     Written(Span),
 }
 
-fn apply(
-    text: &str,
-    lines: &[Line],
-    edits: &[Edit],
-    place: bool,
-    out: &mut String,
-) -> Vec<Placed> {
+fn apply(text: &str, lines: &[Line], edits: &[Edit], place: bool, out: &mut String) -> Vec<Placed> {
     let mut placed = Vec::with_capacity(if place { lines.len() } else { 0 });
     // Each entry's edits together, in the order they were planned (a stable sort).
     let mut order: Vec<&Edit> = edits.iter().collect();
@@ -524,13 +516,15 @@ fn rewrite_object(
     for e in edits {
         match e {
             Edit::SetVersion { .. } => replace.push(("version", "3".into())),
-            Edit::SetId { id, .. } => replace.push(("id", json_string(id))),
+            Edit::SetId { id, .. } => replace.push(("id", json::stringify(id))),
             Edit::SetParentId { parent, .. } => replace.push((
                 "parentId",
-                parent.as_deref().map_or_else(|| "null".into(), json_string),
+                parent
+                    .as_deref()
+                    .map_or_else(|| "null".into(), json::stringify),
             )),
             Edit::SetFirstKeptEntryId { id: Some(id), .. } => {
-                replace.push(("firstKeptEntryId", json_string(id)))
+                replace.push(("firstKeptEntryId", json::stringify(id)))
             }
             Edit::SetFirstKeptEntryId { id: None, .. } => remove.push("firstKeptEntryId"),
             Edit::DeleteFirstKeptEntryIndex { .. } => remove.push("firstKeptEntryIndex"),
@@ -561,7 +555,7 @@ fn rewrite_object(
             }
             first = false;
             let key = out.len();
-            out.push_str(&json_string(name));
+            out.push_str(&json::stringify(name));
             let colon = out.len();
             out.push(':');
             out.push_str(value);
@@ -607,7 +601,7 @@ fn rewrite_object(
                 out.push(',');
             }
             first = false;
-            out.push_str(&json_string(name));
+            out.push_str(&json::stringify(name));
             out.push(':');
             out.push_str(value);
         }
@@ -646,23 +640,10 @@ fn renamed_role(text: &str, message: Span) -> String {
     }
 }
 
-/// A string as `JSON.stringify` writes it (serde_json escapes the same characters the same way).
-pub fn json_string(s: &str) -> String {
-    // Ids, keys and timestamps rarely need an escape: quote those directly.
-    if !s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
-        let mut out = String::with_capacity(s.len() + 2);
-        out.push('"');
-        out.push_str(s);
-        out.push('"');
-        return out;
-    }
-    serde_json::to_string(s).unwrap_or_else(|_| String::from("\"\""))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::session::Document;
+    use crate::document::Document;
 
     fn counter() -> impl FnMut(&HashSet<String>) -> String {
         let mut n = 0;
@@ -721,7 +702,9 @@ mod tests {
         let one_pass = migrate_in_one_pass(&usual, &mut words()).expect("taken on");
         assert_eq!(one_pass, migrate(&usual));
         // The header's id is taken: the first new id is the next one.
-        assert!(one_pass.contains(r#""role":"user","content":"hi"},"id":"00000002","parentId":null}"#));
+        assert!(
+            one_pass.contains(r#""role":"user","content":"hi"},"id":"00000002","parentId":null}"#)
+        );
         let v2 = r#"{"type":"session","version":2}
 {"type":"message","id":"x","message":{"role":"hookMessage"}}"#;
         assert_eq!(migrate_in_one_pass(v2, &mut words()).unwrap(), migrate(v2));
@@ -840,10 +823,5 @@ mod tests {
             "{\"type\":\"message\",\"version\":3}"
         ));
         assert!(!first_line_is_current_header("garbage"));
-    }
-
-    #[test]
-    fn strings_are_written_as_json_stringify_does() {
-        assert_eq!(json_string("a\"\\\n\u{1}é"), "\"a\\\"\\\\\\n\\u0001é\"");
     }
 }

@@ -6,27 +6,31 @@
 //! and each line keeps its number in the file so errors can point at it.
 
 use std::borrow::Cow;
+use std::fmt;
 
-use crate::diagnostics::ParseError;
 use crate::json::{self, Span, SyntaxError, Value};
+use crate::scan::is_js_space;
 
-/// JS `String.prototype.trim` whitespace: WhiteSpace and LineTerminator.
-pub fn is_js_space(c: char) -> bool {
-    matches!(
-        c,
-        '\u{9}'..='\u{d}'
-            | ' '
-            | '\u{a0}'
-            | '\u{1680}'
-            | '\u{2000}'..='\u{200a}'
-            | '\u{2028}'
-            | '\u{2029}'
-            | '\u{202f}'
-            | '\u{205f}'
-            | '\u{3000}'
-            | '\u{feff}'
-    )
+/// A line that is not JSON: where, and why (`JSON.parse` would throw on it).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParseError {
+    pub line: usize,
+    /// 1-based column, in characters.
+    pub column: usize,
+    pub reason: String,
 }
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "line {}, column {}: {}",
+            self.line, self.column, self.reason
+        )
+    }
+}
+
+impl std::error::Error for ParseError {}
 
 /// Decodes bytes as `TextDecoder` (and Node's `utf8` decoding) does: each
 /// invalid sequence becomes U+FFFD. A leading BOM is kept; `trim()` drops it.
@@ -341,7 +345,14 @@ pub fn value_spans(text: &str) -> (Vec<Span>, Option<ParseError>) {
             Ok(()) => spans.push(span),
             Err(e) if first_error.is_none() => {
                 let content = LineContent::Malformed(e);
-                first_error = line_error(text, &Line { number, span, content });
+                first_error = line_error(
+                    text,
+                    &Line {
+                        number,
+                        span,
+                        content,
+                    },
+                );
             }
             Err(_) => {}
         }

@@ -569,7 +569,7 @@ fn check_migration(text: &str) -> Result<(), TestCaseError> {
                 b
             );
             // The text's own trim() may have cut JS-only whitespace (U+2028, NBSP) around it.
-            let b = b.trim_matches(parse::is_js_space);
+            let b = b.trim_matches(session_tree::scan::is_js_space);
             let v = js::parse(b, Span::new(0, b.len()));
             prop_assert!(
                 matches!(v, Ok(ref v) if v.kind == js::Kind::Object),
