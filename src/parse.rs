@@ -67,7 +67,10 @@ impl Line {
     }
 }
 
-/// Splits `text` into its non-blank lines and parses each.
+/// Splits `text` into its non-blank lines and parses each: the plain form of
+/// [`LineReader`] that the tests check the one-pass readers against (the
+/// crate itself reads lines only through [`LineReader`]).
+#[cfg(test)]
 pub fn lines(text: &str) -> Vec<Line> {
     let mut reader = LineReader::<true>::new(text);
     let mut out = Vec::new();
@@ -86,8 +89,7 @@ pub fn lines(text: &str) -> Vec<Line> {
 }
 
 /// The non-blank lines of a text, read one at a time into one [`Value`] that
-/// is reused: [`lines`] without keeping them, for a pass that needs each line
-/// only while it reads it. With `RECORD` off, lines are only validated (the
+/// is reused, for a pass that needs each line only while it reads it. With `RECORD` off, lines are only validated (the
 /// value stays empty) and a valid line's span may hold JSON whitespace
 /// around its value.
 ///
@@ -334,7 +336,7 @@ pub fn into_json_array(text: String, spans: &[Span]) -> Result<String, String> {
 
 /// Where the valid lines of `text` are (each span may hold JSON whitespace
 /// around its value), and the first line that is not blank and not valid, as
-/// [`first_error`] gives it: what handing the values to JS needs, found
+/// [`line_error`] gives it: what handing the values to JS needs, found
 /// without recording any member or keeping the lines.
 pub fn value_spans(text: &str) -> (Vec<Span>, Option<ParseError>) {
     let mut reader = LineReader::<false>::new(text);
@@ -360,7 +362,9 @@ pub fn value_spans(text: &str) -> (Vec<Span>, Option<ParseError>) {
     (spans, first_error)
 }
 
-/// The first malformed line as an error, for strict mode.
+/// The first malformed line as an error, for strict mode: what the tests
+/// check [`value_spans`] against.
+#[cfg(test)]
 pub fn first_error(text: &str, lines: &[Line]) -> Option<ParseError> {
     lines.iter().find_map(|line| line_error(text, line))
 }
