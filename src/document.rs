@@ -33,7 +33,7 @@ impl Document {
 
     /// Each line's value is kept with what the document reads again later
     /// (its members, and the `role`s that entry facts read from nested
-    /// objects), not all that [`parse::lines`] gives: on a large session that
+    /// objects), not all that [`parse::LineReader`] records: on a large session that
     /// halves the memory the lines take.
     pub fn parse_with(text: String, dates: &dyn DateParser) -> Document {
         let mut lines = Vec::new();

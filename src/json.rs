@@ -6,6 +6,7 @@
 //! grammar that `JSON.parse` accepts and records where each member of the
 //! top-level object starts and ends. Values stay byte ranges of the source;
 //! whoever needs a value as JS sees it hands that range to `JSON.parse`.
+//! The other way, [`stringify()`] writes a string as `JSON.stringify` does.
 
 use std::borrow::Cow;
 use std::fmt;

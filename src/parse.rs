@@ -256,7 +256,7 @@ pub fn trim_end(b: &[u8]) -> usize {
 }
 
 /// How many lines of `b` (already trimmed as a whole) are JSON: one pass per
-/// valid line (see [`lines`]); a line that is not JSON is skipped to its newline.
+/// valid line (see [`LineReader`]); a line that is not JSON is skipped to its newline.
 pub fn count_lines(b: &[u8]) -> usize {
     let mut count = 0;
     let mut at = 0;

@@ -5,6 +5,8 @@
 //! characters. [`plain_run`] skips everything else 16 bytes a step with wasm
 //! SIMD (when built with `simd128`) or 8 bytes a step with word arithmetic.
 //! [`skip_value`] steps over a value already known to be valid JSON.
+//! [`is_js_space`] says which characters JS's `trim()` drops, for the
+//! readers above that trim lines and strings as pi does.
 
 /// JS `String.prototype.trim` whitespace: WhiteSpace and LineTerminator.
 pub fn is_js_space(c: char) -> bool {
