@@ -10,7 +10,7 @@
 //! The core is plain Rust and storage-agnostic: it works on text the host
 //! supplies. Values stay byte ranges of that text ([`json`]) so that what a
 //! caller finally gets is what `JSON.parse` makes of the same bytes. The wasm
-//! bindings (`src/wasm.rs`) are the only place that knows about JS.
+//! bindings (the `wasm` module) are the only place that knows about JS.
 //!
 //! ## Layers
 //!
