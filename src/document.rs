@@ -2,6 +2,7 @@
 
 use std::borrow::Cow;
 use std::collections::HashSet;
+use std::convert::Infallible;
 
 use crate::entry::Entry;
 use crate::json::{self, Span};
@@ -107,18 +108,39 @@ impl Document {
         migrate::plan(&self.entries, new_id)
     }
 
+    /// [`Document::migration`] with an id source that can fail.
+    pub fn try_migration<E>(
+        &self,
+        new_id: &mut dyn FnMut(&HashSet<String>) -> Result<String, E>,
+    ) -> Result<Option<Vec<Edit>>, E> {
+        migrate::try_plan(&self.entries, new_id)
+    }
+
     /// The session migrated in memory, as pi does when it opens a file.
     pub fn migrated(
         self,
         dates: &dyn DateParser,
         new_id: &mut dyn FnMut(&HashSet<String>) -> String,
     ) -> Document {
-        match self.migration(new_id) {
+        match self.try_migrated(dates, &mut |taken| Ok::<_, Infallible>(new_id(taken))) {
+            Ok(doc) => doc,
+            Err(never) => match never {},
+        }
+    }
+
+    /// [`Document::migrated`] with an id source that can fail: its first
+    /// failure is the answer.
+    pub fn try_migrated<E>(
+        self,
+        dates: &dyn DateParser,
+        new_id: &mut dyn FnMut(&HashSet<String>) -> Result<String, E>,
+    ) -> Result<Document, E> {
+        Ok(match self.try_migration(new_id)? {
             Some(edits) if !edits.is_empty() => {
                 let (text, lines) = migrate::apply_with_lines(&self.text, self.lines, &edits);
                 Document::from_lines(text, lines, dates)
             }
             _ => self,
-        }
+        })
     }
 }

@@ -5,6 +5,7 @@
 //! time-ordered). The bytes come from one pool refilled in bulk.
 
 use std::collections::HashSet;
+use std::hash::{BuildHasherDefault, Hasher};
 
 thread_local! {
     /// Bytes drawn from the cryptographic source in bulk, each used once: one
@@ -96,4 +97,42 @@ pub fn uuid_v7(unix_ms: u64) -> Result<String, getrandom::Error> {
 pub fn hex_word(id: &str) -> Option<u32> {
     let digits = id.len() == 8 && id.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
     digits.then(|| u32::from_str_radix(id, 16).ok()).flatten()
+}
+
+/// A set of id words (the four bytes whose hex digits an id is).
+pub type Words = HashSet<u32, BuildHasherDefault<WordHasher>>;
+
+/// A new id not in `taken` (which then holds it), or `None` if the draws keep
+/// colliding: a session that full needs longer ids (the two-step migration
+/// makes those).
+pub fn fresh_word<E>(
+    taken: &mut Words,
+    draw: &mut dyn FnMut() -> Result<[u8; 4], E>,
+) -> Result<Option<u32>, E> {
+    for _ in 0..100 {
+        let id = u32::from_be_bytes(draw()?);
+        if taken.insert(id) {
+            return Ok(Some(id));
+        }
+    }
+    Ok(None)
+}
+
+/// Hashes the random words of new ids: they are already uniform, so one
+/// multiplication spreads them over the table's buckets.
+#[derive(Default)]
+pub struct WordHasher(u64);
+
+impl Hasher for WordHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u32(u32::from(b) ^ (self.0 as u32).rotate_left(8));
+        }
+    }
+    fn write_u32(&mut self, n: u32) {
+        self.0 = u64::from(n).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+    fn finish(&self) -> u64 {
+        self.0 ^ self.0 >> 32
+    }
 }

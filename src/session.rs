@@ -92,19 +92,8 @@ impl Session {
         } else {
             Vec::new()
         };
-        let mut failure = None;
-        let mut new_id = |taken: &HashSet<String>| match random_id(taken) {
-            Ok(id) => id,
-            Err(e) => {
-                failure.get_or_insert(e);
-                String::new()
-            }
-        };
         let doc = Document::parse_with(text, dates);
-        let edits = doc.migration(&mut new_id);
-        if let Some(e) = failure {
-            return Err(e.into());
-        }
+        let edits = doc.try_migration(&mut random_id)?;
         let migrated = edits.is_some();
         let doc = match edits {
             Some(edits) if !edits.is_empty() => {
