@@ -1,16 +1,15 @@
 //! What the core asks of the host, answered by JS: dates as `Date` reads them,
-//! sibling order as `Array.prototype.sort` gives it, the clock, and random ids
-//! from the crypto source.
-
-use std::cell::RefCell;
-use std::collections::HashSet;
+//! sibling order as `Array.prototype.sort` gives it, and the clock (for
+//! timestamps and session ids). Random bytes need no adapter: `crate::ids`
+//! draws them through getrandom, which reads `crypto.getRandomValues` in wasm.
 
 use js_sys::{Array, Date, Function, Reflect, JSON};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::error::Api;
-use crate::session::{self, Document};
+use crate::document::Document;
+use crate::ids;
 use crate::time::DateParser;
 use crate::tree::SiblingSort;
 
@@ -62,58 +61,12 @@ pub(super) fn now_iso() -> String {
 
 /// A new session id (a UUID v7 from the clock and the crypto source).
 pub(super) fn new_session_id(api: Api) -> Result<String, JsValue> {
-    session::uuid_v7(Date::now() as u64).map_err(|e| api.error(e))
-}
-
-/// Random ids for a migration. The core's id sources cannot fail, so this one
-/// remembers the first failure of the crypto source, for [`Ids::check`] to
-/// throw once the core is done.
-pub(super) struct Ids {
-    failure: RefCell<Option<getrandom::Error>>,
-}
-
-impl Ids {
-    pub fn new() -> Ids {
-        Ids {
-            failure: RefCell::new(None),
-        }
-    }
-
-    fn fail(&self, e: getrandom::Error) {
-        self.failure.borrow_mut().get_or_insert(e);
-    }
-
-    /// A new id not in `taken` (empty after a failure).
-    pub fn source(&self) -> impl FnMut(&HashSet<String>) -> String + '_ {
-        move |taken| {
-            session::random_id(taken).unwrap_or_else(|e| {
-                self.fail(e);
-                String::new()
-            })
-        }
-    }
-
-    /// Four random bytes (zeros after a failure).
-    pub fn word(&self) -> [u8; 4] {
-        session::random_word().unwrap_or_else(|e| {
-            self.fail(e);
-            [0; 4]
-        })
-    }
-
-    /// The first failure, if any, as `api`'s error.
-    pub fn check(self, api: Api) -> Result<(), JsValue> {
-        match self.failure.into_inner() {
-            Some(e) => Err(api.no_random(e)),
-            None => Ok(()),
-        }
-    }
+    ids::uuid_v7(Date::now() as u64).map_err(|e| api.error(e))
 }
 
 /// A JSONL text parsed and migrated in memory, as pi does when opening a file.
 pub(super) fn open_text(api: Api, text: String) -> Result<Document, JsValue> {
-    let ids = Ids::new();
-    let doc = Document::parse_with(text, &JsDates).migrated(&JsDates, &mut ids.source());
-    ids.check(api)?;
-    Ok(doc)
+    Document::parse_with(text, &JsDates)
+        .try_migrated(&JsDates, &mut ids::random_id)
+        .map_err(|e| api.no_random(e))
 }

@@ -10,7 +10,8 @@ use super::error::Api;
 use super::host::JsDates;
 use super::read::{Accept, Input, Reader, Source};
 use crate::diagnostics;
-use crate::session::{self, Document};
+use crate::document::Document;
+use crate::session_info;
 
 /// Everything wrong with a session: `{ kind, line?, entryId?, message }` per problem.
 #[wasm_bindgen(js_name = inspectSession, skip_typescript)]
@@ -50,7 +51,7 @@ pub fn session_info(source: JsValue, options: JsValue) -> Result<JsValue, JsValu
         Source::Text(text) => text,
         Source::Entries(_) => String::new(),
     };
-    let Some(info) = session::session_info(&text, &JsDates) else {
+    let Some(info) = session_info::session_info(&text, &JsDates) else {
         return Ok(JsValue::NULL);
     };
     let parse = |raw: &Option<String>| raw.as_deref().map_or(Ok(JsValue::UNDEFINED), JSON::parse);

@@ -6,13 +6,14 @@ use wasm_bindgen::JsCast;
 
 use super::convert::{entries_of, get, parse_array, set};
 use super::error::Api;
-use super::host::{Ids, JsDates};
+use super::host::JsDates;
 use super::js::{copy_bytes, is_bytes};
 use super::read::{append_bytes, bytes_of, Accept, Reader, Source};
+use crate::document::Document;
+use crate::ids;
 use crate::json;
 use crate::migrate::{self, Edit};
 use crate::parse;
-use crate::session::Document;
 
 /// Parses JSONL as pi's `parseSessionEntries` does: blank and malformed lines
 /// are skipped, or with `{ strict: true }` the first malformed line throws.
@@ -66,7 +67,7 @@ pub fn migrate(source: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
     if let Some(current) = current_text(&reader, &source)? {
         return Ok(current);
     }
-    let ids = Ids::new();
+    let no_random = |e| api.no_random(e);
     match reader.source(&source, Accept::ANY)?.source {
         Source::Text(text) => {
             // The same form as the source: a string, or UTF-8 bytes.
@@ -76,14 +77,12 @@ pub fn migrate(source: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
                     false => Uint8Array::from(out.as_bytes()).into(),
                 }
             };
-            let one_pass = migrate::migrate_in_one_pass(&text, &mut || ids.word());
-            if let Some(out) = one_pass {
-                ids.check(api)?;
+            let one_pass = migrate::try_migrate_in_one_pass(&text, &mut ids::random_word);
+            if let Some(out) = one_pass.map_err(no_random)? {
                 return Ok(same_form(out));
             }
             let doc = Document::parse_with(text, &JsDates);
-            let edits = doc.migration(&mut ids.source());
-            ids.check(api)?;
+            let edits = doc.try_migration(&mut ids::random_id).map_err(no_random)?;
             Ok(match edits {
                 Some(edits) => same_form(migrate::apply_to_text(&doc.text, &doc.lines, &edits)),
                 // A string comes back as the very same string; bytes as a copy
@@ -94,8 +93,7 @@ pub fn migrate(source: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
         }
         Source::Entries(array) => {
             let entries = entries_of(&array);
-            let edits = migrate::plan(&entries, &mut ids.source());
-            ids.check(api)?;
+            let edits = migrate::try_plan(&entries, &mut ids::random_id).map_err(no_random)?;
             let Some(edits) = edits else {
                 return Ok(false.into());
             };

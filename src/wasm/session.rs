@@ -13,7 +13,7 @@ use super::js::{is_bytes, pick};
 use super::read::{bytes_of, string_text, Accept, Reader, Source};
 use super::tree::tree_nodes;
 use crate::context::Emit;
-use crate::migrate;
+use crate::json;
 use crate::session::{self, SessionError};
 use crate::time::DateParser;
 
@@ -30,8 +30,8 @@ fn stringify_all<const N: usize>(values: [JsValue; N]) -> Result<[Option<String>
 fn header_line(id: &str, cwd: &JsValue, parent_session: &JsValue) -> Result<String, JsValue> {
     let mut line = format!(
         "{{\"type\":\"session\",\"version\":3,\"id\":{},\"timestamp\":{}",
-        migrate::json_string(id),
-        migrate::json_string(&now_iso())
+        json::stringify(id),
+        json::stringify(&now_iso())
     );
     for (key, value) in [("cwd", cwd), ("parentSession", parent_session)] {
         if let Some(json) = stringify(value)? {
