@@ -48,6 +48,25 @@ impl From<getrandom::Error> for SessionError {
 /// (which `JSON.stringify` leaves out).
 pub type Json<'a> = Option<&'a str>;
 
+/// The first line of a new session file, as pi writes it: `type`, `version`,
+/// `id`, `timestamp`, then `cwd` and `parentSession` (JSON texts; `None` leaves
+/// the key out, as `JSON.stringify` does for `undefined`).
+pub fn header_line(id: &str, timestamp: &str, cwd: Json<'_>, parent_session: Json<'_>) -> String {
+    let mut line = format!(
+        "{{\"type\":\"session\",\"version\":{},\"id\":{},\"timestamp\":{}",
+        migrate::CURRENT_VERSION,
+        json::stringify(id),
+        json::stringify(timestamp)
+    );
+    for (key, value) in [("cwd", cwd), ("parentSession", parent_session)] {
+        if let Some(value) = value {
+            line.push_str(&format!(",\"{key}\":{value}"));
+        }
+    }
+    line.push('}');
+    line
+}
+
 /// An open session, indexed once, appended to in place.
 ///
 /// It behaves as pi's `SessionManager` (an in-memory one: the host stores the
@@ -735,5 +754,17 @@ mod tests {
         assert_eq!(s.leaf(), None);
         s.append_jsonl(&line[cut..], &IsoOnly);
         assert_eq!(s.find(&k("é")), Some(1));
+    }
+
+    #[test]
+    fn header_lines_leave_out_what_has_no_json() {
+        assert_eq!(
+            header_line("a\"b", NOW, Some("\"/w\""), None),
+            r#"{"type":"session","version":3,"id":"a\"b","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/w"}"#
+        );
+        assert_eq!(
+            header_line("s", NOW, None, Some("\"/p.jsonl\"")),
+            r#"{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","parentSession":"/p.jsonl"}"#
+        );
     }
 }

@@ -13,7 +13,6 @@ use super::js::{is_bytes, pick};
 use super::read::{bytes_of, string_text, Accept, Reader, Source};
 use super::tree::tree_nodes;
 use crate::context::Emit;
-use crate::json;
 use crate::session::{self, SessionError};
 use crate::time::DateParser;
 
@@ -26,20 +25,17 @@ fn stringify_all<const N: usize>(values: [JsValue; N]) -> Result<[Option<String>
     Ok(out)
 }
 
-/// A session header line: `{type, version, id, timestamp, cwd, parentSession}`.
+/// A new session's header line; `cwd` and `parent_session` as
+/// `JSON.stringify` writes them (left out where it writes nothing).
 fn header_line(id: &str, cwd: &JsValue, parent_session: &JsValue) -> Result<String, JsValue> {
-    let mut line = format!(
-        "{{\"type\":\"session\",\"version\":3,\"id\":{},\"timestamp\":{}",
-        json::stringify(id),
-        json::stringify(&now_iso())
-    );
-    for (key, value) in [("cwd", cwd), ("parentSession", parent_session)] {
-        if let Some(json) = stringify(value)? {
-            line.push_str(&format!(",\"{key}\":{json}"));
-        }
-    }
-    line.push('}');
-    Ok(line)
+    let now = now_iso();
+    let (cwd, parent_session) = (stringify(cwd)?, stringify(parent_session)?);
+    Ok(session::header_line(
+        id,
+        &now,
+        cwd.as_deref(),
+        parent_session.as_deref(),
+    ))
 }
 
 /// An open session that the host stores: pi's `SessionManager` without the
