@@ -16,8 +16,6 @@
 //!   `countEntries`), [`tree`] (`getTree`), [`context`] (`buildSessionContext`),
 //!   [`inspect`] (`inspectSession`, `sessionInfo`), [`session`] (`Session`).
 
-#![deny(clippy::undocumented_unsafe_blocks)]
-
 mod context;
 mod convert;
 mod error;
