@@ -23,14 +23,20 @@ WASM := target/$(TARGET)/release/session_tree.wasm
 # The wasm-bindgen CLI must match the crate's exact pin (`wasm-bindgen = "=X"`).
 WASM_BINDGEN_VERSION := $(shell sed -n 's/^wasm-bindgen *= *"=\([0-9][0-9.]*\)".*/\1/p' Cargo.toml | head -n1)
 
-# The nodejs glue require()s the bindings' small JS snippets, which wasm-bindgen
-# writes as ES modules: rewrite their `export function` lines as CommonJS.
+# The nodejs glue require()s the bindings' JS snippets, which wasm-bindgen writes
+# as ES modules: rewrite their `export function` lines as CommonJS. A snippet
+# bound with `module = "/src/wasm/x.js"` lands at snippets/<crate>/src/wasm/x.js,
+# so search the whole tree; any other kind of export fails the build here rather
+# than at require() time.
 define cjs_snippets
-	for f in $(1)/snippets/*/*.js; do \
-	  [ -e "$$f" ] || continue; \
-	  names=$$(sed -n 's/^export function \([A-Za-z0-9_]*\).*/\1/p' "$$f" | paste -sd, -); \
-	  sed -i -e 's/^export function /function /' -e "\$$a module.exports = { $$names };" "$$f"; \
-	done
+	if [ -d "$(1)/snippets" ]; then \
+	  find "$(1)/snippets" -type f -name '*.js' -print0 | while IFS= read -r -d '' f; do \
+	    names=$$(sed -n 's/^export function \([A-Za-z0-9_]*\).*/\1/p' "$$f" | paste -sd, -); \
+	    sed -i -e 's/^export function /function /' -e "\$$a module.exports = { $$names };" "$$f"; \
+	    if grep -n '^export ' "$$f" >&2; then \
+	      echo "$$f: only 'export function' can be rewritten for CommonJS" >&2; exit 1; fi; \
+	  done; \
+	fi
 endef
 
 RUST_SOURCES := Cargo.toml $(wildcard Cargo.lock) $(shell find src -type f 2>/dev/null)

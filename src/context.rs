@@ -86,7 +86,7 @@ pub struct Plan {
 
 /// `id → index` over all entries, later duplicates winning.
 pub fn index(entries: &[Entry]) -> HashMap<&Key, usize> {
-    crate::session::index_by_id(entries.iter().enumerate())
+    crate::entry::index_by_id(entries.iter().enumerate())
 }
 
 /// The context at `leaf`. `by_id` finds an entry by id (pi's `byId` map:
@@ -386,7 +386,7 @@ impl Writer<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::session::Document;
+    use crate::document::Document;
 
     fn context(text: &str, leaf: Option<&str>) -> Rendered {
         let doc = Document::parse(text);

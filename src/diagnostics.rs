@@ -1,31 +1,10 @@
 //! What is wrong with a session file, said with line numbers.
 
 use std::collections::HashMap;
-use std::fmt;
 
+use crate::document::Document;
 use crate::entry::{Detail, Entry, EntryType, Key};
-use crate::session::Document;
-
-/// A line that is not JSON: where, and why (`JSON.parse` would throw on it).
-#[derive(Clone, Debug, PartialEq)]
-pub struct ParseError {
-    pub line: usize,
-    /// 1-based column, in characters.
-    pub column: usize,
-    pub reason: String,
-}
-
-impl fmt::Display for ParseError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "line {}, column {}: {}",
-            self.line, self.column, self.reason
-        )
-    }
-}
-
-impl std::error::Error for ParseError {}
+use crate::tree::Tree;
 
 /// What kind of problem a [`Diagnostic`] reports. The names (`as_str`) are a
 /// stable part of the API.
@@ -141,7 +120,7 @@ pub fn inspect(doc: &Document, invalid_utf8: bool) -> Vec<Diagnostic> {
     let body = text.strip_suffix('\n').unwrap_or(text);
     if !text.is_empty() {
         for (i, line) in body.split('\n').enumerate() {
-            if line.trim_matches(crate::parse::is_js_space).is_empty() {
+            if line.trim_matches(crate::scan::is_js_space).is_empty() {
                 out.push(d(
                     Problem::BlankLine,
                     Some(i + 1),
@@ -178,32 +157,67 @@ pub fn inspect(doc: &Document, invalid_utf8: bool) -> Vec<Diagnostic> {
 }
 
 /// The problems of the entries themselves; `line_of(i)` gives entry `i`'s line.
+/// Each check appends to one list, in this order, which is the order callers see.
 pub fn inspect_entries(
     entries: &[Entry],
     line_of: impl Fn(usize) -> Option<usize>,
 ) -> Vec<Diagnostic> {
-    let mut out = Vec::new();
-    let id_text = |k: &Key| match k {
-        Key::Str(s) => Some(s.to_string()),
-        _ => None,
+    let mut r = Report {
+        entries,
+        line_of: &line_of,
+        out: Vec::new(),
     };
-    let at = |i: usize| line_of(i).map_or_else(|| format!("entry {i}"), |l| format!("line {l}"));
-    let mut push = |problem, i: usize, message: String| {
-        out.push(Diagnostic {
+    check_headers(&mut r);
+    let version = crate::migrate::declared_version(entries);
+    let by_id = check_entries(&mut r, version);
+    if version >= 2.0 {
+        check_parents(&mut r, &by_id);
+    }
+    let tree = crate::tree::build(entries, &crate::tree::InsertionSort);
+    check_cycles(&mut r, &tree, &by_id);
+    let ancestry = Ancestry::of(&tree, entries.len());
+    for i in 0..entries.len() {
+        check_references(&mut r, i, version, &by_id, &ancestry);
+    }
+    r.out
+}
+
+/// The diagnostics found so far, and how to say where an entry is.
+struct Report<'e> {
+    entries: &'e [Entry],
+    line_of: &'e dyn Fn(usize) -> Option<usize>,
+    out: Vec<Diagnostic>,
+}
+
+impl Report<'_> {
+    /// Entry `i` in a message: its line, or its index when it has none.
+    fn at(&self, i: usize) -> String {
+        (self.line_of)(i).map_or_else(|| format!("entry {i}"), |l| format!("line {l}"))
+    }
+
+    fn push(&mut self, problem: Problem, i: usize, message: String) {
+        let entry_id = match &self.entries[i].id {
+            Key::Str(s) => Some(s.to_string()),
+            _ => None,
+        };
+        self.out.push(Diagnostic {
             problem,
-            line: line_of(i),
-            entry_id: id_text(&entries[i].id),
+            line: (self.line_of)(i),
+            entry_id,
             message,
         })
-    };
+    }
+}
 
-    // Header.
+/// The header: missing, not first, repeated, or of a version pi does not know.
+fn check_headers(r: &mut Report) {
+    let entries = r.entries;
     let headers: Vec<usize> = (0..entries.len())
         .filter(|&i| entries[i].is_header())
         .collect();
     match headers.first() {
         None if !entries.is_empty() => {
-            push(
+            r.push(
                 Problem::MissingHeader,
                 0,
                 "no session header (a line with type \"session\") where line 1 should have it"
@@ -212,107 +226,124 @@ pub fn inspect_entries(
         }
         Some(&h) => {
             if h != 0 {
-                push(
+                r.push(
                     Problem::MisplacedHeader,
                     h,
-                    format!("the session header is on {}, not the first line", at(h)),
+                    format!("the session header is on {}, not the first line", r.at(h)),
                 );
             }
             for &other in &headers[1..] {
-                push(
+                r.push(
                     Problem::DuplicateHeader,
                     other,
                     format!(
                         "a second session header on {}; only the first counts",
-                        at(other)
+                        r.at(other)
                     ),
                 );
             }
             if let Detail::Header { version: Some(v) } = entries[h].detail {
                 if !(v == 1.0 || v == 2.0 || v == 3.0) {
-                    push(
+                    r.push(
                         Problem::UnknownVersion,
                         h,
-                        format!("unknown session version {v} on {}", at(h)),
+                        format!("unknown session version {v} on {}", r.at(h)),
                     );
                 }
             }
         }
         None => {}
     }
-    let version = crate::migrate::declared_version(entries);
+}
 
+/// Each entry on its own: not an object, of no known type, without an id, or
+/// with an id an earlier entry has. One pass, so that an entry's problems stay
+/// together; it returns `id → entry index` (the last one; objects only, no
+/// headers), which the later checks look parents and targets up in.
+fn check_entries<'e>(r: &mut Report<'e>, version: f64) -> HashMap<&'e Key, usize> {
+    let entries = r.entries;
     let mut by_id: HashMap<&Key, usize> = HashMap::new();
     for (i, e) in entries.iter().enumerate() {
         if e.is_header() {
             continue;
         }
         if !e.is_object {
-            push(
+            r.push(
                 Problem::NotAnObject,
                 i,
-                format!("{} is JSON but not an object", at(i)),
+                format!("{} is JSON but not an object", r.at(i)),
             );
             continue;
         }
         if e.kind == EntryType::Other {
-            push(
+            r.push(
                 Problem::UnknownEntryType,
                 i,
-                format!("{} has no known entry type", at(i)),
+                format!("{} has no known entry type", r.at(i)),
             );
         }
         if version >= 2.0 && e.id.as_str().is_none() {
-            push(Problem::MissingId, i, format!("{} has no string id", at(i)));
+            r.push(
+                Problem::MissingId,
+                i,
+                format!("{} has no string id", r.at(i)),
+            );
         }
         if e.id.as_str().is_some() {
             if let Some(&first) = by_id.get(&e.id) {
-                push(
+                r.push(
                     Problem::DuplicateId,
                     i,
                     format!(
                         "{} reuses the id of {}; lookups find the later one",
-                        at(i),
-                        at(first)
+                        r.at(i),
+                        r.at(first)
                     ),
                 );
             }
         }
         by_id.insert(&e.id, i);
     }
+    by_id
+}
 
-    if version >= 2.0 {
-        for (i, e) in entries.iter().enumerate() {
-            if e.is_header() || !e.is_object {
-                continue;
-            }
-            if e.parent_id == e.id && e.parent_id != Key::Null {
-                push(
-                    Problem::SelfParent,
-                    i,
-                    format!("{} is its own parent", at(i)),
-                );
-            } else if e.parent_id == Key::Undefined {
-                push(
-                    Problem::Orphan,
-                    i,
-                    format!("{} has no parentId; it becomes a root", at(i)),
-                );
-            } else if e.parent_id != Key::Null && !by_id.contains_key(&e.parent_id) {
-                push(
-                    Problem::Orphan,
-                    i,
-                    format!(
-                        "{}: parent {} not found; it becomes a root",
-                        at(i),
-                        show(&e.parent_id)
-                    ),
-                );
-            }
+/// Parents (v2 and later): an entry that is its own parent, has no
+/// `parentId`, or names a parent that is not there.
+fn check_parents(r: &mut Report, by_id: &HashMap<&Key, usize>) {
+    let entries = r.entries;
+    for (i, e) in entries.iter().enumerate() {
+        if e.is_header() || !e.is_object {
+            continue;
+        }
+        if e.parent_id == e.id && e.parent_id != Key::Null {
+            r.push(
+                Problem::SelfParent,
+                i,
+                format!("{} is its own parent", r.at(i)),
+            );
+        } else if e.parent_id == Key::Undefined {
+            r.push(
+                Problem::Orphan,
+                i,
+                format!("{} has no parentId; it becomes a root", r.at(i)),
+            );
+        } else if e.parent_id != Key::Null && !by_id.contains_key(&e.parent_id) {
+            r.push(
+                Problem::Orphan,
+                i,
+                format!(
+                    "{}: parent {} not found; it becomes a root",
+                    r.at(i),
+                    show(&e.parent_id)
+                ),
+            );
         }
     }
+}
 
-    let tree = crate::tree::build(entries, &crate::tree::InsertionSort);
+/// The `parentId` loops the tree had to cut, each named by its ids.
+fn check_cycles(r: &mut Report, tree: &Tree, by_id: &HashMap<&Key, usize>) {
+    let entries = r.entries;
     for &cut in &tree.cycle_cuts {
         // The loop: from the cut, follow parents until back at it.
         let members =
@@ -322,102 +353,141 @@ pub fn inspect_entries(
             .rev()
             .map(|&m| show(&entries[m].id))
             .collect();
-        push(
+        r.push(
             Problem::Cycle,
             cut,
             format!(
                 "parentId cycle {} → {}; cut at {}",
                 ids.join(" → "),
                 ids[0],
-                at(cut)
+                r.at(cut)
             ),
         );
     }
+}
 
-    // Ancestry from the tree: `a` is on the path of `b` iff enter[a] <= enter[b] < leave[a].
-    let n = entries.len();
-    let (mut enter, mut leave) = (vec![0usize; n], vec![0usize; n]);
-    let mut clock = 0;
-    let mut stack: Vec<(usize, bool)> = tree.roots.iter().rev().map(|&r| (r, false)).collect();
-    while let Some((node, done)) = stack.pop() {
-        if done {
-            leave[node] = clock;
-            continue;
-        }
-        enter[node] = clock;
-        clock += 1;
-        stack.push((node, true));
-        stack.extend(tree.children[node].iter().rev().map(|&c| (c, false)));
-    }
-    let on_path = |a: usize, b: usize| enter[a] <= enter[b] && enter[b] < leave[a];
+/// Ancestry in the tree: `a` is on the path of `b` iff
+/// `enter[a] <= enter[b] < leave[a]` (times of a depth-first walk).
+struct Ancestry {
+    enter: Vec<usize>,
+    leave: Vec<usize>,
+}
 
-    for (i, e) in entries.iter().enumerate() {
-        match &e.detail {
-            Detail::Compaction {
-                first_kept_entry_id,
-                first_kept_entry_index,
-            } if e.kind == EntryType::Compaction => {
-                if version < 2.0 {
-                    if let Some(index) = first_kept_entry_index {
-                        let ok = index.fract() == 0.0
-                            && *index >= 0.0
-                            && (*index as usize) < n
-                            && !entries[*index as usize].is_header();
-                        if !ok {
-                            push(
-                                Problem::MissingFirstKeptEntry,
-                                i,
-                                format!("{}: firstKeptEntryIndex {index} names no entry", at(i)),
-                            );
-                        }
-                    }
-                } else if first_kept_entry_id.as_str().is_some() {
-                    match by_id.get(first_kept_entry_id) {
-                        None => push(
-                            Problem::MissingFirstKeptEntry,
-                            i,
-                            format!("{}: firstKeptEntryId {} not found", at(i), show(first_kept_entry_id)),
-                        ),
-                        Some(&k) if !on_path(k, i) => push(
-                            Problem::KeptEntryOffPath,
-                            i,
-                            format!(
-                                "{}: kept entry {} is not on the compaction's path, so nothing before the compaction is kept",
-                                at(i),
-                                show(first_kept_entry_id)
-                            ),
-                        ),
-                        Some(_) => {}
-                    }
-                }
+impl Ancestry {
+    fn of(tree: &Tree, n: usize) -> Ancestry {
+        let (mut enter, mut leave) = (vec![0usize; n], vec![0usize; n]);
+        let mut clock = 0;
+        let mut stack: Vec<(usize, bool)> = tree.roots.iter().rev().map(|&r| (r, false)).collect();
+        while let Some((node, done)) = stack.pop() {
+            if done {
+                leave[node] = clock;
+                continue;
             }
-            Detail::Label { target_id, .. }
-                if e.kind == EntryType::Label && !by_id.contains_key(target_id) =>
-            {
-                push(
-                    Problem::MissingLabelTarget,
+            enter[node] = clock;
+            clock += 1;
+            stack.push((node, true));
+            stack.extend(tree.children[node].iter().rev().map(|&c| (c, false)));
+        }
+        Ancestry { enter, leave }
+    }
+
+    fn on_path(&self, a: usize, b: usize) -> bool {
+        self.enter[a] <= self.enter[b] && self.enter[b] < self.leave[a]
+    }
+}
+
+/// What entry `i` refers to besides its parent: a compaction's kept entry, a
+/// label's target, a branch summary's source.
+fn check_references(
+    r: &mut Report,
+    i: usize,
+    version: f64,
+    by_id: &HashMap<&Key, usize>,
+    ancestry: &Ancestry,
+) {
+    let e = &r.entries[i];
+    match &e.detail {
+        Detail::Compaction {
+            first_kept_entry_id,
+            first_kept_entry_index,
+        } if e.kind == EntryType::Compaction => {
+            if version < 2.0 {
+                check_kept_index(r, i, *first_kept_entry_index);
+            } else if first_kept_entry_id.as_str().is_some() {
+                check_kept_id(r, i, first_kept_entry_id, by_id, ancestry);
+            }
+        }
+        Detail::Label { target_id, .. }
+            if e.kind == EntryType::Label && !by_id.contains_key(target_id) =>
+        {
+            r.push(
+                Problem::MissingLabelTarget,
+                i,
+                format!("{}: label target {} not found", r.at(i), show(target_id)),
+            );
+        }
+        Detail::BranchSummary { from_id, .. } if e.kind == EntryType::BranchSummary => {
+            let root = from_id.as_str() == Some("root");
+            if from_id.as_str().is_some() && !root && !by_id.contains_key(from_id) {
+                r.push(
+                    Problem::MissingBranchSource,
                     i,
-                    format!("{}: label target {} not found", at(i), show(target_id)),
+                    format!(
+                        "{}: branch summary source {} not found",
+                        r.at(i),
+                        show(from_id)
+                    ),
                 );
             }
-            Detail::BranchSummary { from_id, .. } if e.kind == EntryType::BranchSummary => {
-                let root = from_id.as_str() == Some("root");
-                if from_id.as_str().is_some() && !root && !by_id.contains_key(from_id) {
-                    push(
-                        Problem::MissingBranchSource,
-                        i,
-                        format!(
-                            "{}: branch summary source {} not found",
-                            at(i),
-                            show(from_id)
-                        ),
-                    );
-                }
-            }
-            _ => {}
+        }
+        _ => {}
+    }
+}
+
+/// A v1 compaction's `firstKeptEntryIndex`: it must name an entry that is not a header.
+fn check_kept_index(r: &mut Report, i: usize, index: Option<f64>) {
+    let entries = r.entries;
+    let n = entries.len();
+    if let Some(index) = index {
+        let ok = index.fract() == 0.0
+            && index >= 0.0
+            && (index as usize) < n
+            && !entries[index as usize].is_header();
+        if !ok {
+            r.push(
+                Problem::MissingFirstKeptEntry,
+                i,
+                format!("{}: firstKeptEntryIndex {index} names no entry", r.at(i)),
+            );
         }
     }
-    out
+}
+
+/// A compaction's `firstKeptEntryId`: it must name an entry on the compaction's path.
+fn check_kept_id(
+    r: &mut Report,
+    i: usize,
+    id: &Key,
+    by_id: &HashMap<&Key, usize>,
+    ancestry: &Ancestry,
+) {
+    match by_id.get(id) {
+        None => r.push(
+            Problem::MissingFirstKeptEntry,
+            i,
+            format!("{}: firstKeptEntryId {} not found", r.at(i), show(id)),
+        ),
+        Some(&k) if !ancestry.on_path(k, i) => r.push(
+            Problem::KeptEntryOffPath,
+            i,
+            format!(
+                "{}: kept entry {} is not on the compaction's path, so nothing before the compaction is kept",
+                r.at(i),
+                show(id)
+            ),
+        ),
+        Some(_) => {}
+    }
 }
 
 fn show(k: &Key) -> String {

@@ -6,6 +6,8 @@
 //! else. It is filled from JSONL text here, or from JS objects by the bindings,
 //! so one implementation of the algorithms serves both.
 
+use std::collections::HashMap;
+
 use crate::json::{self, JsString, Kind, Member, Span};
 use crate::time::{self, DateParser};
 
@@ -59,14 +61,14 @@ impl Key {
                     "null".into()
                 }
             }
-            Key::Str(s) => crate::migrate::json_string(s),
+            Key::Str(s) => crate::json::stringify(s),
             Key::Utf16(units) => {
                 // Lone surrogates as escapes, the rest as text.
                 let mut out = String::from("\"");
                 for c in char::decode_utf16(units.iter().copied()) {
                     match c {
                         Ok(c) => {
-                            let one = crate::migrate::json_string(c.encode_utf8(&mut [0; 4]));
+                            let one = crate::json::stringify(c.encode_utf8(&mut [0; 4]));
                             out.push_str(&one[1..one.len() - 1]);
                         }
                         Err(e) => out.push_str(&format!("\\u{:04x}", e.unpaired_surrogate())),
@@ -378,7 +380,7 @@ fn to_number(text: &str, kind: Kind, span: Span) -> Option<f64> {
 
 /// JS's StringToNumber.
 pub fn string_to_number(s: &str) -> f64 {
-    let t = s.trim_matches(crate::parse::is_js_space);
+    let t = s.trim_matches(crate::scan::is_js_space);
     if t.is_empty() {
         return 0.0;
     }
@@ -436,6 +438,27 @@ pub fn string_to_number(s: &str) -> f64 {
         return f64::NAN;
     }
     t.parse::<f64>().unwrap_or(f64::NAN)
+}
+
+/// `id → entry index`, later duplicates winning, as pi's `Map` does.
+pub fn index_by_id<'a>(
+    entries: impl IntoIterator<Item = (usize, &'a Entry)>,
+) -> HashMap<&'a Key, usize> {
+    let mut by_id = HashMap::new();
+    for (i, e) in entries {
+        by_id.insert(&e.id, i);
+    }
+    by_id
+}
+
+/// The name a `session_info` entry at `span` gives: its `name`, trimmed as JS
+/// `trim()` does, if that is a non-empty string.
+pub fn session_name(text: &str, span: Span) -> Option<String> {
+    let fields = json::members(text, span);
+    let name = json::get(text, &fields, "name")?;
+    let s = json::as_str(name.value.of(text)).filter(|_| name.kind == json::Kind::String)?;
+    let t = s.trim_matches(crate::scan::is_js_space);
+    (!t.is_empty()).then(|| t.to_owned())
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@
 //! grammar that `JSON.parse` accepts and records where each member of the
 //! top-level object starts and ends. Values stay byte ranges of the source;
 //! whoever needs a value as JS sees it hands that range to `JSON.parse`.
+//! The other way, [`stringify()`] writes a string as `JSON.stringify` does.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -364,6 +365,19 @@ pub fn truthy(kind: Kind, raw: &str) -> bool {
             n != 0.0 && !n.is_nan()
         }
     }
+}
+
+/// A string as `JSON.stringify` writes it (serde_json escapes the same characters the same way).
+pub fn stringify(s: &str) -> String {
+    // Ids, keys and timestamps rarely need an escape: quote those directly.
+    if !s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
+        let mut out = String::with_capacity(s.len() + 2);
+        out.push('"');
+        out.push_str(s);
+        out.push('"');
+        return out;
+    }
+    serde_json::to_string(s).unwrap_or_else(|_| String::from("\"\""))
 }
 
 /// The containers open around the value being read: whether each is an
@@ -873,5 +887,10 @@ mod tests {
         assert!(!truthy(Kind::Number, "-0.0e5"));
         assert!(!truthy(Kind::Number, "1e-400"));
         assert_eq!(number("1e400"), f64::INFINITY);
+    }
+
+    #[test]
+    fn strings_are_written_as_json_stringify_does() {
+        assert_eq!(stringify("a\"\\\n\u{1}é"), "\"a\\\"\\\\\\n\\u0001é\"");
     }
 }

@@ -10,22 +10,50 @@
 //! The core is plain Rust and storage-agnostic: it works on text the host
 //! supplies. Values stay byte ranges of that text ([`json`]) so that what a
 //! caller finally gets is what `JSON.parse` makes of the same bytes. The wasm
-//! bindings (`src/wasm.rs`) are the only place that knows about JS.
+//! bindings (the `wasm` module) are the only place that knows about JS.
+//!
+//! ## Layers
+//!
+//! Modules import one way: each uses only modules of lower layers, never one
+//! of its own layer or above (tests may use anything). So each layer can be
+//! read, and tested, knowing only what is below it. `tests/layers.rs` reads
+//! this table and fails on an import against it.
+//!
+//! ```text
+//! 8  wasm                       the bindings: JS values in and out, the exports
+//! 7  session                    an open session, appended to in place
+//! 6  diagnostics, session_info  reports over a whole document
+//! 5  document                   a file read once: lines, entries, migrated in memory
+//! 4  tree, context, migrate     pi's algorithms over the entries
+//! 3  entry                      what the algorithms read of one entry
+//! 2  parse, time                JSONL lines as pi splits them; dates as JS reads them
+//! 1  json                       JSON as JSON.parse reads it and JSON.stringify writes strings
+//! 0  ascii, ids, scan           bytes and ids: fast scans, escapes, hex, random ids
+//! ```
+//!
+//! `time` reads JSON values, so it sits above `json`; `session` re-exports a
+//! few items of lower modules at the paths the bindings used before those
+//! items had modules of their own.
+
+#![deny(clippy::undocumented_unsafe_blocks)]
 
 pub mod ascii;
 pub mod context;
 pub mod diagnostics;
+pub mod document;
 pub mod entry;
+pub mod ids;
 pub mod json;
 pub mod migrate;
 pub mod parse;
 pub mod scan;
 pub mod session;
+pub mod session_info;
 pub mod time;
 pub mod tree;
 
 #[cfg(target_arch = "wasm32")]
 mod wasm;
 
-pub use diagnostics::ParseError;
-pub use session::Document;
+pub use document::Document;
+pub use parse::ParseError;

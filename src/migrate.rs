@@ -10,12 +10,16 @@
 //! branches), and lines that are not entries stay in the text where they were.
 
 use std::collections::HashSet;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::convert::Infallible;
 
 use crate::entry::{Detail, Entry, EntryType, Key, Role};
+use crate::ids::{fresh_word, hex, hex_word, push_hex, Words};
 use crate::json::{self, Kind, Member, Span};
 use crate::parse::{Line, LineContent, LineReader};
-use crate::session::{hex, push_hex};
+
+/// The JSON string writer under its old name, for the bindings until they
+/// call [`json::stringify()`].
+pub use crate::json::stringify as json_string;
 
 /// The version this crate writes and migrates to.
 pub const CURRENT_VERSION: u32 = 3;
@@ -90,15 +94,24 @@ pub fn plan(
     entries: &[Entry],
     new_id: &mut dyn FnMut(&HashSet<String>) -> String,
 ) -> Option<Vec<Edit>> {
+    infallible(try_plan(entries, &mut |taken| Ok(new_id(taken))))
+}
+
+/// [`plan`] with an id source that can fail (a platform without a random
+/// source): its first failure ends the plan and is the answer.
+pub fn try_plan<E>(
+    entries: &[Entry],
+    new_id: &mut dyn FnMut(&HashSet<String>) -> Result<String, E>,
+) -> Result<Option<Vec<Edit>>, E> {
     let version = declared_version(entries);
     // JS comparisons: NaN is neither >= 3 nor < 2, so such a file is "migrated"
     // by no step at all, and pi still reports a migration.
     if version >= f64::from(CURRENT_VERSION) {
-        return None;
+        return Ok(None);
     }
     let mut edits = Vec::new();
     if version < 2.0 {
-        v1_to_v2(entries, new_id, &mut edits);
+        v1_to_v2(entries, new_id, &mut edits)?;
     }
     if version < 3.0 {
         for (i, e) in entries.iter().enumerate() {
@@ -114,14 +127,22 @@ pub fn plan(
             }
         }
     }
-    Some(edits)
+    Ok(Some(edits))
 }
 
-fn v1_to_v2(
+/// The value of a result that cannot be an error.
+fn infallible<T>(result: Result<T, Infallible>) -> T {
+    match result {
+        Ok(value) => value,
+        Err(never) => match never {},
+    }
+}
+
+fn v1_to_v2<E>(
     entries: &[Entry],
-    new_id: &mut dyn FnMut(&HashSet<String>) -> String,
+    new_id: &mut dyn FnMut(&HashSet<String>) -> Result<String, E>,
     edits: &mut Vec<Edit>,
-) {
+) -> Result<(), E> {
     let mut taken: HashSet<String> = entries
         .iter()
         .filter_map(|e| e.id.as_str().map(str::to_owned))
@@ -148,7 +169,7 @@ fn v1_to_v2(
                 kept.to_owned()
             }
             None => {
-                let id = new_id(&taken);
+                let id = new_id(&taken)?;
                 taken.insert(id.clone());
                 edits.push(Edit::SetId {
                     entry: i,
@@ -180,6 +201,7 @@ fn v1_to_v2(
             edits.push(Edit::DeleteFirstKeptEntryIndex { entry: i });
         }
     }
+    Ok(())
 }
 
 /// [`plan`] and [`apply_to_text`] in one pass over the lines, for a file of
@@ -189,8 +211,17 @@ fn v1_to_v2(
 /// entry's new id), and the usual entry is written without building its
 /// edits. `None` when the text is not of that shape or is current: the two
 /// steps then give the answer. `draw` gives four random bytes, the new ids
-/// being their hex digits (as [`crate::session::random_id`] makes them).
+/// being their hex digits (as [`crate::ids::random_id`] makes them).
 pub fn migrate_in_one_pass(text: &str, draw: &mut dyn FnMut() -> [u8; 4]) -> Option<String> {
+    infallible(try_migrate_in_one_pass(text, &mut || Ok(draw())))
+}
+
+/// [`migrate_in_one_pass`] with a source of random bytes that can fail: its
+/// first failure ends the migration and is the answer.
+pub fn try_migrate_in_one_pass<E>(
+    text: &str,
+    draw: &mut dyn FnMut() -> Result<[u8; 4], E>,
+) -> Result<Option<String>, E> {
     // What a compaction's `firstKeptEntryIndex` may name: each entry so far.
     #[derive(Clone, Copy, PartialEq)]
     enum Kept {
@@ -201,7 +232,7 @@ pub fn migrate_in_one_pass(text: &str, draw: &mut dyn FnMut() -> [u8; 4]) -> Opt
     let mut reader = LineReader::<true>::new(text);
     let mut out = String::with_capacity(text.len() + text.len() / 8 + 64);
     let mut kept: Vec<Kept> = Vec::new();
-    let mut taken: HashSet<u32, BuildHasherDefault<WordHasher>> = HashSet::default();
+    let mut taken = Words::default();
     let (mut to_v2, mut to_v3) = (false, false);
     let mut prev: Option<u32> = None;
     let mut copied = 0;
@@ -217,11 +248,11 @@ pub fn migrate_in_one_pass(text: &str, draw: &mut dyn FnMut() -> [u8; 4]) -> Opt
         let renamed = to_v3 && is_hook_message(&entry);
         if entry.is_header() {
             if index > 0 {
-                return None;
+                return Ok(None);
             }
             let version = declared_version(std::slice::from_ref(&entry));
             if version >= f64::from(CURRENT_VERSION) {
-                return None;
+                return Ok(None);
             }
             // NaN: neither step, as in `plan`.
             (to_v2, to_v3) = (version < 2.0, version < 3.0);
@@ -231,12 +262,14 @@ pub fn migrate_in_one_pass(text: &str, draw: &mut dyn FnMut() -> [u8; 4]) -> Opt
             kept.push(Kept::Header);
         } else if index == 0 {
             // The version is the first header's, wherever it is.
-            return None;
+            return Ok(None);
         } else if to_v2 && entry.is_object {
             if entry.id != Key::Undefined {
-                return None;
+                return Ok(None);
             }
-            let id = fresh_word(&mut taken, draw)?;
+            let Some(id) = fresh_word(&mut taken, draw)? else {
+                return Ok(None);
+            };
             kept.push(Kept::Id(id));
             let parent = prev.replace(id);
             let kept_index = match entry.detail {
@@ -270,7 +303,7 @@ pub fn migrate_in_one_pass(text: &str, draw: &mut dyn FnMut() -> [u8; 4]) -> Opt
                 // reached would need the rest of the file.
                 if at.fract() == 0.0 && at >= 0.0 {
                     if at > index as f64 {
-                        return None;
+                        return Ok(None);
                     }
                     match kept[at as usize] {
                         Kept::Header => {}
@@ -304,13 +337,13 @@ pub fn migrate_in_one_pass(text: &str, draw: &mut dyn FnMut() -> [u8; 4]) -> Opt
         }
     }
     if kept.is_empty() {
-        return None;
+        return Ok(None);
     }
     out.push_str(&text[copied..]);
     if !out.ends_with('\n') {
         out.push('\n');
     }
-    Some(out)
+    Ok(Some(out))
 }
 
 /// A compact `object` with `"id"` and `"parentId"` added last: what
@@ -349,42 +382,6 @@ fn is_hook_message(entry: &Entry) -> bool {
             }
         )
     )
-}
-
-/// A new id not in `taken` (which then holds it), or `None` if the draws keep
-/// colliding: a session that full needs longer ids, which [`plan`] makes.
-fn fresh_word(
-    taken: &mut HashSet<u32, BuildHasherDefault<WordHasher>>,
-    draw: &mut dyn FnMut() -> [u8; 4],
-) -> Option<u32> {
-    (0..100)
-        .map(|_| u32::from_be_bytes(draw()))
-        .find(|&id| taken.insert(id))
-}
-
-/// The word whose hex digits an id is, if it is eight lowercase ones.
-fn hex_word(id: &str) -> Option<u32> {
-    let digits = id.len() == 8 && id.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
-    digits.then(|| u32::from_str_radix(id, 16).ok()).flatten()
-}
-
-/// Hashes the random words of new ids: they are already uniform, so one
-/// multiplication spreads them over the table's buckets.
-#[derive(Default)]
-struct WordHasher(u64);
-
-impl Hasher for WordHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u32(u32::from(b) ^ (self.0 as u32).rotate_left(8));
-        }
-    }
-    fn write_u32(&mut self, n: u32) {
-        self.0 = u64::from(n).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
-    fn finish(&self) -> u64 {
-        self.0 ^ self.0 >> 32
-    }
 }
 
 /// Applies `edits` to the JSONL `text` whose parsed lines are `lines` (the
@@ -442,13 +439,7 @@ enum Rewritten {
     Written(Span),
 }
 
-fn apply(
-    text: &str,
-    lines: &[Line],
-    edits: &[Edit],
-    place: bool,
-    out: &mut String,
-) -> Vec<Placed> {
+fn apply(text: &str, lines: &[Line], edits: &[Edit], place: bool, out: &mut String) -> Vec<Placed> {
     let mut placed = Vec::with_capacity(if place { lines.len() } else { 0 });
     // Each entry's edits together, in the order they were planned (a stable sort).
     let mut order: Vec<&Edit> = edits.iter().collect();
@@ -524,13 +515,15 @@ fn rewrite_object(
     for e in edits {
         match e {
             Edit::SetVersion { .. } => replace.push(("version", "3".into())),
-            Edit::SetId { id, .. } => replace.push(("id", json_string(id))),
+            Edit::SetId { id, .. } => replace.push(("id", json::stringify(id))),
             Edit::SetParentId { parent, .. } => replace.push((
                 "parentId",
-                parent.as_deref().map_or_else(|| "null".into(), json_string),
+                parent
+                    .as_deref()
+                    .map_or_else(|| "null".into(), json::stringify),
             )),
             Edit::SetFirstKeptEntryId { id: Some(id), .. } => {
-                replace.push(("firstKeptEntryId", json_string(id)))
+                replace.push(("firstKeptEntryId", json::stringify(id)))
             }
             Edit::SetFirstKeptEntryId { id: None, .. } => remove.push("firstKeptEntryId"),
             Edit::DeleteFirstKeptEntryIndex { .. } => remove.push("firstKeptEntryIndex"),
@@ -561,7 +554,7 @@ fn rewrite_object(
             }
             first = false;
             let key = out.len();
-            out.push_str(&json_string(name));
+            out.push_str(&json::stringify(name));
             let colon = out.len();
             out.push(':');
             out.push_str(value);
@@ -607,7 +600,7 @@ fn rewrite_object(
                 out.push(',');
             }
             first = false;
-            out.push_str(&json_string(name));
+            out.push_str(&json::stringify(name));
             out.push(':');
             out.push_str(value);
         }
@@ -646,23 +639,10 @@ fn renamed_role(text: &str, message: Span) -> String {
     }
 }
 
-/// A string as `JSON.stringify` writes it (serde_json escapes the same characters the same way).
-pub fn json_string(s: &str) -> String {
-    // Ids, keys and timestamps rarely need an escape: quote those directly.
-    if !s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
-        let mut out = String::with_capacity(s.len() + 2);
-        out.push('"');
-        out.push_str(s);
-        out.push('"');
-        return out;
-    }
-    serde_json::to_string(s).unwrap_or_else(|_| String::from("\"\""))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::session::Document;
+    use crate::document::Document;
 
     fn counter() -> impl FnMut(&HashSet<String>) -> String {
         let mut n = 0;
@@ -721,7 +701,9 @@ mod tests {
         let one_pass = migrate_in_one_pass(&usual, &mut words()).expect("taken on");
         assert_eq!(one_pass, migrate(&usual));
         // The header's id is taken: the first new id is the next one.
-        assert!(one_pass.contains(r#""role":"user","content":"hi"},"id":"00000002","parentId":null}"#));
+        assert!(
+            one_pass.contains(r#""role":"user","content":"hi"},"id":"00000002","parentId":null}"#)
+        );
         let v2 = r#"{"type":"session","version":2}
 {"type":"message","id":"x","message":{"role":"hookMessage"}}"#;
         assert_eq!(migrate_in_one_pass(v2, &mut words()).unwrap(), migrate(v2));
@@ -772,6 +754,52 @@ mod tests {
         assert_eq!(migrate(v1), expected);
         // Idempotent.
         assert_eq!(migrate(expected), expected);
+    }
+
+    #[test]
+    fn a_failing_id_source_ends_the_migration_with_its_error() {
+        let v1 = concat!(
+            r#"{"type":"session","id":"s","timestamp":"t","cwd":"/"}"#,
+            "\n",
+            r#"{"type":"message","timestamp":"t","message":{"role":"user","content":"a"}}"#,
+            "\n",
+            r#"{"type":"message","timestamp":"t","message":{"role":"user","content":"b"}}"#,
+            "\n",
+        );
+        // The second draw fails: that failure is the answer, and no draw follows.
+        let mut calls = 0;
+        let mut new_id = |_: &HashSet<String>| {
+            calls += 1;
+            if calls == 2 {
+                Err("no source")
+            } else {
+                Ok(format!("{calls:08x}"))
+            }
+        };
+        let doc = Document::parse(v1);
+        assert_eq!(try_plan(&doc.entries, &mut new_id), Err("no source"));
+        assert_eq!(calls, 2);
+        let mut draws = 0;
+        let mut draw = || {
+            draws += 1;
+            if draws == 2 {
+                Err("no source")
+            } else {
+                Ok([0, 0, 0, draws])
+            }
+        };
+        assert_eq!(try_migrate_in_one_pass(v1, &mut draw), Err("no source"));
+        assert_eq!(draws, 2);
+        // A current file draws nothing.
+        let v3 = r#"{"type":"session","version":3}"#;
+        let mut never = |_: &HashSet<String>| -> Result<String, ()> { Err(()) };
+        assert_eq!(try_plan(&Document::parse(v3).entries, &mut never), Ok(None));
+        assert_eq!(
+            Document::parse(v3)
+                .try_migrated(&crate::time::IsoOnly, &mut never)
+                .map(|d| d.text),
+            Ok(v3.to_owned())
+        );
     }
 
     #[test]
@@ -840,10 +868,5 @@ mod tests {
             "{\"type\":\"message\",\"version\":3}"
         ));
         assert!(!first_line_is_current_header("garbage"));
-    }
-
-    #[test]
-    fn strings_are_written_as_json_stringify_does() {
-        assert_eq!(json_string("a\"\\\n\u{1}é"), "\"a\\\"\\\\\\n\\u0001é\"");
     }
 }

@@ -6,27 +6,31 @@
 //! and each line keeps its number in the file so errors can point at it.
 
 use std::borrow::Cow;
+use std::fmt;
 
-use crate::diagnostics::ParseError;
 use crate::json::{self, Span, SyntaxError, Value};
+use crate::scan::is_js_space;
 
-/// JS `String.prototype.trim` whitespace: WhiteSpace and LineTerminator.
-pub fn is_js_space(c: char) -> bool {
-    matches!(
-        c,
-        '\u{9}'..='\u{d}'
-            | ' '
-            | '\u{a0}'
-            | '\u{1680}'
-            | '\u{2000}'..='\u{200a}'
-            | '\u{2028}'
-            | '\u{2029}'
-            | '\u{202f}'
-            | '\u{205f}'
-            | '\u{3000}'
-            | '\u{feff}'
-    )
+/// A line that is not JSON: where, and why (`JSON.parse` would throw on it).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParseError {
+    pub line: usize,
+    /// 1-based column, in characters.
+    pub column: usize,
+    pub reason: String,
 }
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "line {}, column {}: {}",
+            self.line, self.column, self.reason
+        )
+    }
+}
+
+impl std::error::Error for ParseError {}
 
 /// Decodes bytes as `TextDecoder` (and Node's `utf8` decoding) does: each
 /// invalid sequence becomes U+FFFD. A leading BOM is kept; `trim()` drops it.
@@ -63,7 +67,10 @@ impl Line {
     }
 }
 
-/// Splits `text` into its non-blank lines and parses each.
+/// Splits `text` into its non-blank lines and parses each: the plain form of
+/// [`LineReader`] that the tests check the one-pass readers against (the
+/// crate itself reads lines only through [`LineReader`]).
+#[cfg(test)]
 pub fn lines(text: &str) -> Vec<Line> {
     let mut reader = LineReader::<true>::new(text);
     let mut out = Vec::new();
@@ -82,8 +89,7 @@ pub fn lines(text: &str) -> Vec<Line> {
 }
 
 /// The non-blank lines of a text, read one at a time into one [`Value`] that
-/// is reused: [`lines`] without keeping them, for a pass that needs each line
-/// only while it reads it. With `RECORD` off, lines are only validated (the
+/// is reused, for a pass that needs each line only while it reads it. With `RECORD` off, lines are only validated (the
 /// value stays empty) and a valid line's span may hold JSON whitespace
 /// around its value.
 ///
@@ -250,7 +256,7 @@ pub fn trim_end(b: &[u8]) -> usize {
 }
 
 /// How many lines of `b` (already trimmed as a whole) are JSON: one pass per
-/// valid line (see [`lines`]); a line that is not JSON is skipped to its newline.
+/// valid line (see [`LineReader`]); a line that is not JSON is skipped to its newline.
 pub fn count_lines(b: &[u8]) -> usize {
     let mut count = 0;
     let mut at = 0;
@@ -330,7 +336,7 @@ pub fn into_json_array(text: String, spans: &[Span]) -> Result<String, String> {
 
 /// Where the valid lines of `text` are (each span may hold JSON whitespace
 /// around its value), and the first line that is not blank and not valid, as
-/// [`first_error`] gives it: what handing the values to JS needs, found
+/// [`line_error`] gives it: what handing the values to JS needs, found
 /// without recording any member or keeping the lines.
 pub fn value_spans(text: &str) -> (Vec<Span>, Option<ParseError>) {
     let mut reader = LineReader::<false>::new(text);
@@ -341,7 +347,14 @@ pub fn value_spans(text: &str) -> (Vec<Span>, Option<ParseError>) {
             Ok(()) => spans.push(span),
             Err(e) if first_error.is_none() => {
                 let content = LineContent::Malformed(e);
-                first_error = line_error(text, &Line { number, span, content });
+                first_error = line_error(
+                    text,
+                    &Line {
+                        number,
+                        span,
+                        content,
+                    },
+                );
             }
             Err(_) => {}
         }
@@ -349,7 +362,9 @@ pub fn value_spans(text: &str) -> (Vec<Span>, Option<ParseError>) {
     (spans, first_error)
 }
 
-/// The first malformed line as an error, for strict mode.
+/// The first malformed line as an error, for strict mode: what the tests
+/// check [`value_spans`] against.
+#[cfg(test)]
 pub fn first_error(text: &str, lines: &[Line]) -> Option<ParseError> {
     lines.iter().find_map(|line| line_error(text, line))
 }

@@ -5,6 +5,26 @@
 //! characters. [`plain_run`] skips everything else 16 bytes a step with wasm
 //! SIMD (when built with `simd128`) or 8 bytes a step with word arithmetic.
 //! [`skip_value`] steps over a value already known to be valid JSON.
+//! [`is_js_space`] says which characters JS's `trim()` drops, for the
+//! readers above that trim lines and strings as pi does.
+
+/// JS `String.prototype.trim` whitespace: WhiteSpace and LineTerminator.
+pub fn is_js_space(c: char) -> bool {
+    matches!(
+        c,
+        '\u{9}'..='\u{d}'
+            | ' '
+            | '\u{a0}'
+            | '\u{1680}'
+            | '\u{2000}'..='\u{200a}'
+            | '\u{2028}'
+            | '\u{2029}'
+            | '\u{202f}'
+            | '\u{205f}'
+            | '\u{3000}'
+            | '\u{feff}'
+    )
+}
 
 /// The index of the first byte in `b[from..end]` that is `"`, `\` or below
 /// 0x20, or `end` if there is none.

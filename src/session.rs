@@ -1,224 +1,20 @@
-//! A session file read once: its text, its lines, its entries and their index.
+//! An open session, appended to in place, as pi's `SessionManager` keeps one.
 
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 use crate::entry::{Detail, Entry, EntryType, Key, Role};
+use crate::ids::random_id_where;
 use crate::json::{self, Span};
-use crate::migrate::{self, Edit};
-use crate::parse::{self, Line, LineContent};
-use crate::time::{DateParser, IsoOnly};
+use crate::migrate;
+use crate::parse;
+use crate::time::DateParser;
 
-/// A parsed JSONL session. `entries[i]` is the i-th line that parsed, which
-/// is also the i-th element of what `parseSessionEntries` returns.
-pub struct Document {
-    pub text: String,
-    /// Its non-blank lines; of the members nested in a value's members, only
-    /// those named `role` are kept (see [`Document::parse_with`]).
-    pub lines: Vec<Line>,
-    pub entries: Vec<Entry>,
-    /// `spans[i]`: where entry `i`'s JSON value is in `text`.
-    pub spans: Vec<Span>,
-    /// `line_numbers[i]`: the 1-based line of entry `i`.
-    pub line_numbers: Vec<usize>,
-    /// `value_lines[i]`: the index in `lines` of entry `i`'s line.
-    value_lines: Vec<usize>,
-}
-
-impl Document {
-    /// Parses with the native date fallback (ISO forms only).
-    pub fn parse(text: &str) -> Document {
-        Document::parse_with(text.to_owned(), &IsoOnly)
-    }
-
-    /// Each line's value is kept with what the document reads again later
-    /// (its members, and the `role`s that entry facts read from nested
-    /// objects), not all that [`parse::lines`] gives: on a large session that
-    /// halves the memory the lines take.
-    pub fn parse_with(text: String, dates: &dyn DateParser) -> Document {
-        let mut lines = Vec::new();
-        let mut reader = parse::LineReader::<true>::new(&text);
-        while let Some((number, span, parsed)) = reader.next() {
-            let content = match parsed {
-                Ok(()) => {
-                    let value = &reader.value;
-                    LineContent::Value(json::Value {
-                        kind: value.kind,
-                        span: value.span,
-                        members: value.members.clone(),
-                        nested: value
-                            .nested
-                            .iter()
-                            .filter(|(_, m)| json::key_is(&text, m.key, "role"))
-                            .copied()
-                            .collect(),
-                    })
-                }
-                Err(e) => LineContent::Malformed(e),
-            };
-            lines.push(Line {
-                number,
-                span,
-                content,
-            });
-        }
-        Document::from_lines(text, lines, dates)
-    }
-
-    /// The document of `text` whose lines are known (as [`Document::parse_with`]
-    /// keeps them, or carried over by a migration).
-    fn from_lines(text: String, lines: Vec<Line>, dates: &dyn DateParser) -> Document {
-        let mut unique = 0;
-        let mut entries = Vec::with_capacity(lines.len());
-        let mut spans = Vec::with_capacity(lines.len());
-        let mut line_numbers = Vec::with_capacity(lines.len());
-        let mut value_lines = Vec::with_capacity(lines.len());
-        for (k, line) in lines.iter().enumerate() {
-            if let LineContent::Value(v) = &line.content {
-                entries.push(Entry::from_json(&text, v, Some(dates), &mut unique));
-                spans.push(v.span);
-                line_numbers.push(line.number);
-                value_lines.push(k);
-            }
-        }
-        Document {
-            text,
-            lines,
-            entries,
-            spans,
-            line_numbers,
-            value_lines,
-        }
-    }
-
-    /// The members of entry `i`'s object, as the parse noted them.
-    pub fn members(&self, i: usize) -> Cow<'_, [json::Member]> {
-        match &self.lines[self.value_lines[i]].content {
-            LineContent::Value(v) => Cow::Borrowed(&v.members),
-            LineContent::Malformed(_) => Cow::Owned(Vec::new()),
-        }
-    }
-
-    /// The migration this session needs (`None`: it is current).
-    pub fn migration(
-        &self,
-        new_id: &mut dyn FnMut(&HashSet<String>) -> String,
-    ) -> Option<Vec<Edit>> {
-        migrate::plan(&self.entries, new_id)
-    }
-
-    /// The session migrated in memory, as pi does when it opens a file.
-    pub fn migrated(
-        self,
-        dates: &dyn DateParser,
-        new_id: &mut dyn FnMut(&HashSet<String>) -> String,
-    ) -> Document {
-        match self.migration(new_id) {
-            Some(edits) if !edits.is_empty() => {
-                let (text, lines) = migrate::apply_with_lines(&self.text, self.lines, &edits);
-                Document::from_lines(text, lines, dates)
-            }
-            _ => self,
-        }
-    }
-}
-
-/// `id → entry index`, later duplicates winning, as pi's `Map` does.
-pub fn index_by_id<'a>(
-    entries: impl IntoIterator<Item = (usize, &'a Entry)>,
-) -> HashMap<&'a Key, usize> {
-    let mut by_id = HashMap::new();
-    for (i, e) in entries {
-        by_id.insert(&e.id, i);
-    }
-    by_id
-}
-
-thread_local! {
-    /// Bytes drawn from the cryptographic source in bulk, each used once: one
-    /// call to the platform per few hundred ids instead of one per id (in wasm,
-    /// each call is a trip to JS's `crypto`).
-    static RANDOM: std::cell::RefCell<(Vec<u8>, usize)> = const { std::cell::RefCell::new((Vec::new(), 0)) };
-}
-
-/// Fills `out` from the pool, refilling it from the platform when it runs low.
-fn random_bytes(out: &mut [u8]) -> Result<(), getrandom::Error> {
-    RANDOM.with(|pool| {
-        let mut pool = pool.borrow_mut();
-        let (bytes, used) = &mut *pool;
-        if bytes.len() - *used < out.len() {
-            bytes.resize(4096.max(out.len()), 0);
-            getrandom::getrandom(bytes)?;
-            *used = 0;
-        }
-        out.copy_from_slice(&bytes[*used..*used + out.len()]);
-        *used += out.len();
-        Ok(())
-    })
-}
-
-/// A fresh 8-hex-digit id from the platform's cryptographic source, not in `taken`.
-pub fn random_id(taken: &HashSet<String>) -> Result<String, getrandom::Error> {
-    random_id_where(&|id| taken.contains(id))
-}
-
-/// A fresh 8-hex-digit id for which `is_taken` says no.
-pub fn random_id_where(is_taken: &dyn Fn(&str) -> bool) -> Result<String, getrandom::Error> {
-    // Eight hex digits give 2^32 ids; on the rare collision draw again, and
-    // grow the id only if a session somehow holds most of that space.
-    let mut attempt = 0u32;
-    loop {
-        let mut bytes = [0u8; 8];
-        let len = if attempt < 100 { 4 } else { 8 };
-        random_bytes(&mut bytes[..len])?;
-        let id = hex(&bytes[..len]);
-        if !is_taken(&id) {
-            return Ok(id);
-        }
-        attempt = attempt.saturating_add(1);
-    }
-}
-
-/// `bytes` as lowercase hex digits, two a byte, appended to `out`.
-pub fn push_hex(out: &mut String, bytes: &[u8]) {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    for &b in bytes {
-        out.push(char::from(DIGITS[usize::from(b >> 4)]));
-        out.push(char::from(DIGITS[usize::from(b & 0xf)]));
-    }
-}
-
-/// `bytes` as lowercase hex digits.
-pub fn hex(bytes: &[u8]) -> String {
-    let mut s = String::with_capacity(2 * bytes.len());
-    push_hex(&mut s, bytes);
-    s
-}
-
-/// Four bytes from the cryptographic source: a new id's eight hex digits.
-pub fn random_word() -> Result<[u8; 4], getrandom::Error> {
-    let mut bytes = [0u8; 4];
-    random_bytes(&mut bytes)?;
-    Ok(bytes)
-}
-
-/// A version 7 UUID (time-ordered, as pi names sessions) for `unix_ms`.
-pub fn uuid_v7(unix_ms: u64) -> Result<String, getrandom::Error> {
-    let mut b = [0u8; 16];
-    random_bytes(&mut b[6..])?;
-    b[..6].copy_from_slice(&unix_ms.to_be_bytes()[2..]);
-    b[6] = 0x70 | (b[6] & 0x0f);
-    b[8] = 0x80 | (b[8] & 0x3f);
-    let hex = hex(&b);
-    Ok(format!(
-        "{}-{}-{}-{}-{}",
-        &hex[..8],
-        &hex[8..12],
-        &hex[12..16],
-        &hex[16..20],
-        &hex[20..]
-    ))
-}
+// The paths the bindings use from before these items had modules of their
+// own (`random_id` is also this module's own import).
+pub use crate::document::Document;
+pub use crate::ids::{random_id, random_word, uuid_v7};
+pub use crate::session_info::session_info;
 
 /// A session failure the host should hear about.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -251,6 +47,25 @@ impl From<getrandom::Error> for SessionError {
 /// A field of a new entry: its JSON text, or `None` for JS `undefined`
 /// (which `JSON.stringify` leaves out).
 pub type Json<'a> = Option<&'a str>;
+
+/// The first line of a new session file, as pi writes it: `type`, `version`,
+/// `id`, `timestamp`, then `cwd` and `parentSession` (JSON texts; `None` leaves
+/// the key out, as `JSON.stringify` does for `undefined`).
+pub fn header_line(id: &str, timestamp: &str, cwd: Json<'_>, parent_session: Json<'_>) -> String {
+    let mut line = format!(
+        "{{\"type\":\"session\",\"version\":{},\"id\":{},\"timestamp\":{}",
+        migrate::CURRENT_VERSION,
+        json::stringify(id),
+        json::stringify(timestamp)
+    );
+    for (key, value) in [("cwd", cwd), ("parentSession", parent_session)] {
+        if let Some(value) = value {
+            line.push_str(&format!(",\"{key}\":{value}"));
+        }
+    }
+    line.push('}');
+    line
+}
 
 /// An open session, indexed once, appended to in place.
 ///
@@ -296,19 +111,8 @@ impl Session {
         } else {
             Vec::new()
         };
-        let mut failure = None;
-        let mut new_id = |taken: &HashSet<String>| match random_id(taken) {
-            Ok(id) => id,
-            Err(e) => {
-                failure.get_or_insert(e);
-                String::new()
-            }
-        };
         let doc = Document::parse_with(text, dates);
-        let edits = doc.migration(&mut new_id);
-        if let Some(e) = failure {
-            return Err(e.into());
-        }
+        let edits = doc.try_migration(&mut random_id)?;
         let migrated = edits.is_some();
         let doc = match edits {
             Some(edits) if !edits.is_empty() => {
@@ -438,11 +242,11 @@ impl Session {
         let id = random_id_where(&|id| self.by_id.contains_key(&Key::Str(id.into())))?;
         let mut line = String::with_capacity(64 + now.len());
         line.push_str("{\"type\":");
-        line.push_str(&migrate::json_string(kind));
+        line.push_str(&json::stringify(kind));
         let field = |line: &mut String, k: &str, v: Json| {
             if let Some(v) = v {
                 line.push(',');
-                line.push_str(&migrate::json_string(k));
+                line.push_str(&json::stringify(k));
                 line.push(':');
                 line.push_str(v);
             }
@@ -450,12 +254,12 @@ impl Session {
         for (k, v) in head {
             field(&mut line, k, *v);
         }
-        field(&mut line, "id", Some(&migrate::json_string(&id)));
+        field(&mut line, "id", Some(&json::stringify(&id)));
         let parent_json = self
             .leaf
             .map_or_else(|| "null".to_owned(), |p| self.id_json(p));
         field(&mut line, "parentId", Some(&parent_json));
-        field(&mut line, "timestamp", Some(&migrate::json_string(now)));
+        field(&mut line, "timestamp", Some(&json::stringify(now)));
         for (k, v) in tail {
             field(&mut line, k, *v);
         }
@@ -555,7 +359,7 @@ impl Session {
         now: &str,
         dates: &dyn DateParser,
     ) -> Result<String, SessionError> {
-        let name = migrate::json_string(name.trim_matches(crate::parse::is_js_space));
+        let name = json::stringify(name.trim_matches(crate::scan::is_js_space));
         self.append("session_info", &[], &[("name", Some(&name))], now, dates)
     }
 
@@ -655,7 +459,7 @@ impl Session {
         for line in complete.split_terminator('\n') {
             // The same rule as for whole files: blank lines and what JSON.parse
             // rejects are kept in the text but are no entries.
-            if line.trim_matches(crate::parse::is_js_space).is_empty() {
+            if line.trim_matches(crate::scan::is_js_space).is_empty() {
                 self.text.push_str(line);
                 self.text.push('\n');
                 continue;
@@ -769,7 +573,7 @@ impl Session {
             .entries
             .iter()
             .rposition(|e| e.kind == EntryType::SessionInfo)?;
-        name_of(&self.text, self.spans[i])
+        crate::entry::session_name(&self.text, self.spans[i])
     }
 
     /// The labels to carry into an extracted branch: (target, label entry), in
@@ -820,16 +624,14 @@ impl Session {
             let fields = json::members(&self.text, self.spans[l]);
             let raw =
                 |name: &str| json::get(&self.text, &fields, name).map(|m| m.value.of(&self.text));
-            let mut line = format!("{{\"type\":\"label\",\"id\":{}", migrate::json_string(&id));
+            let mut line = format!("{{\"type\":\"label\",\"id\":{}", json::stringify(&id));
             line.push_str(&format!(
                 ",\"parentId\":{}",
-                parent
-                    .as_deref()
-                    .map_or("null".into(), migrate::json_string)
+                parent.as_deref().map_or("null".into(), json::stringify)
             ));
             for name in ["timestamp", "targetId", "label"] {
                 if let Some(v) = raw(name) {
-                    line.push_str(&format!(",{}:{v}", migrate::json_string(name)));
+                    line.push_str(&format!(",{}:{v}", json::stringify(name)));
                 }
             }
             line.push('}');
@@ -853,137 +655,6 @@ impl Session {
         }
         out
     }
-}
-
-fn name_of(text: &str, span: Span) -> Option<String> {
-    let fields = json::members(text, span);
-    let name = json::get(text, &fields, "name")?;
-    let s = json::as_str(name.value.of(text)).filter(|_| name.kind == json::Kind::String)?;
-    let t = s.trim_matches(crate::parse::is_js_space);
-    (!t.is_empty()).then(|| t.to_owned())
-}
-
-/// What pi's session list shows for a file, read in one pass.
-#[derive(Clone, Debug, PartialEq)]
-pub struct SessionInfo {
-    /// The header's `id`, as JSON text.
-    pub id: String,
-    pub cwd: String,
-    pub name: Option<String>,
-    /// The header's `parentSession`, as JSON text.
-    pub parent_session: Option<String>,
-    /// The header's `timestamp`, as JSON text (for `new Date(...)`).
-    pub created: Option<String>,
-    /// Milliseconds of the last user or assistant activity, if any (> 0).
-    pub last_activity: Option<f64>,
-    /// The header timestamp in milliseconds, if it is a valid date.
-    pub header_time: Option<f64>,
-    pub message_count: usize,
-    /// The first user message's text as a JSON string literal (empty: none).
-    pub first_message: String,
-}
-
-/// pi's `buildSessionInfo`: `None` when the first line is not a header.
-pub fn session_info(text: &str, dates: &dyn DateParser) -> Option<SessionInfo> {
-    let doc = Document::parse_with(text.to_owned(), dates);
-    let first = doc.entries.first()?;
-    if first.kind != EntryType::Session {
-        return None;
-    }
-    let t = doc.text.as_str();
-    let head = json::members(t, doc.spans[0]);
-    let raw = |name: &str| json::get(t, &head, name).map(|m| (m.kind, m.value.of(t)));
-    let cwd = match raw("cwd") {
-        Some((json::Kind::String, v)) => {
-            json::as_str(v).map(|s| s.into_owned()).unwrap_or_default()
-        }
-        _ => String::new(),
-    };
-    let header_time = match raw("timestamp") {
-        Some((json::Kind::String, v)) => {
-            Some(crate::time::time_of(Some((json::Kind::String, v)), dates)).filter(|t| !t.is_nan())
-        }
-        _ => None,
-    };
-    let mut info = SessionInfo {
-        id: raw("id").map_or("null".into(), |(_, v)| v.to_owned()),
-        cwd,
-        name: None,
-        parent_session: raw("parentSession").map(|(_, v)| v.to_owned()),
-        created: raw("timestamp").map(|(_, v)| v.to_owned()),
-        last_activity: None,
-        header_time,
-        message_count: 0,
-        first_message: String::new(),
-    };
-    for (i, e) in doc.entries.iter().enumerate() {
-        if e.kind == EntryType::SessionInfo {
-            info.name = name_of(t, doc.spans[i]);
-        }
-        if e.kind != EntryType::Message {
-            continue;
-        }
-        info.message_count += 1;
-        let fields = json::members(t, doc.spans[i]);
-        let Some(msg) = json::get(t, &fields, "message").filter(|m| m.kind == json::Kind::Object)
-        else {
-            continue;
-        };
-        let m = json::members(t, msg.value);
-        let role = json::get(t, &m, "role")
-            .filter(|r| r.kind == json::Kind::String)
-            .and_then(|r| json::as_str(r.value.of(t)));
-        let Some(content) = json::get(t, &m, "content") else {
-            continue;
-        };
-        let role = role.as_deref().unwrap_or("");
-        if role != "user" && role != "assistant" {
-            continue;
-        }
-        // Last activity: the message's numeric timestamp, else the entry's.
-        let activity = match json::get(t, &m, "timestamp") {
-            Some(ts) if ts.kind == json::Kind::Number => Some(json::number(ts.value.of(t))),
-            _ => match json::get(t, &fields, "timestamp") {
-                Some(ts) if ts.kind == json::Kind::String => Some(e.time).filter(|x| !x.is_nan()),
-                _ => None,
-            },
-        };
-        if let Some(a) = activity {
-            info.last_activity = Some(info.last_activity.unwrap_or(0.0).max(a));
-        }
-        // The text as the inside of a JSON string literal, so that what JS
-        // strings hold and Rust strings cannot (lone surrogates) survives.
-        let inner = |m: &json::Member| -> String {
-            let raw = m.value.of(t);
-            match m.kind {
-                json::Kind::String => raw[1..raw.len() - 1].to_owned(),
-                json::Kind::Number | json::Kind::True | json::Kind::False => raw.to_owned(),
-                json::Kind::Object => "[object Object]".to_owned(),
-                // `join` writes null and undefined as "" (nested arrays: approximated as "").
-                json::Kind::Null | json::Kind::Array => String::new(),
-            }
-        };
-        let text = match content.kind {
-            json::Kind::String => inner(content),
-            json::Kind::Array => json::elements(t, content.value)
-                .iter()
-                .filter(|b| b.kind == json::Kind::Object)
-                .filter_map(|b| {
-                    let f = json::members(t, b.value);
-                    let is_text = json::get(t, &f, "type")
-                        .is_some_and(|ty| json::key_is(t, ty.value, "text"));
-                    is_text.then(|| json::get(t, &f, "text").map(inner).unwrap_or_default())
-                })
-                .collect::<Vec<_>>()
-                .join(" "),
-            _ => continue,
-        };
-        if !text.is_empty() && info.first_message.is_empty() && role == "user" {
-            info.first_message = format!("\"{text}\"");
-        }
-    }
-    info.last_activity = info.last_activity.filter(|&a| a > 0.0);
-    Some(info)
 }
 
 #[cfg(test)]
@@ -1083,5 +754,17 @@ mod tests {
         assert_eq!(s.leaf(), None);
         s.append_jsonl(&line[cut..], &IsoOnly);
         assert_eq!(s.find(&k("é")), Some(1));
+    }
+
+    #[test]
+    fn header_lines_leave_out_what_has_no_json() {
+        assert_eq!(
+            header_line("a\"b", NOW, Some("\"/w\""), None),
+            r#"{"type":"session","version":3,"id":"a\"b","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/w"}"#
+        );
+        assert_eq!(
+            header_line("s", NOW, None, Some("\"/p.jsonl\"")),
+            r#"{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","parentSession":"/p.jsonl"}"#
+        );
     }
 }

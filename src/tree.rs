@@ -235,7 +235,7 @@ impl SiblingSort for InsertionSort {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::session::Document;
+    use crate::document::Document;
 
     fn tree(text: &str) -> (Document, Tree) {
         let doc = Document::parse(text);

@@ -46,6 +46,30 @@ fn counter() -> impl FnMut(&HashSet<String>) -> String {
     }
 }
 
+/// `text`'s non-blank lines, each parsed: the plain reading the one-pass
+/// readers (`value_spans`, `count_values`, `Document`) are checked against.
+fn all_lines(text: &str) -> Vec<parse::Line> {
+    let mut reader = parse::LineReader::<true>::new(text);
+    let mut out = Vec::new();
+    while let Some((number, span, parsed)) = reader.next() {
+        let content = match parsed {
+            Ok(()) => LineContent::Value(std::mem::take(&mut reader.value)),
+            Err(e) => LineContent::Malformed(e),
+        };
+        out.push(parse::Line {
+            number,
+            span,
+            content,
+        });
+    }
+    out
+}
+
+/// The first malformed line of `lines` as an error (what strict mode reports).
+fn first_line_error(text: &str, lines: &[parse::Line]) -> Option<session_tree::ParseError> {
+    lines.iter().find_map(|line| parse::line_error(text, line))
+}
+
 /// The text form of `migrate`: the input itself when the file is current.
 fn migrate_text(text: &str) -> String {
     let doc = Document::parse(text);
@@ -79,7 +103,7 @@ fn physical_lines(text: &str) -> Vec<&str> {
 /// and checks the structural invariants that hold for any input.
 fn exercise(text: &str, lossy: bool) {
     let doc = Document::parse(text);
-    let _ = parse::first_error(&doc.text, &doc.lines);
+    let _ = first_line_error(&doc.text, &doc.lines);
     let found = diagnostics::inspect(&doc, lossy);
     for d in &found {
         assert!(!d.message.is_empty());
@@ -522,7 +546,7 @@ fn check_migration(text: &str) -> Result<(), TestCaseError> {
         prop_assert_eq!(&migrated, &once);
         prop_assert_eq!(
             roles_only(&migrated, lines),
-            roles_only(&migrated, session_tree::parse::lines(&migrated)),
+            roles_only(&migrated, all_lines(&migrated)),
             "carried lines differ from a parse"
         );
     }
@@ -569,7 +593,7 @@ fn check_migration(text: &str) -> Result<(), TestCaseError> {
                 b
             );
             // The text's own trim() may have cut JS-only whitespace (U+2028, NBSP) around it.
-            let b = b.trim_matches(parse::is_js_space);
+            let b = b.trim_matches(session_tree::scan::is_js_space);
             let v = js::parse(b, Span::new(0, b.len()));
             prop_assert!(
                 matches!(v, Ok(ref v) if v.kind == js::Kind::Object),
@@ -598,7 +622,7 @@ proptest! {
     #[test]
     fn counting_raw_bytes_equals_counting_their_decoded_lines(bytes in prop_oneof![jsonish_bytes(), mutated_strategy()]) {
         let text = session_tree::parse::decode(&bytes);
-        let parsed = session_tree::parse::lines(&text)
+        let parsed = all_lines(&text)
             .iter()
             .filter(|l| matches!(l.content, session_tree::parse::LineContent::Value(_)))
             .count();
@@ -609,7 +633,7 @@ proptest! {
     #[test]
     fn value_spans_are_the_lines_that_parse(bytes in prop_oneof![jsonish_bytes(), mutated_strategy()]) {
         let text = session_tree::parse::decode(&bytes);
-        let lines = session_tree::parse::lines(&text);
+        let lines = all_lines(&text);
         let values: Vec<&str> = lines
             .iter()
             .filter_map(|l| match &l.content {
@@ -620,14 +644,14 @@ proptest! {
         let (spans, first_error) = session_tree::parse::value_spans(&text);
         let found: Vec<&str> = spans.iter().map(|s| s.of(&text).trim_matches([' ', '\t', '\r'])).collect();
         prop_assert_eq!(found, values);
-        prop_assert_eq!(first_error, session_tree::parse::first_error(&text, &lines));
+        prop_assert_eq!(first_error, first_line_error(&text, &lines));
     }
 
     #[test]
     fn a_document_keeps_the_facts_of_every_value_line(bytes in prop_oneof![jsonish_bytes(), mutated_strategy()]) {
         let text = session_tree::parse::decode(&bytes);
         let mut unique = 0;
-        let full: Vec<session_tree::entry::Entry> = session_tree::parse::lines(&text)
+        let full: Vec<session_tree::entry::Entry> = all_lines(&text)
             .iter()
             .filter_map(|l| match &l.content {
                 LineContent::Value(v) => Some(session_tree::entry::Entry::from_json(&text, v, Some(&IsoOnly), &mut unique)),

@@ -1,0 +1,146 @@
+//! A session file read once: its text, its lines, its entries and their index.
+
+use std::borrow::Cow;
+use std::collections::HashSet;
+use std::convert::Infallible;
+
+use crate::entry::Entry;
+use crate::json::{self, Span};
+use crate::migrate::{self, Edit};
+use crate::parse::{self, Line, LineContent};
+use crate::time::{DateParser, IsoOnly};
+
+/// A parsed JSONL session. `entries[i]` is the i-th line that parsed, which
+/// is also the i-th element of what `parseSessionEntries` returns.
+pub struct Document {
+    pub text: String,
+    /// Its non-blank lines; of the members nested in a value's members, only
+    /// those named `role` are kept (see [`Document::parse_with`]).
+    pub lines: Vec<Line>,
+    pub entries: Vec<Entry>,
+    /// `spans[i]`: where entry `i`'s JSON value is in `text`.
+    pub spans: Vec<Span>,
+    /// `line_numbers[i]`: the 1-based line of entry `i`.
+    pub line_numbers: Vec<usize>,
+    /// `value_lines[i]`: the index in `lines` of entry `i`'s line.
+    value_lines: Vec<usize>,
+}
+
+impl Document {
+    /// Parses with the native date fallback (ISO forms only).
+    pub fn parse(text: &str) -> Document {
+        Document::parse_with(text.to_owned(), &IsoOnly)
+    }
+
+    /// Each line's value is kept with what the document reads again later
+    /// (its members, and the `role`s that entry facts read from nested
+    /// objects), not all that [`parse::LineReader`] records: on a large session that
+    /// halves the memory the lines take.
+    pub fn parse_with(text: String, dates: &dyn DateParser) -> Document {
+        let mut lines = Vec::new();
+        let mut reader = parse::LineReader::<true>::new(&text);
+        while let Some((number, span, parsed)) = reader.next() {
+            let content = match parsed {
+                Ok(()) => {
+                    let value = &reader.value;
+                    LineContent::Value(json::Value {
+                        kind: value.kind,
+                        span: value.span,
+                        members: value.members.clone(),
+                        nested: value
+                            .nested
+                            .iter()
+                            .filter(|(_, m)| json::key_is(&text, m.key, "role"))
+                            .copied()
+                            .collect(),
+                    })
+                }
+                Err(e) => LineContent::Malformed(e),
+            };
+            lines.push(Line {
+                number,
+                span,
+                content,
+            });
+        }
+        Document::from_lines(text, lines, dates)
+    }
+
+    /// The document of `text` whose lines are known (as [`Document::parse_with`]
+    /// keeps them, or carried over by a migration).
+    fn from_lines(text: String, lines: Vec<Line>, dates: &dyn DateParser) -> Document {
+        let mut unique = 0;
+        let mut entries = Vec::with_capacity(lines.len());
+        let mut spans = Vec::with_capacity(lines.len());
+        let mut line_numbers = Vec::with_capacity(lines.len());
+        let mut value_lines = Vec::with_capacity(lines.len());
+        for (k, line) in lines.iter().enumerate() {
+            if let LineContent::Value(v) = &line.content {
+                entries.push(Entry::from_json(&text, v, Some(dates), &mut unique));
+                spans.push(v.span);
+                line_numbers.push(line.number);
+                value_lines.push(k);
+            }
+        }
+        Document {
+            text,
+            lines,
+            entries,
+            spans,
+            line_numbers,
+            value_lines,
+        }
+    }
+
+    /// The members of entry `i`'s object, as the parse noted them.
+    pub fn members(&self, i: usize) -> Cow<'_, [json::Member]> {
+        match &self.lines[self.value_lines[i]].content {
+            LineContent::Value(v) => Cow::Borrowed(&v.members),
+            LineContent::Malformed(_) => Cow::Owned(Vec::new()),
+        }
+    }
+
+    /// The migration this session needs (`None`: it is current).
+    pub fn migration(
+        &self,
+        new_id: &mut dyn FnMut(&HashSet<String>) -> String,
+    ) -> Option<Vec<Edit>> {
+        migrate::plan(&self.entries, new_id)
+    }
+
+    /// [`Document::migration`] with an id source that can fail.
+    pub fn try_migration<E>(
+        &self,
+        new_id: &mut dyn FnMut(&HashSet<String>) -> Result<String, E>,
+    ) -> Result<Option<Vec<Edit>>, E> {
+        migrate::try_plan(&self.entries, new_id)
+    }
+
+    /// The session migrated in memory, as pi does when it opens a file.
+    pub fn migrated(
+        self,
+        dates: &dyn DateParser,
+        new_id: &mut dyn FnMut(&HashSet<String>) -> String,
+    ) -> Document {
+        match self.try_migrated(dates, &mut |taken| Ok::<_, Infallible>(new_id(taken))) {
+            Ok(doc) => doc,
+            Err(never) => match never {},
+        }
+    }
+
+    /// [`Document::migrated`] with an id source that can fail: its first
+    /// failure is the answer.
+    pub fn try_migrated<E>(
+        self,
+        dates: &dyn DateParser,
+        new_id: &mut dyn FnMut(&HashSet<String>) -> Result<String, E>,
+    ) -> Result<Document, E> {
+        Ok(match self.try_migration(new_id)? {
+            Some(edits) if !edits.is_empty() => {
+                let (text, lines) = migrate::apply_with_lines(&self.text, self.lines, &edits);
+                Document::from_lines(text, lines, dates)
+            }
+            _ => self,
+        })
+    }
+}

@@ -1,0 +1,138 @@
+//! Entry ids and session ids: hex digits, fresh random ids, version 7 UUIDs.
+//!
+//! New entry ids are eight lowercase hex digits from the platform's
+//! cryptographic source, as pi makes them; session ids are UUIDs (version 7,
+//! time-ordered). The bytes come from one pool refilled in bulk.
+
+use std::collections::HashSet;
+use std::hash::{BuildHasherDefault, Hasher};
+
+thread_local! {
+    /// Bytes drawn from the cryptographic source in bulk, each used once: one
+    /// call to the platform per few hundred ids instead of one per id (in wasm,
+    /// each call is a trip to JS's `crypto`).
+    static RANDOM: std::cell::RefCell<(Vec<u8>, usize)> = const { std::cell::RefCell::new((Vec::new(), 0)) };
+}
+
+/// Fills `out` from the pool, refilling it from the platform when it runs low.
+fn random_bytes(out: &mut [u8]) -> Result<(), getrandom::Error> {
+    RANDOM.with(|pool| {
+        let mut pool = pool.borrow_mut();
+        let (bytes, used) = &mut *pool;
+        if bytes.len() - *used < out.len() {
+            bytes.resize(4096.max(out.len()), 0);
+            getrandom::getrandom(bytes)?;
+            *used = 0;
+        }
+        out.copy_from_slice(&bytes[*used..*used + out.len()]);
+        *used += out.len();
+        Ok(())
+    })
+}
+
+/// A fresh 8-hex-digit id from the platform's cryptographic source, not in `taken`.
+pub fn random_id(taken: &HashSet<String>) -> Result<String, getrandom::Error> {
+    random_id_where(&|id| taken.contains(id))
+}
+
+/// A fresh 8-hex-digit id for which `is_taken` says no.
+pub fn random_id_where(is_taken: &dyn Fn(&str) -> bool) -> Result<String, getrandom::Error> {
+    // Eight hex digits give 2^32 ids; on the rare collision draw again, and
+    // grow the id only if a session somehow holds most of that space.
+    let mut attempt = 0u32;
+    loop {
+        let mut bytes = [0u8; 8];
+        let len = if attempt < 100 { 4 } else { 8 };
+        random_bytes(&mut bytes[..len])?;
+        let id = hex(&bytes[..len]);
+        if !is_taken(&id) {
+            return Ok(id);
+        }
+        attempt = attempt.saturating_add(1);
+    }
+}
+
+/// `bytes` as lowercase hex digits, two a byte, appended to `out`.
+pub fn push_hex(out: &mut String, bytes: &[u8]) {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    for &b in bytes {
+        out.push(char::from(DIGITS[usize::from(b >> 4)]));
+        out.push(char::from(DIGITS[usize::from(b & 0xf)]));
+    }
+}
+
+/// `bytes` as lowercase hex digits.
+pub fn hex(bytes: &[u8]) -> String {
+    let mut s = String::with_capacity(2 * bytes.len());
+    push_hex(&mut s, bytes);
+    s
+}
+
+/// Four bytes from the cryptographic source: a new id's eight hex digits.
+pub fn random_word() -> Result<[u8; 4], getrandom::Error> {
+    let mut bytes = [0u8; 4];
+    random_bytes(&mut bytes)?;
+    Ok(bytes)
+}
+
+/// A version 7 UUID (time-ordered, as pi names sessions) for `unix_ms`.
+pub fn uuid_v7(unix_ms: u64) -> Result<String, getrandom::Error> {
+    let mut b = [0u8; 16];
+    random_bytes(&mut b[6..])?;
+    b[..6].copy_from_slice(&unix_ms.to_be_bytes()[2..]);
+    b[6] = 0x70 | (b[6] & 0x0f);
+    b[8] = 0x80 | (b[8] & 0x3f);
+    let hex = hex(&b);
+    Ok(format!(
+        "{}-{}-{}-{}-{}",
+        &hex[..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..]
+    ))
+}
+
+/// The word whose hex digits an id is, if it is eight lowercase ones.
+pub fn hex_word(id: &str) -> Option<u32> {
+    let digits = id.len() == 8 && id.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
+    digits.then(|| u32::from_str_radix(id, 16).ok()).flatten()
+}
+
+/// A set of id words (the four bytes whose hex digits an id is).
+pub type Words = HashSet<u32, BuildHasherDefault<WordHasher>>;
+
+/// A new id not in `taken` (which then holds it), or `None` if the draws keep
+/// colliding: a session that full needs longer ids (the two-step migration
+/// makes those).
+pub fn fresh_word<E>(
+    taken: &mut Words,
+    draw: &mut dyn FnMut() -> Result<[u8; 4], E>,
+) -> Result<Option<u32>, E> {
+    for _ in 0..100 {
+        let id = u32::from_be_bytes(draw()?);
+        if taken.insert(id) {
+            return Ok(Some(id));
+        }
+    }
+    Ok(None)
+}
+
+/// Hashes the random words of new ids: they are already uniform, so one
+/// multiplication spreads them over the table's buckets.
+#[derive(Default)]
+pub struct WordHasher(u64);
+
+impl Hasher for WordHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u32(u32::from(b) ^ (self.0 as u32).rotate_left(8));
+        }
+    }
+    fn write_u32(&mut self, n: u32) {
+        self.0 = u64::from(n).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+    fn finish(&self) -> u64 {
+        self.0 ^ self.0 >> 32
+    }
+}

@@ -1,0 +1,155 @@
+//! Conversions: JS values to the facts the core reads ([`Entry`], [`Key`]),
+//! and JSON the core wrote to JS values.
+
+use js_sys::{Array, JsString, Reflect, JSON};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use super::error::Api;
+use super::js::{is_array, time_of, to_number};
+use crate::ascii;
+use crate::entry::{Detail, Entry, EntryType, Key, Role};
+use crate::json;
+
+/// `target[key]`, or `undefined` when `target` is no object or the read throws.
+pub(super) fn get(target: &JsValue, key: &str) -> JsValue {
+    if !target.is_object() {
+        return JsValue::UNDEFINED;
+    }
+    Reflect::get(target, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
+}
+
+pub(super) fn set(target: &JsValue, key: &str, value: &JsValue) -> Result<(), JsValue> {
+    Reflect::set(target, &JsValue::from_str(key), value).map(drop)
+}
+
+/// A field value as a core [`Key`] (equal keys are SameValueZero-equal in JS).
+pub(super) fn key_of(v: &JsValue, unique: &mut u32) -> Key {
+    if v.is_undefined() {
+        Key::Undefined
+    } else if v.is_null() {
+        Key::Null
+    } else if let Some(b) = v.as_bool() {
+        Key::Bool(b)
+    } else if let Some(n) = v.as_f64() {
+        Key::number(n)
+    } else if let Some(s) = v.dyn_ref::<JsString>() {
+        if s.is_valid_utf16() {
+            Key::Str(String::from(s).into())
+        } else {
+            Key::Utf16(s.iter().collect::<Vec<u16>>().into())
+        }
+    } else {
+        *unique += 1;
+        Key::Unique(*unique)
+    }
+}
+
+/// An optional id argument: `None` for anything but a string.
+pub(super) fn id_of(v: &JsValue) -> Option<Key> {
+    v.is_string().then(|| key_of(v, &mut 0))
+}
+
+/// An id argument as a [`Key`] (a string with a lone surrogate stays exact);
+/// anything but a string is `api`'s TypeError about `what`.
+pub(super) fn id_arg(api: Api, what: &str, v: &JsValue) -> Result<Key, JsValue> {
+    id_of(v).ok_or_else(|| api.must_be(what, "a string", v))
+}
+
+/// `header.version ?? 1` as a number, the way JS's `>=` and `<` read it.
+fn version_of(v: &JsValue) -> Option<f64> {
+    if v.is_null() || v.is_undefined() {
+        None
+    } else if let Some(n) = v.as_f64() {
+        Some(n)
+    } else if v.is_symbol() || v.is_bigint() {
+        Some(f64::NAN)
+    } else {
+        Some(to_number(v).unwrap_or(f64::NAN))
+    }
+}
+
+/// The facts the core needs from one entry object.
+fn entry_of(v: &JsValue, unique: &mut u32) -> Entry {
+    if !v.is_object() || is_array(v).unwrap_or(true) {
+        return Entry::blank();
+    }
+    let kind = get(v, "type")
+        .as_string()
+        .map_or(EntryType::Other, |t| EntryType::from_name(&t));
+    let detail = match kind {
+        EntryType::Session => Detail::Header {
+            version: version_of(&get(v, "version")),
+        },
+        EntryType::Message => {
+            let message = get(v, "message");
+            let role = if message.is_object() {
+                match get(&message, "role").as_string().as_deref() {
+                    Some("assistant") => Role::Assistant,
+                    Some("hookMessage") => Role::HookMessage,
+                    _ => Role::Other,
+                }
+            } else {
+                Role::NoMessage
+            };
+            Detail::Message { role }
+        }
+        EntryType::Compaction => Detail::Compaction {
+            first_kept_entry_id: key_of(&get(v, "firstKeptEntryId"), unique),
+            first_kept_entry_index: get(v, "firstKeptEntryIndex").as_f64(),
+        },
+        EntryType::BranchSummary => Detail::BranchSummary {
+            has_summary: get(v, "summary").is_truthy(),
+            from_id: key_of(&get(v, "fromId"), unique),
+        },
+        EntryType::Label => Detail::Label {
+            target_id: key_of(&get(v, "targetId"), unique),
+            has_label: get(v, "label").is_truthy(),
+        },
+        _ => Detail::None,
+    };
+    Entry {
+        is_object: true,
+        kind,
+        id: key_of(&get(v, "id"), unique),
+        parent_id: key_of(&get(v, "parentId"), unique),
+        time: time_of(&get(v, "timestamp")).unwrap_or(f64::NAN),
+        detail,
+    }
+}
+
+/// The facts of every entry of an array (objects that are no entries are blanks).
+pub(super) fn entries_of(array: &Array) -> Vec<Entry> {
+    let mut unique = 0;
+    array.iter().map(|v| entry_of(&v, &mut unique)).collect()
+}
+
+/// `JSON.stringify(value)`: `None` where JSON has no text for it (`undefined`).
+pub(super) fn stringify(value: &JsValue) -> Result<Option<String>, JsValue> {
+    if value.is_undefined() {
+        return Ok(None);
+    }
+    Ok(JsValue::from(JSON::stringify(value)?).as_string())
+}
+
+/// `JSON.parse` of a JSON text built here, its non-ASCII characters escaped
+/// first: the text then crosses into JS as ASCII, the fastest decode there is.
+pub(super) fn parse_json(mut json: String) -> Result<JsValue, JsValue> {
+    ascii::escape_non_ascii(&mut json);
+    JSON::parse(&json)
+}
+
+/// `JSON.parse` of a JSON array text built from lines the core validated; if it
+/// ever disagrees with that validation, each element is parsed on its own.
+pub(super) fn parse_array(mut json: String) -> Array {
+    ascii::escape_non_ascii(&mut json);
+    if let Ok(v) = JSON::parse(&json) {
+        if let Ok(a) = v.dyn_into::<Array>() {
+            return a;
+        }
+    }
+    json::elements(&json, json::Span::new(0, json.len()))
+        .iter()
+        .filter_map(|e| JSON::parse(e.value.of(&json)).ok())
+        .collect()
+}

@@ -1,0 +1,73 @@
+//! The errors the bindings throw. Each export makes one [`Api`] with its name
+//! at the top, and every message it throws starts with that name.
+
+use std::fmt::Display;
+
+use wasm_bindgen::JsValue;
+
+use super::js::is_array;
+use crate::session::SessionError;
+
+/// The exported function (or method) a call came in through, named as JS sees it.
+#[derive(Clone, Copy)]
+pub(super) struct Api(pub &'static str);
+
+impl Api {
+    /// `TypeError: <name>: <message>`.
+    pub fn type_error(self, message: impl Display) -> JsValue {
+        js_sys::TypeError::new(&format!("{}: {message}", self.0)).into()
+    }
+
+    /// `Error: <name>: <message>`.
+    pub fn error(self, message: impl Display) -> JsValue {
+        js_sys::Error::new(&format!("{}: {message}", self.0)).into()
+    }
+
+    /// `RangeError: <name>: <message>`.
+    pub fn range_error(self, message: impl Display) -> JsValue {
+        js_sys::RangeError::new(&format!("{}: {message}", self.0)).into()
+    }
+
+    /// `TypeError: <name>: <what> must be <expected>, got <what it was>`.
+    pub fn must_be(self, what: &str, expected: &str, got: &JsValue) -> JsValue {
+        self.type_error(format_args!(
+            "{what} must be {expected}, got {}",
+            describe(got)
+        ))
+    }
+
+    /// `v` as a string, or [`Api::must_be`] a string.
+    pub fn string(self, what: &str, v: &JsValue) -> Result<String, JsValue> {
+        v.as_string()
+            .ok_or_else(|| self.must_be(what, "a string", v))
+    }
+
+    /// The crypto source failed while new ids were drawn.
+    pub fn no_random(self, e: getrandom::Error) -> JsValue {
+        self.error(format_args!(
+            "no cryptographic random source for new ids ({e})"
+        ))
+    }
+
+    /// A core session error: a missing entry says so in its own words (it
+    /// names the id), a crypto failure under the function's name.
+    pub fn session(self, e: SessionError) -> JsValue {
+        match e {
+            SessionError::NotFound(_) => js_sys::Error::new(&e.to_string()).into(),
+            SessionError::Random(_) => self.error(e),
+        }
+    }
+}
+
+/// What a value is, for messages: `null`, `an array`, or its `typeof`.
+pub(super) fn describe(v: &JsValue) -> String {
+    if v.is_null() {
+        "null".into()
+    } else if is_array(v).unwrap_or(false) {
+        "an array".into()
+    } else {
+        v.js_typeof()
+            .as_string()
+            .unwrap_or_else(|| "unknown".into())
+    }
+}

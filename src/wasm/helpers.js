@@ -1,0 +1,126 @@
+// The JavaScript the wasm bindings call (src/wasm/js.rs declares each export).
+// Only `export function` declarations are exported: `make build` rewrites
+// exactly those for the CommonJS (nodejs) glue.
+
+export function pick(source, indices, key) {
+  const out = [];
+  for (const i of indices) {
+    if (i === 0xffffffff) out.push(undefined);
+    else if (key === undefined) out.push(source[i]);
+    else out.push(source[i] == null ? undefined : source[i][key]);
+  }
+  return out;
+}
+
+export function buildTree(objects, nodes, labels, children, roots) {
+  const made = new Array(objects.length);
+  for (const i of nodes) {
+    const l = labels[i];
+    const from = l < 0 ? undefined : objects[l];
+    made[i] = { entry: objects[i], children: [], label: from?.label, labelTimestamp: from?.timestamp };
+  }
+  return link(made, children, roots);
+}
+
+// Fills in the children (runs of `parent, count, child...`) and gives the roots.
+function link(made, children, roots) {
+  for (let k = 0; k < children.length; ) {
+    const list = made[children[k++]].children;
+    for (let n = children[k++]; n > 0; n--) list.push(made[children[k++]]);
+  }
+  return Array.from(roots, (r) => made[r]);
+}
+
+export function buildLazyTree(text, offsets, nodes, labels, children, roots) {
+  const entryAt = entryReader(text, offsets);
+  const made = new Array(offsets.length >> 1);
+  const labelEntries = new Map();
+  for (const i of nodes) {
+    const l = labels[i];
+    let from;
+    if (l >= 0) {
+      from = labelEntries.get(l);
+      if (from === undefined) {
+        from = entryAt(l);
+        labelEntries.set(l, from);
+      }
+    }
+    made[i] = lazyNode(entryAt, i, from?.label, from?.timestamp);
+  }
+  return link(made, children, roots);
+}
+
+const utf8 = new TextDecoder();
+
+// Entry `i`, decoded and parsed. Its own scope holds only copies of the bytes
+// and offsets (the views given point into wasm memory, which the next call
+// reuses): an engine that keeps a getter alive, say in a cache, keeps these
+// and not the whole tree with every entry parsed so far.
+function entryReader(text, offsets) {
+  const bytes = text.slice();
+  const at = offsets.slice();
+  return (i) => JSON.parse(utf8.decode(bytes.subarray(at[2 * i], at[2 * i + 1])));
+}
+
+// `entry` is an own, enumerable accessor until first read (or written), then a
+// plain data property: JSON.stringify, structuredClone and deep equality see
+// the parsed entry.
+function lazyNode(entryAt, i, label, labelTimestamp) {
+  return {
+    get entry() {
+      return settle(this, entryAt(i));
+    },
+    set entry(value) {
+      settle(this, value);
+    },
+    children: [],
+    label,
+    labelTimestamp,
+  };
+}
+
+function settle(node, value) {
+  Object.defineProperty(node, "entry", { value, writable: true, enumerable: true, configurable: true });
+  return value;
+}
+
+export function isArray(value) {
+  return Array.isArray(value);
+}
+
+export function isBytes(value) {
+  return value instanceof Uint8Array && Object.prototype.toString.call(value) === "[object Uint8Array]";
+}
+
+export function snapshot(array) {
+  return Array.from(array);
+}
+
+export function copyBytes(view) {
+  return new Uint8Array(view);
+}
+
+export function timeOf(value) {
+  return new Date(value).getTime();
+}
+
+export function toNumber(value) {
+  return +value;
+}
+
+// UTF-8 bytes of `s` as the bindings send it (a lone surrogate becomes a
+// six-byte `\uXXXX` escape).
+export function utf8Length(s) {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if ((c & 0xfc00) === 0xd800 && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 4;
+      i++;
+    } else if ((c & 0xf800) === 0xd800) n += 6;
+    else n += 3;
+  }
+  return n;
+}

@@ -1,0 +1,72 @@
+//! What the core asks of the host, answered by JS: dates as `Date` reads them,
+//! sibling order as `Array.prototype.sort` gives it, and the clock (for
+//! timestamps and session ids). Random bytes need no adapter: `crate::ids`
+//! draws them through getrandom, which reads `crypto.getRandomValues` in wasm.
+
+use js_sys::{Array, Date, Function, Reflect, JSON};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use super::error::Api;
+use crate::document::Document;
+use crate::ids;
+use crate::time::DateParser;
+use crate::tree::SiblingSort;
+
+/// JS's own `Date`, for every timestamp form the core does not settle itself.
+pub(super) struct JsDates;
+
+impl DateParser for JsDates {
+    fn parse(&self, s: &str) -> f64 {
+        Date::parse(s)
+    }
+    fn parse_json(&self, raw: &str) -> f64 {
+        JSON::parse(raw).map_or(f64::NAN, |v| Date::new(&v).get_time())
+    }
+}
+
+/// JS's own `Array.prototype.sort`, for sibling lists the core cannot order alone.
+pub(super) struct JsSort;
+
+impl SiblingSort for JsSort {
+    fn sort(&self, items: &mut [usize], times: &[f64]) {
+        let array: Array = items.iter().map(|&i| JsValue::from(i as u32)).collect();
+        let times = times.to_vec();
+        let compare =
+            Closure::<dyn Fn(JsValue, JsValue) -> f64>::new(move |a: JsValue, b: JsValue| {
+                let t = |v: JsValue| {
+                    v.as_f64()
+                        .and_then(|i| times.get(i as usize).copied())
+                        .unwrap_or(f64::NAN)
+                };
+                t(a) - t(b)
+            });
+        let sort: Option<Function> = Reflect::get(&array, &"sort".into())
+            .ok()
+            .and_then(|f| f.dyn_into().ok());
+        if let Some(sort) = sort {
+            if sort.call1(&array, compare.as_ref()).is_ok() {
+                for (slot, v) in items.iter_mut().zip(array.iter()) {
+                    *slot = v.as_f64().map_or(*slot, |i| i as usize);
+                }
+            }
+        }
+    }
+}
+
+/// The clock: now, as the ISO text pi writes in timestamps.
+pub(super) fn now_iso() -> String {
+    String::from(Date::new_0().to_iso_string())
+}
+
+/// A new session id (a UUID v7 from the clock and the crypto source).
+pub(super) fn new_session_id(api: Api) -> Result<String, JsValue> {
+    ids::uuid_v7(Date::now() as u64).map_err(|e| api.error(e))
+}
+
+/// A JSONL text parsed and migrated in memory, as pi does when opening a file.
+pub(super) fn open_text(api: Api, text: String) -> Result<Document, JsValue> {
+    Document::parse_with(text, &JsDates)
+        .try_migrated(&JsDates, &mut ids::random_id)
+        .map_err(|e| api.no_random(e))
+}

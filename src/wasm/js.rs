@@ -1,0 +1,54 @@
+//! The JavaScript the bindings call, in `helpers.js`. Whatever touches a
+//! caller's values goes through there with `catch`: a throwing getter or a
+//! revoked Proxy then comes back as an error value instead of unwinding
+//! through wasm (which would leave its stack and borrow flags behind).
+
+use js_sys::{Array, JsString, Uint8Array};
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(module = "/src/wasm/helpers.js")]
+extern "C" {
+    /// `indices.map(i => key === undefined ? source[i] : source[i][key])`, with
+    /// `u32::MAX` as a gap: a whole list of messages in one boundary crossing.
+    #[wasm_bindgen(catch)]
+    pub(super) fn pick(source: &JsValue, indices: &[u32], key: JsValue) -> Result<Array, JsValue>;
+    /// pi's tree nodes from index arrays (see [`super::tree::TreeShape`]).
+    #[wasm_bindgen(catch, js_name = buildTree)]
+    pub(super) fn build_tree(
+        objects: &Array,
+        nodes: &[u32],
+        labels: &[i32],
+        children: &[u32],
+        roots: &[u32],
+    ) -> Result<Array, JsValue>;
+    /// pi's tree nodes whose entries are parsed from (a copy of) the UTF-8
+    /// `text` when first read: entry `i` is `text[offsets[2i]..offsets[2i + 1]]`.
+    #[wasm_bindgen(catch, js_name = buildLazyTree)]
+    pub(super) fn build_lazy_tree(
+        text: &[u8],
+        offsets: &[u32],
+        nodes: &[u32],
+        labels: &[i32],
+        children: &[u32],
+        roots: &[u32],
+    ) -> Result<Array, JsValue>;
+    #[wasm_bindgen(catch, js_name = isArray)]
+    pub(super) fn is_array(value: &JsValue) -> Result<bool, JsValue>;
+    #[wasm_bindgen(catch, js_name = isBytes)]
+    pub(super) fn is_bytes(value: &JsValue) -> Result<bool, JsValue>;
+    /// A plain copy of an array (or a Proxy of one): indexing it can no longer throw.
+    #[wasm_bindgen(catch)]
+    pub(super) fn snapshot(array: &JsValue) -> Result<Array, JsValue>;
+    /// A plain `Uint8Array` copy of a view (a `Buffer`'s `slice` would share memory).
+    #[wasm_bindgen(catch, js_name = copyBytes)]
+    pub(super) fn copy_bytes(view: &JsValue) -> Result<Uint8Array, JsValue>;
+    /// `new Date(value).getTime()`.
+    #[wasm_bindgen(catch, js_name = timeOf)]
+    pub(super) fn time_of(value: &JsValue) -> Result<f64, JsValue>;
+    /// `+value`, as JS's `>=` reads a header version.
+    #[wasm_bindgen(catch, js_name = toNumber)]
+    pub(super) fn to_number(value: &JsValue) -> Result<f64, JsValue>;
+    /// The length of a string as this module's text (lone surrogates as `\uXXXX`).
+    #[wasm_bindgen(js_name = utf8Length)]
+    pub(super) fn utf8_length(s: &JsString) -> f64;
+}

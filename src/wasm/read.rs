@@ -1,0 +1,242 @@
+//! The one reader of arguments: `options`, then `source` as JSONL text (a
+//! string or bytes) or an entry array, refused up front when too big.
+
+use js_sys::{Array, JsString, RegExp, Uint8Array};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use super::convert::get;
+use super::error::Api;
+use super::js::{is_array, is_bytes, snapshot, utf8_length};
+use crate::parse;
+use crate::scan;
+
+/// The default input limit. Working on a text takes about four times its size
+/// in wasm's 4 GiB address space; bigger inputs fail up front, not with a trap.
+const DEFAULT_MAX_BYTES: f64 = 1024.0 * 1024.0 * 1024.0;
+
+/// The options every function takes; unknown keys are ignored.
+#[derive(serde::Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct Options {
+    #[serde(default)]
+    pub strict: Option<bool>,
+    #[serde(default)]
+    max_bytes: Option<f64>,
+}
+
+/// What a `source` argument turned out to be.
+pub(super) enum Source {
+    Text(String),
+    Entries(Array),
+}
+
+/// What a function accepts as its `source`, and how it wants the text.
+#[derive(Clone, Copy)]
+pub(super) struct Accept {
+    /// An entry array too, not only JSONL.
+    pub entries: bool,
+    /// A space on either side of the text (which `trim()` drops): room to
+    /// turn the text itself into a JSON array.
+    pub pad: bool,
+}
+
+impl Accept {
+    /// JSONL only.
+    pub const TEXT: Accept = Accept {
+        entries: false,
+        pad: false,
+    };
+    /// JSONL or an entry array.
+    pub const ANY: Accept = Accept {
+        entries: true,
+        pad: false,
+    };
+    /// JSONL, padded, or an entry array.
+    pub const PADDED: Accept = Accept {
+        entries: true,
+        pad: true,
+    };
+}
+
+/// A source as read: `lossy` if its bytes had invalid UTF-8 (replaced).
+pub(super) struct Input {
+    pub source: Source,
+    pub lossy: bool,
+}
+
+/// The arguments of one call: its function, options and size limit.
+pub(super) struct Reader {
+    api: Api,
+    pub options: Options,
+}
+
+impl Reader {
+    /// Reads `options` (`undefined` and `null` mean none).
+    pub fn new(api: Api, options: &JsValue) -> Result<Reader, JsValue> {
+        Ok(Reader {
+            api,
+            options: read_options(api, options)?,
+        })
+    }
+
+    /// `options.maxBytes`, at most the default limit.
+    pub fn max_bytes(&self) -> f64 {
+        self.options
+            .max_bytes
+            .unwrap_or(DEFAULT_MAX_BYTES)
+            .min(DEFAULT_MAX_BYTES)
+    }
+
+    /// Reads a `source` argument as `accept` says. Text longer than the limit
+    /// is refused before any work.
+    pub fn source(&self, v: &JsValue, accept: Accept) -> Result<Input, JsValue> {
+        let text = |text| Input {
+            source: Source::Text(text),
+            lossy: false,
+        };
+        if let Some(s) = v.dyn_ref::<JsString>() {
+            self.check_string(s)?;
+            let string = string_text(s);
+            if !accept.pad {
+                return Ok(text(string));
+            }
+            let mut padded = String::with_capacity(string.len() + 2 + spare(string.len()));
+            padded.push(' ');
+            padded.push_str(&string);
+            padded.push(' ');
+            return Ok(text(padded));
+        }
+        if is_bytes(v)? {
+            let bytes: &Uint8Array = v.unchecked_ref();
+            self.check_bytes(bytes)?;
+            // Valid UTF-8 becomes the text in place, without a second copy.
+            let bytes = bytes_of(bytes, accept.pad);
+            return Ok(if scan::is_utf8(&bytes) {
+                // SAFETY: just checked to be UTF-8 (std's check, with ASCII blocks skipped).
+                text(unsafe { String::from_utf8_unchecked(bytes) })
+            } else {
+                Input {
+                    source: Source::Text(parse::decode(&bytes).into_owned()),
+                    lossy: true,
+                }
+            });
+        }
+        if accept.entries && is_array(v)? {
+            return Ok(Input {
+                source: Source::Entries(snapshot(v)?),
+                lossy: false,
+            });
+        }
+        let expected = if accept.entries {
+            "a JSONL string, a Uint8Array or an array of entries"
+        } else {
+            "a JSONL string or a Uint8Array"
+        };
+        Err(self.api.must_be("source", expected, v))
+    }
+
+    /// Refuses bytes over the limit.
+    pub fn check_bytes(&self, bytes: &Uint8Array) -> Result<(), JsValue> {
+        self.check_size(f64::from(bytes.length()))
+    }
+
+    /// Refuses a string over the limit, in UTF-8 bytes: at least one per
+    /// UTF-16 unit and at most three, so only a string near the limit is
+    /// measured exactly.
+    pub fn check_string(&self, s: &JsString) -> Result<(), JsValue> {
+        let units = f64::from(s.length());
+        self.check_size(units)?;
+        if units * 3.0 > self.max_bytes() {
+            self.check_size(utf8_length(s))?;
+        }
+        Ok(())
+    }
+
+    fn check_size(&self, bytes: f64) -> Result<(), JsValue> {
+        let max_bytes = self.max_bytes();
+        if bytes <= max_bytes {
+            return Ok(());
+        }
+        let limit = if max_bytes == DEFAULT_MAX_BYTES {
+            "the 1 GiB that fits in WebAssembly's 4 GiB memory (options.maxBytes can lower it)"
+                .to_owned()
+        } else {
+            format!("options.maxBytes ({max_bytes} bytes)")
+        };
+        Err(self.api.range_error(format_args!(
+            "the input is {bytes} bytes, more than {limit}; nothing was read"
+        )))
+    }
+}
+
+fn read_options(api: Api, options: &JsValue) -> Result<Options, JsValue> {
+    if options.is_undefined() || options.is_null() {
+        return Ok(Options::default());
+    }
+    if !options.is_object() {
+        return Err(api.must_be("options", "an object", options));
+    }
+    let parsed: Options = serde_wasm_bindgen::from_value(options.clone()).map_err(|_| {
+        let strict = get(options, "strict");
+        if !strict.is_undefined() && strict.as_bool().is_none() {
+            api.must_be("options.strict", "a boolean", &strict)
+        } else {
+            api.must_be("options.maxBytes", "a number", &get(options, "maxBytes"))
+        }
+    })?;
+    if parsed.max_bytes.is_some_and(|m| m.is_nan() || m < 0.0) {
+        return Err(api.range_error("options.maxBytes must be a number of bytes, at least 0"));
+    }
+    Ok(parsed)
+}
+
+/// The text of a JS string. A lone surrogate cannot cross into UTF-8; written as
+/// a `\uXXXX` escape it means the same inside a JSON string, where `JSON.parse`
+/// keeps it, and a line with one elsewhere is malformed either way.
+pub(super) fn string_text(s: &JsString) -> String {
+    if s.is_valid_utf16() {
+        return String::from(s);
+    }
+    let escape = Closure::<dyn Fn(JsString) -> JsString>::new(|m: JsString| {
+        JsString::from(format!("\\u{:04x}", m.char_code_at(0) as u32))
+    });
+    let surrogate = RegExp::new("\\p{Cs}", "gu");
+    let fixed = s.replace_by_pattern_with_function(&surrogate, escape.as_ref().unchecked_ref());
+    String::from(fixed)
+}
+
+/// The bytes of a view, copied into wasm, with a space on either side if
+/// `pad`. An empty view is not read at all: the copy of a detached one would
+/// throw through wasm.
+pub(super) fn bytes_of(bytes: &Uint8Array, pad: bool) -> Vec<u8> {
+    let n = bytes.length() as usize;
+    let mut out = Vec::with_capacity(n + if pad { 2 + spare(n) } else { 0 });
+    if pad {
+        out.push(b' ');
+    }
+    append_bytes(&mut out, bytes);
+    if pad {
+        out.push(b' ');
+    }
+    out
+}
+
+/// Appends the bytes of a view to `buf`, copying into uninitialized capacity.
+pub(super) fn append_bytes(buf: &mut Vec<u8>, bytes: &Uint8Array) {
+    let n = bytes.length() as usize;
+    if n == 0 {
+        return;
+    }
+    buf.reserve(n);
+    let len = buf.len();
+    bytes.copy_to_uninit(&mut buf.spare_capacity_mut()[..n]);
+    // SAFETY: the n bytes after `len` were just written by the copy.
+    unsafe { buf.set_len(len + n) };
+}
+
+/// Room left after a padded text: it becomes JSON for JS, and escaping its
+/// few non-ASCII characters then grows it in place instead of copying it.
+fn spare(n: usize) -> usize {
+    n / 64 + 64
+}

@@ -1,0 +1,521 @@
+//! The `Session` class: pi's `SessionManager` without the file system.
+
+use js_sys::{Array, JsString, Object, Uint8Array, JSON};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use super::context::{context_from_objects, message_indices};
+use super::convert::{get, id_arg, id_of, parse_json, stringify};
+use super::error::Api;
+use super::host::{new_session_id, now_iso, JsDates, JsSort};
+use super::inspect::inspect_session;
+use super::js::{is_bytes, pick};
+use super::read::{bytes_of, string_text, Accept, Reader, Source};
+use super::tree::tree_nodes;
+use crate::context::Emit;
+use crate::session::{self, SessionError};
+use crate::time::DateParser;
+
+/// `JSON.stringify` of each value (see [`stringify`]).
+fn stringify_all<const N: usize>(values: [JsValue; N]) -> Result<[Option<String>; N], JsValue> {
+    let mut out = [const { None }; N];
+    for (slot, value) in out.iter_mut().zip(&values) {
+        *slot = stringify(value)?;
+    }
+    Ok(out)
+}
+
+/// A new session's header line; `cwd` and `parent_session` as
+/// `JSON.stringify` writes them (left out where it writes nothing).
+fn header_line(id: &str, cwd: &JsValue, parent_session: &JsValue) -> Result<String, JsValue> {
+    let now = now_iso();
+    let (cwd, parent_session) = (stringify(cwd)?, stringify(parent_session)?);
+    Ok(session::header_line(
+        id,
+        &now,
+        cwd.as_deref(),
+        parent_session.as_deref(),
+    ))
+}
+
+/// An open session that the host stores: pi's `SessionManager` without the
+/// file system. See the README for the whole API.
+#[wasm_bindgen(js_name = Session, skip_typescript)]
+pub struct JsSession {
+    inner: session::Session,
+    /// Entry objects already handed out, by entry index: every call returns
+    /// the same objects (as pi's manager does), and a context rebuild only
+    /// parses what no earlier call did.
+    objects: Array,
+    /// The `message` of each message entry handed out in a context.
+    messages: Array,
+}
+
+#[wasm_bindgen(js_class = Session)]
+impl JsSession {
+    /// Not for direct use: `Session.open` and `Session.create` make sessions.
+    #[wasm_bindgen(constructor)]
+    pub fn new() -> Result<JsSession, JsValue> {
+        Err(Api("Session").type_error("use Session.open(source) or Session.create({ cwd })"))
+    }
+
+    /// Parses, migrates in memory and indexes a session (JSONL text or bytes, or entries).
+    pub fn open(source: JsValue, options: JsValue) -> Result<JsSession, JsValue> {
+        let api = Api("Session.open");
+        let text = match Reader::new(api, &options)?
+            .source(&source, Accept::ANY)?
+            .source
+        {
+            Source::Text(text) => text,
+            Source::Entries(array) => {
+                let mut text = String::new();
+                for v in array.iter() {
+                    match stringify(&v)? {
+                        Some(line) => text.push_str(&line),
+                        None => text.push_str("null"),
+                    }
+                    text.push('\n');
+                }
+                text
+            }
+        };
+        let inner = session::Session::open(text, &JsDates).map_err(|e| api.session(e))?;
+        Ok(JsSession::of(inner))
+    }
+
+    /// A new, empty session: `{ cwd, id?, parentSession? }`.
+    pub fn create(options: JsValue) -> Result<JsSession, JsValue> {
+        let api = Api("Session.create");
+        if !options.is_object() {
+            return Err(api.must_be("options", "an object with a cwd", &options));
+        }
+        let cwd = get(&options, "cwd");
+        api.string("options.cwd", &cwd)?;
+        let id = match get(&options, "id") {
+            v if v.is_undefined() => new_session_id(api)?,
+            v => api.string("options.id", &v)?,
+        };
+        let header = header_line(&id, &cwd, &get(&options, "parentSession"))?;
+        Ok(JsSession::of(session::Session::create(&header, &JsDates)))
+    }
+
+    /// The header entry, or `null` if the file has none.
+    #[wasm_bindgen(getter)]
+    pub fn header(&self) -> Result<JsValue, JsValue> {
+        match self.inner.header() {
+            Some(i) => JSON::parse(self.inner.entry_json(i)),
+            None => Ok(JsValue::NULL),
+        }
+    }
+
+    /// The current leaf's id, or `null` before the first entry.
+    #[wasm_bindgen(getter, js_name = leafId)]
+    pub fn leaf_id(&self) -> Result<JsValue, JsValue> {
+        match self.inner.leaf() {
+            Some(i) => self.field(i, "id"),
+            None => Ok(JsValue::NULL),
+        }
+    }
+
+    /// Whether opening migrated the text (store `toJsonl()` to keep the upgrade).
+    #[wasm_bindgen(getter)]
+    pub fn migrated(&self) -> bool {
+        self.inner.migrated()
+    }
+
+    #[wasm_bindgen(js_name = getEntry)]
+    pub fn get_entry(&self, id: JsValue) -> Result<JsValue, JsValue> {
+        match id_of(&id).and_then(|id| self.inner.find(&id)) {
+            Some(i) => self.entry(i),
+            None => Ok(JsValue::UNDEFINED),
+        }
+    }
+
+    #[wasm_bindgen(js_name = getLeafEntry)]
+    pub fn get_leaf_entry(&self) -> Result<JsValue, JsValue> {
+        match self.inner.leaf() {
+            Some(i) => self.entry(i),
+            None => Ok(JsValue::UNDEFINED),
+        }
+    }
+
+    /// The entries whose parent is `id`.
+    #[wasm_bindgen(js_name = getChildren)]
+    pub fn get_children(&self, id: JsValue) -> Result<JsValue, JsValue> {
+        match id_of(&id) {
+            Some(id) => self.entries(self.inner.children_of(&id)),
+            None => Ok(Array::new().into()),
+        }
+    }
+
+    #[wasm_bindgen(js_name = getLabel)]
+    pub fn get_label(&self, id: JsValue) -> Result<JsValue, JsValue> {
+        match id_of(&id).and_then(|id| self.inner.label_of(&id)) {
+            Some(l) => self.field(l, "label"),
+            None => Ok(JsValue::UNDEFINED),
+        }
+    }
+
+    /// The entries from the root to `fromId` (default: the leaf).
+    #[wasm_bindgen(js_name = getBranch)]
+    pub fn get_branch(&self, from_id: JsValue) -> Result<JsValue, JsValue> {
+        let start = if from_id.is_undefined() || from_id.is_null() {
+            self.inner.leaf()
+        } else {
+            id_of(&from_id).and_then(|id| self.inner.find(&id))
+        };
+        self.entries(self.inner.branch_path(start))
+    }
+
+    /// Every entry but the header, in file order.
+    #[wasm_bindgen(js_name = getEntries)]
+    pub fn get_entries(&self) -> Result<JsValue, JsValue> {
+        let entries = self.inner.entries();
+        self.entries((0..entries.len()).filter(|&i| !entries[i].is_header()))
+    }
+
+    #[wasm_bindgen(js_name = getTree)]
+    pub fn get_tree(&self) -> Result<JsValue, JsValue> {
+        let all: Array = self
+            .entries(0..self.inner.entries().len())?
+            .unchecked_into();
+        tree_nodes(self.inner.entries(), &all, &self.inner.tree(&JsSort))
+    }
+
+    #[wasm_bindgen(js_name = getSessionName)]
+    pub fn get_session_name(&self) -> JsValue {
+        self.inner.name().map_or(JsValue::UNDEFINED, |n| n.into())
+    }
+
+    /// The context at `leafId` (default: the session's leaf; `null`: empty).
+    #[wasm_bindgen(js_name = buildSessionContext)]
+    pub fn build_session_context(&self, leaf_id: JsValue) -> Result<JsValue, JsValue> {
+        let leaf = if leaf_id.is_undefined() {
+            None
+        } else if leaf_id.is_null() {
+            Some(None)
+        } else {
+            Some(Some(id_arg(
+                Api("buildSessionContext"),
+                "leafId",
+                &leaf_id,
+            )?))
+        };
+        let plan = self.inner.context_plan(leaf.as_ref().map(|l| l.as_ref()));
+        // Messages come from their own cache, so a rebuild touches no entry twice.
+        for emit in &plan.messages {
+            if let Emit::Message(i) = *emit {
+                if self.messages.get(i as u32).is_undefined()
+                    && !self.inner.entries()[i].is_header()
+                {
+                    self.messages.set(i as u32, get(&self.entry(i)?, "message"));
+                }
+            }
+        }
+        let messages = pick(&self.messages, &message_indices(&plan), JsValue::UNDEFINED)?;
+        let object = |i: usize| self.entry(i).unwrap_or(JsValue::UNDEFINED);
+        context_from_objects(&object, messages, self.inner.entries(), &plan)
+    }
+
+    /// `inspectSession` of the session as it stands.
+    pub fn diagnostics(&self) -> Result<JsValue, JsValue> {
+        inspect_session(JsValue::from_str(&self.inner.text()), JsValue::UNDEFINED)
+    }
+
+    #[wasm_bindgen(js_name = appendMessage)]
+    pub fn append_message(&mut self, message: JsValue) -> Result<String, JsValue> {
+        let [message] = stringify_all([message])?;
+        self.append(Api("appendMessage"), |s, now, dates| {
+            s.append_message(message.as_deref(), now, dates)
+        })
+    }
+
+    #[wasm_bindgen(js_name = appendThinkingLevelChange)]
+    pub fn append_thinking_level_change(&mut self, level: JsValue) -> Result<String, JsValue> {
+        let [level] = stringify_all([level])?;
+        self.append(Api("appendThinkingLevelChange"), |s, now, dates| {
+            s.append_thinking_level_change(level.as_deref(), now, dates)
+        })
+    }
+
+    #[wasm_bindgen(js_name = appendModelChange)]
+    pub fn append_model_change(
+        &mut self,
+        provider: JsValue,
+        model_id: JsValue,
+    ) -> Result<String, JsValue> {
+        let [p, m] = stringify_all([provider, model_id])?;
+        self.append(Api("appendModelChange"), |s, now, dates| {
+            s.append_model_change(p.as_deref(), m.as_deref(), now, dates)
+        })
+    }
+
+    #[wasm_bindgen(js_name = appendCompaction)]
+    pub fn append_compaction(
+        &mut self,
+        summary: JsValue,
+        first_kept_entry_id: JsValue,
+        tokens_before: JsValue,
+        details: JsValue,
+        from_hook: JsValue,
+    ) -> Result<String, JsValue> {
+        let v = stringify_all([
+            summary,
+            first_kept_entry_id,
+            tokens_before,
+            details,
+            from_hook,
+        ])?;
+        self.append(Api("appendCompaction"), |s, now, dates| {
+            s.append_compaction(
+                v[0].as_deref(),
+                v[1].as_deref(),
+                v[2].as_deref(),
+                v[3].as_deref(),
+                v[4].as_deref(),
+                now,
+                dates,
+            )
+        })
+    }
+
+    #[wasm_bindgen(js_name = appendCustomEntry)]
+    pub fn append_custom_entry(
+        &mut self,
+        custom_type: JsValue,
+        data: JsValue,
+    ) -> Result<String, JsValue> {
+        let [t, d] = stringify_all([custom_type, data])?;
+        self.append(Api("appendCustomEntry"), |s, now, dates| {
+            s.append_custom_entry(t.as_deref(), d.as_deref(), now, dates)
+        })
+    }
+
+    #[wasm_bindgen(js_name = appendSessionInfo)]
+    pub fn append_session_info(&mut self, name: JsValue) -> Result<String, JsValue> {
+        let api = Api("appendSessionInfo");
+        let name = api.string("name", &name)?;
+        self.append(api, |s, now, dates| {
+            s.append_session_info(&name, now, dates)
+        })
+    }
+
+    #[wasm_bindgen(js_name = appendCustomMessageEntry)]
+    pub fn append_custom_message_entry(
+        &mut self,
+        custom_type: JsValue,
+        content: JsValue,
+        display: JsValue,
+        details: JsValue,
+    ) -> Result<String, JsValue> {
+        let v = stringify_all([custom_type, content, display, details])?;
+        self.append(Api("appendCustomMessageEntry"), |s, now, dates| {
+            s.append_custom_message_entry(
+                v[0].as_deref(),
+                v[1].as_deref(),
+                v[2].as_deref(),
+                v[3].as_deref(),
+                now,
+                dates,
+            )
+        })
+    }
+
+    /// Sets (`label` a non-empty string) or clears (`undefined` or `""`) a label.
+    #[wasm_bindgen(js_name = appendLabelChange)]
+    pub fn append_label_change(
+        &mut self,
+        target_id: JsValue,
+        label: JsValue,
+    ) -> Result<String, JsValue> {
+        let api = Api("appendLabelChange");
+        let target = id_arg(api, "targetId", &target_id)?;
+        let [label] = stringify_all([label])?;
+        self.append(api, |s, now, dates| {
+            s.append_label_change(&target, label.as_deref(), now, dates)
+        })
+    }
+
+    /// Moves the leaf to `id`; the next append starts a branch there.
+    pub fn branch(&mut self, id: JsValue) -> Result<(), JsValue> {
+        let api = Api("branch");
+        let id = id_arg(api, "id", &id)?;
+        self.inner.branch(&id).map_err(|e| api.session(e))
+    }
+
+    /// Moves the leaf before the first entry; the next append is a new root.
+    #[wasm_bindgen(js_name = resetLeaf)]
+    pub fn reset_leaf(&mut self) {
+        self.inner.reset_leaf();
+    }
+
+    /// Branches at `id` (or the root, for `null`) with a summary of the path left.
+    #[wasm_bindgen(js_name = branchWithSummary)]
+    pub fn branch_with_summary(
+        &mut self,
+        id: JsValue,
+        summary: JsValue,
+        details: JsValue,
+        from_hook: JsValue,
+    ) -> Result<String, JsValue> {
+        let api = Api("branchWithSummary");
+        let from = if id.is_null() {
+            None
+        } else {
+            Some(id_arg(api, "id", &id)?)
+        };
+        let v = stringify_all([summary, details, from_hook])?;
+        self.append(api, |s, now, dates| {
+            s.branch_with_summary(
+                from.as_ref(),
+                v[0].as_deref(),
+                v[1].as_deref(),
+                v[2].as_deref(),
+                now,
+                dates,
+            )
+        })
+    }
+
+    /// Lines appended since the last call, for the host to store (none until
+    /// the session has an assistant message; then the header too, if new).
+    #[wasm_bindgen(js_name = takePendingLines)]
+    pub fn take_pending_lines(&mut self) -> Array {
+        self.inner
+            .take_pending_lines()
+            .into_iter()
+            .map(JsValue::from)
+            .collect()
+    }
+
+    /// The whole session as JSONL.
+    #[wasm_bindgen(js_name = toJsonl)]
+    pub fn to_jsonl(&self) -> String {
+        self.inner.text().into_owned()
+    }
+
+    /// Ingests bytes another writer appended to the file; a chunk may end mid-line.
+    #[wasm_bindgen(js_name = appendJsonl)]
+    pub fn append_jsonl(&mut self, chunk: JsValue) -> Result<(), JsValue> {
+        // Bytes stay bytes: a chunk may end inside a UTF-8 character.
+        let bytes = if is_bytes(&chunk)? {
+            bytes_of(chunk.unchecked_ref::<Uint8Array>(), false)
+        } else if let Some(s) = chunk.dyn_ref::<JsString>() {
+            string_text(s).into_bytes()
+        } else {
+            return Err(Api("appendJsonl").must_be("chunk", "a string or a Uint8Array", &chunk));
+        };
+        self.inner.append_jsonl(&bytes, &JsDates);
+        Ok(())
+    }
+
+    /// The path to `leafId` as a new session's JSONL (pi's `createBranchedSession`).
+    #[wasm_bindgen(js_name = createBranchedSession)]
+    pub fn create_branched_session(
+        &self,
+        leaf_id: JsValue,
+        options: JsValue,
+    ) -> Result<String, JsValue> {
+        let api = Api("createBranchedSession");
+        // As pi: no leaf id means the current leaf.
+        let leaf = match (leaf_id.is_undefined(), self.inner.leaf()) {
+            (true, Some(i)) => self.inner.entries()[i].id.clone(),
+            _ => id_arg(api, "leafId", &leaf_id)?,
+        };
+        let header = self.new_header(api, &options)?;
+        self.inner
+            .branched_jsonl(&leaf, &header)
+            .map_err(|e| api.session(e))
+    }
+
+    /// Every entry under a new header (pi's `forkFrom`), as JSONL.
+    #[wasm_bindgen(js_name = fork)]
+    pub fn fork(&self, options: JsValue) -> Result<String, JsValue> {
+        let header = self.new_header(Api("fork"), &options)?;
+        Ok(self.inner.forked_jsonl(&header))
+    }
+}
+
+/// Not exported: caches and helpers of the methods above.
+impl JsSession {
+    fn of(inner: session::Session) -> JsSession {
+        JsSession {
+            inner,
+            objects: Array::new(),
+            messages: Array::new(),
+        }
+    }
+
+    /// One append, given the host's clock and dates here rather than by each
+    /// method; a core error becomes `api`'s.
+    fn append(
+        &mut self,
+        api: Api,
+        add: impl FnOnce(&mut session::Session, &str, &dyn DateParser) -> Result<String, SessionError>,
+    ) -> Result<String, JsValue> {
+        add(&mut self.inner, &now_iso(), &JsDates).map_err(|e| api.session(e))
+    }
+
+    fn entry(&self, i: usize) -> Result<JsValue, JsValue> {
+        let cached = self.objects.get(i as u32);
+        if !cached.is_undefined() {
+            return Ok(cached);
+        }
+        let parsed = JSON::parse(self.inner.entry_json(i))?;
+        self.objects.set(i as u32, parsed.clone());
+        Ok(parsed)
+    }
+
+    fn field(&self, i: usize, name: &str) -> Result<JsValue, JsValue> {
+        Ok(get(&self.entry(i)?, name))
+    }
+
+    fn entries(&self, list: impl IntoIterator<Item = usize>) -> Result<JsValue, JsValue> {
+        let list: Vec<usize> = list.into_iter().collect();
+        // Whatever is not cached yet is parsed in one batch.
+        let missing: Vec<usize> = list
+            .iter()
+            .copied()
+            .filter(|&i| self.objects.get(i as u32).is_undefined())
+            .collect();
+        if missing.len() > 1 {
+            let mut json = String::from("[");
+            for &i in &missing {
+                if json.len() > 1 {
+                    json.push(',');
+                }
+                json.push_str(self.inner.entry_json(i));
+            }
+            json.push(']');
+            let parsed: Array = parse_json(json)?.unchecked_into();
+            for (k, &i) in missing.iter().enumerate() {
+                self.objects.set(i as u32, parsed.get(k as u32));
+            }
+        }
+        list.iter()
+            .map(|&i| self.entry(i))
+            .collect::<Result<Array, JsValue>>()
+            .map(JsValue::from)
+    }
+
+    /// `{ cwd?, id?, parentSession? }` → a header line; cwd defaults to this session's.
+    fn new_header(&self, api: Api, options: &JsValue) -> Result<String, JsValue> {
+        let options = if options.is_undefined() {
+            Object::new().into()
+        } else {
+            options.clone()
+        };
+        if !options.is_object() {
+            return Err(api.must_be("options", "an object", &options));
+        }
+        let cwd = match get(&options, "cwd") {
+            v if v.is_undefined() => self.header().map(|h| get(&h, "cwd"))?,
+            v => v,
+        };
+        let id = match get(&options, "id") {
+            v if v.is_undefined() => new_session_id(api)?,
+            v => api.string("options.id", &v)?,
+        };
+        header_line(&id, &cwd, &get(&options, "parentSession"))
+    }
+}

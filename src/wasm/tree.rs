@@ -1,0 +1,107 @@
+//! `getTree`: pi's tree nodes, made in JS from index arrays in one call.
+
+use js_sys::Array;
+use wasm_bindgen::prelude::*;
+
+use super::convert::entries_of;
+use super::error::Api;
+use super::host::{open_text, JsSort};
+use super::js::{build_lazy_tree, build_tree};
+use super::read::{Accept, Reader, Source};
+use crate::entry::Entry;
+use crate::tree::{self, Tree};
+
+/// The session as a tree of `{ entry, children, label, labelTimestamp }` nodes,
+/// as pi's `SessionManager.getTree()` gives it. From text, each node's `entry`
+/// is decoded and parsed when it is first read: a tree is mostly walked for
+/// its shape, and the entries a caller never reads cost nothing.
+#[wasm_bindgen(js_name = getTree, skip_typescript)]
+pub fn get_tree(source: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+    let api = Api("getTree");
+    match Reader::new(api, &options)?
+        .source(&source, Accept::PADDED)?
+        .source
+    {
+        Source::Text(text) => {
+            let doc = open_text(api, text)?;
+            let tree = tree::build(&doc.entries, &JsSort);
+            let offsets: Vec<u32> = doc
+                .spans
+                .iter()
+                .flat_map(|s| [s.start as u32, s.end as u32])
+                .collect();
+            let shape = TreeShape::of(&doc.entries, &tree);
+            build_lazy_tree(
+                doc.text.as_bytes(),
+                &offsets,
+                &shape.nodes,
+                &shape.labels,
+                &shape.children,
+                &shape.roots,
+            )
+            .map(JsValue::from)
+        }
+        Source::Entries(array) => {
+            let entries = entries_of(&array);
+            let tree = tree::build(&entries, &JsSort);
+            tree_nodes(&entries, &array, &tree)
+        }
+    }
+}
+
+/// A tree as index arrays, for JS to make the nodes in one call (one object
+/// per node, no crossing per property): `nodes` are the entries that are
+/// nodes, `labels[i]` the label entry of entry `i` (or -1), `children` runs of
+/// `parent, count, child...`, `roots` the roots.
+pub(super) struct TreeShape {
+    nodes: Vec<u32>,
+    labels: Vec<i32>,
+    children: Vec<u32>,
+    roots: Vec<u32>,
+}
+
+impl TreeShape {
+    fn of(entries: &[Entry], tree: &Tree) -> TreeShape {
+        let nodes = (0..entries.len())
+            .filter(|&i| !entries[i].is_header())
+            .map(|i| i as u32)
+            .collect();
+        let labels = tree
+            .label
+            .iter()
+            .map(|l| l.map_or(-1, |l| l as i32))
+            .collect();
+        let mut children = Vec::with_capacity(entries.len() + 2 * tree.roots.len());
+        for (i, kids) in tree.children.iter().enumerate() {
+            if !kids.is_empty() {
+                children.push(i as u32);
+                children.push(kids.len() as u32);
+                children.extend(kids.iter().map(|&k| k as u32));
+            }
+        }
+        let roots = tree.roots.iter().map(|&r| r as u32).collect();
+        TreeShape {
+            nodes,
+            labels,
+            children,
+            roots,
+        }
+    }
+}
+
+/// pi's nodes over `objects`, where `objects[i]` is entry `i`.
+pub(super) fn tree_nodes(
+    entries: &[Entry],
+    objects: &Array,
+    tree: &Tree,
+) -> Result<JsValue, JsValue> {
+    let shape = TreeShape::of(entries, tree);
+    build_tree(
+        objects,
+        &shape.nodes,
+        &shape.labels,
+        &shape.children,
+        &shape.roots,
+    )
+    .map(JsValue::from)
+}
