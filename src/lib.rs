@@ -31,9 +31,7 @@
 //! 0  ascii, ids, scan           bytes and ids: fast scans, escapes, hex, random ids
 //! ```
 //!
-//! `time` reads JSON values, so it sits above `json`; `session` re-exports a
-//! few items of lower modules at the paths the bindings used before those
-//! items had modules of their own.
+//! `time` reads JSON values, so it sits above `json`.
 
 #![deny(clippy::undocumented_unsafe_blocks)]
 

@@ -17,10 +17,6 @@ use crate::ids::{fresh_word, hex, hex_word, push_hex, Words};
 use crate::json::{self, Kind, Member, Span};
 use crate::parse::{Line, LineContent, LineReader};
 
-/// The JSON string writer under its old name, for the bindings until they
-/// call [`json::stringify()`].
-pub use crate::json::stringify as json_string;
-
 /// The version this crate writes and migrates to.
 pub const CURRENT_VERSION: u32 = 3;
 

@@ -3,18 +3,13 @@
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
+use crate::document::Document;
 use crate::entry::{Detail, Entry, EntryType, Key, Role};
-use crate::ids::random_id_where;
+use crate::ids::{random_id, random_id_where};
 use crate::json::{self, Span};
 use crate::migrate;
 use crate::parse;
 use crate::time::DateParser;
-
-// The paths the bindings use from before these items had modules of their
-// own (`random_id` is also this module's own import).
-pub use crate::document::Document;
-pub use crate::ids::{random_id, random_word, uuid_v7};
-pub use crate::session_info::session_info;
 
 /// A session failure the host should hear about.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -28,9 +28,9 @@ use session_tree::entry::Key;
 use session_tree::json::{self as js, Span};
 use session_tree::migrate;
 use session_tree::parse::{self, LineContent};
-use session_tree::session::Document;
 use session_tree::time::IsoOnly;
 use session_tree::tree;
+use session_tree::Document;
 
 // --- helpers ----------------------------------------------------------------
 
