@@ -413,25 +413,123 @@ export function getTree(source: SessionText | readonly FileEntry[], options?: Re
 
 /**
  * Resolves the messages, thinking level and model that pi would send to the
- * model from one leaf, like pi's `buildSessionContext`: walks from the leaf
- * to its root, emits the latest compaction's summary first, then the kept
- * messages from `firstKeptEntryId`, then everything after the compaction;
- * branch summaries and custom messages become messages, with the entry's ISO
- * timestamp turned into milliseconds.
+ * model from one leaf, like pi 1.6's `buildSessionContext`: walks from the
+ * leaf to its root; with a compaction on the path, the latest one's
+ * checkpoint (`systemMessage`) and summary come first, then the kept entries
+ * from `firstKeptEntryId` (system messages there left out), then everything
+ * after it. The last `context_edit` of each entry in that range applies: a
+ * `null` replacement leaves the entry out, any other replaces the `content`
+ * of its user, assistant, toolResult or custom messages. Null or missing
+ * content becomes `""` (system) or `[]` (user, assistant, toolResult).
+ * Branch summaries and custom messages become messages, with the entry's ISO
+ * timestamp turned into milliseconds. The thinking level and model come from
+ * the whole path (`usage` entries never set the model).
  *
  * @param source - Session text, UTF-8 bytes, or entries (with or without the
  * header). Text is parsed and migrated first. An array is not modified and
- * its message objects are returned as they are.
+ * its message objects are returned as they are (or copied, where pi copies).
  * @param leafId - The leaf to start from. Omitted, `undefined` or an unknown
  * id means the last entry; `null` means "before the first entry" and yields
  * no messages.
  * @throws `TypeError` if `source` or `leafId` has the wrong type.
+ * @example
+ * const { messages, model } = buildSessionContext(jsonl);
+ * for (const m of messages) console.log(m.role);
  */
 export function buildSessionContext(
   source: SessionText | readonly FileEntry[],
   leafId?: string | null,
   options?: ReadOptions,
 ): SessionContext;
+
+/** One entry of a {@link SessionProjection} and the messages it gives the model. */
+export interface ProjectedEntry {
+  /** The entry (from an array, the caller's own object). */
+  sourceEntry: SessionEntry;
+  /** Its messages after its latest context edit; empty for most entry types. */
+  messages: AgentMessage[];
+}
+
+/** The context of a leaf with the entry each message comes from. */
+export interface SessionProjection {
+  /** The context entries, in order (see {@link buildContextEntries}). */
+  entries: ProjectedEntry[];
+  /** Every entry's messages in order: the same objects as in `entries`. */
+  messages: AgentMessage[];
+  thinkingLevel: string;
+  model: { provider: string; modelId: string } | null;
+}
+
+/**
+ * The entries the context at a leaf is built from, like pi 1.6's
+ * `buildContextEntries`: the path from the root to the leaf or, with a
+ * compaction on it, the latest compaction, then the path entries from its
+ * `firstKeptEntryId` up to it (leaving out system messages), then everything
+ * after it. Older compactions in the kept range stay in the list.
+ *
+ * @param source - Session text, UTF-8 bytes, or entries, as for
+ * {@link buildSessionContext}. From an array, the caller's own objects.
+ * @param leafId - As for {@link buildSessionContext}.
+ * @throws `TypeError` if `source` or `leafId` has the wrong type.
+ * @example
+ * const ids = buildContextEntries(jsonl).map((e) => e.id);
+ */
+export function buildContextEntries(
+  source: SessionText | readonly FileEntry[],
+  leafId?: string | null,
+  options?: ReadOptions,
+): SessionEntry[];
+
+/**
+ * The context at a leaf with each message's source entry, like pi 1.6's
+ * `buildSessionProjection`: for every entry of {@link buildContextEntries},
+ * the messages it gives (after its latest context edit; none for an older
+ * compaction), then all messages, the thinking level and the model, which
+ * are those of {@link buildSessionContext}.
+ *
+ * @param source - Session text, UTF-8 bytes, or entries, as for
+ * {@link buildSessionContext}.
+ * @param leafId - As for {@link buildSessionContext}.
+ * @throws `TypeError` if `source` or `leafId` has the wrong type.
+ * @example
+ * // Which entry does each message the model sees come from?
+ * for (const { sourceEntry, messages } of buildSessionProjection(jsonl).entries) {
+ *   for (const m of messages) console.log(sourceEntry.id, m.role);
+ * }
+ */
+export function buildSessionProjection(
+  source: SessionText | readonly FileEntry[],
+  leafId?: string | null,
+  options?: ReadOptions,
+): SessionProjection;
+
+/**
+ * The system prompt and tools in force at a leaf: pi-ai 1.6's
+ * `getCurrentSystemMessage` over that leaf's context messages. System
+ * messages are replayed in order: their texts are joined with a blank line,
+ * `sections` are set by name (`null` removes one), `toolsRemoved` then
+ * `toolsAdded` update the tools by name. The timestamp is the first one that
+ * is neither `null` nor missing (`0` if all are `null`).
+ *
+ * Where pi-ai throws a `TypeError` (content that is neither a string nor an
+ * array, a `null` block or tool, a tool list that is not an array), the value
+ * adds nothing instead.
+ *
+ * @param source - Session text, UTF-8 bytes, or entries, as for
+ * {@link buildSessionContext}. Values of the result are copies.
+ * @param leafId - As for {@link buildSessionContext}.
+ * @returns `undefined` when there is no system message, or when none has a
+ * timestamp and no tools remain (as pi-ai).
+ * @throws `TypeError` if `source` or `leafId` has the wrong type.
+ * @example
+ * const prompt = currentSystemMessage(jsonl);
+ * console.log(prompt?.content, prompt?.toolsAdded?.map((t) => t.name));
+ */
+export function currentSystemMessage(
+  source: SessionText | readonly FileEntry[],
+  leafId?: string | null,
+  options?: ReadOptions,
+): SystemMessage | undefined;
 
 /**
  * How many lines of the session `JSON.parse` accepts: `parseSession(source).length`,
