@@ -179,6 +179,7 @@ pub fn plan_from(
                 EntryType::Message,
                 Detail::Message {
                     role: Role::Assistant,
+                    ..
                 },
             ) => model = Some(ModelFrom::Assistant(i)),
             (EntryType::Compaction, _) => compaction = Some(i),

@@ -410,6 +410,7 @@ fn check_references(
         Detail::Compaction {
             first_kept_entry_id,
             first_kept_entry_index,
+            ..
         } if e.kind == EntryType::Compaction => {
             if version < 2.0 {
                 check_kept_index(r, i, *first_kept_entry_index);

@@ -199,6 +199,7 @@ impl Session {
             }
             if let Detail::Message {
                 role: Role::Assistant,
+                ..
             } = entry.detail
             {
                 self.has_assistant = true;
