@@ -756,7 +756,9 @@ export interface SessionInfo {
 }
 
 /**
- * Summarizes a session file as pi's session list does, reading the bytes once.
- * Returns `null` when the first line is not a session header.
+ * Summarizes a session file as pi's session list does, reading the bytes once:
+ * lines end at `\n`, `\r\n` or a lone `\r`, and blank, malformed and falsy
+ * (`null`, `false`, `0`, `""`) lines are skipped. Returns `null` when the
+ * first remaining line is not a session header.
  */
 export function sessionInfo(source: SessionText, options?: ReadOptions & { mtime?: Date }): SessionInfo | null;
