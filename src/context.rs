@@ -120,12 +120,15 @@ pub fn index(entries: &[Entry]) -> HashMap<&Key, usize> {
 }
 
 /// The context at `leaf`. `by_id` finds an entry by id (pi's `byId` map:
-/// later duplicates win); the default leaf is the last entry.
+/// later duplicates win); the default leaf is the last entry that is not a
+/// header (a header named as the leaf is still found).
 pub fn plan(entries: &[Entry], by_id: &dyn Fn(&Key) -> Option<usize>, leaf: Leaf) -> Plan {
+    // The default leaf is the last entry of pi's manager, which holds no header.
+    let last = || entries.iter().rposition(|e| !e.is_header());
     let start = match leaf {
         Leaf::None => return Plan::default(),
-        Leaf::Id(id) => by_id(id).or(entries.len().checked_sub(1)),
-        Leaf::Last => entries.len().checked_sub(1),
+        Leaf::Id(id) => by_id(id).or_else(last),
+        Leaf::Last => last(),
     };
     let parent = |i: usize| {
         let p: &Key = &entries[i].parent_id;
@@ -200,9 +203,11 @@ pub fn plan_from(
     let mut thinking_level = None;
     let mut model = None;
     let mut compaction = None;
+    let mut any_edit = false;
     for &i in &path {
         let e = &entries[i];
         match (e.kind, &e.detail) {
+            (EntryType::ContextEdit, _) => any_edit = true,
             (EntryType::ThinkingLevelChange, _) => thinking_level = Some(i),
             (EntryType::ModelChange, _) => model = Some(ModelFrom::ModelChange(i)),
             (
@@ -248,7 +253,7 @@ pub fn plan_from(
     // The last edit of each target among the context entries wins; most paths
     // have none, and then no map is built.
     let mut edits: HashMap<&Key, usize> = HashMap::new();
-    for &i in &context {
+    for &i in context.iter().filter(|_| any_edit) {
         if let Detail::ContextEdit { target_id, .. } = &entries[i].detail {
             if entries[i].kind == EntryType::ContextEdit {
                 edits.insert(target_id, i);

@@ -154,6 +154,19 @@ pub fn replay(text: &str, messages: &[Message]) -> Option<String> {
     Some(out)
 }
 
+/// A result of [`replay`] with its timestamp replaced by `time` (as pi's
+/// `appendCompaction` stamps the checkpoint it stores: `{...sys, timestamp}`,
+/// the key staying last).
+pub fn restamp(json: &str, time: f64) -> String {
+    // The timestamp is the result's last member, after every other value.
+    let at = json.rfind(",\"timestamp\":").unwrap_or(json.len());
+    let mut out = json[..at].to_owned();
+    out.push_str(",\"timestamp\":");
+    out.push_str(&Key::number(time).to_json());
+    out.push('}');
+    out
+}
+
 /// A `Map` by key: insertion order, a re-set key keeps its place.
 #[derive(Default)]
 struct Ordered<'t> {
@@ -362,6 +375,17 @@ mod tests {
             Some(
                 r#"{"role":"system","content":"base\n\nx\n","sections":{"b":"B","c":"C","a":"again"},"toolsAdded":[{"name":"w","v":3},{"name":"r","v":2}],"timestamp":7}"#
             )
+        );
+    }
+
+    #[test]
+    fn restamping_replaces_the_last_member() {
+        let json =
+            replay_lines(&[r#"{"role":"system","content":"x","timestamp":{"timestamp":1}}"#])
+                .unwrap();
+        assert_eq!(
+            restamp(&json, 1795168800000.0),
+            r#"{"role":"system","content":"x","timestamp":1795168800000}"#
         );
     }
 

@@ -388,6 +388,16 @@ test("currentSystemMessage: undefined without system messages, or without timest
   assert.equal(getCurrentSystemMessage(pi.buildSessionContext(structuredClone(none)).messages), undefined);
 });
 
+test("a header is no default leaf: pi's manager holds no header", () => {
+  const only = [header()];
+  for (const source of Object.values(sources(only))) {
+    assert.deepStrictEqual(buildContextEntries(source), pi.buildContextEntries([]));
+    assert.deepStrictEqual(buildSessionProjection(source), pi.buildSessionProjection([]));
+  }
+  // Named as the leaf, it is found (pi's functions over the parsed file find it too).
+  assert.deepStrictEqual(buildContextEntries(only, only[0].id), pi.buildContextEntries(only, only[0].id));
+});
+
 test("usage entries never set the model", () => {
   const context = buildSessionContext(SESSIONS["system replay"]);
   assert.deepStrictEqual(context.model, { provider: "p", modelId: "m-a0" });
