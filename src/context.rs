@@ -372,6 +372,9 @@ pub enum Fixup {
     Undefined(Slot),
     /// An invalid timestamp: `NaN`.
     NaN(Slot),
+    /// In a projection, `entries[entry].messages[index]` is that entry's own
+    /// `message`, the same object as in its `sourceEntry` (as in pi).
+    Shared { entry: usize, index: usize },
 }
 
 /// The context as JSON text plus the few values JSON cannot hold.
@@ -406,9 +409,11 @@ pub fn render<'t>(
 }
 
 /// Writes `plan` as the JSON of pi's `buildSessionProjection` result, except
-/// that `messages` is `null`: the caller sets it to the entries' messages
-/// flattened (the same objects, as pi's are), then applies the fixups, whose
-/// message numbers count in that flat list. `spans[i]` is entry `i`'s value.
+/// that `messages` is `null` and an entry's own `message` is `null` in its
+/// messages: the caller links those ([`Fixup::Shared`]), sets `messages` to
+/// the entries' messages flattened (the same objects, as pi's are), then
+/// applies the other fixups, whose message numbers count in that flat list.
+/// `spans[i]` is entry `i`'s value.
 pub fn render_projection<'t>(
     text: &'t str,
     spans: &[Span],
@@ -430,7 +435,13 @@ pub fn render_projection<'t>(
             if m > 0 {
                 w.out.push(',');
             }
-            w.message(n, *emit);
+            if let Emit::Message(_) = emit {
+                // Not written twice: the caller links it to the source entry's.
+                w.out.push_str("null");
+                w.fixups.push(Fixup::Shared { entry: k, index: m });
+            } else {
+                w.message(n, *emit);
+            }
             n += 1;
         }
         w.out.push_str("]}");

@@ -157,11 +157,15 @@ fn projection_value(api: Api, rendered: context::Rendered) -> Result<JsValue, Js
     let context::Rendered { json, fixups } = rendered;
     let result =
         parse_json(json).map_err(|_| api.error("the projection could not be read back as JSON"))?;
-    set(
-        &result,
-        "messages",
-        &flat_messages(&get(&result, "entries"))?.into(),
-    )?;
+    let entries = get(&result, "entries");
+    for fixup in &fixups {
+        if let Fixup::Shared { entry, index } = *fixup {
+            let e = Reflect::get_u32(&entries, entry as u32)?;
+            let message = get(&get(&e, "sourceEntry"), "message");
+            Reflect::set_u32(&get(&e, "messages"), index as u32, &message)?;
+        }
+    }
+    set(&result, "messages", &flat_messages(&entries)?.into())?;
     apply_fixups(&result, &fixups)?;
     Ok(result)
 }
@@ -181,6 +185,7 @@ fn apply_fixups(result: &JsValue, fixups: &[Fixup]) -> Result<(), JsValue> {
         let (slot, value) = match fixup {
             Fixup::Undefined(slot) => (slot, JsValue::UNDEFINED),
             Fixup::NaN(slot) => (slot, JsValue::from(f64::NAN)),
+            Fixup::Shared { .. } => continue,
         };
         match slot {
             Slot::Message(n) => Reflect::set_u32(&messages, *n as u32, &value).map(drop)?,

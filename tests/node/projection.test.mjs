@@ -304,6 +304,9 @@ test("the projection's messages are its entries' messages, the same objects", ()
     );
     let n = 0;
     for (const e of p.entries) for (const m of e.messages) assert.equal(p.messages[n++], m);
+    // A message entry's message is its own `message`, as in pi.
+    const own = p.entries.find((e) => e.sourceEntry.id === "tip");
+    assert.equal(own.messages[0], own.sourceEntry.message);
   }
   const array = structuredClone(SESSIONS.edits);
   const p = buildSessionProjection(array);
