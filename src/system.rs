@@ -123,9 +123,12 @@ pub fn replay(text: &str, messages: &[Message]) -> Option<String> {
     out.push_str(&texts.join("\\n\\n"));
     out.push('"');
     if !sections.is_empty() {
-        // JSON.parse orders integer-like names first, as Object.fromEntries does.
+        // In JS key order, as Object.fromEntries makes it and JSON.stringify
+        // writes it: array-index names first, ascending, then the others.
+        let mut names: Vec<&(Key, &str)> = sections.values().collect();
+        names.sort_by_key(|(name, _)| array_index(name).map_or((1, 0), |i| (0, i)));
         out.push_str(",\"sections\":{");
-        for (k, (name, value)) in sections.values().enumerate() {
+        for (k, (name, value)) in names.into_iter().enumerate() {
             if k > 0 {
                 out.push(',');
             }
@@ -165,6 +168,13 @@ pub fn restamp(json: &str, time: f64) -> String {
     out.push_str(&Key::number(time).to_json());
     out.push('}');
     out
+}
+
+/// The name as an array index (`"0"` to `"4294967294"`, no leading zero).
+fn array_index(name: &Key) -> Option<u32> {
+    let s = name.as_str()?;
+    let n: u32 = s.parse().ok()?;
+    (n != u32::MAX && n.to_string() == s).then_some(n)
 }
 
 /// A `Map` by key: insertion order, a re-set key keeps its place.
@@ -374,6 +384,19 @@ mod tests {
             got.as_deref(),
             Some(
                 r#"{"role":"system","content":"base\n\nx\n","sections":{"b":"B","c":"C","a":"again"},"toolsAdded":[{"name":"w","v":3},{"name":"r","v":2}],"timestamp":7}"#
+            )
+        );
+    }
+
+    #[test]
+    fn sections_come_in_js_key_order() {
+        let got = replay_lines(&[
+            r#"{"role":"system","sections":{"b":"1","10":"x","a":"2","2":"y","01":"z","4294967295":"big"},"timestamp":1}"#,
+        ]);
+        assert_eq!(
+            got.as_deref(),
+            Some(
+                r#"{"role":"system","content":"","sections":{"2":"y","10":"x","b":"1","a":"2","01":"z","4294967295":"big"},"timestamp":1}"#
             )
         );
     }
