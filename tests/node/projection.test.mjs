@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { buildContextEntries, buildSessionContext, buildSessionProjection, currentSystemMessage } from "session-tree";
 import { loadPi } from "../shared/pi.mjs";
+import { caseSeed, envSeed, Rng } from "../shared/rng.mjs";
 import { at, entry, header, jsonl, ms } from "./helpers/session.mjs";
 
 const pi = await loadPi("1.6.0");
@@ -418,5 +419,106 @@ test("wrong argument types throw a TypeError naming the argument", () => {
       (e) => e instanceof TypeError && /leafId/.test(e.message),
       fn.name,
     );
+  }
+});
+
+// Random trees of every 1.6 entry kind (no cycles, no edit without replacement,
+// only readable system content: where pi throws we differ on purpose).
+function randomSession(rng) {
+  const entries = [header()];
+  const ids = [];
+  const n = rng.range(1, 30);
+  const texts = ["x", "", "日本語", "é\n"];
+  const content = () =>
+    rng.weighted([
+      [3, rng.pick(texts)],
+      [2, [{ type: "text", text: rng.pick(texts) }]],
+      [1, null],
+      [1, undefined],
+    ]);
+  for (let i = 0; i < n; i++) {
+    const id = `r${i}`;
+    const parentId = ids.length && rng.chance(0.9) ? rng.pick(ids.slice(-4)) : null;
+    const base = { id, parentId, timestamp: at(i) };
+    const kind = rng.weighted([
+      [4, "user"],
+      [3, "assistant"],
+      [1, "toolResult"],
+      [2, "system"],
+      [1, "custom_message"],
+      [2, "context_edit"],
+      [1, "compaction"],
+      [1, "usage"],
+      [1, "branch_summary"],
+    ]);
+    let e;
+    const withContent = (m) => {
+      const c = content();
+      return c === undefined ? m : { ...m, content: c };
+    };
+    if (kind === "user" || kind === "toolResult") {
+      e = { type: "message", ...base, message: withContent({ role: kind, timestamp: i }) };
+    } else if (kind === "assistant") {
+      e = {
+        type: "message",
+        ...base,
+        message: withContent({ role: "assistant", provider: "p", model: `m${i}`, timestamp: i }),
+      };
+    } else if (kind === "system") {
+      const m = withContent({ role: "system" });
+      if (rng.chance(0.5)) m.sections = { [rng.pick(["a", "b", "1"])]: rng.chance(0.3) ? null : `s${i}` };
+      if (rng.chance(0.4)) m.toolsRemoved = [{ name: rng.pick(["t", "u"]) }];
+      if (rng.chance(0.5)) m.toolsAdded = [{ name: rng.pick(["t", "u"]), v: i }];
+      const t = rng.pick([i, null, undefined]);
+      if (t !== undefined) m.timestamp = t;
+      e = { type: "message", ...base, message: m };
+    } else if (kind === "custom_message") {
+      e = withContent({ type: "custom_message", ...base, customType: "c", display: true });
+    } else if (kind === "context_edit") {
+      const replacement = rng.pick([
+        null,
+        { content: "E" },
+        { content: [{ type: "text", text: "E" }] },
+        { content: 5 },
+        {},
+      ]);
+      e = { type: "context_edit", ...base, targetId: rng.pick([...ids, "nowhere"]), replacement };
+    } else if (kind === "compaction") {
+      e = {
+        type: "compaction",
+        ...base,
+        summary: "S",
+        firstKeptEntryId: rng.pick([...ids, id, "nowhere"]),
+        tokensBefore: 1,
+      };
+      if (rng.chance(0.6)) e.systemMessage = { role: "system", content: rng.pick(texts), timestamp: i };
+    } else if (kind === "usage") {
+      e = { type: "usage", ...base, kind: "k", provider: "q", model: "mu" };
+    } else {
+      e = { type: "branch_summary", ...base, fromId: "root", summary: rng.pick(["", "B"]) };
+    }
+    entries.push(e);
+    ids.push(id);
+  }
+  return entries;
+}
+
+test("random 1.6 sessions: the same as pi 1.6.0 at every leaf", () => {
+  const seed = envSeed("CONTEXT_SEED");
+  for (let k = 0; k < 150; k++) {
+    const rng = new Rng(caseSeed(seed, k));
+    const entries = randomSession(rng);
+    const text = jsonl(entries);
+    const piEntries = pi.parseSessionEntries(text).slice(1);
+    for (const leaf of [undefined, null, ...entries.slice(1).map((e) => e.id)]) {
+      const expected = piSide(piEntries, leaf);
+      const where = `CONTEXT_SEED=${seed} case ${k}, leaf ${leaf}`;
+      for (const source of [text, structuredClone(entries)]) {
+        assert.equal(stringify(buildSessionContext(source, leaf)), expected.context, where);
+        assert.equal(stringify(buildContextEntries(source, leaf)), expected.contextEntries, where);
+        assert.equal(stringify(buildSessionProjection(source, leaf)), expected.projection, where);
+        assert.equal(stringify(currentSystemMessage(source, leaf)), expected.system, where);
+      }
+    }
   }
 });
