@@ -1,5 +1,6 @@
 // Comparison of our package with pi on one session file, every function and input form.
 import { Rng } from "../../shared/rng.mjs";
+import { has } from "./features.js";
 import { ours } from "./ours.js";
 import {
   piBuildContextEntriesRaw,
@@ -25,6 +26,24 @@ export const LEAF_FUNCTIONS = [
   ["currentSystemMessage", piCurrentSystemMessage],
 ];
 export const missingFunctions = LEAF_FUNCTIONS.map(([name]) => name).filter((name) => typeof ours[name] !== "function");
+/**
+ * The pi 1.6 content a generated case gets: every other case seed is a session as pi 1.6
+ * writes it (system messages, edits, usage, checkpoints, …), with the pieces whose context
+ * behaviour the package has (lib/features.js); the rest stay legacy sessions.
+ */
+export function pi16For(seed) {
+  if ((seed & 1) === 0 || !has.context) return false;
+  return {
+    system: true,
+    edits: true,
+    usage: true,
+    retainNone: true,
+    checkpoints: true,
+    summaryUsage: true,
+    nullContent: has.nullContent,
+  };
+}
+
 const leafFunctions = [["buildSessionContext", piBuildSessionContextRaw], ...LEAF_FUNCTIONS].filter(
   ([name]) => typeof ours[name] === "function",
 );
