@@ -174,9 +174,11 @@ pub enum Role {
     ToolResult,
     /// A prompt-state message (pi 1.6), replayed in order.
     System,
+    /// An extension's message (what v2's `hookMessage` became).
+    Custom,
     /// v2's name for what v3 calls `custom`.
     HookMessage,
-    /// Any other role (`custom`, `bashExecution`, …), or none.
+    /// Any other role (`bashExecution`, …), or none.
     Other,
     /// `message` is missing or not an object.
     NoMessage,
@@ -189,6 +191,7 @@ impl Role {
             "assistant" => Role::Assistant,
             "toolResult" => Role::ToolResult,
             "system" => Role::System,
+            "custom" => Role::Custom,
             "hookMessage" => Role::HookMessage,
             _ => Role::Other,
         }
