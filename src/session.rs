@@ -79,6 +79,74 @@ pub fn header_line(id: &str, timestamp: &str, cwd: Json<'_>, parent_session: Jso
     line
 }
 
+/// `message` (a JSON object) with its `timestamp` set to `ms`, in its place,
+/// written as pi's `JSON.stringify({ ...message, timestamp })` writes it:
+/// `sections` is a JS object there, whose integer-like names come first.
+fn restamp(message: &str, ms: f64) -> String {
+    let stamp = if ms.is_finite() {
+        format!("{ms}")
+    } else {
+        "null".to_owned()
+    };
+    let members = json::members(message, Span::new(0, message.len()));
+    // (span of `message` to replace, its new text), in text order.
+    let mut edits: Vec<(Span, String)> = Vec::new();
+    if let Some(s) = json::get(message, &members, "sections") {
+        if s.kind == json::Kind::Object {
+            edits.push((s.value, js_key_order(message, s.value)));
+        }
+    }
+    match json::get(message, &members, "timestamp") {
+        Some(t) => edits.push((t.value, stamp)),
+        None => {
+            let end = message.trim_end().len() - 1;
+            let comma = if members.is_empty() { "" } else { "," };
+            edits.push((Span::new(end, end), format!("{comma}\"timestamp\":{stamp}")));
+        }
+    }
+    edits.sort_by_key(|(span, _)| span.start);
+    let mut out = String::with_capacity(message.len() + 16);
+    let mut at = 0;
+    for (span, text) in edits {
+        out.push_str(&message[at..span.start]);
+        out.push_str(&text);
+        at = span.end;
+    }
+    out.push_str(&message[at..]);
+    out
+}
+
+/// The JSON object at `span` with its members in JS's own key order: names
+/// that are array indices first, ascending, then the others as they come.
+fn js_key_order(text: &str, span: Span) -> String {
+    let members = json::members(text, span);
+    let index = |m: &json::Member| {
+        let name = json::as_str(m.key.of(text))?;
+        let canonical = name == "0" || !name.starts_with('0');
+        let n: u64 = name.parse().ok().filter(|_| canonical)?;
+        (name.bytes().all(|b| b.is_ascii_digit()) && n < u64::from(u32::MAX)).then_some(n)
+    };
+    let mut order: Vec<(Option<u64>, usize)> = members
+        .iter()
+        .enumerate()
+        .map(|(k, m)| (index(m), k))
+        .collect();
+    // Stable: indices ascending, then the rest in place.
+    order.sort_by_key(|&(n, k)| (n.is_none(), n.unwrap_or(0), k));
+    let mut out = String::from("{");
+    for (j, (_, k)) in order.into_iter().enumerate() {
+        if j > 0 {
+            out.push(',');
+        }
+        let m = &members[k];
+        out.push_str(m.key.of(text));
+        out.push(':');
+        out.push_str(m.value.of(text));
+    }
+    out.push('}');
+    out
+}
+
 /// An open session, indexed once, appended to in place.
 ///
 /// It behaves as pi's `SessionManager` (an in-memory one: the host stores the
@@ -370,6 +438,12 @@ impl Session {
         now: &str,
         dates: &dyn DateParser,
     ) -> Result<String, SessionError> {
+        // The prompt and tools the model has at the leaf, stamped with the
+        // compaction's own time: the next context starts from them.
+        let checkpoint = self.current_system(None).map(|sys| {
+            let ms = crate::time::iso_utc(now).unwrap_or_else(|| dates.parse(now));
+            restamp(&sys, ms)
+        });
         let id = self.new_id()?;
         let own = json::stringify(&id);
         let tail = [
@@ -382,6 +456,7 @@ impl Session {
             ("details", details),
             ("usage", usage),
             ("fromHook", from_hook),
+            ("systemMessage", checkpoint.as_deref()),
         ];
         self.append_as(&id, "compaction", &[], &tail, now, dates);
         Ok(id)
@@ -707,7 +782,8 @@ impl Session {
 
     /// The context at `leaf` (the session's own leaf by default), as entry indices.
     pub fn context_plan(&self, leaf: Option<Option<&Key>>) -> crate::context::Plan {
-        let last = self.entries.len().checked_sub(1);
+        // pi's methods walk `getEntries()`, which has no header.
+        let last = self.entries.iter().rposition(|e| !e.is_header());
         let start = match leaf {
             None => self.leaf,
             Some(None) => None,
@@ -716,6 +792,15 @@ impl Session {
             Some(Some(id)) => self.find(id).or(last),
         };
         crate::context::plan_from(&self.entries, start, &|i| self.parent[i])
+    }
+
+    /// The prompt and tools in force at `leaf` (as for [`Session::context`]):
+    /// pi-ai's `getCurrentSystemMessage` over the context there, as JSON
+    /// text; `None` where pi gives `undefined`.
+    pub fn current_system(&self, leaf: Option<Option<&Key>>) -> Option<String> {
+        let plan = self.context_plan(leaf);
+        let members = |i: usize| Cow::Owned(json::members(&self.text, self.spans[i]));
+        crate::system::current(&self.text, &members, &plan)
     }
 
     /// The tree of all entries, as `getTree` builds it.
@@ -1071,6 +1156,57 @@ mod tests {
             )
             .unwrap();
         assert!(line(&s, &c).ends_with(r#""firstKeptEntryId":"","fromHook":true}"#));
+    }
+
+    #[test]
+    fn compactions_checkpoint_the_prompt_at_the_leaf() {
+        let mut s = session();
+        let sys = |s: &mut Session, m: &str| s.append_message(Some(m), NOW, &IsoOnly).unwrap();
+        sys(
+            &mut s,
+            r#"{"role":"system","content":"base","sections":{"a":"1","b":"2"},"toolsAdded":[{"name":"read"}],"timestamp":5}"#,
+        );
+        let u = user(&mut s, "q");
+        let c1 = s
+            .append_compaction(
+                Some("\"s\""),
+                Some(Some(&format!("\"{u}\""))),
+                None,
+                None,
+                None,
+                None,
+                NOW,
+                &IsoOnly,
+            )
+            .unwrap();
+        // 2025-01-01T00:00:00.000Z in milliseconds replaces the replayed timestamp.
+        assert!(line(&s, &c1).ends_with(
+            r#""systemMessage":{"role":"system","content":"base","sections":{"a":"1","b":"2"},"toolsAdded":[{"name":"read"}],"timestamp":1735689600000}}"#
+        ), "{}", line(&s, &c1));
+        sys(
+            &mut s,
+            r#"{"role":"system","content":[{"type":"text","text":"more"}],"sections":{"a":null},"toolsRemoved":[{"name":"read"}]}"#,
+        );
+        let c2 = s
+            .append_compaction(Some("\"t\""), None, None, None, None, None, NOW, &IsoOnly)
+            .unwrap();
+        // Chained: the first checkpoint, then the new message; the prompt grows, sections patch.
+        assert!(line(&s, &c2).ends_with(
+            r#""systemMessage":{"role":"system","content":"base\n\nmore","sections":{"b":"2"},"timestamp":1735689600000}}"#
+        ), "{}", line(&s, &c2));
+        let mut bare = session();
+        user(&mut bare, "q");
+        let c = bare
+            .append_compaction(None, None, None, None, None, None, NOW, &IsoOnly)
+            .unwrap();
+        assert!(
+            !line(&bare, &c).contains("systemMessage"),
+            "no system state, no checkpoint"
+        );
+        assert_eq!(
+            restamp(r#"{"role":"system"}"#, 7.0),
+            r#"{"role":"system","timestamp":7}"#
+        );
     }
 
     #[test]

@@ -4,7 +4,7 @@ use js_sys::{Array, JsString, Object, Reflect, Uint8Array, JSON};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use super::context::{context_from_objects, message_indices};
+use super::context::{context_from_objects, message_indices, projection_from_objects};
 use super::convert::{get, id_arg, id_of, parse_json, stringify};
 use super::error::Api;
 use super::host::{new_session_id, now_iso, JsDates, JsSort};
@@ -12,7 +12,8 @@ use super::inspect::inspect_session;
 use super::js::{is_bytes, pick};
 use super::read::{bytes_of, string_text, Accept, Reader, Source};
 use super::tree::tree_nodes;
-use crate::context::Emit;
+use crate::context::{Emit, Plan};
+use crate::entry::Key;
 use crate::ids;
 use crate::session::{self, SessionError};
 use crate::time::DateParser;
@@ -229,31 +230,43 @@ impl JsSession {
     /// The context at `leafId` (default: the session's leaf; `null`: empty).
     #[wasm_bindgen(js_name = buildSessionContext)]
     pub fn build_session_context(&self, leaf_id: JsValue) -> Result<JsValue, JsValue> {
-        let leaf = if leaf_id.is_undefined() {
-            None
-        } else if leaf_id.is_null() {
-            Some(None)
-        } else {
-            Some(Some(id_arg(
-                Api("buildSessionContext"),
-                "leafId",
-                &leaf_id,
-            )?))
-        };
-        let plan = self.inner.context_plan(leaf.as_ref().map(|l| l.as_ref()));
-        // Messages come from their own cache, so a rebuild touches no entry twice.
-        for emit in &plan.messages {
-            if let Emit::Message(i) = *emit {
-                if self.messages.get(i as u32).is_undefined()
-                    && !self.inner.entries()[i].is_header()
-                {
-                    self.messages.set(i as u32, get(&self.entry(i)?, "message"));
-                }
-            }
-        }
-        let messages = pick(&self.messages, &message_indices(&plan), JsValue::UNDEFINED)?;
+        let plan = self.plan(Api("buildSessionContext"), &leaf_id)?;
+        let messages = self.plan_messages(&plan)?;
         let object = |i: usize| self.entry(i).unwrap_or(JsValue::UNDEFINED);
         context_from_objects(&object, messages, self.inner.entries(), &plan)
+    }
+
+    /// The compaction-aware entries at `leafId` (default: the session's
+    /// leaf; `null`: none), as `buildContextEntries` gives them.
+    #[wasm_bindgen(js_name = buildContextEntries)]
+    pub fn build_context_entries(&self, leaf_id: JsValue) -> Result<JsValue, JsValue> {
+        let plan = self.plan(Api("buildContextEntries"), &leaf_id)?;
+        self.entries(plan.context.iter().copied())
+    }
+
+    /// Each context entry with its messages at `leafId` (default: the
+    /// session's leaf; `null`: none), as `buildSessionProjection` gives them.
+    #[wasm_bindgen(js_name = buildSessionProjection)]
+    pub fn build_session_projection(&self, leaf_id: JsValue) -> Result<JsValue, JsValue> {
+        let plan = self.plan(Api("buildSessionProjection"), &leaf_id)?;
+        let messages = self.plan_messages(&plan)?;
+        // One batch for the entries not parsed yet.
+        self.entries(plan.context.iter().copied())?;
+        let object = |i: usize| self.entry(i).unwrap_or(JsValue::UNDEFINED);
+        projection_from_objects(&object, messages, self.inner.entries(), &plan)
+    }
+
+    /// The prompt and tools in force at `leafId` (default: the session's
+    /// leaf; `null`: none), as `currentSystemMessage` gives them.
+    #[wasm_bindgen(js_name = currentSystemMessage)]
+    pub fn current_system_message(&self, leaf_id: JsValue) -> Result<JsValue, JsValue> {
+        let api = Api("currentSystemMessage");
+        let leaf = leaf_arg(api, &leaf_id)?;
+        match self.inner.current_system(leaf.as_ref().map(|l| l.as_ref())) {
+            Some(json) => parse_json(json)
+                .map_err(|_| api.error("the system message could not be read back as JSON")),
+            None => Ok(JsValue::UNDEFINED),
+        }
     }
 
     /// `inspectSession` of the session as it stands.
@@ -555,8 +568,42 @@ impl JsSession {
     }
 }
 
+/// A context method's `leafId`: `undefined` is the session's leaf (`None`),
+/// `null` none (`Some(None)`), a string that entry.
+fn leaf_arg(api: Api, leaf_id: &JsValue) -> Result<Option<Option<Key>>, JsValue> {
+    Ok(if leaf_id.is_undefined() {
+        None
+    } else if leaf_id.is_null() {
+        Some(None)
+    } else {
+        Some(Some(id_arg(api, "leafId", leaf_id)?))
+    })
+}
+
 /// Not exported: caches and helpers of the methods above.
 impl JsSession {
+    /// The context plan at a context method's `leafId`.
+    fn plan(&self, api: Api, leaf_id: &JsValue) -> Result<Plan, JsValue> {
+        let leaf = leaf_arg(api, leaf_id)?;
+        Ok(self.inner.context_plan(leaf.as_ref().map(|l| l.as_ref())))
+    }
+
+    /// The messages of `plan`'s `message` entries, from their own cache (so
+    /// a rebuild touches no entry twice); the other slots are for
+    /// [`messages_from_objects`](super::context) to fill.
+    fn plan_messages(&self, plan: &Plan) -> Result<Array, JsValue> {
+        for emit in &plan.messages {
+            if let Emit::Message(i) = *emit {
+                if self.messages.get(i as u32).is_undefined()
+                    && !self.inner.entries()[i].is_header()
+                {
+                    self.messages.set(i as u32, get(&self.entry(i)?, "message"));
+                }
+            }
+        }
+        pick(&self.messages, &message_indices(plan), JsValue::UNDEFINED)
+    }
+
     fn of(inner: session::Session) -> JsSession {
         JsSession {
             inner,

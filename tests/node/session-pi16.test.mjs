@@ -5,9 +5,9 @@
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
 import { Session } from "session-tree";
-import { loadPi } from "../shared/pi.mjs";
+import { getCurrentSystemMessage, loadPi } from "../shared/pi.mjs";
 
-const { SessionManager } = await loadPi("1.6.0");
+const { SessionManager, buildSessionProjection: piProjection } = await loadPi("1.6.0");
 
 // Both sides stamp entries with `new Date()`: hold it still so they write the same times.
 const RealDate = globalThis.Date;
@@ -354,4 +354,74 @@ test("pending lines: held until the first user or assistant message, then each l
     opened.takePendingLines().map((l) => JSON.parse(l).type),
     ["model_change"],
   );
+});
+
+test("appendCompaction checkpoints the prompt at the leaf; the read methods agree with pi's", () => {
+  const t = twin();
+  const sameReads = () => {
+    t.sameState();
+    const leaf = t.pi.getLeafId();
+    assert.equal(JSON.stringify(t.toPi(t.ours.buildContextEntries())), JSON.stringify(t.pi.buildContextEntries()));
+    assert.equal(
+      JSON.stringify(t.toPi(t.ours.buildSessionProjection())),
+      JSON.stringify(t.pi.buildSessionProjection()),
+    );
+    assert.equal(
+      JSON.stringify(t.toPi(t.ours.currentSystemMessage())),
+      JSON.stringify(getCurrentSystemMessage(t.pi.buildSessionProjection().messages)),
+    );
+    assert.equal(JSON.stringify(t.toPi(t.ours.buildSessionContext())), JSON.stringify(t.pi.buildSessionContext()));
+    assert.deepEqual(t.ours.buildContextEntries(null), []);
+    assert.equal(t.ours.currentSystemMessage(null), undefined);
+    return leaf;
+  };
+  t.both("appendMessage", {
+    role: "system",
+    content: "base",
+    sections: { preamble: "You are", cwd: "/p" },
+    toolsAdded: [{ name: "read", description: "r", parameters: {} }],
+    timestamp: 10,
+  });
+  const u1 = t.both("appendMessage", userMsg("hi"));
+  t.both("appendMessage", assistantMsg("yo"));
+  t.both("appendMessage", {
+    role: "system",
+    content: [{ type: "text", text: "more" }],
+    sections: { cwd: null, skills: "<skills>" },
+    toolsRemoved: [{ name: "read" }],
+    toolsAdded: [{ name: "write", description: "w", parameters: {} }],
+    timestamp: 20,
+  });
+  t.both("appendMessage", userMsg("again"));
+  sameReads();
+  t.both("appendCompaction", "sum1", u1, 500);
+  const first = sameReads();
+  t.both("appendMessage", { role: "system", content: "later", sections: { skills: null } });
+  t.both("appendContextEdit", u1, { content: "EDITED" });
+  t.both("appendUsage", "cache_warm", "p", "m2", USAGE);
+  // Chained: this checkpoint starts from the first one.
+  t.both("appendCompaction", "sum2", null, 600);
+  sameReads();
+  const last = t.pi.getEntries().at(-1);
+  assert.equal(last.systemMessage.content, "base\n\nmore\n\nlater");
+  assert.equal(last.systemMessage.timestamp, Date.parse(last.timestamp));
+  // At an earlier leaf, the reads follow that leaf.
+  for (const leaf of [first, u1]) {
+    const ours = t.ours;
+    const mine = [...t.ids].find(([, p]) => p === leaf)[0];
+    assert.equal(
+      JSON.stringify(t.toPi(ours.buildSessionProjection(mine))),
+      JSON.stringify(piProjection(t.pi.getEntries(), leaf)),
+    );
+  }
+});
+
+test("a compaction with no system state at the leaf has no checkpoint", () => {
+  const t = twin();
+  t.both("appendMessage", userMsg("q"));
+  // A system message without a timestamp and without tools is not checkpointed (pi-ai returns undefined).
+  t.both("appendMessage", { role: "system", content: "no time" });
+  t.both("appendCompaction", "sum", null, 1);
+  t.sameState();
+  assert.equal("systemMessage" in t.pi.getEntries().at(-1), false);
 });
