@@ -425,3 +425,13 @@ test("a compaction with no system state at the leaf has no checkpoint", () => {
   t.sameState();
   assert.equal("systemMessage" in t.pi.getEntries().at(-1), false);
 });
+
+test("appendCompaction over a system message pi cannot read appends (pi throws)", () => {
+  const s = Session.create({ cwd: "/w" });
+  s.appendMessage({ role: "system", content: 5, sections: { a: "x" }, timestamp: 1 });
+  const id = s.appendCompaction("sum", null, 1);
+  const entry = s.getEntry(id);
+  // The unreadable content adds no text; the sections stay; the time is the compaction's.
+  assert.deepEqual(entry.systemMessage, { role: "system", content: "", sections: { a: "x" }, timestamp: clock });
+  assert.equal(entry.timestamp, new RealDate(clock).toISOString());
+});
