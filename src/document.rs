@@ -15,7 +15,7 @@ use crate::time::{DateParser, IsoOnly};
 pub struct Document {
     pub text: String,
     /// Its non-blank lines; of the members nested in a value's members, only
-    /// those named `role` are kept (see [`Document::parse_with`]).
+    /// those named `role` or `content` are kept (see [`Document::parse_with`]).
     pub lines: Vec<Line>,
     pub entries: Vec<Entry>,
     /// `spans[i]`: where entry `i`'s JSON value is in `text`.
@@ -33,7 +33,7 @@ impl Document {
     }
 
     /// Each line's value is kept with what the document reads again later
-    /// (its members, and the `role`s that entry facts read from nested
+    /// (its members, and the `role`s and `content`s that entry facts read from nested
     /// objects), not all that [`parse::LineReader`] records: on a large session that
     /// halves the memory the lines take.
     pub fn parse_with(text: String, dates: &dyn DateParser) -> Document {
@@ -50,7 +50,10 @@ impl Document {
                         nested: value
                             .nested
                             .iter()
-                            .filter(|(_, m)| json::key_is(&text, m.key, "role"))
+                            .filter(|(_, m)| {
+                                json::key_is(&text, m.key, "role")
+                                    || json::key_is(&text, m.key, "content")
+                            })
                             .copied()
                             .collect(),
                     })

@@ -117,6 +117,7 @@ pub fn try_plan<E>(
                     EntryType::Message,
                     Detail::Message {
                         role: Role::HookMessage,
+                        ..
                     },
                 ) => edits.push(Edit::RenameHookMessage { entry: i }),
                 _ => {}
@@ -374,7 +375,8 @@ fn is_hook_message(entry: &Entry) -> bool {
         (
             EntryType::Message,
             Detail::Message {
-                role: Role::HookMessage
+                role: Role::HookMessage,
+                ..
             }
         )
     )
