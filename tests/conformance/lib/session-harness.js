@@ -181,6 +181,8 @@ export function applyStep(side, step) {
     () => side.call(step.op, args),
     (v) => (typeof v === "string" ? side.canon.text(JSON.stringify(v)) : side.canon.json(v)),
   );
+  // error messages name entries by id, unquoted: canonicalize those too
+  if (o.threw && side.canon.ids) return o.text.replace(/\b[0-9a-f]{8}\b/g, (id) => side.canon.reg(id));
   if (!o.threw && typeof o.value === "string" && o.value !== "") side.ids.push(o.value);
   // appendUsage returns the entry itself (every other append returns the id)
   else if (!o.threw && step.op === "appendUsage" && typeof o.value?.id === "string") side.ids.push(o.value.id);
@@ -436,8 +438,10 @@ export function systemMessage(rng, ts) {
 }
 
 /** A message whose content is null or missing (1.6 normalizes it per role when building context). */
-export function nullContentMessage(rng, ts) {
-  const role = rng.pick(["user", "assistant", "toolResult", "system", "custom"]);
+export function nullContentMessage(rng, ts, { system = true } = {}) {
+  const role = rng.pick(
+    system ? ["user", "assistant", "toolResult", "system", "custom"] : ["user", "assistant", "toolResult", "custom"],
+  );
   const msg = { role };
   if (rng.chance(0.5)) msg.content = null;
   if (role === "assistant") Object.assign(msg, { provider: "anthropic", model: "claude-sonnet", stopReason: "stop" });
@@ -517,7 +521,11 @@ export function randomStep(rng, count, { checks = true, features = {} } = {}) {
     case "system":
       return { op: "appendMessage", args: [systemMessage(rng, rng.range(1, 2_000_000_000_000))] };
     case "nullContent":
-      return { op: "appendMessage", args: [nullContentMessage(rng, rng.range(1, 2_000_000_000_000))] };
+      return {
+        op: "appendMessage",
+        // a system message is checkpointed by the next compaction
+        args: [nullContentMessage(rng, rng.range(1, 2_000_000_000_000), { system: features.compactionCheckpoint })],
+      };
     case "usage": {
       const args = [rng.pick(["cache_warm", "custom-kind", ""]), rng.pick(["anthropic", "openai"]), "m-usage", USAGE];
       if (rng.chance(0.5)) args.push(rng.pick(["extension override", "", undefined]));
