@@ -734,8 +734,12 @@ export function inspectSession(source: SessionText | readonly unknown[], options
 export interface NewSessionOptions {
   /** The working directory recorded in the header. */
   cwd: string;
-  /** The session id; a fresh UUID v7 (as pi uses) when omitted. */
-  id?: string;
+  /**
+   * The session id; a fresh UUID v7 (as pi uses) when omitted or `null`. It must
+   * start and end with an ASCII letter or digit, with only those, `.`, `_` and `-`
+   * in between: otherwise pi's `Error` is thrown.
+   */
+  id?: string | null;
   /** Where this session came from (a path or any string the host uses). */
   parentSession?: string;
 }
@@ -744,7 +748,8 @@ export interface NewSessionOptions {
 export interface CopyOptions {
   /** Defaults to the source header's `cwd`. */
   cwd?: string;
-  id?: string;
+  /** The new session's id, checked as {@link NewSessionOptions.id}; a fresh UUID v7 by default. */
+  id?: string | null;
   parentSession?: string;
 }
 
@@ -791,8 +796,16 @@ export class Session {
   getTree(): SessionTreeNode[];
   /** The name from the latest `session_info` entry, trimmed; `undefined` if none or empty. */
   getSessionName(): string | undefined;
+  /** How many distinct ids the entries have (a repeated id counts once, as in pi). */
+  getEntryCount(): number;
   /** The context at `leafId`; by default at the session's leaf; `null` gives the empty context. */
   buildSessionContext(leafId?: string | null): SessionContext;
+  /** {@link buildContextEntries} at `leafId` (default: the session's leaf; `null`: none). */
+  buildContextEntries(leafId?: string | null): SessionEntry[];
+  /** {@link buildSessionProjection} at `leafId` (default: the session's leaf; `null`: none). */
+  buildSessionProjection(leafId?: string | null): SessionProjection;
+  /** {@link currentSystemMessage} at `leafId` (default: the session's leaf; `null`: none). */
+  currentSystemMessage(leafId?: string | null): SystemMessage | undefined;
   /** {@link inspectSession} of the session as it stands. */
   diagnostics(): Diagnostic[];
 
@@ -800,15 +813,34 @@ export class Session {
   appendMessage(message: AgentMessage): string;
   appendThinkingLevelChange(thinkingLevel: string): string;
   appendModelChange(provider: string, modelId: string): string;
+  /**
+   * Appends a compaction. `firstKeptEntryId` `null` (or omitted) keeps nothing from
+   * before it: the entry names itself. The prompt and tools at the leaf are stored
+   * as its `systemMessage` checkpoint, when there are any.
+   */
   appendCompaction<T = unknown>(
     summary: string,
-    firstKeptEntryId: string,
+    firstKeptEntryId: string | null | undefined,
     tokensBefore: number,
     details?: T,
     fromHook?: boolean,
+    usage?: Usage,
+  ): string;
+  /** Records usage outside the context (`note` only when non-empty). Returns the new entry itself, not its id. */
+  appendUsage(kind: string, provider: string, model: string, usage: Usage, note?: string): UsageEntry;
+  /**
+   * Changes what the model sees of `targetId` on this branch: `null` leaves it out,
+   * `{ content }` replaces its content (a string aimed at an assistant or tool
+   * result is stored as one text block). The target must be on the branch and be
+   * a user, assistant or tool result message or a custom message; otherwise, and
+   * for any other replacement, pi's `Error` is thrown. Returns the new entry's id.
+   */
+  appendContextEdit(
+    targetId: string,
+    replacement: { content: ContextEditContent; [key: string]: unknown } | null,
   ): string;
   appendCustomEntry<T = unknown>(customType: string, data?: T): string;
-  /** Records a display name (trimmed). */
+  /** Records a display name: each run of line breaks becomes one space, then it is trimmed. */
   appendSessionInfo(name: string): string;
   appendCustomMessageEntry<T = unknown>(
     customType: string,
@@ -822,17 +854,34 @@ export class Session {
   branch(id: string): void;
   /** Moves the leaf before the first entry: the next append is a new root. */
   resetLeaf(): void;
-  /** Branches at `id` (`null`: at the root) and appends a `branch_summary` of the path left. */
-  branchWithSummary<T = unknown>(id: string | null, summary: string, details?: T, fromHook?: boolean): string;
+  /**
+   * Branches at `id` (`null`: at the root) and appends a `branch_summary` of the path
+   * left; its `fromId` is the leaf before the call (`"root"` if there was none).
+   */
+  branchWithSummary<T = unknown>(
+    id: string | null,
+    summary: string,
+    details?: T,
+    fromHook?: boolean,
+    usage?: Usage,
+  ): string;
 
-  /** JSONL lines appended since the last call (no newline), for the host to store. */
+  /**
+   * JSONL lines appended since the last call (no newline), for the host to store. A
+   * new session returns none until it holds a user or assistant message, then the
+   * header and everything so far; an opened one returns each new line.
+   */
   takePendingLines(): string[];
   /** The whole session as JSONL, each line ending in `\n`. */
   toJsonl(): string;
   /** Ingests what another writer appended to the same file; a chunk may end mid-line. */
   appendJsonl(chunk: SessionText): void;
-  /** The path from the root to `leafId` (default: the leaf) as a new session file (pi's `createBranchedSession`). */
-  createBranchedSession(leafId?: string, options?: CopyOptions): string;
+  /**
+   * The path from the root to `leafId` (default: the leaf) as a new session file
+   * (pi's `createBranchedSession`): labels left out and re-added at the end, the
+   * other entries chained one after the other.
+   */
+  createBranchedSession(leafId?: string | null, options?: CopyOptions): string;
   /** Every entry under a new header (pi's `forkFrom`), as JSONL. */
   fork(options?: CopyOptions): string;
   /** Releases the session's WebAssembly memory now. */
