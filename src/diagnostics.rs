@@ -152,6 +152,20 @@ pub fn inspect(doc: &Document, invalid_utf8: bool) -> Vec<Diagnostic> {
     }
     let last_number = doc.lines.last().map(|l| l.number);
     for line in &doc.lines {
+        if let crate::parse::LineContent::Value(v) = &line.content {
+            // Not among the document's entries, so reported here.
+            if !crate::parse::is_kept(text, v) {
+                out.push(d(
+                    Problem::NotAnObject,
+                    Some(line.number),
+                    format!(
+                        "line {} is {}, not an object; it is skipped (pi 1.6 skips it when it opens the file)",
+                        line.number,
+                        v.span.of(text).trim()
+                    ),
+                ));
+            }
+        }
         if let Some(err) = crate::parse::line_error(text, line) {
             out.push(d(
                 Problem::MalformedLine,
@@ -697,6 +711,26 @@ mod tests {
                 ("malformed-line", Some(6)),
                 ("truncated-last-line", Some(6)),
             ]
+        );
+    }
+
+    #[test]
+    fn falsy_lines_are_not_objects_and_no_entries() {
+        let text = format!("null\n{HEADER}0\n{}\"\"\nfalse\n", e("a", "null"));
+        assert_eq!(
+            kinds(&text),
+            [
+                ("not-an-object", Some(1)),
+                ("not-an-object", Some(3)),
+                ("not-an-object", Some(5)),
+                ("not-an-object", Some(6)),
+            ]
+        );
+        let found = inspect(&Document::parse(&text), false);
+        assert!(
+            found[0].message.starts_with("line 1 is null,"),
+            "{}",
+            found[0].message
         );
     }
 

@@ -10,8 +10,9 @@ use crate::migrate::{self, Edit};
 use crate::parse::{self, Line, LineContent};
 use crate::time::{DateParser, IsoOnly};
 
-/// A parsed JSONL session. `entries[i]` is the i-th line that parsed, which
-/// is also the i-th element of what `parseSessionEntries` returns.
+/// A parsed JSONL session. `entries[i]` is the i-th line that parsed to a
+/// truthy value: the i-th entry pi 1.6's file loader gives (it skips `null`,
+/// `false`, `0` and `""` lines, which `parseSessionEntries` keeps).
 pub struct Document {
     pub text: String,
     /// Its non-blank lines; of the members nested in a value's members, only
@@ -79,6 +80,9 @@ impl Document {
         let mut value_lines = Vec::with_capacity(lines.len());
         for (k, line) in lines.iter().enumerate() {
             if let LineContent::Value(v) = &line.content {
+                if !parse::is_kept(&text, v) {
+                    continue;
+                }
                 entries.push(Entry::from_json(&text, v, Some(dates), &mut unique));
                 spans.push(v.span);
                 line_numbers.push(line.number);

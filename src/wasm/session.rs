@@ -495,8 +495,9 @@ impl JsSession {
         })
     }
 
-    /// Lines appended since the last call, for the host to store (none until
-    /// the session has an assistant message; then the header too, if new).
+    /// Lines appended since the last call, for the host to store (a new
+    /// session: none until it has a user or assistant message, then the
+    /// header and everything held back).
     #[wasm_bindgen(js_name = takePendingLines)]
     pub fn take_pending_lines(&mut self) -> Array {
         self.inner

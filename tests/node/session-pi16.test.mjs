@@ -7,7 +7,7 @@ import { after, test } from "node:test";
 import { Session } from "session-tree";
 import { getCurrentSystemMessage, loadPi } from "../shared/pi.mjs";
 
-const { SessionManager, buildSessionProjection: piProjection } = await loadPi("1.6.0");
+const { SessionManager, buildSessionProjection: piProjection, parseSessionEntries } = await loadPi("1.6.0");
 
 // Both sides stamp entries with `new Date()`: hold it still so they write the same times.
 const RealDate = globalThis.Date;
@@ -249,6 +249,9 @@ test("getEntryCount counts distinct ids", () => {
     JSON.stringify({ type: "custom", customType: "x", id, parentId: null, timestamp: "2026-01-01T00:00:00.000Z" });
   const text = `${JSON.stringify({ type: "session", version: 3, id: "s", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/" })}\n${line("a")}\n${line("a")}\n${line("b")}\n`;
   const s = Session.open(text);
+  const pi = SessionManager.inMemory("/", undefined, parseSessionEntries(text));
+  assert.equal(pi.getEntries().length, 3);
+  assert.equal(pi.getEntryCount(), 2);
   assert.equal(s.getEntries().length, 3);
   assert.equal(s.getEntryCount(), 2);
   assert.equal(Session.create({ cwd: "/" }).getEntryCount(), 0);

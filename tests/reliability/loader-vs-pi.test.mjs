@@ -120,19 +120,44 @@ test("no final newline: pi seals the file when it opens it; we write nothing and
   session.free();
 });
 
-test("falsy lines: pi's loader skips them, its string parser keeps them; so do we, and list the file", () => {
-  const text = `${HEADER}\nnull\n${msg("a", null, "hi")}\n0\nfalse\n""\n${msg("b", "a", "there")}\n`;
-  assert.equal(pi.parseSessionEntries(text).length, 7);
+test("falsy lines: pi's loader skips them, its string parser keeps them; so do we", () => {
+  const text = `${HEADER}\nnull\n${msg("a", null, "hi")}\n0\nfalse\n""\n${msg("b", "a", "there")}\nnull\n`;
+  assert.equal(pi.parseSessionEntries(text).length, 8);
   const p = piOpen(text);
   assert.equal(p.loaded, 3);
   assert.deepEqual(p.opened, { entries: 2, context: 2 });
-  const o = ours(text);
-  assert.equal(o.parsed, 7, "parseSession is parseSessionEntries");
-  assert.equal(o.listed, true);
-  assert.equal(o.context, 2, "the last line is an entry: the path is the same");
-  // Field-less entries elsewhere: each is a root of its own.
-  assert.equal(o.entries, 6);
-  assert.equal(o.roots, 5);
+  // parseSession is parseSessionEntries; everything that opens the file reads it as the loader.
+  assert.deepEqual(ours(text), { parsed: 8, entries: 2, roots: 1, context: 2, listed: true, migrateKeeps: true });
+});
+
+test("falsy lines in a v1 file: firstKeptEntryIndex counts the entries pi's loader keeps", () => {
+  const v1 = [
+    J({ type: "session", id: "sid", timestamp: "2025-03-01T10:00:00.000Z", cwd: "/w" }),
+    "null",
+    J({ type: "message", timestamp: "2025-03-01T10:00:01.000Z", message: { role: "user", content: "one" } }),
+    "0",
+    J({ type: "message", timestamp: "2025-03-01T10:00:02.000Z", message: { role: "user", content: "two" } }),
+    J({ type: "compaction", timestamp: "2025-03-01T10:00:03.000Z", summary: "s", firstKeptEntryIndex: 2 }),
+  ].join("\n");
+  const path = join(dir, `${n++}.jsonl`);
+  writeFileSync(path, `${v1}\n`);
+  const sm = pi.SessionManager.open(path, dir);
+  const piEntries = sm.getEntries();
+  const kept = piEntries.find((e) => e.type === "compaction").firstKeptEntryId;
+  assert.equal(piEntries.find((e) => e.id === kept).message.content, "two");
+  for (const source of [v1, Buffer.from(v1)]) {
+    const migrated = parseSession(migrate(source));
+    assert.equal(migrated.length, 6, "every line kept, the falsy ones too");
+    const entries = migrated.filter(Boolean);
+    const compaction = entries.find((e) => e.type === "compaction");
+    assert.equal(entries.find((e) => e.id === compaction.firstKeptEntryId).message.content, "two");
+    assert.equal(
+      buildSessionContext(source)
+        .messages.map((m) => m.content ?? m.summary)
+        .join(),
+      "s,two",
+    );
+  }
 });
 
 test("a non-empty file without a header first: pi 1.6 throws on open, we read what is there", () => {
