@@ -10,6 +10,7 @@ import {
   piLoadEntries,
   piMigrateEntries,
   piMigrateText,
+  piOverFile,
   piParse,
   piTree,
   sourceText,
@@ -311,7 +312,7 @@ export function compareSession(text, { rng = new Rng(1), extraLeaves = [], leafC
           if (!expected.has(formText))
             expected.set(
               formText,
-              stringifyOrThrow(() => piFn(piLoadEntries(formText), ...leafArgs)),
+              stringifyOrThrow(() => piOverFile(piFn, piLoadEntries(formText), leafArgs)),
             );
           same(
             fn,
@@ -332,7 +333,7 @@ export function compareSession(text, { rng = new Rng(1), extraLeaves = [], leafC
       for (const leafArgs of arrLeaves) {
         const label = leafLabel(leafArgs);
         let piCtx;
-        const exp = stringifyOrThrow(() => (piCtx = piBuildSessionContextRaw(arr, ...leafArgs)));
+        const exp = stringifyOrThrow(() => (piCtx = piOverFile(piBuildSessionContextRaw, arr, leafArgs)));
         let ctx;
         const act = stringifyOrThrow(() => (ctx = ours.buildSessionContext(arr, ...leafArgs)));
         same("buildSessionContext", "entries", exp, act, label);
@@ -340,7 +341,7 @@ export function compareSession(text, { rng = new Rng(1), extraLeaves = [], leafC
           same(
             fn,
             "entries",
-            stringifyOrThrow(() => piFn(arr, ...leafArgs)),
+            stringifyOrThrow(() => piOverFile(piFn, arr, leafArgs)),
             stringifyOrThrow(() => ours[fn](arr, ...leafArgs)),
             label,
           );

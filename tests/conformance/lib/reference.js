@@ -83,3 +83,19 @@ export function piOpen(source) {
 export function piTree(source) {
   return piTreeOfEntries(piLoadEntries(typeof source === "string" ? source : Buffer.from(source).toString("utf8")));
 }
+
+/**
+ * pi's leaf-taking function over a parsed file, as the package reads it. pi gives two answers
+ * for an omitted (or unknown) leaf: its exported function over the whole parsed file falls back
+ * to the last entry even when that is a header, while its manager (whose entries are what the
+ * session holds) falls back to the last entry that is not a header. The package follows the
+ * manager there, and still finds a header named as the leaf, as the function does: so the
+ * fallback sees the entries without headers, and the index (pi's own: last id wins) all of them.
+ * The two readings only part on files whose last entry is a header.
+ */
+export function piOverFile(piFn, entries, leafArgs) {
+  const byId = new Map();
+  for (const e of entries) byId.set(e?.id, e);
+  const held = entries.filter((e) => e?.type !== "session");
+  return piFn(held, leafArgs.length ? leafArgs[0] : undefined, byId);
+}

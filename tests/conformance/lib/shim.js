@@ -13,7 +13,7 @@ import {
   piCurrentSystemMessage,
   SessionManager,
 } from "../../shared/pi.mjs";
-import { piTree, sourceText } from "./reference.js";
+import { piOverFile, piTree, sourceText } from "./reference.js";
 
 export function parseSession(source, _options) {
   return parseSessionEntries(sourceText(source));
@@ -70,10 +70,10 @@ export function getTree(source) {
 const overSource =
   (fn) =>
   (source, ...leafArgs) => {
-    if (Array.isArray(source)) return fn(source, ...leafArgs);
+    if (Array.isArray(source)) return piOverFile(fn, source, leafArgs);
     const entries = parseSessionEntries(sourceText(source));
     migrateArray(entries);
-    return fn(entries, ...leafArgs);
+    return piOverFile(fn, entries, leafArgs);
   };
 
 export const buildSessionContext = overSource(piBuildSessionContext);
