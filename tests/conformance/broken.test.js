@@ -1,4 +1,4 @@
-// Broken input, where we deliberately differ from pi 0.73.1: parentId cycles, self-parented
+// Broken input, where we deliberately differ from pi 1.6.0: parentId cycles, self-parented
 // leaves, duplicate ids, JSON lines that are not objects, files whose first line is not a
 // header. Ours must return quickly and sensibly; pi runs in a worker with a time limit so
 // the report shows where it hangs (or throws) instead of hanging the suite.
@@ -338,10 +338,11 @@ describe("files whose first line is not a header", () => {
     },
   ];
   const headerless = jsonl(entries);
-  it("getTree: pi starts a fresh empty session; ours builds the tree anyway", async (t) => {
-    const p = await pi("getTree", headerless);
+  it("getTree: pi refuses to open the file; ours builds the tree anyway", async (t) => {
+    const p = await pi("openTree", headerless);
     t.diagnostic(p.text);
-    assert.equal(p.json, "[]");
+    assert.equal(p.outcome, "throws");
+    assert.match(p.text, /Session file is not a valid pi session/);
     await oursQuick("getTree", headerless);
     const tree = ours.getTree(headerless);
     assertTreeSane(tree, entries);
@@ -380,7 +381,7 @@ describe("files whose first line is not a header", () => {
       "garbage first line": jsonl(["garbage content", header(), m("a", null, "user", "x", 1)]),
     };
     for (const [name, text] of Object.entries(variants)) {
-      const p = await pi("getTree", text);
+      const p = await pi("openTree", text);
       for (const op of ["getTree", "buildSessionContext", "migrate", "parse"]) await oursQuick(op, text);
       const tree = ours.getTree(text);
       t.diagnostic(`${name}: ${p.text} | ours getTree: ${JSON.stringify(tree).slice(0, 120)}`);
