@@ -114,14 +114,15 @@ impl Plan {
     }
 }
 
-/// `id → index` over all entries, later duplicates winning.
+/// `id → index` over the entries that are not headers, later duplicates
+/// winning: pi's manager holds no header, so none is a leaf or a parent.
 pub fn index(entries: &[Entry]) -> HashMap<&Key, usize> {
-    crate::entry::index_by_id(entries.iter().enumerate())
+    crate::entry::index_by_id(entries.iter().enumerate().filter(|(_, e)| !e.is_header()))
 }
 
 /// The context at `leaf`. `by_id` finds an entry by id (pi's `byId` map:
 /// later duplicates win); the default leaf is the last entry that is not a
-/// header (a header named as the leaf is still found).
+/// header.
 pub fn plan(entries: &[Entry], by_id: &dyn Fn(&Key) -> Option<usize>, leaf: Leaf) -> Plan {
     // The default leaf is the last entry of pi's manager, which holds no header.
     let last = || entries.iter().rposition(|e| !e.is_header());

@@ -392,14 +392,25 @@ test("currentSystemMessage: undefined without system messages, or without timest
   assert.equal(getCurrentSystemMessage(pi.buildSessionContext(structuredClone(none)).messages), undefined);
 });
 
-test("a header is no default leaf: pi's manager holds no header", () => {
+test("a header is no entry of the context: pi's manager holds no header", () => {
   const only = [header()];
   for (const source of Object.values(sources(only))) {
     assert.deepStrictEqual(buildContextEntries(source), pi.buildContextEntries([]));
     assert.deepStrictEqual(buildSessionProjection(source), pi.buildSessionProjection([]));
   }
-  // Named as the leaf, it is found (pi's functions over the parsed file find it too).
-  assert.deepStrictEqual(buildContextEntries(only, only[0].id), pi.buildContextEntries(only, only[0].id));
+  // Nor a leaf by its id, nor a parent: entries after it are read as pi's manager reads them.
+  clock = 0;
+  const misplaced = [header(), user("u1", null), { ...header(), id: "h2" }, user("u2", "h2")];
+  const held = misplaced.filter((e) => e.type !== "session");
+  for (const source of Object.values(sources(misplaced))) {
+    for (const leaf of [undefined, only[0].id, "h2", "u1"]) {
+      assert.equal(
+        JSON.stringify(buildSessionProjection(source, leaf)),
+        JSON.stringify(pi.buildSessionProjection(held, leaf)),
+        `leaf ${leaf}`,
+      );
+    }
+  }
 });
 
 test("usage entries never set the model", () => {
