@@ -85,17 +85,15 @@ export function piTree(source) {
 }
 
 /**
- * pi's leaf-taking function over a parsed file, as the package reads it. pi gives two answers
- * for an omitted (or unknown) leaf: its exported function over the whole parsed file falls back
- * to the last entry even when that is a header, while its manager (whose entries are what the
- * session holds) falls back to the last entry that is not a header. The package follows the
- * manager there, and still finds a header named as the leaf, as the function does: so the
- * fallback sees the entries without headers, and the index (pi's own: last id wins) all of them.
- * The two readings only part on files whose last entry is a header.
+ * pi's leaf-taking function over a parsed file, as its manager holds the file: a manager indexes
+ * no header, so a header is no leaf (an omitted or unknown leaf is the last entry that is not a
+ * header) and no parent. The package reads files that way, as the independent checker compares
+ * (pi over `getEntries()`); pi's exported function over the whole parsed file would instead fall
+ * back to a header that comes last, and find one named as the leaf or a parent.
  */
 export function piOverFile(piFn, entries, leafArgs) {
-  const byId = new Map();
-  for (const e of entries) byId.set(e?.id, e);
-  const held = entries.filter((e) => e?.type !== "session");
-  return piFn(held, leafArgs.length ? leafArgs[0] : undefined, byId);
+  return piFn(
+    entries.filter((e) => e?.type !== "session"),
+    ...leafArgs,
+  );
 }
