@@ -102,8 +102,8 @@ test: test-cargo build test-node test-readme test-reliability test-conformance t
 test-cargo:
 	$(CARGO) test
 
-# The one npm root of every JavaScript suite (tests/README.md): pi 0.73.1 (and
-# 1.6.0) for the comparisons, playwright-core, vite, typescript, and
+# The one npm root of every JavaScript suite (tests/README.md): pi 1.6.0 for
+# the comparisons, playwright-core, vite, typescript, and
 # `session-tree` itself, linked from pkg/ by a file: dependency.
 tests/node_modules/.package-lock.json: tests/package.json tests/package-lock.json | $(STAMP)
 	cd tests && $(NPM_INSTALL)

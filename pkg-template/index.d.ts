@@ -1,8 +1,9 @@
 // Type declarations for the `session-tree` package.
 //
 // They describe the JSONL session format written by the pi coding agent
-// (`@mariozechner/pi-coding-agent`, session version 3) and the four functions
-// exported by this package. The same file is shipped as `index.d.ts` (ESM)
+// (`@earendil-works/pi-coding-agent` 1.6, session version 3, which also
+// covers the files of older versions) and the functions exported by this
+// package. The same file is shipped as `index.d.ts` (ESM)
 // and `index.d.cts` (CommonJS).
 
 // ---------------------------------------------------------------------------
@@ -42,12 +43,16 @@ export interface ToolCall {
   [key: string]: unknown;
 }
 
-/** Token counts and cost of one assistant turn. */
+/** Token counts and cost of one assistant turn (or of a tool, a summary, a {@link UsageEntry}). */
 export interface Usage {
   input: number;
   output: number;
   cacheRead: number;
   cacheWrite: number;
+  /** The part of `cacheWrite` written with one-hour retention, where the provider reports it. */
+  cacheWrite1h?: number;
+  /** Reasoning tokens, a part of `output`, where the provider reports them. */
+  reasoning?: number;
   totalTokens: number;
   cost: {
     input: number;
@@ -55,8 +60,20 @@ export interface Usage {
     cacheRead: number;
     cacheWrite: number;
     total: number;
+    /** Whether `total` is the cost the provider billed (absent: an estimate from the price list). */
+    totalFromProvider?: boolean;
     [key: string]: unknown;
   };
+  [key: string]: unknown;
+}
+
+/** A tool as the model is told about it, in a {@link SystemMessage}. */
+export interface ToolDeclaration {
+  name: string;
+  description: string;
+  /** The JSON Schema of the tool's arguments. */
+  parameters: Record<string, unknown>;
+  constrainedSampling?: unknown;
   [key: string]: unknown;
 }
 
@@ -73,6 +90,27 @@ export interface UserMessage {
   [key: string]: unknown;
 }
 
+/**
+ * The system prompt and tools from this point on (pi 1.6). The first one holds
+ * the base prompt; each later one patches the state: its `content` is appended,
+ * `sections` are set by name (`null` removes one), tools are removed and then
+ * added by name. Replayed in path order, they give what the model has.
+ */
+export interface SystemMessage {
+  role: "system";
+  /** The base prompt (first message) or instructions added to it (later ones). */
+  content: string | TextContent[];
+  /** Named prompt sections, set or (with `null`) removed by name. */
+  sections?: Record<string, string | null>;
+  /** Tools that become available here, with their full declarations. */
+  toolsAdded?: ToolDeclaration[];
+  /** Tools that stop being available here. */
+  toolsRemoved?: { name: string; [key: string]: unknown }[];
+  /** Unix time in milliseconds. */
+  timestamp: number;
+  [key: string]: unknown;
+}
+
 /** A model response. `provider`/`model` feed {@link SessionContext.model}. */
 export interface AssistantMessage {
   role: "assistant";
@@ -80,11 +118,47 @@ export interface AssistantMessage {
   api: string;
   provider: string;
   model: string;
+  responseModel?: string;
+  responseId?: string;
+  /** The thinking level pi asked for (it does not feed {@link SessionContext.thinkingLevel}). */
+  thinkingLevel?: string;
+  /** The provider's own name for the effort level it used. */
+  providerThinkingLevel?: string;
   usage: Usage;
-  stopReason: "stop" | "length" | "toolUse" | "error" | "aborted" | (string & {});
+  stopReason: "stop" | "length" | "toolUse" | "error" | "aborted" | "pending" | "deferred" | (string & {});
+  /** How to fetch a deferred response later (`stopReason: "deferred"`). */
+  deferred?: {
+    provider: string;
+    modelId: string;
+    api: string;
+    id: string;
+    expiresAt?: number;
+    pollAfterMs?: number;
+    data?: unknown;
+    [key: string]: unknown;
+  };
   errorMessage?: string;
-  /** Unix time in milliseconds. */
+  /** The stop reason as the provider gave it. */
+  rawStopReason?: string;
+  /** Whether the provider said the model ended its turn. */
+  endTurn?: boolean;
+  /** Unix time in milliseconds when the request started. */
   timestamp: number;
+  /** Milliseconds from `timestamp` to the end of the response. */
+  durationMs?: number;
+  [key: string]: unknown;
+}
+
+/** A call that a tool made to another tool while it ran. */
+export interface NestedToolCall {
+  id: string;
+  name: string;
+  arguments?: Record<string, unknown>;
+  /** The size of the arguments as JSON, when they were left out. */
+  argumentsBytes?: number;
+  status: "ok" | "error" | "unfinished" | (string & {});
+  durationMs?: number;
+  error?: string;
   [key: string]: unknown;
 }
 
@@ -96,9 +170,15 @@ export interface ToolResultMessage<TDetails = unknown> {
   content: (TextContent | ImageContent)[];
   /** Tool-specific metadata, not sent to the model. */
   details?: TDetails;
+  /** What the tool itself used, outside the main model's accounting. */
+  usage?: Usage;
+  /** The calls the tool made to other tools (kept for the record, not sent to the model). */
+  nestedCalls?: { calls: NestedToolCall[]; complete: boolean; [key: string]: unknown };
   isError: boolean;
   /** Unix time in milliseconds. */
   timestamp: number;
+  /** How long the tool ran, in milliseconds. */
+  durationMs?: number;
   [key: string]: unknown;
 }
 
@@ -167,6 +247,7 @@ export interface OtherMessage {
 
 /** Any message that can appear in a session or in a {@link SessionContext}. */
 export type AgentMessage =
+  | SystemMessage
   | UserMessage
   | AssistantMessage
   | ToolResultMessage
@@ -229,23 +310,66 @@ export interface ModelChangeEntry extends SessionEntryBase {
 export interface CompactionEntry<TDetails = unknown> extends SessionEntryBase {
   type: "compaction";
   summary: string;
-  /** First entry on the path whose message is still sent after the summary. */
+  /**
+   * First entry on the path whose message is still sent after the summary.
+   * The compaction's own id means nothing before it is kept.
+   */
   firstKeptEntryId: string;
   tokensBefore: number;
   /** Implementation- or extension-specific data. */
   details?: TDetails;
+  /** What producing the summary cost. */
+  usage?: Usage;
   /** True when an extension produced the compaction. */
   fromHook?: boolean;
+  /**
+   * The system prompt and tools at the compaction (pi 1.6): sent first, before
+   * the summary. Absent in older files, and when there was no prompt state.
+   */
+  systemMessage?: SystemMessage;
 }
 
 /** A summary of a branch the user navigated away from. */
 export interface BranchSummaryEntry<TDetails = unknown> extends SessionEntryBase {
   type: "branch_summary";
-  /** The entry the abandoned branch ended at. */
+  /**
+   * The entry the abandoned branch ended at (pi 1.6), or, in files of older
+   * versions, the entry branched from; `"root"` for none.
+   */
   fromId: string;
   summary: string;
   details?: TDetails;
+  /** What producing the summary cost. */
+  usage?: Usage;
   fromHook?: boolean;
+}
+
+/** Tokens used outside a message, for example to keep a cache warm (pi 1.6). It adds nothing to the context. */
+export interface UsageEntry extends SessionEntryBase {
+  type: "usage";
+  /** What the usage was for, such as `"cache_warm"`; any string. */
+  kind: string;
+  provider: string;
+  model: string;
+  usage: Usage;
+  /** A qualifier for display. */
+  note?: string;
+}
+
+/** The content a {@link ContextEditEntry} puts in place of its target's. */
+export type ContextEditContent = string | (TextContent | ImageContent | ThinkingContent | ToolCall)[];
+
+/**
+ * Changes what the model sees of an earlier entry (pi 1.6), on paths through
+ * this entry; the entry itself is never changed. The last edit of a target on
+ * the path wins.
+ */
+export interface ContextEditEntry extends SessionEntryBase {
+  type: "context_edit";
+  /** The entry edited: a `custom_message`, or a user, assistant or tool result message. */
+  targetId: string;
+  /** `null` leaves the target out of the context; otherwise its `content` replaces the target's. */
+  replacement: { content: ContextEditContent; [key: string]: unknown } | null;
 }
 
 /** Extension state. It never takes part in the context. */
@@ -278,15 +402,17 @@ export interface SessionInfoEntry extends SessionEntryBase {
   name?: string;
 }
 
-/** Any entry of the tree (every line of a v3 file but the header). */
+/** Any entry of the tree (every line of a v3 file but the header): the eleven entry types. */
 export type SessionEntry =
   | SessionMessageEntry
   | ThinkingLevelChangeEntry
   | ModelChangeEntry
+  | UsageEntry
   | CompactionEntry
   | BranchSummaryEntry
   | CustomEntry
   | CustomMessageEntry
+  | ContextEditEntry
   | LabelEntry
   | SessionInfoEntry;
 
@@ -413,25 +539,123 @@ export function getTree(source: SessionText | readonly FileEntry[], options?: Re
 
 /**
  * Resolves the messages, thinking level and model that pi would send to the
- * model from one leaf, like pi's `buildSessionContext`: walks from the leaf
- * to its root, emits the latest compaction's summary first, then the kept
- * messages from `firstKeptEntryId`, then everything after the compaction;
- * branch summaries and custom messages become messages, with the entry's ISO
- * timestamp turned into milliseconds.
+ * model from one leaf, like pi 1.6's `buildSessionContext`: walks from the
+ * leaf to its root; with a compaction on the path, the latest one's
+ * checkpoint (`systemMessage`) and summary come first, then the kept entries
+ * from `firstKeptEntryId` (system messages there left out), then everything
+ * after it. The last `context_edit` of each entry in that range applies: a
+ * `null` replacement leaves the entry out, any other replaces the `content`
+ * of its user, assistant, toolResult or custom messages. Null or missing
+ * content becomes `""` (system) or `[]` (user, assistant, toolResult).
+ * Branch summaries and custom messages become messages, with the entry's ISO
+ * timestamp turned into milliseconds. The thinking level and model come from
+ * the whole path (`usage` entries never set the model).
  *
  * @param source - Session text, UTF-8 bytes, or entries (with or without the
  * header). Text is parsed and migrated first. An array is not modified and
- * its message objects are returned as they are.
+ * its message objects are returned as they are (or copied, where pi copies).
  * @param leafId - The leaf to start from. Omitted, `undefined` or an unknown
  * id means the last entry; `null` means "before the first entry" and yields
  * no messages.
  * @throws `TypeError` if `source` or `leafId` has the wrong type.
+ * @example
+ * const { messages, model } = buildSessionContext(jsonl);
+ * for (const m of messages) console.log(m.role);
  */
 export function buildSessionContext(
   source: SessionText | readonly FileEntry[],
   leafId?: string | null,
   options?: ReadOptions,
 ): SessionContext;
+
+/** One entry of a {@link SessionProjection} and the messages it gives the model. */
+export interface ProjectedEntry {
+  /** The entry (from an array, the caller's own object). */
+  sourceEntry: SessionEntry;
+  /** Its messages after its latest context edit; empty for most entry types. */
+  messages: AgentMessage[];
+}
+
+/** The context of a leaf with the entry each message comes from. */
+export interface SessionProjection {
+  /** The context entries, in order (see {@link buildContextEntries}). */
+  entries: ProjectedEntry[];
+  /** Every entry's messages in order: the same objects as in `entries`. */
+  messages: AgentMessage[];
+  thinkingLevel: string;
+  model: { provider: string; modelId: string } | null;
+}
+
+/**
+ * The entries the context at a leaf is built from, like pi 1.6's
+ * `buildContextEntries`: the path from the root to the leaf or, with a
+ * compaction on it, the latest compaction, then the path entries from its
+ * `firstKeptEntryId` up to it (leaving out system messages), then everything
+ * after it. Older compactions in the kept range stay in the list.
+ *
+ * @param source - Session text, UTF-8 bytes, or entries, as for
+ * {@link buildSessionContext}. From an array, the caller's own objects.
+ * @param leafId - As for {@link buildSessionContext}.
+ * @throws `TypeError` if `source` or `leafId` has the wrong type.
+ * @example
+ * const ids = buildContextEntries(jsonl).map((e) => e.id);
+ */
+export function buildContextEntries(
+  source: SessionText | readonly FileEntry[],
+  leafId?: string | null,
+  options?: ReadOptions,
+): SessionEntry[];
+
+/**
+ * The context at a leaf with each message's source entry, like pi 1.6's
+ * `buildSessionProjection`: for every entry of {@link buildContextEntries},
+ * the messages it gives (after its latest context edit; none for an older
+ * compaction), then all messages, the thinking level and the model, which
+ * are those of {@link buildSessionContext}.
+ *
+ * @param source - Session text, UTF-8 bytes, or entries, as for
+ * {@link buildSessionContext}.
+ * @param leafId - As for {@link buildSessionContext}.
+ * @throws `TypeError` if `source` or `leafId` has the wrong type.
+ * @example
+ * // Which entry does each message the model sees come from?
+ * for (const { sourceEntry, messages } of buildSessionProjection(jsonl).entries) {
+ *   for (const m of messages) console.log(sourceEntry.id, m.role);
+ * }
+ */
+export function buildSessionProjection(
+  source: SessionText | readonly FileEntry[],
+  leafId?: string | null,
+  options?: ReadOptions,
+): SessionProjection;
+
+/**
+ * The system prompt and tools in force at a leaf: pi-ai 1.6's
+ * `getCurrentSystemMessage` over that leaf's context messages. System
+ * messages are replayed in order: their texts are joined with a blank line,
+ * `sections` are set by name (`null` removes one), `toolsRemoved` then
+ * `toolsAdded` update the tools by name. The timestamp is the first one that
+ * is neither `null` nor missing (`0` if all are `null`).
+ *
+ * Where pi-ai throws a `TypeError` (content that is neither a string nor an
+ * array, a `null` block or tool, a tool list that is not an array), the value
+ * adds nothing instead.
+ *
+ * @param source - Session text, UTF-8 bytes, or entries, as for
+ * {@link buildSessionContext}. Values of the result are copies.
+ * @param leafId - As for {@link buildSessionContext}.
+ * @returns `undefined` when there is no system message, or when none has a
+ * timestamp and no tools remain (as pi-ai).
+ * @throws `TypeError` if `source` or `leafId` has the wrong type.
+ * @example
+ * const prompt = currentSystemMessage(jsonl);
+ * console.log(prompt?.content, prompt?.toolsAdded?.map((t) => t.name));
+ */
+export function currentSystemMessage(
+  source: SessionText | readonly FileEntry[],
+  leafId?: string | null,
+  options?: ReadOptions,
+): SystemMessage | undefined;
 
 /**
  * How many lines of the session `JSON.parse` accepts: `parseSession(source).length`,
@@ -467,7 +691,12 @@ export type DiagnosticKind =
   | "missing-first-kept-entry"
   | "kept-entry-off-path"
   | "missing-label-target"
-  | "missing-branch-source";
+  | "missing-branch-source"
+  | "missing-edit-target"
+  | "uneditable-edit-target"
+  | "edit-target-off-path"
+  | "invalid-edit-replacement"
+  | "lost-system-messages";
 
 /** One problem in a session file. */
 export interface Diagnostic {
@@ -487,7 +716,10 @@ export interface Diagnostic {
  * without ids, duplicate ids, orphans, self-parented entries, `parentId`
  * cycles, references to missing entries (`firstKeptEntryId`, a label's
  * `targetId`, a branch summary's `fromId`), a compaction whose kept entry is
- * not on its path, and a truncated last line. An empty array means a clean file.
+ * not on its path, context edits whose target is missing, not editable or off
+ * their path or whose replacement is missing or invalid, system messages a
+ * compaction without a checkpoint drops, and a truncated last line. An empty
+ * array means a clean file.
  *
  * @param source - Session text, UTF-8 bytes, or entries (no line numbers then).
  * @throws `TypeError` if `source` has the wrong type.
@@ -502,8 +734,12 @@ export function inspectSession(source: SessionText | readonly unknown[], options
 export interface NewSessionOptions {
   /** The working directory recorded in the header. */
   cwd: string;
-  /** The session id; a fresh UUID v7 (as pi uses) when omitted. */
-  id?: string;
+  /**
+   * The session id; a fresh UUID v7 (as pi uses) when omitted or `null`. It must
+   * start and end with an ASCII letter or digit, with only those, `.`, `_` and `-`
+   * in between: otherwise pi's `Error` is thrown.
+   */
+  id?: string | null;
   /** Where this session came from (a path or any string the host uses). */
   parentSession?: string;
 }
@@ -512,7 +748,8 @@ export interface NewSessionOptions {
 export interface CopyOptions {
   /** Defaults to the source header's `cwd`. */
   cwd?: string;
-  id?: string;
+  /** The new session's id, checked as {@link NewSessionOptions.id}; a fresh UUID v7 by default. */
+  id?: string | null;
   parentSession?: string;
 }
 
@@ -559,8 +796,16 @@ export class Session {
   getTree(): SessionTreeNode[];
   /** The name from the latest `session_info` entry, trimmed; `undefined` if none or empty. */
   getSessionName(): string | undefined;
+  /** How many distinct ids the entries have (a repeated id counts once, as in pi). */
+  getEntryCount(): number;
   /** The context at `leafId`; by default at the session's leaf; `null` gives the empty context. */
   buildSessionContext(leafId?: string | null): SessionContext;
+  /** {@link buildContextEntries} at `leafId` (default: the session's leaf; `null`: none). */
+  buildContextEntries(leafId?: string | null): SessionEntry[];
+  /** {@link buildSessionProjection} at `leafId` (default: the session's leaf; `null`: none). */
+  buildSessionProjection(leafId?: string | null): SessionProjection;
+  /** {@link currentSystemMessage} at `leafId` (default: the session's leaf; `null`: none). */
+  currentSystemMessage(leafId?: string | null): SystemMessage | undefined;
   /** {@link inspectSession} of the session as it stands. */
   diagnostics(): Diagnostic[];
 
@@ -568,15 +813,34 @@ export class Session {
   appendMessage(message: AgentMessage): string;
   appendThinkingLevelChange(thinkingLevel: string): string;
   appendModelChange(provider: string, modelId: string): string;
+  /**
+   * Appends a compaction. `firstKeptEntryId` `null` (or omitted) keeps nothing from
+   * before it: the entry names itself. The prompt and tools at the leaf are stored
+   * as its `systemMessage` checkpoint, when there are any.
+   */
   appendCompaction<T = unknown>(
     summary: string,
-    firstKeptEntryId: string,
+    firstKeptEntryId: string | null | undefined,
     tokensBefore: number,
     details?: T,
     fromHook?: boolean,
+    usage?: Usage,
+  ): string;
+  /** Records usage outside the context (`note` only when non-empty). Returns the new entry itself, not its id. */
+  appendUsage(kind: string, provider: string, model: string, usage: Usage, note?: string): UsageEntry;
+  /**
+   * Changes what the model sees of `targetId` on this branch: `null` leaves it out,
+   * `{ content }` replaces its content (a string aimed at an assistant or tool
+   * result is stored as one text block). The target must be on the branch and be
+   * a user, assistant or tool result message or a custom message; otherwise, and
+   * for any other replacement, pi's `Error` is thrown. Returns the new entry's id.
+   */
+  appendContextEdit(
+    targetId: string,
+    replacement: { content: ContextEditContent; [key: string]: unknown } | null,
   ): string;
   appendCustomEntry<T = unknown>(customType: string, data?: T): string;
-  /** Records a display name (trimmed). */
+  /** Records a display name: each run of line breaks becomes one space, then it is trimmed. */
   appendSessionInfo(name: string): string;
   appendCustomMessageEntry<T = unknown>(
     customType: string,
@@ -590,17 +854,34 @@ export class Session {
   branch(id: string): void;
   /** Moves the leaf before the first entry: the next append is a new root. */
   resetLeaf(): void;
-  /** Branches at `id` (`null`: at the root) and appends a `branch_summary` of the path left. */
-  branchWithSummary<T = unknown>(id: string | null, summary: string, details?: T, fromHook?: boolean): string;
+  /**
+   * Branches at `id` (`null`: at the root) and appends a `branch_summary` of the path
+   * left; its `fromId` is the leaf before the call (`"root"` if there was none).
+   */
+  branchWithSummary<T = unknown>(
+    id: string | null,
+    summary: string,
+    details?: T,
+    fromHook?: boolean,
+    usage?: Usage,
+  ): string;
 
-  /** JSONL lines appended since the last call (no newline), for the host to store. */
+  /**
+   * JSONL lines appended since the last call (no newline), for the host to store. A
+   * new session returns none until it holds a user or assistant message, then the
+   * header and everything so far; an opened one returns each new line.
+   */
   takePendingLines(): string[];
   /** The whole session as JSONL, each line ending in `\n`. */
   toJsonl(): string;
   /** Ingests what another writer appended to the same file; a chunk may end mid-line. */
   appendJsonl(chunk: SessionText): void;
-  /** The path from the root to `leafId` (default: the leaf) as a new session file (pi's `createBranchedSession`). */
-  createBranchedSession(leafId?: string, options?: CopyOptions): string;
+  /**
+   * The path from the root to `leafId` (default: the leaf) as a new session file
+   * (pi's `createBranchedSession`): labels left out and re-added at the end, the
+   * other entries chained one after the other.
+   */
+  createBranchedSession(leafId?: string | null, options?: CopyOptions): string;
   /** Every entry under a new header (pi's `forkFrom`), as JSONL. */
   fork(options?: CopyOptions): string;
   /** Releases the session's WebAssembly memory now. */
@@ -622,7 +903,9 @@ export interface SessionInfo {
 }
 
 /**
- * Summarizes a session file as pi's session list does, reading the bytes once.
- * Returns `null` when the first line is not a session header.
+ * Summarizes a session file as pi's session list does, reading the bytes once:
+ * lines end at `\n`, `\r\n` or a lone `\r`, and blank, malformed and falsy
+ * (`null`, `false`, `0`, `""`) lines are skipped. Returns `null` when the
+ * first remaining line is not a session header.
  */
 export function sessionInfo(source: SessionText, options?: ReadOptions & { mtime?: Date }): SessionInfo | null;

@@ -15,8 +15,8 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
-use crate::entry::{Detail, Entry, EntryType, Key, Role};
-use crate::json::{self, Kind, Member};
+use crate::entry::{Detail, Entry, EntryType, Key, Replacement, Role};
+use crate::json::{self, Kind, Member, Span};
 
 /// Which leaf to start from.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -39,6 +39,17 @@ pub enum Emit {
     BranchSummary(usize),
     /// `{ role: "compactionSummary", summary, tokensBefore, timestamp }`.
     CompactionSummary(usize),
+    /// The compaction's `systemMessage`, as stored.
+    Checkpoint(usize),
+    /// A copy of the entry's `message` whose null or missing `content` becomes
+    /// `""` (role `system`) or `[]` (user, assistant, toolResult).
+    Filled(usize),
+    /// A copy of the entry's `message` whose `content` is the `replacement`
+    /// of `edit` (an entry index), a string wrapped as a text block for the
+    /// assistant and toolResult roles.
+    EditedMessage { entry: usize, edit: usize },
+    /// The custom message of the entry, with the `content` of `edit`.
+    EditedCustom { entry: usize, edit: usize },
 }
 
 impl Emit {
@@ -48,7 +59,11 @@ impl Emit {
             Emit::Message(i)
             | Emit::Custom(i)
             | Emit::BranchSummary(i)
-            | Emit::CompactionSummary(i) => i,
+            | Emit::CompactionSummary(i)
+            | Emit::Checkpoint(i)
+            | Emit::Filled(i)
+            | Emit::EditedMessage { entry: i, .. }
+            | Emit::EditedCustom { entry: i, .. } => i,
         }
     }
 
@@ -56,10 +71,12 @@ impl Emit {
     /// it copies, in pi's key order (a `timestamp` from the entry's time ends it).
     pub fn synthesized(&self) -> Option<(&'static str, &'static [&'static str])> {
         match self {
-            Emit::Message(_) => None,
-            Emit::Custom(_) => Some(("custom", &["customType", "content", "display", "details"])),
+            Emit::Custom(_) | Emit::EditedCustom { .. } => {
+                Some(("custom", &["customType", "content", "display", "details"]))
+            }
             Emit::BranchSummary(_) => Some(("branchSummary", &["summary", "fromId"])),
             Emit::CompactionSummary(_) => Some(("compactionSummary", &["summary", "tokensBefore"])),
+            _ => None,
         }
     }
 }
@@ -77,6 +94,11 @@ pub enum ModelFrom {
 pub struct Plan {
     /// Root first.
     pub path: Vec<usize>,
+    /// The compaction-aware entries (pi's `buildContextEntries`).
+    pub context: Vec<usize>,
+    /// `ends[k]`: where the messages of `context[k]` end in `messages` (they
+    /// start where those of `context[k - 1]` end).
+    pub ends: Vec<usize>,
     pub messages: Vec<Emit>,
     /// The entry whose `thinkingLevel` applies; `None` means "off".
     pub thinking_level: Option<usize>,
@@ -84,18 +106,30 @@ pub struct Plan {
     pub model: Option<ModelFrom>,
 }
 
-/// `id → index` over all entries, later duplicates winning.
+impl Plan {
+    /// The messages of `context[k]`.
+    pub fn messages_of(&self, k: usize) -> &[Emit] {
+        let start = if k == 0 { 0 } else { self.ends[k - 1] };
+        &self.messages[start..self.ends[k]]
+    }
+}
+
+/// `id → index` over the entries that are not headers, later duplicates
+/// winning: pi's manager holds no header, so none is a leaf or a parent.
 pub fn index(entries: &[Entry]) -> HashMap<&Key, usize> {
-    crate::entry::index_by_id(entries.iter().enumerate())
+    crate::entry::index_by_id(entries.iter().enumerate().filter(|(_, e)| !e.is_header()))
 }
 
 /// The context at `leaf`. `by_id` finds an entry by id (pi's `byId` map:
-/// later duplicates win); the default leaf is the last entry.
+/// later duplicates win); the default leaf is the last entry that is not a
+/// header.
 pub fn plan(entries: &[Entry], by_id: &dyn Fn(&Key) -> Option<usize>, leaf: Leaf) -> Plan {
+    // The default leaf is the last entry of pi's manager, which holds no header.
+    let last = || entries.iter().rposition(|e| !e.is_header());
     let start = match leaf {
         Leaf::None => return Plan::default(),
-        Leaf::Id(id) => by_id(id).or(entries.len().checked_sub(1)),
-        Leaf::Last => entries.len().checked_sub(1),
+        Leaf::Id(id) => by_id(id).or_else(last),
+        Leaf::Last => last(),
     };
     let parent = |i: usize| {
         let p: &Key = &entries[i].parent_id;
@@ -170,15 +204,18 @@ pub fn plan_from(
     let mut thinking_level = None;
     let mut model = None;
     let mut compaction = None;
+    let mut any_edit = false;
     for &i in &path {
         let e = &entries[i];
         match (e.kind, &e.detail) {
+            (EntryType::ContextEdit, _) => any_edit = true,
             (EntryType::ThinkingLevelChange, _) => thinking_level = Some(i),
             (EntryType::ModelChange, _) => model = Some(ModelFrom::ModelChange(i)),
             (
                 EntryType::Message,
                 Detail::Message {
                     role: Role::Assistant,
+                    ..
                 },
             ) => model = Some(ModelFrom::Assistant(i)),
             (EntryType::Compaction, _) => compaction = Some(i),
@@ -186,55 +223,134 @@ pub fn plan_from(
         }
     }
 
-    let mut messages = Vec::new();
-    let mut emit = |i: usize| {
-        let e = &entries[i];
-        match (e.kind, &e.detail) {
-            (EntryType::Message, _) => messages.push(Emit::Message(i)),
-            (EntryType::CustomMessage, _) => messages.push(Emit::Custom(i)),
-            (
-                EntryType::BranchSummary,
-                Detail::BranchSummary {
-                    has_summary: true, ..
-                },
-            ) => messages.push(Emit::BranchSummary(i)),
-            _ => {}
-        }
-    };
-    match compaction {
+    let context = match compaction {
         Some(c) => {
-            let comp = &entries[c];
-            // pi looks the compaction up again by id: with repeated ids, the first one on the path.
+            // pi finds the compaction again by id, among entries of any type.
             let at = path
                 .iter()
-                .position(|&i| entries[i].kind == EntryType::Compaction && entries[i].id == comp.id)
+                .position(|&i| entries[i].id == entries[c].id)
                 .unwrap_or(0);
-            let first_kept = match &comp.detail {
+            let first_kept = match &entries[c].detail {
                 Detail::Compaction {
                     first_kept_entry_id,
                     ..
-                } => first_kept_entry_id.clone(),
-                _ => Key::Undefined,
+                } => first_kept_entry_id,
+                _ => &Key::Undefined,
             };
+            let mut context = vec![c];
             let mut kept = false;
             for &i in &path[..at] {
-                kept = kept || entries[i].id == first_kept;
-                if kept {
-                    emit(i);
+                kept = kept || entries[i].id == *first_kept;
+                if kept && !is_system(&entries[i]) {
+                    context.push(i);
                 }
             }
-            for &i in &path[at + 1..] {
-                emit(i);
-            }
-            messages.insert(0, Emit::CompactionSummary(c));
+            context.extend_from_slice(&path[at + 1..]);
+            context
         }
-        None => path.iter().for_each(|&i| emit(i)),
+        None => path.clone(),
+    };
+
+    // The last edit of each target among the context entries wins; most paths
+    // have none, and then no map is built.
+    let mut edits: HashMap<&Key, usize> = HashMap::new();
+    for &i in context.iter().filter(|_| any_edit) {
+        if let Detail::ContextEdit { target_id, .. } = &entries[i].detail {
+            if entries[i].kind == EntryType::ContextEdit {
+                edits.insert(target_id, i);
+            }
+        }
+    }
+
+    let mut messages = Vec::with_capacity(context.len());
+    let mut ends = Vec::with_capacity(context.len());
+    for (k, &i) in context.iter().enumerate() {
+        // Only the newest compaction (first) speaks; older ones kept in its range do not.
+        if !(k > 0 && entries[i].kind == EntryType::Compaction) {
+            let edit = if edits.is_empty() {
+                None
+            } else {
+                edits.get(&entries[i].id).copied()
+            };
+            emit(entries, i, edit, &mut messages);
+        }
+        ends.push(messages.len());
     }
     Plan {
         path,
+        context,
+        ends,
         messages,
         thinking_level,
         model,
+    }
+}
+
+/// A `message` entry whose message has the role `system`.
+fn is_system(e: &Entry) -> bool {
+    e.kind == EntryType::Message
+        && matches!(
+            e.detail,
+            Detail::Message {
+                role: Role::System,
+                ..
+            }
+        )
+}
+
+/// The messages of entry `i`, under its latest edit if any.
+fn emit(entries: &[Entry], i: usize, edit: Option<usize>, out: &mut Vec<Emit>) {
+    let e = &entries[i];
+    let replacement = edit.and_then(|j| match entries[j].detail {
+        Detail::ContextEdit { replacement, .. } => Some(replacement),
+        _ => None,
+    });
+    if replacement == Some(Replacement::Null) {
+        return;
+    }
+    // Without a `replacement` pi throws as it edits; we show the target as it is.
+    let edit = edit.filter(|_| replacement != Some(Replacement::Missing));
+    match (e.kind, &e.detail) {
+        (EntryType::Message, Detail::Message { role, content }) => {
+            let editable = matches!(
+                role,
+                Role::User | Role::Assistant | Role::ToolResult | Role::Custom
+            );
+            out.push(match edit {
+                Some(edit) if editable => Emit::EditedMessage { entry: i, edit },
+                _ if content.is_nullish()
+                    && matches!(
+                        role,
+                        Role::User | Role::Assistant | Role::ToolResult | Role::System
+                    ) =>
+                {
+                    Emit::Filled(i)
+                }
+                _ => Emit::Message(i),
+            });
+        }
+        (EntryType::CustomMessage, _) => out.push(match edit {
+            Some(edit) => Emit::EditedCustom { entry: i, edit },
+            None => Emit::Custom(i),
+        }),
+        (
+            EntryType::BranchSummary,
+            Detail::BranchSummary {
+                has_summary: true, ..
+            },
+        ) => out.push(Emit::BranchSummary(i)),
+        (
+            EntryType::Compaction,
+            Detail::Compaction {
+                has_system_message, ..
+            },
+        ) => {
+            if *has_system_message {
+                out.push(Emit::Checkpoint(i));
+            }
+            out.push(Emit::CompactionSummary(i));
+        }
+        _ => {}
     }
 }
 
@@ -257,6 +373,9 @@ pub enum Fixup {
     Undefined(Slot),
     /// An invalid timestamp: `NaN`.
     NaN(Slot),
+    /// In a projection, `entries[entry].messages[index]` is that entry's own
+    /// `message`, the same object as in its `sourceEntry` (as in pi).
+    Shared { entry: usize, index: usize },
 }
 
 /// The context as JSON text plus the few values JSON cannot hold.
@@ -277,83 +396,293 @@ pub fn render<'t>(
     entries: &[Entry],
     plan: &Plan,
 ) -> Rendered {
-    let mut w = Writer {
-        text,
-        out: String::new(),
-        fixups: Vec::new(),
-    };
-    let fields = |i: usize| members(i);
+    let mut w = Writer::new(text, members, entries);
     w.out.push_str("{\"messages\":[");
     for (n, emit) in plan.messages.iter().enumerate() {
         if n > 0 {
             w.out.push(',');
         }
-        let i = emit.entry();
-        let m = fields(i);
-        match emit.synthesized() {
-            None => w.value(json::get(text, &m, "message"), Slot::Message(n)),
-            Some((role, names)) => {
-                w.out.push_str("{\"role\":");
-                w.out.push_str(&format!("\"{role}\""));
-                for &name in names {
-                    w.field(name, json::get(text, &m, name), Slot::MessageField(n, name));
-                }
-                w.time(entries[i].time, Slot::MessageField(n, "timestamp"));
-                w.out.push('}');
-            }
-        }
+        w.message(n, *emit);
     }
-    w.out.push_str("],\"thinkingLevel\":");
-    match plan.thinking_level {
-        Some(i) => {
-            let m = fields(i);
-            w.value(json::get(text, &m, "thinkingLevel"), Slot::ThinkingLevel);
-        }
-        None => w.out.push_str("\"off\""),
-    }
-    w.out.push_str(",\"model\":");
-    let (source, provider, model_id) = match plan.model {
-        None => (None, "", ""),
-        Some(ModelFrom::ModelChange(i)) => (Some(fields(i)), "provider", "modelId"),
-        Some(ModelFrom::Assistant(i)) => {
-            let m = fields(i);
-            let msg = json::get(text, &m, "message")
-                .filter(|m| m.kind == Kind::Object)
-                .map(|m| m.value);
-            (
-                Some(Cow::Owned(
-                    msg.map(|s| json::members(text, s)).unwrap_or_default(),
-                )),
-                "provider",
-                "model",
-            )
-        }
-    };
-    match source {
-        None => w.out.push_str("null"),
-        Some(m) => {
-            w.out.push('{');
-            w.out.push_str("\"provider\":");
-            w.value(json::get(text, &m, provider), Slot::ModelField("provider"));
-            w.out.push_str(",\"modelId\":");
-            w.value(json::get(text, &m, model_id), Slot::ModelField("modelId"));
-            w.out.push('}');
-        }
-    }
-    w.out.push('}');
-    Rendered {
-        json: w.out,
-        fixups: w.fixups,
-    }
+    w.out.push(']');
+    w.settings(plan);
+    w.finish()
 }
 
-struct Writer<'a> {
-    text: &'a str,
+/// Writes `plan` as the JSON of pi's `buildSessionProjection` result, except
+/// that `messages` is `null` and an entry's own `message` is `null` in its
+/// messages: the caller links those ([`Fixup::Shared`]), sets `messages` to
+/// the entries' messages flattened (the same objects, as pi's are), then
+/// applies the other fixups, whose message numbers count in that flat list.
+/// `spans[i]` is entry `i`'s value.
+pub fn render_projection<'t>(
+    text: &'t str,
+    spans: &[Span],
+    members: &dyn Fn(usize) -> Cow<'t, [Member]>,
+    entries: &[Entry],
+    plan: &Plan,
+) -> Rendered {
+    let mut w = Writer::new(text, members, entries);
+    w.out.push_str("{\"entries\":[");
+    let mut n = 0;
+    for (k, &i) in plan.context.iter().enumerate() {
+        if k > 0 {
+            w.out.push(',');
+        }
+        w.out.push_str("{\"sourceEntry\":");
+        w.out.push_str(spans[i].of(text));
+        w.out.push_str(",\"messages\":[");
+        for (m, emit) in plan.messages_of(k).iter().enumerate() {
+            if m > 0 {
+                w.out.push(',');
+            }
+            if let Emit::Message(_) = emit {
+                // Not written twice: the caller links it to the source entry's.
+                w.out.push_str("null");
+                w.fixups.push(Fixup::Shared { entry: k, index: m });
+            } else {
+                w.message(n, *emit);
+            }
+            n += 1;
+        }
+        w.out.push_str("]}");
+    }
+    w.out.push_str("],\"messages\":null");
+    w.settings(plan);
+    w.finish()
+}
+
+/// The compaction-aware entries of `plan` as a JSON array of their values.
+pub fn render_entries(text: &str, spans: &[Span], plan: &Plan) -> String {
+    let mut out = String::from("[");
+    for (k, &i) in plan.context.iter().enumerate() {
+        if k > 0 {
+            out.push(',');
+        }
+        out.push_str(spans[i].of(text));
+    }
+    out.push(']');
+    out
+}
+
+struct Writer<'a, 't> {
+    text: &'t str,
+    members: &'a dyn Fn(usize) -> Cow<'t, [Member]>,
+    entries: &'a [Entry],
     out: String,
     fixups: Vec<Fixup>,
 }
 
-impl Writer<'_> {
+/// What a copied message's `content` becomes.
+#[derive(Clone, Copy)]
+enum NewContent<'t> {
+    /// JSON text.
+    Json(&'static str),
+    /// A value from the text.
+    Raw(&'t str),
+    /// A string from the text, wrapped as `[{type:"text",text}]`.
+    Wrapped(&'t str),
+    /// `undefined`: the key is there, its value is not.
+    Undefined,
+}
+
+impl<'a, 't> Writer<'a, 't> {
+    fn new(
+        text: &'t str,
+        members: &'a dyn Fn(usize) -> Cow<'t, [Member]>,
+        entries: &'a [Entry],
+    ) -> Self {
+        Writer {
+            text,
+            members,
+            entries,
+            out: String::new(),
+            fixups: Vec::new(),
+        }
+    }
+
+    fn finish(self) -> Rendered {
+        Rendered {
+            json: self.out,
+            fixups: self.fixups,
+        }
+    }
+
+    /// Message `n` of the context.
+    fn message(&mut self, n: usize, emit: Emit) {
+        let text = self.text;
+        let i = emit.entry();
+        let m = (self.members)(i);
+        match emit {
+            Emit::Message(_) => self.value(json::get(text, &m, "message"), Slot::Message(n)),
+            Emit::Checkpoint(_) => {
+                self.value(json::get(text, &m, "systemMessage"), Slot::Message(n))
+            }
+            Emit::Filled(_) => {
+                let system = matches!(
+                    self.entries[i].detail,
+                    Detail::Message {
+                        role: Role::System,
+                        ..
+                    }
+                );
+                let content = NewContent::Json(if system { "\"\"" } else { "[]" });
+                self.copy_message(n, &m, content);
+            }
+            Emit::EditedMessage { edit, .. } => {
+                let wrap = matches!(
+                    self.entries[i].detail,
+                    Detail::Message {
+                        role: Role::Assistant | Role::ToolResult,
+                        ..
+                    }
+                );
+                let content = self.replacement(edit, wrap);
+                self.copy_message(n, &m, content);
+            }
+            Emit::Custom(_)
+            | Emit::EditedCustom { .. }
+            | Emit::BranchSummary(_)
+            | Emit::CompactionSummary(_) => {
+                let Some((role, names)) = emit.synthesized() else {
+                    return;
+                };
+                self.out.push_str("{\"role\":\"");
+                self.out.push_str(role);
+                self.out.push('"');
+                for &name in names {
+                    let member = json::get(text, &m, name);
+                    if name != "content" {
+                        self.field(name, member, Slot::MessageField(n, name));
+                        continue;
+                    }
+                    let content = match emit {
+                        Emit::EditedCustom { edit, .. } => self.replacement(edit, false),
+                        // `entry.content ?? []`
+                        _ => match member {
+                            Some(c) if c.kind != Kind::Null => NewContent::Raw(c.value.of(text)),
+                            _ => NewContent::Json("[]"),
+                        },
+                    };
+                    self.out.push_str(",\"content\":");
+                    self.content(n, content);
+                }
+                self.time(self.entries[i].time, Slot::MessageField(n, "timestamp"));
+                self.out.push('}');
+            }
+        }
+    }
+
+    /// The `content` an edit gives (`replacement.content`, not validated).
+    fn replacement(&self, edit: usize, wrap: bool) -> NewContent<'t> {
+        let text = self.text;
+        let m = (self.members)(edit);
+        let content = json::get(text, &m, "replacement")
+            .filter(|r| r.kind == Kind::Object)
+            .and_then(|r| {
+                let fields = json::members(text, r.value);
+                json::get(text, &fields, "content").map(|c| (c.kind, c.value.of(text)))
+            });
+        match content {
+            None => NewContent::Undefined,
+            Some((Kind::String, raw)) if wrap => NewContent::Wrapped(raw),
+            Some((_, raw)) => NewContent::Raw(raw),
+        }
+    }
+
+    fn content(&mut self, n: usize, content: NewContent) {
+        match content {
+            NewContent::Json(j) | NewContent::Raw(j) => self.out.push_str(j),
+            NewContent::Wrapped(s) => {
+                self.out.push_str("[{\"type\":\"text\",\"text\":");
+                self.out.push_str(s);
+                self.out.push_str("}]");
+            }
+            NewContent::Undefined => {
+                self.out.push_str("null");
+                self.fixups
+                    .push(Fixup::Undefined(Slot::MessageField(n, "content")));
+            }
+        }
+    }
+
+    /// `{ ...message, content }` of the entry whose members are `m`: `content`
+    /// keeps its place, or comes last when the message had none.
+    fn copy_message(&mut self, n: usize, m: &[Member], content: NewContent) {
+        let text = self.text;
+        let fields = json::get(text, m, "message")
+            .filter(|v| v.kind == Kind::Object)
+            .map(|v| json::members(text, v.value))
+            .unwrap_or_default();
+        // Every `content` key gets the new value: JSON.parse keeps the first
+        // place and the last value, as the spread does.
+        let mut had = false;
+        self.out.push('{');
+        for (k, f) in fields.iter().enumerate() {
+            if k > 0 {
+                self.out.push(',');
+            }
+            self.out.push_str(f.key.of(text));
+            self.out.push(':');
+            if json::key_is(text, f.key, "content") {
+                had = true;
+                self.content(n, content);
+            } else {
+                self.out.push_str(f.value.of(text));
+            }
+        }
+        if !had {
+            if !fields.is_empty() {
+                self.out.push(',');
+            }
+            self.out.push_str("\"content\":");
+            self.content(n, content);
+        }
+        self.out.push('}');
+    }
+
+    /// `thinkingLevel` and `model`, each after a comma, and the closing brace.
+    fn settings(&mut self, plan: &Plan) {
+        let text = self.text;
+        self.out.push_str(",\"thinkingLevel\":");
+        match plan.thinking_level {
+            Some(i) => {
+                let m = (self.members)(i);
+                self.value(json::get(text, &m, "thinkingLevel"), Slot::ThinkingLevel);
+            }
+            None => self.out.push_str("\"off\""),
+        }
+        self.out.push_str(",\"model\":");
+        let (source, provider, model_id) = match plan.model {
+            None => (None, "", ""),
+            Some(ModelFrom::ModelChange(i)) => (Some((self.members)(i)), "provider", "modelId"),
+            Some(ModelFrom::Assistant(i)) => {
+                let m = (self.members)(i);
+                let msg = json::get(text, &m, "message")
+                    .filter(|m| m.kind == Kind::Object)
+                    .map(|m| m.value);
+                (
+                    Some(Cow::Owned(
+                        msg.map(|s| json::members(text, s)).unwrap_or_default(),
+                    )),
+                    "provider",
+                    "model",
+                )
+            }
+        };
+        match source {
+            None => self.out.push_str("null"),
+            Some(m) => {
+                self.out.push_str("{\"provider\":");
+                self.value(json::get(text, &m, provider), Slot::ModelField("provider"));
+                self.out.push_str(",\"modelId\":");
+                self.value(json::get(text, &m, model_id), Slot::ModelField("modelId"));
+                self.out.push('}');
+            }
+        }
+        self.out.push('}');
+    }
+
     fn value(&mut self, member: Option<&Member>, slot: Slot) {
         match member {
             Some(m) => self.out.push_str(m.value.of(self.text)),
@@ -460,6 +789,41 @@ mod tests {
                 Fixup::NaN(Slot::MessageField(4, "timestamp"))
             ]
         );
+    }
+
+    #[test]
+    fn checkpoints_kept_system_messages_edits_and_null_content() {
+        let line = |s: String| s + "\n";
+        let text = [
+            line(format!("{{\"type\":\"message\",\"id\":\"s1\",\"parentId\":null,{TS},\"message\":{{\"role\":\"system\",\"content\":\"p\"}}}}")),
+            line(format!("{{\"type\":\"message\",\"id\":\"u1\",\"parentId\":\"s1\",{TS},\"message\":{{\"role\":\"user\",\"content\":null,\"x\":1}}}}")),
+            line(format!("{{\"type\":\"message\",\"id\":\"a1\",\"parentId\":\"u1\",{TS},\"message\":{{\"role\":\"assistant\"}}}}")),
+            line(format!("{{\"type\":\"compaction\",\"id\":\"c\",\"parentId\":\"a1\",{TS},\"summary\":\"S\",\"firstKeptEntryId\":\"s1\",\"tokensBefore\":1,\"systemMessage\":{{\"role\":\"system\",\"content\":\"K\"}}}}")),
+            line(format!("{{\"type\":\"context_edit\",\"id\":\"e\",\"parentId\":\"c\",{TS},\"targetId\":\"a1\",\"replacement\":{{\"content\":\"E\"}}}}")),
+            line(format!("{{\"type\":\"custom_message\",\"id\":\"cm\",\"parentId\":\"e\",{TS},\"customType\":\"t\",\"display\":true,\"details\":0}}")),
+        ]
+        .concat();
+        let r = context(&text, None);
+        assert_eq!(
+            r.json,
+            concat!(
+                r#"{"messages":[{"role":"system","content":"K"},"#,
+                r#"{"role":"compactionSummary","summary":"S","tokensBefore":1,"timestamp":1735689600000},"#,
+                r#"{"role":"user","content":[],"x":1},"#,
+                r#"{"role":"assistant","content":[{"type":"text","text":"E"}]},"#,
+                r#"{"role":"custom","customType":"t","content":[],"display":true,"details":0,"timestamp":1735689600000}],"#,
+                r#""thinkingLevel":"off","model":{"provider":null,"modelId":null}}"#
+            )
+        );
+        let doc = Document::parse(&text);
+        let by_id = index(&doc.entries);
+        let p = plan(&doc.entries, &|k| by_id.get(k).copied(), Leaf::Last);
+        assert_eq!(
+            p.context,
+            [3, 1, 2, 4, 5],
+            "s1 is left out of the kept range"
+        );
+        assert_eq!(p.ends, [2, 3, 4, 4, 5]);
     }
 
     #[test]

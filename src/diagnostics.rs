@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 
 use crate::document::Document;
-use crate::entry::{Detail, Entry, EntryType, Key};
+use crate::entry::{Detail, Entry, EntryType, Key, Replacement, Role};
 use crate::tree::Tree;
 
 /// What kind of problem a [`Diagnostic`] reports. The names (`as_str`) are a
@@ -19,7 +19,8 @@ pub enum Problem {
     NotAnObject,
     /// A line with nothing but whitespace; pi skips it.
     BlankLine,
-    /// The text starts with a UTF-8 byte order mark; pi's `trim()` drops it.
+    /// The text starts with a UTF-8 byte order mark. pi 1.6 refuses to open
+    /// such a file and leaves it out of its list; session-tree ignores it.
     Bom,
     /// The bytes were not valid UTF-8; the bad sequences read as U+FFFD.
     InvalidUtf8,
@@ -51,6 +52,21 @@ pub enum Problem {
     MissingLabelTarget,
     /// A branch summary's `fromId` names no entry.
     MissingBranchSource,
+    /// A `context_edit`'s `targetId` names no entry.
+    MissingEditTarget,
+    /// A `context_edit` aimed at an entry pi would not let it edit (only a
+    /// `custom_message`, or a user, assistant or tool result message).
+    UneditableEditTarget,
+    /// A `context_edit` whose target is on no path through the edit, so it
+    /// never applies.
+    EditTargetOffPath,
+    /// A `context_edit` without a `replacement` (pi throws building the
+    /// context) or with one that is neither `null` nor `{content}` of a string
+    /// or an array (pi passes it through unchecked).
+    InvalidEditReplacement,
+    /// System messages in a compaction's kept range: the context drops them,
+    /// and the compaction has no `systemMessage` checkpoint to stand for them.
+    LostSystemMessages,
 }
 
 impl Problem {
@@ -76,6 +92,11 @@ impl Problem {
             Problem::KeptEntryOffPath => "kept-entry-off-path",
             Problem::MissingLabelTarget => "missing-label-target",
             Problem::MissingBranchSource => "missing-branch-source",
+            Problem::MissingEditTarget => "missing-edit-target",
+            Problem::UneditableEditTarget => "uneditable-edit-target",
+            Problem::EditTargetOffPath => "edit-target-off-path",
+            Problem::InvalidEditReplacement => "invalid-edit-replacement",
+            Problem::LostSystemMessages => "lost-system-messages",
         }
     }
 }
@@ -113,7 +134,7 @@ pub fn inspect(doc: &Document, invalid_utf8: bool) -> Vec<Diagnostic> {
         out.push(d(
             Problem::Bom,
             Some(1),
-            "the file starts with a UTF-8 byte order mark (ignored)".into(),
+            "the file starts with a UTF-8 byte order mark (ignored here; pi 1.6 refuses to open the file)".into(),
         ));
     }
     // Physical lines: the part after the final newline is not a line.
@@ -131,6 +152,20 @@ pub fn inspect(doc: &Document, invalid_utf8: bool) -> Vec<Diagnostic> {
     }
     let last_number = doc.lines.last().map(|l| l.number);
     for line in &doc.lines {
+        if let crate::parse::LineContent::Value(v) = &line.content {
+            // Not among the document's entries, so reported here.
+            if !crate::parse::is_kept(text, v) {
+                out.push(d(
+                    Problem::NotAnObject,
+                    Some(line.number),
+                    format!(
+                        "line {} is {}, not an object; it is skipped (pi 1.6 skips it when it opens the file)",
+                        line.number,
+                        v.span.of(text).trim()
+                    ),
+                ));
+            }
+        }
         if let Some(err) = crate::parse::line_error(text, line) {
             out.push(d(
                 Problem::MalformedLine,
@@ -175,7 +210,7 @@ pub fn inspect_entries(
     }
     let tree = crate::tree::build(entries, &crate::tree::InsertionSort);
     check_cycles(&mut r, &tree, &by_id);
-    let ancestry = Ancestry::of(&tree, entries.len());
+    let ancestry = Ancestry::of(&tree, entries);
     for i in 0..entries.len() {
         check_references(&mut r, i, version, &by_id, &ancestry);
     }
@@ -367,28 +402,40 @@ fn check_cycles(r: &mut Report, tree: &Tree, by_id: &HashMap<&Key, usize>) {
 }
 
 /// Ancestry in the tree: `a` is on the path of `b` iff
-/// `enter[a] <= enter[b] < leave[a]` (times of a depth-first walk).
+/// `enter[a] <= enter[b] < leave[a]` (times of a depth-first walk). Also
+/// `system[i]`, the number of system messages from the root to `i`
+/// included, so that a range of a path is counted in constant time.
 struct Ancestry {
     enter: Vec<usize>,
     leave: Vec<usize>,
+    system: Vec<usize>,
 }
 
 impl Ancestry {
-    fn of(tree: &Tree, n: usize) -> Ancestry {
+    fn of(tree: &Tree, entries: &[Entry]) -> Ancestry {
+        let n = entries.len();
         let (mut enter, mut leave) = (vec![0usize; n], vec![0usize; n]);
+        let mut system = vec![0usize; n];
         let mut clock = 0;
-        let mut stack: Vec<(usize, bool)> = tree.roots.iter().rev().map(|&r| (r, false)).collect();
-        while let Some((node, done)) = stack.pop() {
+        let mut stack: Vec<(usize, bool, usize)> =
+            tree.roots.iter().rev().map(|&r| (r, false, 0)).collect();
+        while let Some((node, done, above)) = stack.pop() {
             if done {
                 leave[node] = clock;
                 continue;
             }
             enter[node] = clock;
             clock += 1;
-            stack.push((node, true));
-            stack.extend(tree.children[node].iter().rev().map(|&c| (c, false)));
+            system[node] = above + usize::from(is_system_message(&entries[node]));
+            stack.push((node, true, 0));
+            let here = system[node];
+            stack.extend(tree.children[node].iter().rev().map(|&c| (c, false, here)));
         }
-        Ancestry { enter, leave }
+        Ancestry {
+            enter,
+            leave,
+            system,
+        }
     }
 
     fn on_path(&self, a: usize, b: usize) -> bool {
@@ -410,12 +457,22 @@ fn check_references(
         Detail::Compaction {
             first_kept_entry_id,
             first_kept_entry_index,
+            has_system_message,
         } if e.kind == EntryType::Compaction => {
             if version < 2.0 {
                 check_kept_index(r, i, *first_kept_entry_index);
             } else if first_kept_entry_id.as_str().is_some() {
                 check_kept_id(r, i, first_kept_entry_id, by_id, ancestry);
+                if !has_system_message {
+                    check_lost_system(r, i, first_kept_entry_id, by_id, ancestry);
+                }
             }
+        }
+        Detail::ContextEdit {
+            target_id,
+            replacement,
+        } if e.kind == EntryType::ContextEdit => {
+            check_edit(r, i, target_id, *replacement, by_id, ancestry);
         }
         Detail::Label { target_id, .. }
             if e.kind == EntryType::Label && !by_id.contains_key(target_id) =>
@@ -490,6 +547,124 @@ fn check_kept_id(
     }
 }
 
+/// A `message` entry whose role is `system`.
+fn is_system_message(e: &Entry) -> bool {
+    e.kind == EntryType::Message
+        && matches!(
+            e.detail,
+            Detail::Message {
+                role: Role::System,
+                ..
+            }
+        )
+}
+
+/// A compaction without a checkpoint: the system messages of its kept range
+/// (from the kept entry up to the compaction) leave the context with nothing
+/// in their place.
+fn check_lost_system(
+    r: &mut Report,
+    i: usize,
+    id: &Key,
+    by_id: &HashMap<&Key, usize>,
+    ancestry: &Ancestry,
+) {
+    let Some(&k) = by_id.get(id).filter(|&&k| k != i && ancestry.on_path(k, i)) else {
+        return;
+    };
+    let system = &ancestry.system;
+    let lost = system[i] - (system[k] - usize::from(is_system_message(&r.entries[k])));
+    if lost > 0 {
+        let many = if lost == 1 { "message" } else { "messages" };
+        r.push(
+            Problem::LostSystemMessages,
+            i,
+            format!(
+                "{}: {lost} system {many} between the kept entry {} and the compaction leave the context, and the compaction has no systemMessage checkpoint to keep the prompt",
+                r.at(i),
+                show(id)
+            ),
+        );
+    }
+}
+
+/// A `context_edit`: its replacement, and whether its target is there, is
+/// one pi lets an edit change, and is on a path through the edit.
+fn check_edit(
+    r: &mut Report,
+    i: usize,
+    target_id: &Key,
+    replacement: Replacement,
+    by_id: &HashMap<&Key, usize>,
+    ancestry: &Ancestry,
+) {
+    if replacement == Replacement::Missing {
+        r.push(
+            Problem::InvalidEditReplacement,
+            i,
+            format!(
+                "{}: the context edit has no replacement (pi 1.6 throws building a context that applies it)",
+                r.at(i)
+            ),
+        );
+    } else if !replacement.is_valid() {
+        r.push(
+            Problem::InvalidEditReplacement,
+            i,
+            format!(
+                "{}: the context edit's replacement is neither null nor an object with string or array content",
+                r.at(i)
+            ),
+        );
+    }
+    let Some(&t) = by_id.get(target_id) else {
+        r.push(
+            Problem::MissingEditTarget,
+            i,
+            format!(
+                "{}: context edit target {} not found",
+                r.at(i),
+                show(target_id)
+            ),
+        );
+        return;
+    };
+    let target = &r.entries[t];
+    let editable = target.kind == EntryType::CustomMessage
+        || (target.kind == EntryType::Message
+            && matches!(
+                target.detail,
+                Detail::Message {
+                    role: Role::User | Role::Assistant | Role::ToolResult,
+                    ..
+                }
+            ));
+    if !editable {
+        r.push(
+            Problem::UneditableEditTarget,
+            i,
+            format!(
+                "{}: context edit target {} ({}) is not a user, assistant or tool result message or a custom_message, which pi lets an edit change",
+                r.at(i),
+                show(target_id),
+                r.at(t)
+            ),
+        );
+    }
+    if !ancestry.on_path(t, i) && !ancestry.on_path(i, t) {
+        r.push(
+            Problem::EditTargetOffPath,
+            i,
+            format!(
+                "{}: context edit target {} ({}) is on no path through the edit, so the edit never applies",
+                r.at(i),
+                show(target_id),
+                r.at(t)
+            ),
+        );
+    }
+}
+
 fn show(k: &Key) -> String {
     match k {
         Key::Str(s) => format!("\"{s}\""),
@@ -540,6 +715,26 @@ mod tests {
     }
 
     #[test]
+    fn falsy_lines_are_not_objects_and_no_entries() {
+        let text = format!("null\n{HEADER}0\n{}\"\"\nfalse\n", e("a", "null"));
+        assert_eq!(
+            kinds(&text),
+            [
+                ("not-an-object", Some(1)),
+                ("not-an-object", Some(3)),
+                ("not-an-object", Some(5)),
+                ("not-an-object", Some(6)),
+            ]
+        );
+        let found = inspect(&Document::parse(&text), false);
+        assert!(
+            found[0].message.starts_with("line 1 is null,"),
+            "{}",
+            found[0].message
+        );
+    }
+
+    #[test]
     fn tree_problems() {
         let text = [
             &e("a", "null"),
@@ -578,6 +773,158 @@ mod tests {
             assert!(found.contains(&x), "{x:?} not in {found:?}");
         }
         assert_eq!(found.len(), expect.len(), "{found:?}");
+    }
+
+    /// A line of a v3 session: `{"type":ty,"id":id,"parentId":parent, rest}`.
+    fn line(ty: &str, id: &str, parent: &str, rest: &str) -> String {
+        format!("{{\"type\":\"{ty}\",\"id\":\"{id}\",\"parentId\":{parent},\"timestamp\":\"2026-11-20T10:00:00.000Z\"{rest}}}\n")
+    }
+
+    fn msg(id: &str, parent: &str, role: &str) -> String {
+        line(
+            "message",
+            id,
+            parent,
+            &format!(",\"message\":{{\"role\":\"{role}\",\"content\":\"x\",\"timestamp\":1}}"),
+        )
+    }
+
+    #[test]
+    fn the_eleven_entry_types_are_known() {
+        let usage =
+            ",\"kind\":\"cache_warm\",\"provider\":\"p\",\"model\":\"m\",\"usage\":{\"input\":0}";
+        let text = [
+            HEADER,
+            &msg("s1", "null", "system"),
+            &msg("u1", "\"s1\"", "user"),
+            &line("usage", "g1", "\"u1\"", usage),
+            &line("context_edit", "e1", "\"g1\"", ",\"targetId\":\"u1\",\"replacement\":null"),
+            &line(
+                "context_edit",
+                "e2",
+                "\"e1\"",
+                ",\"targetId\":\"u1\",\"replacement\":{\"content\":[{\"type\":\"text\",\"text\":\"y\"}]}",
+            ),
+        ]
+        .concat();
+        assert_eq!(kinds(&text), []);
+    }
+
+    #[test]
+    fn context_edit_problems() {
+        let edit = |id: &str, parent: &str, target: &str, replacement: &str| {
+            let replacement = if replacement.is_empty() {
+                String::new()
+            } else {
+                format!(",\"replacement\":{replacement}")
+            };
+            line(
+                "context_edit",
+                id,
+                parent,
+                &format!(",\"targetId\":\"{target}\"{replacement}"),
+            )
+        };
+        let text = [
+            HEADER,
+            &msg("s1", "null", "system"),                        // 2
+            &msg("u1", "\"s1\"", "user"),                        // 3
+            &msg("a1", "\"u1\"", "assistant"),                   // 4
+            &msg("b1", "\"u1\"", "bashExecution"),               // 5: a sibling branch of a1
+            &msg("t1", "\"a1\"", "toolResult"),                  // 6
+            &edit("e1", "\"t1\"", "gone", "null"),               // 7
+            &edit("e2", "\"e1\"", "s1", "null"),                 // 8
+            &edit("e3", "\"e2\"", "b1", "{\"content\":\"z\"}"),  // 9: off path, and bashExecution
+            &edit("e4", "\"e3\"", "u1", ""),                     // 10
+            &edit("e5", "\"e4\"", "a1", "{\"content\":5}"),      // 11
+            &edit("e6", "\"e5\"", "a1", "\"str\""),              // 12
+            &edit("e7", "\"e6\"", "a1", "{}"),                   // 13
+            &edit("e8", "\"u1\"", "m1", "{\"content\":\"ok\"}"), // 14: before its target: applies
+            &msg("m1", "\"e8\"", "user"),                        // 15
+            &edit("e9", "\"m1\"", "e8", "null"),                 // 16: an edit of an edit
+        ]
+        .concat();
+        assert_eq!(
+            kinds(&text),
+            [
+                ("missing-edit-target", Some(7)),
+                ("uneditable-edit-target", Some(8)),
+                ("uneditable-edit-target", Some(9)),
+                ("edit-target-off-path", Some(9)),
+                ("invalid-edit-replacement", Some(10)),
+                ("invalid-edit-replacement", Some(11)),
+                ("invalid-edit-replacement", Some(12)),
+                ("invalid-edit-replacement", Some(13)),
+                ("uneditable-edit-target", Some(16)),
+            ]
+        );
+        let found = inspect(&Document::parse(&text), false);
+        let missing = &found[0];
+        assert_eq!(missing.entry_id.as_deref(), Some("e1"));
+        assert!(
+            missing.message.contains("\"gone\" not found"),
+            "{}",
+            missing.message
+        );
+        assert!(
+            found[4].message.contains("no replacement"),
+            "{}",
+            found[4].message
+        );
+    }
+
+    #[test]
+    fn system_messages_a_compaction_without_checkpoint_drops() {
+        let compaction = |id: &str, parent: &str, kept: &str, checkpoint: bool| {
+            let sys = if checkpoint {
+                ",\"systemMessage\":{\"role\":\"system\",\"content\":\"CKPT\",\"timestamp\":5}"
+            } else {
+                ""
+            };
+            line(
+                "compaction",
+                id,
+                parent,
+                &format!(
+                    ",\"summary\":\"s\",\"firstKeptEntryId\":\"{kept}\",\"tokensBefore\":1{sys}"
+                ),
+            )
+        };
+        let text = [
+            HEADER,
+            &msg("s0", "null", "system"), // 2: summarized, not in a kept range
+            &msg("u1", "\"s0\"", "user"), // 3
+            &msg("s1", "\"u1\"", "system"), // 4
+            &msg("s2", "\"s1\"", "system"), // 5
+            &compaction("c1", "\"s2\"", "u1", false), // 6: loses s1 and s2
+            &compaction("c2", "\"s2\"", "u1", true), // 7: has a checkpoint
+            &compaction("c3", "\"s2\"", "s1", false), // 8: the kept entry is a system message
+            &compaction("c4", "\"s2\"", "c4", false), // 9: retains nothing
+            &msg("s3", "\"c1\"", "system"), // 10: after the compaction: kept
+            &compaction("c5", "\"s3\"", "s3", false), // 11
+            &compaction("c6", "\"u1\"", "u1", false), // 12: no system message in range
+        ]
+        .concat();
+        let found = inspect(&Document::parse(&text), false);
+        let got: Vec<_> = found
+            .iter()
+            .map(|d| {
+                (
+                    d.problem.as_str(),
+                    d.line,
+                    d.message.split(" system").next().unwrap_or(""),
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("lost-system-messages", Some(6), "line 6: 2"),
+                ("lost-system-messages", Some(8), "line 8: 2"),
+                ("lost-system-messages", Some(11), "line 11: 1"),
+            ]
+        );
+        assert_eq!(found[0].entry_id.as_deref(), Some("c1"));
     }
 
     #[test]

@@ -10,12 +10,13 @@ use crate::migrate::{self, Edit};
 use crate::parse::{self, Line, LineContent};
 use crate::time::{DateParser, IsoOnly};
 
-/// A parsed JSONL session. `entries[i]` is the i-th line that parsed, which
-/// is also the i-th element of what `parseSessionEntries` returns.
+/// A parsed JSONL session. `entries[i]` is the i-th line that parsed to a
+/// truthy value: the i-th entry pi 1.6's file loader gives (it skips `null`,
+/// `false`, `0` and `""` lines, which `parseSessionEntries` keeps).
 pub struct Document {
     pub text: String,
     /// Its non-blank lines; of the members nested in a value's members, only
-    /// those named `role` are kept (see [`Document::parse_with`]).
+    /// those named `role` or `content` are kept (see [`Document::parse_with`]).
     pub lines: Vec<Line>,
     pub entries: Vec<Entry>,
     /// `spans[i]`: where entry `i`'s JSON value is in `text`.
@@ -33,7 +34,7 @@ impl Document {
     }
 
     /// Each line's value is kept with what the document reads again later
-    /// (its members, and the `role`s that entry facts read from nested
+    /// (its members, and the `role`s and `content`s that entry facts read from nested
     /// objects), not all that [`parse::LineReader`] records: on a large session that
     /// halves the memory the lines take.
     pub fn parse_with(text: String, dates: &dyn DateParser) -> Document {
@@ -50,7 +51,10 @@ impl Document {
                         nested: value
                             .nested
                             .iter()
-                            .filter(|(_, m)| json::key_is(&text, m.key, "role"))
+                            .filter(|(_, m)| {
+                                json::key_is(&text, m.key, "role")
+                                    || json::key_is(&text, m.key, "content")
+                            })
                             .copied()
                             .collect(),
                     })
@@ -76,6 +80,9 @@ impl Document {
         let mut value_lines = Vec::with_capacity(lines.len());
         for (k, line) in lines.iter().enumerate() {
             if let LineContent::Value(v) = &line.content {
+                if !parse::is_kept(&text, v) {
+                    continue;
+                }
                 entries.push(Entry::from_json(&text, v, Some(dates), &mut unique));
                 spans.push(v.span);
                 line_numbers.push(line.number);

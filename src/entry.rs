@@ -138,6 +138,10 @@ pub enum EntryType {
     CustomMessage,
     Label,
     SessionInfo,
+    /// Token usage outside a message (pi 1.6); adds no context message.
+    Usage,
+    /// An edit of another entry's context messages (pi 1.6).
+    ContextEdit,
     /// Any other or missing `type`, and lines that are not objects.
     Other,
 }
@@ -155,6 +159,8 @@ impl EntryType {
             "custom_message" => EntryType::CustomMessage,
             "label" => EntryType::Label,
             "session_info" => EntryType::SessionInfo,
+            "usage" => EntryType::Usage,
+            "context_edit" => EntryType::ContextEdit,
             _ => EntryType::Other,
         }
     }
@@ -163,12 +169,91 @@ impl EntryType {
 /// The role of a message entry's `message`, as far as the core cares.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Role {
+    User,
     Assistant,
+    ToolResult,
+    /// A prompt-state message (pi 1.6), replayed in order.
+    System,
+    /// An extension's message (what v2's `hookMessage` became).
+    Custom,
     /// v2's name for what v3 calls `custom`.
     HookMessage,
+    /// Any other role (`bashExecution`, …), or none.
     Other,
     /// `message` is missing or not an object.
     NoMessage,
+}
+
+impl Role {
+    pub fn from_name(name: &str) -> Role {
+        match name {
+            "user" => Role::User,
+            "assistant" => Role::Assistant,
+            "toolResult" => Role::ToolResult,
+            "system" => Role::System,
+            "custom" => Role::Custom,
+            "hookMessage" => Role::HookMessage,
+            _ => Role::Other,
+        }
+    }
+}
+
+/// What a `content` member holds, as far as context building cares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Content {
+    /// No `content` key (or the object holding it is missing).
+    Missing,
+    Null,
+    /// A string.
+    Text,
+    /// An array (of blocks, not checked further).
+    Blocks,
+    /// A number, boolean or object.
+    Other,
+}
+
+impl Content {
+    pub fn of_kind(kind: Option<Kind>) -> Content {
+        match kind {
+            None => Content::Missing,
+            Some(Kind::Null) => Content::Null,
+            Some(Kind::String) => Content::Text,
+            Some(Kind::Array) => Content::Blocks,
+            Some(_) => Content::Other,
+        }
+    }
+
+    /// `null` or missing: what pi 1.6 normalizes per role.
+    pub fn is_nullish(self) -> bool {
+        matches!(self, Content::Missing | Content::Null)
+    }
+}
+
+/// A `context_edit`'s `replacement`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Replacement {
+    /// No `replacement` key: pi throws a TypeError when the edit applies.
+    Missing,
+    /// `null`: the target produces no messages.
+    Null,
+    /// Not an object (a string, number, boolean or array): pi reads its
+    /// `content` as `undefined`.
+    NotObject,
+    /// An object; its `content`. Only [`Content::Text`] and
+    /// [`Content::Blocks`] are what pi writes; anything else passes through
+    /// unvalidated (`Missing` leaves the key out of the edited message).
+    Object(Content),
+}
+
+impl Replacement {
+    /// A replacement pi itself would write: `null`, or an object whose
+    /// `content` is a string or an array.
+    pub fn is_valid(self) -> bool {
+        matches!(
+            self,
+            Replacement::Null | Replacement::Object(Content::Text | Content::Blocks)
+        )
+    }
 }
 
 /// The per-type facts.
@@ -181,10 +266,14 @@ pub enum Detail {
     },
     Message {
         role: Role,
+        /// The `content` of the message (`Missing` when there is no message).
+        content: Content,
     },
     Compaction {
         first_kept_entry_id: Key,
         first_kept_entry_index: Option<f64>,
+        /// `systemMessage` is truthy: the checkpoint comes first in the context.
+        has_system_message: bool,
     },
     BranchSummary {
         has_summary: bool,
@@ -193,6 +282,10 @@ pub enum Detail {
     Label {
         target_id: Key,
         has_label: bool,
+    },
+    ContextEdit {
+        target_id: Key,
+        replacement: Replacement,
     },
 }
 
@@ -255,10 +348,13 @@ impl Entry {
                 "targetId",
                 "label",
                 "message",
+                "systemMessage",
+                "replacement",
             ],
         );
         let message_index = found[11];
-        let [ty, id, parent_id, timestamp, version, kept_id, kept_index, summary, from_id, target_id, label, _] =
+        let replacement_index = found[13];
+        let [ty, id, parent_id, timestamp, version, kept_id, kept_index, summary, from_id, target_id, label, _, system_message, _] =
             found.map(|i| i.map(|i| &value.members[i]));
         let kind = match ty {
             Some(t) if t.kind == Kind::String => json::as_str(t.value.of(text))
@@ -274,14 +370,20 @@ impl Entry {
             EntryType::Session => Detail::Header {
                 version: version.and_then(|v| version_number(text, v)),
             },
-            EntryType::Message => Detail::Message {
-                role: message_role(text, value, message_index),
-            },
+            EntryType::Message => {
+                let (role, content) = message_facts(text, value, message_index);
+                Detail::Message { role, content }
+            }
             EntryType::Compaction => Detail::Compaction {
                 first_kept_entry_id: Key::from_json(text, kept_id, unique),
                 first_kept_entry_index: kept_index
                     .filter(|i| i.kind == Kind::Number)
                     .map(|i| json::number(i.value.of(text))),
+                has_system_message: is_truthy(text, system_message),
+            },
+            EntryType::ContextEdit => Detail::ContextEdit {
+                target_id: Key::from_json(text, target_id, unique),
+                replacement: replacement_of(text, value, replacement_index),
             },
             EntryType::BranchSummary => Detail::BranchSummary {
                 has_summary: is_truthy(text, summary),
@@ -308,24 +410,43 @@ fn is_truthy(text: &str, m: Option<&Member>) -> bool {
     m.is_some_and(|m| json::truthy(m.kind, m.value.of(text)))
 }
 
-/// The role of the entry's `message` member, `members[index]` (the last one,
-/// as `JSON.parse` keeps).
-fn message_role(text: &str, value: &json::Value, index: Option<usize>) -> Role {
+/// The role and content of the entry's `message` member, `members[index]`
+/// (the last one of each name, as `JSON.parse` keeps), from the nested
+/// members the parse already noted.
+fn message_facts(text: &str, value: &json::Value, index: Option<usize>) -> (Role, Content) {
     let Some(index) = index.filter(|&i| value.members[i].kind == Kind::Object) else {
-        return Role::NoMessage;
+        return (Role::NoMessage, Content::Missing);
     };
-    let role = value
-        .nested_in(index)
-        .filter(|m| json::key_is(text, m.key, "role"))
-        .last();
-    match role
+    let (mut role, mut content) = (None, None);
+    for m in value.nested_in(index) {
+        if json::key_is(text, m.key, "role") {
+            role = Some(m);
+        } else if json::key_is(text, m.key, "content") {
+            content = Some(m.kind);
+        }
+    }
+    let role = role
         .filter(|r| r.kind == Kind::String)
         .and_then(|r| json::as_str(r.value.of(text)))
-        .as_deref()
-    {
-        Some("assistant") => Role::Assistant,
-        Some("hookMessage") => Role::HookMessage,
-        _ => Role::Other,
+        .map_or(Role::Other, |r| Role::from_name(&r));
+    (role, Content::of_kind(content))
+}
+
+/// What the `replacement` member, `members[index]`, holds.
+fn replacement_of(text: &str, value: &json::Value, index: Option<usize>) -> Replacement {
+    let Some(index) = index else {
+        return Replacement::Missing;
+    };
+    match value.members[index].kind {
+        Kind::Null => Replacement::Null,
+        Kind::Object => Replacement::Object(Content::of_kind(
+            value
+                .nested_in(index)
+                .filter(|m| json::key_is(text, m.key, "content"))
+                .last()
+                .map(|m| m.kind),
+        )),
+        _ => Replacement::NotObject,
     }
 }
 
@@ -491,11 +612,69 @@ mod tests {
         assert_eq!(
             e.detail,
             Detail::Message {
-                role: Role::HookMessage
+                role: Role::HookMessage,
+                content: Content::Missing,
             }
         );
         assert_eq!(e.parent_id, Key::Undefined);
         assert!(!entry("[1]").is_object);
+    }
+
+    #[test]
+    fn reads_roles_content_edits_and_checkpoints() {
+        let facts =
+            |message: &str| match entry(&format!("{{\"type\":\"message\",\"message\":{message}}}"))
+                .detail
+            {
+                Detail::Message { role, content } => (role, content),
+                _ => unreachable!(),
+            };
+        assert_eq!(facts(r#"{"role":"user"}"#), (Role::User, Content::Missing));
+        assert_eq!(
+            facts(r#"{"role":"system","content":null}"#),
+            (Role::System, Content::Null)
+        );
+        assert_eq!(
+            facts(r#"{"content":5,"role":"toolResult","content":[]}"#),
+            (Role::ToolResult, Content::Blocks)
+        );
+        assert_eq!(facts("null"), (Role::NoMessage, Content::Missing));
+        let edit = |rest: &str| match entry(&format!(
+            "{{\"type\":\"context_edit\",\"targetId\":\"t\"{rest}}}"
+        ))
+        .detail
+        {
+            Detail::ContextEdit {
+                target_id,
+                replacement,
+            } => {
+                assert_eq!(target_id, Key::Str("t".into()));
+                replacement
+            }
+            _ => unreachable!(),
+        };
+        assert_eq!(edit(""), Replacement::Missing);
+        assert_eq!(edit(r#","replacement":null"#), Replacement::Null);
+        assert_eq!(edit(r#","replacement":"x""#), Replacement::NotObject);
+        assert_eq!(edit(r#","replacement":[]"#), Replacement::NotObject);
+        assert_eq!(
+            edit(r#","replacement":{}"#),
+            Replacement::Object(Content::Missing)
+        );
+        assert_eq!(
+            edit(r#","replacement":{"content":"s"}"#),
+            Replacement::Object(Content::Text)
+        );
+        assert!(!edit(r#","replacement":{"content":5}"#).is_valid());
+        let e = entry(r#"{"type":"compaction","systemMessage":{"role":"system"}}"#);
+        assert!(matches!(
+            e.detail,
+            Detail::Compaction {
+                has_system_message: true,
+                ..
+            }
+        ));
+        assert_eq!(entry(r#"{"type":"usage"}"#).kind, EntryType::Usage);
     }
 
     #[test]

@@ -93,6 +93,22 @@ pub fn uuid_v7(unix_ms: u64) -> Result<String, getrandom::Error> {
     ))
 }
 
+/// Whether `id` is a session id pi accepts from a caller: ASCII letters and
+/// digits, with `.`, `_` and `-` allowed inside but not first or last.
+pub fn valid_session_id(id: &str) -> bool {
+    let b = id.as_bytes();
+    let inner = |c: &u8| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b'-');
+    match (b.first(), b.last()) {
+        (Some(first), Some(last)) => {
+            first.is_ascii_alphanumeric() && last.is_ascii_alphanumeric() && b.iter().all(inner)
+        }
+        _ => false,
+    }
+}
+
+/// What pi throws for a session id [`valid_session_id`] refuses.
+pub const INVALID_SESSION_ID: &str = "Session id must be non-empty, contain only alphanumeric characters, '-', '_', and '.', and start and end with an alphanumeric character";
+
 /// The word whose hex digits an id is, if it is eight lowercase ones.
 pub fn hex_word(id: &str) -> Option<u32> {
     let digits = id.len() == 8 && id.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
@@ -134,5 +150,22 @@ impl Hasher for WordHasher {
     }
     fn finish(&self) -> u64 {
         self.0 ^ self.0 >> 32
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn session_ids_as_pi_checks_them() {
+        for ok in ["a", "9", "a.b", "a..b", "A_b-C.9", "ab"] {
+            assert!(valid_session_id(ok), "{ok}");
+        }
+        for bad in [
+            "", "-a", "a-", ".a", "a.", "_", "a b", "é", "ab\n", "a/b", "ａ",
+        ] {
+            assert!(!valid_session_id(bad), "{bad:?}");
+        }
     }
 }

@@ -2,7 +2,7 @@
 //!
 //! A pi session is a JSONL file: a `session` header line, then entries linked
 //! by `id`/`parentId` into a tree whose current position is a leaf. This crate
-//! reads such files exactly as pi 0.73.1 does (`parseSessionEntries`,
+//! reads such files exactly as pi 1.6.0 does (`parseSessionEntries`,
 //! `migrateToCurrentVersion`, `SessionManager.getTree`, `buildSessionContext`)
 //! without pi's failure modes: no hang on `parentId` cycles, no blow-up on
 //! duplicate ids, no lost lines.
@@ -23,7 +23,7 @@
 //! 8  wasm                       the bindings: JS values in and out, the exports
 //! 7  session                    an open session, appended to in place
 //! 6  diagnostics, session_info  reports over a whole document
-//! 5  document                   a file read once: lines, entries, migrated in memory
+//! 5  document, system           a file read once; the prompt and tools a context gives
 //! 4  tree, context, migrate     pi's algorithms over the entries
 //! 3  entry                      what the algorithms read of one entry
 //! 2  parse, time                JSONL lines as pi splits them; dates as JS reads them
@@ -47,6 +47,7 @@ pub mod parse;
 pub mod scan;
 pub mod session;
 pub mod session_info;
+pub mod system;
 pub mod time;
 pub mod tree;
 

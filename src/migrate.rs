@@ -117,6 +117,7 @@ pub fn try_plan<E>(
                     EntryType::Message,
                     Detail::Message {
                         role: Role::HookMessage,
+                        ..
                     },
                 ) => edits.push(Edit::RenameHookMessage { entry: i }),
                 _ => {}
@@ -235,7 +236,7 @@ pub fn try_migrate_in_one_pass<E>(
     let mut unique = 0;
     let mut edits: Vec<Edit> = Vec::new();
     while let Some((_, _, parsed)) = reader.next() {
-        if parsed.is_err() {
+        if parsed.is_err() || !crate::parse::is_kept(text, &reader.value) {
             continue;
         }
         let value = &reader.value;
@@ -374,7 +375,8 @@ fn is_hook_message(entry: &Entry) -> bool {
         (
             EntryType::Message,
             Detail::Message {
-                role: Role::HookMessage
+                role: Role::HookMessage,
+                ..
             }
         )
     )
@@ -453,7 +455,11 @@ fn apply(text: &str, lines: &[Line], edits: &[Edit], place: bool, out: &mut Stri
                 rewritten: None,
             }
         };
-        let LineContent::Value(value) = &line.content else {
+        // Falsy values are no entries (see `parse::is_kept`): kept as they are.
+        let Some(value) = (match &line.content {
+            LineContent::Value(value) if crate::parse::is_kept(text, value) => Some(value),
+            _ => None,
+        }) else {
             if place {
                 placed.push(unchanged(out.len(), copied));
             }

@@ -38,6 +38,17 @@ pub fn decode(bytes: &[u8]) -> Cow<'_, str> {
     String::from_utf8_lossy(bytes)
 }
 
+/// Whether pi 1.6's file loader keeps a line's value as an entry: it skips
+/// the falsy ones (`null`, `false`, `0`, `""`), which its string parser
+/// `parseSessionEntries` (and so [`value_spans`]) keeps.
+pub fn is_kept(text: &str, value: &Value) -> bool {
+    let raw = value
+        .span
+        .of(text)
+        .trim_matches(|c| matches!(c, ' ' | '\t' | '\n' | '\r'));
+    json::truthy(value.kind, raw)
+}
+
 /// What one line of the file holds.
 #[derive(Clone, Debug, PartialEq)]
 pub enum LineContent {

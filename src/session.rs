@@ -18,6 +18,15 @@ pub enum SessionError {
     NotFound(String),
     /// The platform has no cryptographic random source for ids.
     Random(String),
+    /// A session id given by the caller that pi would refuse.
+    InvalidSessionId,
+    /// A context edit's target is not on the path from the root to the leaf.
+    NotOnBranch(String),
+    /// A context edit's target gives the model no content it could edit.
+    NotEditable(String),
+    /// A context edit's replacement is neither `null` nor `{ content }` with
+    /// string or array content.
+    InvalidReplacement,
 }
 
 impl std::fmt::Display for SessionError {
@@ -26,6 +35,14 @@ impl std::fmt::Display for SessionError {
             SessionError::NotFound(id) => write!(f, "Entry {id} not found"),
             SessionError::Random(e) => {
                 write!(f, "no cryptographic random source for new ids ({e})")
+            }
+            SessionError::InvalidSessionId => f.write_str(crate::ids::INVALID_SESSION_ID),
+            SessionError::NotOnBranch(id) => write!(f, "Entry {id} is not on the active branch"),
+            SessionError::NotEditable(id) => {
+                write!(f, "Entry {id} does not contribute editable model content")
+            }
+            SessionError::InvalidReplacement => {
+                f.write_str("Context edit replacement must be null or contain string/array content")
             }
         }
     }
@@ -62,6 +79,74 @@ pub fn header_line(id: &str, timestamp: &str, cwd: Json<'_>, parent_session: Jso
     line
 }
 
+/// `message` (a JSON object) with its `timestamp` set to `ms`, in its place,
+/// written as pi's `JSON.stringify({ ...message, timestamp })` writes it:
+/// `sections` is a JS object there, whose integer-like names come first.
+fn restamp(message: &str, ms: f64) -> String {
+    let stamp = if ms.is_finite() {
+        format!("{ms}")
+    } else {
+        "null".to_owned()
+    };
+    let members = json::members(message, Span::new(0, message.len()));
+    // (span of `message` to replace, its new text), in text order.
+    let mut edits: Vec<(Span, String)> = Vec::new();
+    if let Some(s) = json::get(message, &members, "sections") {
+        if s.kind == json::Kind::Object {
+            edits.push((s.value, js_key_order(message, s.value)));
+        }
+    }
+    match json::get(message, &members, "timestamp") {
+        Some(t) => edits.push((t.value, stamp)),
+        None => {
+            let end = message.trim_end().len() - 1;
+            let comma = if members.is_empty() { "" } else { "," };
+            edits.push((Span::new(end, end), format!("{comma}\"timestamp\":{stamp}")));
+        }
+    }
+    edits.sort_by_key(|(span, _)| span.start);
+    let mut out = String::with_capacity(message.len() + 16);
+    let mut at = 0;
+    for (span, text) in edits {
+        out.push_str(&message[at..span.start]);
+        out.push_str(&text);
+        at = span.end;
+    }
+    out.push_str(&message[at..]);
+    out
+}
+
+/// The JSON object at `span` with its members in JS's own key order: names
+/// that are array indices first, ascending, then the others as they come.
+fn js_key_order(text: &str, span: Span) -> String {
+    let members = json::members(text, span);
+    let index = |m: &json::Member| {
+        let name = json::as_str(m.key.of(text))?;
+        let canonical = name == "0" || !name.starts_with('0');
+        let n: u64 = name.parse().ok().filter(|_| canonical)?;
+        (name.bytes().all(|b| b.is_ascii_digit()) && n < u64::from(u32::MAX)).then_some(n)
+    };
+    let mut order: Vec<(Option<u64>, usize)> = members
+        .iter()
+        .enumerate()
+        .map(|(k, m)| (index(m), k))
+        .collect();
+    // Stable: indices ascending, then the rest in place.
+    order.sort_by_key(|&(n, k)| (n.is_none(), n.unwrap_or(0), k));
+    let mut out = String::from("{");
+    for (j, (_, k)) in order.into_iter().enumerate() {
+        if j > 0 {
+            out.push(',');
+        }
+        let m = &members[k];
+        out.push_str(m.key.of(text));
+        out.push(':');
+        out.push_str(m.value.of(text));
+    }
+    out.push('}');
+    out
+}
+
 /// An open session, indexed once, appended to in place.
 ///
 /// It behaves as pi's `SessionManager` (an in-memory one: the host stores the
@@ -85,7 +170,12 @@ pub struct Session {
     leaf: Option<usize>,
     /// Lines this session appended that the host has not taken yet.
     pending: Vec<Span>,
-    has_assistant: bool,
+    /// Whether any entry is a user or assistant message: what a new session
+    /// waits for before the host stores anything (pi's `_hasConversation`).
+    has_conversation: bool,
+    /// Whether the host has been handed the session's lines up to now: true
+    /// for an opened file, and for a new one once it holds a conversation.
+    flushed: bool,
     /// The unfinished last line of what `append_jsonl` was given (bytes: a
     /// chunk may also end inside a UTF-8 character).
     partial: Vec<u8>,
@@ -124,6 +214,8 @@ impl Session {
         let mut session = Session::empty(text);
         session.migrated = migrated;
         session.partial = partial;
+        // The host has the file already: every new line is its to store at once.
+        session.flushed = true;
         for (entry, span) in doc.entries.into_iter().zip(doc.spans) {
             session.add(entry, span);
         }
@@ -132,7 +224,7 @@ impl Session {
     }
 
     /// A new session whose first line is `header` (its JSON text), held
-    /// back from the host until the first assistant message, as pi does.
+    /// back from the host until the first user or assistant message, as pi does.
     pub fn create(header: &str, dates: &dyn DateParser) -> Session {
         let mut session = Session::empty(String::new());
         session.push_line(header, dates, true);
@@ -151,7 +243,8 @@ impl Session {
             label_seq: 0,
             leaf: None,
             pending: Vec::new(),
-            has_assistant: false,
+            has_conversation: false,
+            flushed: false,
             partial: Vec::new(),
             migrated: false,
             unique: 0,
@@ -198,10 +291,11 @@ impl Session {
                 }
             }
             if let Detail::Message {
-                role: Role::Assistant,
+                role: Role::User | Role::Assistant,
+                ..
             } = entry.detail
             {
-                self.has_assistant = true;
+                self.has_conversation = true;
             }
         }
         self.entries.push(entry);
@@ -234,7 +328,28 @@ impl Session {
         now: &str,
         dates: &dyn DateParser,
     ) -> Result<String, SessionError> {
-        let id = random_id_where(&|id| self.by_id.contains_key(&Key::Str(id.into())))?;
+        let id = self.new_id()?;
+        self.append_as(&id, kind, head, tail, now, dates);
+        Ok(id)
+    }
+
+    /// A fresh entry id, unlike every id in the session.
+    fn new_id(&self) -> Result<String, SessionError> {
+        Ok(random_id_where(&|id| {
+            self.by_id.contains_key(&Key::Str(id.into()))
+        })?)
+    }
+
+    /// [`Session::append`] with the id chosen already.
+    fn append_as(
+        &mut self,
+        id: &str,
+        kind: &str,
+        head: &[(&str, Json)],
+        tail: &[(&str, Json)],
+        now: &str,
+        dates: &dyn DateParser,
+    ) {
         let mut line = String::with_capacity(64 + now.len());
         line.push_str("{\"type\":");
         line.push_str(&json::stringify(kind));
@@ -249,7 +364,7 @@ impl Session {
         for (k, v) in head {
             field(&mut line, k, *v);
         }
-        field(&mut line, "id", Some(&json::stringify(&id)));
+        field(&mut line, "id", Some(&json::stringify(id)));
         let parent_json = self
             .leaf
             .map_or_else(|| "null".to_owned(), |p| self.id_json(p));
@@ -260,7 +375,6 @@ impl Session {
         }
         line.push('}');
         self.push_line(&line, dates, true);
-        Ok(id)
     }
 
     /// Entry `i`'s id as JSON text, exactly as its line has it.
@@ -310,25 +424,65 @@ impl Session {
         )
     }
 
+    /// `first_kept_entry_id`: `None` for pi's `null` or `undefined`, which
+    /// names the compaction itself (nothing before it is kept).
     #[allow(clippy::too_many_arguments)]
     pub fn append_compaction(
         &mut self,
         summary: Json,
-        first_kept_entry_id: Json,
+        first_kept_entry_id: Option<Json>,
         tokens_before: Json,
         details: Json,
         from_hook: Json,
+        usage: Json,
+        now: &str,
+        dates: &dyn DateParser,
+    ) -> Result<String, SessionError> {
+        // The prompt and tools the model has at the leaf, stamped with the
+        // compaction's own time: the next context starts from them.
+        let checkpoint = self.current_system(None).map(|sys| {
+            let ms = crate::time::iso_utc(now).unwrap_or_else(|| dates.parse(now));
+            restamp(&sys, ms)
+        });
+        let id = self.new_id()?;
+        let own = json::stringify(&id);
+        let tail = [
+            ("summary", summary),
+            (
+                "firstKeptEntryId",
+                first_kept_entry_id.unwrap_or(Some(&own)),
+            ),
+            ("tokensBefore", tokens_before),
+            ("details", details),
+            ("usage", usage),
+            ("fromHook", from_hook),
+            ("systemMessage", checkpoint.as_deref()),
+        ];
+        self.append_as(&id, "compaction", &[], &tail, now, dates);
+        Ok(id)
+    }
+
+    /// A `usage` entry (tokens and cost spent outside the context); `note`
+    /// only when the caller's was truthy.
+    #[allow(clippy::too_many_arguments)]
+    pub fn append_usage(
+        &mut self,
+        kind: Json,
+        provider: Json,
+        model: Json,
+        usage: Json,
+        note: Json,
         now: &str,
         dates: &dyn DateParser,
     ) -> Result<String, SessionError> {
         let tail = [
-            ("summary", summary),
-            ("firstKeptEntryId", first_kept_entry_id),
-            ("tokensBefore", tokens_before),
-            ("details", details),
-            ("fromHook", from_hook),
+            ("kind", kind),
+            ("provider", provider),
+            ("model", model),
+            ("usage", usage),
+            ("note", note),
         ];
-        self.append("compaction", &[], &tail, now, dates)
+        self.append("usage", &[], &tail, now, dates)
     }
 
     pub fn append_custom_entry(
@@ -347,14 +501,26 @@ impl Session {
         )
     }
 
-    /// `name` is trimmed as JS's `trim()` does.
+    /// `name` with each run of `\r`/`\n` made one space, then trimmed as JS's
+    /// `trim()` does: a name stays on one line.
     pub fn append_session_info(
         &mut self,
         name: &str,
         now: &str,
         dates: &dyn DateParser,
     ) -> Result<String, SessionError> {
-        let name = json::stringify(name.trim_matches(crate::scan::is_js_space));
+        let mut folded = String::with_capacity(name.len());
+        let mut in_run = false;
+        for c in name.chars() {
+            let newline = matches!(c, '\r' | '\n');
+            if !newline {
+                folded.push(c);
+            } else if !in_run {
+                folded.push(' ');
+            }
+            in_run = newline;
+        }
+        let name = json::stringify(folded.trim_matches(crate::scan::is_js_space));
         self.append("session_info", &[], &[("name", Some(&name))], now, dates)
     }
 
@@ -415,31 +581,92 @@ impl Session {
     }
 
     /// Branches at `from` (`None`: the root) and records a summary of the
-    /// path left behind.
+    /// path left behind; its `fromId` is the leaf before the call (the end of
+    /// that path), or `"root"` when there was none.
+    #[allow(clippy::too_many_arguments)]
     pub fn branch_with_summary(
         &mut self,
         from: Option<&Key>,
         summary: Json,
         details: Json,
         from_hook: Json,
+        usage: Json,
         now: &str,
         dates: &dyn DateParser,
     ) -> Result<String, SessionError> {
+        // Read before the leaf moves. An id-less leaf reads as pi's undefined.
+        let from_id = self
+            .leaf
+            .map(|i| self.id_json(i))
+            .filter(|id| id != "null")
+            .unwrap_or_else(|| "\"root\"".to_owned());
         match from {
             Some(id) => self.branch(id)?,
             None => self.reset_leaf(),
         }
-        // The leaf is now the entry branched from (or none): the summary's parent.
-        let from_id = self
-            .leaf
-            .map_or_else(|| "\"root\"".to_owned(), |i| self.id_json(i));
         let tail = [
             ("fromId", Some(from_id.as_str())),
             ("summary", summary),
             ("details", details),
+            ("usage", usage),
             ("fromHook", from_hook),
         ];
         self.append("branch_summary", &[], &tail, now, dates)
+    }
+
+    /// A `context_edit` of `target_id`, checked as pi checks it (the caller
+    /// has checked the replacement: `replacement` is its JSON text, and
+    /// `string_content` that of its `content` when that is a string). A string
+    /// aimed at an assistant or tool result is stored as one text block, as
+    /// those messages hold blocks.
+    pub fn append_context_edit(
+        &mut self,
+        target_id: &Key,
+        replacement: Json,
+        string_content: Option<&str>,
+        now: &str,
+        dates: &dyn DateParser,
+    ) -> Result<String, SessionError> {
+        let Some(target) = self.find(target_id) else {
+            return Err(SessionError::NotFound(target_id.to_string()));
+        };
+        let on_branch = self
+            .branch_path(self.leaf)
+            .into_iter()
+            .any(|i| self.entries[i].id == *target_id);
+        if !on_branch {
+            return Err(SessionError::NotOnBranch(target_id.to_string()));
+        }
+        let Some(blocks) = self.editable(target) else {
+            return Err(SessionError::NotEditable(target_id.to_string()));
+        };
+        let wrapped = match string_content {
+            Some(text) if blocks => Some(format!(
+                "{{\"content\":[{{\"type\":\"text\",\"text\":{text}}}]}}"
+            )),
+            _ => None,
+        };
+        let target_json = target_id.to_json();
+        let tail = [
+            ("targetId", Some(target_json.as_str())),
+            ("replacement", wrapped.as_deref().or(replacement)),
+        ];
+        self.append("context_edit", &[], &tail, now, dates)
+    }
+
+    /// Whether entry `i` gives the model content a context edit may replace:
+    /// `Some(true)` for assistant and tool-result messages (whose content is
+    /// blocks), `Some(false)` for user messages and custom messages.
+    fn editable(&self, i: usize) -> Option<bool> {
+        match (self.entries[i].kind, &self.entries[i].detail) {
+            (EntryType::CustomMessage, _) => Some(false),
+            (EntryType::Message, Detail::Message { role, .. }) => match role {
+                Role::User => Some(false),
+                Role::Assistant | Role::ToolResult => Some(true),
+                _ => None,
+            },
+            _ => None,
+        }
     }
 
     /// Ingests lines another writer appended to the same file. A chunk may end
@@ -464,12 +691,15 @@ impl Session {
     }
 
     /// The lines appended since the last call, ready to be appended to the
-    /// host's storage: nothing until the session holds an assistant message
-    /// (a new session is not written before that, as in pi), then everything
-    /// held back, the header included.
+    /// host's storage. A new session hands out nothing until it holds a user
+    /// or assistant message (pi writes no file before that), then everything
+    /// held back, the header included; an opened one hands out each new line.
     pub fn take_pending_lines(&mut self) -> Vec<String> {
-        if !self.has_assistant {
-            return Vec::new();
+        if !self.flushed {
+            if !self.has_conversation {
+                return Vec::new();
+            }
+            self.flushed = true;
         }
         self.pending
             .drain(..)
@@ -512,6 +742,12 @@ impl Session {
         self.leaf
     }
 
+    /// How many distinct ids the entries have (pi's `getEntryCount`): a
+    /// repeated id counts once.
+    pub fn entry_count(&self) -> usize {
+        self.by_id.len()
+    }
+
     pub fn find(&self, id: &Key) -> Option<usize> {
         self.by_id.get(id).copied()
     }
@@ -546,7 +782,8 @@ impl Session {
 
     /// The context at `leaf` (the session's own leaf by default), as entry indices.
     pub fn context_plan(&self, leaf: Option<Option<&Key>>) -> crate::context::Plan {
-        let last = self.entries.len().checked_sub(1);
+        // pi's methods walk `getEntries()`, which has no header.
+        let last = self.entries.iter().rposition(|e| !e.is_header());
         let start = match leaf {
             None => self.leaf,
             Some(None) => None,
@@ -555,6 +792,15 @@ impl Session {
             Some(Some(id)) => self.find(id).or(last),
         };
         crate::context::plan_from(&self.entries, start, &|i| self.parent[i])
+    }
+
+    /// The prompt and tools in force at `leaf` (as for [`Session::context`]):
+    /// pi-ai's `getCurrentSystemMessage` over the context there, as JSON
+    /// text; `None` where pi gives `undefined`.
+    pub fn current_system(&self, leaf: Option<Option<&Key>>) -> Option<String> {
+        let plan = self.context_plan(leaf);
+        let members = |i: usize| Cow::Owned(json::members(&self.text, self.spans[i]));
+        crate::system::current(&self.text, &members, &plan)
     }
 
     /// The tree of all entries, as `getTree` builds it.
@@ -583,33 +829,70 @@ impl Session {
         v.into_iter().map(|(k, _, l)| (k, l)).collect()
     }
 
-    /// A new session holding only the path from the root to `leaf` (labels on
-    /// it carried over as new label entries), as pi's `createBranchedSession`
-    /// builds it. `header` is the new header's JSON text.
+    /// A new session holding only the path from the root to `leaf`, as pi's
+    /// `createBranchedSession` builds it. `header` is the new header's JSON text.
+    ///
+    /// Label entries are left out and the rest chained one after the other
+    /// (each entry's parent is the previous one kept), so no entry is orphaned;
+    /// a compaction whose `firstKeptEntryId` named a label left out names the
+    /// next entry kept instead. The labels on the path come last, as new
+    /// label entries.
     pub fn branched_jsonl(&self, leaf: &Key, header: &str) -> Result<String, SessionError> {
+        // pi walks from a truthy id only: an empty one gives an empty path.
         let start = self
             .find(leaf)
+            .filter(|_| leaf.truthy())
             .ok_or_else(|| SessionError::NotFound(leaf.to_string()))?;
-        let path: Vec<usize> = self
-            .branch_path(Some(start))
-            .into_iter()
-            .filter(|&i| self.entries[i].kind != EntryType::Label)
-            .collect();
-        let on_path: HashSet<&Key> = path.iter().map(|&i| &self.entries[i].id).collect();
+        let full = self.branch_path(Some(start));
         let mut out = String::with_capacity(header.len() + 1);
         out.push_str(header);
         out.push('\n');
+        // Label id → the id (JSON text, None: none) of the entry kept after it.
+        let mut replaced: HashMap<&Key, Option<String>> = HashMap::new();
+        let mut waiting: Vec<&Key> = Vec::new();
+        let mut previous: Option<String> = Some("null".to_owned());
+        let mut path = Vec::with_capacity(full.len());
+        for &i in &full {
+            let entry = &self.entries[i];
+            if entry.kind == EntryType::Label {
+                waiting.push(&entry.id);
+                continue;
+            }
+            let id = self.id_of_entry(i);
+            for label in waiting.drain(..) {
+                replaced.insert(label, id.clone());
+            }
+            let mut fields = vec![("parentId", previous.clone())];
+            if let Detail::Compaction {
+                first_kept_entry_id: kept,
+                ..
+            } = &entry.detail
+            {
+                if *kept != entry.id {
+                    if let Some(next) = replaced.get(kept) {
+                        fields.push(("firstKeptEntryId", next.clone()));
+                    }
+                }
+            }
+            if entry.is_object {
+                out.push_str(&self.with_fields(i, &fields));
+            } else {
+                out.push_str(self.entry_json(i));
+            }
+            out.push('\n');
+            previous = id;
+            path.push(i);
+        }
+        let on_path: HashSet<&Key> = path.iter().map(|&i| &self.entries[i].id).collect();
         let mut taken: HashSet<String> = path
             .iter()
             .filter_map(|&i| self.entries[i].id.as_str().map(str::to_owned))
             .collect();
-        for &i in &path {
-            out.push_str(self.entry_json(i));
-            out.push('\n');
-        }
+        // pi: `last?.id || null`, so an empty id gives a root too.
         let mut parent = path
             .last()
-            .and_then(|&i| self.entries[i].id.as_str().map(str::to_owned));
+            .and_then(|&i| self.entries[i].id.as_str().map(str::to_owned))
+            .filter(|id| !id.is_empty());
         for (target, l) in self.labels_in_order() {
             if !on_path.contains(target) {
                 continue;
@@ -635,6 +918,54 @@ impl Session {
             parent = Some(id);
         }
         Ok(out)
+    }
+
+    /// Entry `i`'s id as JSON text, or `None` when it has none (JS's undefined).
+    fn id_of_entry(&self, i: usize) -> Option<String> {
+        let fields = json::members(&self.text, self.spans[i]);
+        json::get(&self.text, &fields, "id").map(|m| m.value.of(&self.text).to_owned())
+    }
+
+    /// Entry `i`'s JSON text with `fields` set (JSON text; `None` drops the
+    /// key), as `{ ...entry, name: value }` then `JSON.stringify` give it:
+    /// a key keeps its place, a new one goes last.
+    fn with_fields(&self, i: usize, fields: &[(&str, Option<String>)]) -> String {
+        let text = &self.text;
+        let members = json::members(text, self.spans[i]);
+        let mut out = String::with_capacity(self.spans[i].len() + 16);
+        out.push('{');
+        let put = |out: &mut String, key: &str, value: &str| {
+            if out.len() > 1 {
+                out.push(',');
+            }
+            out.push_str(key);
+            out.push(':');
+            out.push_str(value);
+        };
+        let mut done = vec![false; fields.len()];
+        for m in &members {
+            match fields
+                .iter()
+                .position(|(name, _)| json::key_is(text, m.key, name))
+            {
+                // Every duplicate of the key gets the value: JSON.parse keeps
+                // the first one's place and the last one's value.
+                Some(f) => {
+                    done[f] = true;
+                    if let Some(v) = &fields[f].1 {
+                        put(&mut out, m.key.of(text), v);
+                    }
+                }
+                None => put(&mut out, m.key.of(text), m.value.of(text)),
+            }
+        }
+        for ((name, value), done) in fields.iter().zip(done) {
+            if let (Some(v), false) = (value, done) {
+                put(&mut out, &json::stringify(name), v);
+            }
+        }
+        out.push('}');
+        out
     }
 
     /// All entries but headers, under a new header (pi's `forkFrom`).
@@ -673,13 +1004,17 @@ mod tests {
     }
 
     #[test]
-    fn appends_branches_and_hands_out_lines_after_the_first_assistant() {
+    fn appends_branches_and_hands_out_lines() {
         let mut s = Session::create(
             r#"{"type":"session","version":3,"id":"s","cwd":"/"}"#,
             &IsoOnly,
         );
         let a = user(&mut s, "a");
-        assert!(s.take_pending_lines().is_empty());
+        assert_eq!(
+            s.take_pending_lines().len(),
+            2,
+            "the header and the user message"
+        );
         let b = s
             .append_message(
                 Some(r#"{"role":"assistant","provider":"p","model":"m"}"#),
@@ -688,7 +1023,7 @@ mod tests {
             )
             .unwrap();
         let (a_key, b_key) = (k(&a), k(&b));
-        assert_eq!(s.take_pending_lines().len(), 3);
+        assert_eq!(s.take_pending_lines().len(), 1);
         s.branch(&a_key).unwrap();
         let c = user(&mut s, "c");
         assert_eq!(s.children_of(&a_key).len(), 2);
@@ -749,6 +1084,232 @@ mod tests {
         assert_eq!(s.leaf(), None);
         s.append_jsonl(&line[cut..], &IsoOnly);
         assert_eq!(s.find(&k("é")), Some(1));
+    }
+
+    fn session() -> Session {
+        Session::create(
+            r#"{"type":"session","version":3,"id":"s","cwd":"/"}"#,
+            &IsoOnly,
+        )
+    }
+
+    fn line(s: &Session, id: &str) -> String {
+        s.entry_json(s.find(&k(id)).unwrap()).to_owned()
+    }
+
+    #[test]
+    fn a_user_message_releases_the_held_lines() {
+        let mut s = session();
+        s.append_model_change(Some("\"p\""), Some("\"m\""), NOW, &IsoOnly)
+            .unwrap();
+        assert!(s.take_pending_lines().is_empty());
+        user(&mut s, "a");
+        assert_eq!(s.take_pending_lines().len(), 3);
+        s.append_thinking_level_change(Some("\"low\""), NOW, &IsoOnly)
+            .unwrap();
+        assert_eq!(s.take_pending_lines().len(), 1);
+    }
+
+    #[test]
+    fn session_names_fold_line_breaks() {
+        let mut s = session();
+        let id = s
+            .append_session_info("  a\r\nb\n\nc\rd \n", NOW, &IsoOnly)
+            .unwrap();
+        assert!(line(&s, &id).ends_with(r#""name":"a b c d"}"#));
+        let id = s.append_session_info("x \n\ty", NOW, &IsoOnly).unwrap();
+        assert!(line(&s, &id).ends_with(r#""name":"x  \ty"}"#));
+    }
+
+    #[test]
+    fn a_compaction_without_a_kept_entry_names_itself() {
+        let mut s = session();
+        let a = user(&mut s, "a");
+        let c = s
+            .append_compaction(
+                Some("\"s\""),
+                None,
+                Some("1"),
+                None,
+                None,
+                Some("{}"),
+                NOW,
+                &IsoOnly,
+            )
+            .unwrap();
+        assert_eq!(
+            line(&s, &c),
+            format!(
+                r#"{{"type":"compaction","id":"{c}","parentId":"{a}","timestamp":"{NOW}","summary":"s","firstKeptEntryId":"{c}","tokensBefore":1,"usage":{{}}}}"#
+            )
+        );
+        let c = s
+            .append_compaction(
+                Some("\"s\""),
+                Some(Some("\"\"")),
+                None,
+                None,
+                Some("true"),
+                None,
+                NOW,
+                &IsoOnly,
+            )
+            .unwrap();
+        assert!(line(&s, &c).ends_with(r#""firstKeptEntryId":"","fromHook":true}"#));
+    }
+
+    #[test]
+    fn compactions_checkpoint_the_prompt_at_the_leaf() {
+        let mut s = session();
+        let sys = |s: &mut Session, m: &str| s.append_message(Some(m), NOW, &IsoOnly).unwrap();
+        sys(
+            &mut s,
+            r#"{"role":"system","content":"base","sections":{"a":"1","b":"2"},"toolsAdded":[{"name":"read"}],"timestamp":5}"#,
+        );
+        let u = user(&mut s, "q");
+        let c1 = s
+            .append_compaction(
+                Some("\"s\""),
+                Some(Some(&format!("\"{u}\""))),
+                None,
+                None,
+                None,
+                None,
+                NOW,
+                &IsoOnly,
+            )
+            .unwrap();
+        // 2025-01-01T00:00:00.000Z in milliseconds replaces the replayed timestamp.
+        assert!(line(&s, &c1).ends_with(
+            r#""systemMessage":{"role":"system","content":"base","sections":{"a":"1","b":"2"},"toolsAdded":[{"name":"read"}],"timestamp":1735689600000}}"#
+        ), "{}", line(&s, &c1));
+        sys(
+            &mut s,
+            r#"{"role":"system","content":[{"type":"text","text":"more"}],"sections":{"a":null},"toolsRemoved":[{"name":"read"}]}"#,
+        );
+        let c2 = s
+            .append_compaction(Some("\"t\""), None, None, None, None, None, NOW, &IsoOnly)
+            .unwrap();
+        // Chained: the first checkpoint, then the new message; the prompt grows, sections patch.
+        assert!(line(&s, &c2).ends_with(
+            r#""systemMessage":{"role":"system","content":"base\n\nmore","sections":{"b":"2"},"timestamp":1735689600000}}"#
+        ), "{}", line(&s, &c2));
+        let mut bare = session();
+        user(&mut bare, "q");
+        let c = bare
+            .append_compaction(None, None, None, None, None, None, NOW, &IsoOnly)
+            .unwrap();
+        assert!(
+            !line(&bare, &c).contains("systemMessage"),
+            "no system state, no checkpoint"
+        );
+        assert_eq!(
+            restamp(r#"{"role":"system"}"#, 7.0),
+            r#"{"role":"system","timestamp":7}"#
+        );
+    }
+
+    #[test]
+    fn branch_summaries_name_the_leaf_they_leave() {
+        let mut s = session();
+        let a = user(&mut s, "a");
+        let b = user(&mut s, "b");
+        let x = s
+            .branch_with_summary(Some(&k(&a)), Some("\"s\""), None, None, None, NOW, &IsoOnly)
+            .unwrap();
+        assert!(line(&s, &x).contains(&format!(
+            r#""parentId":"{a}","timestamp":"{NOW}","fromId":"{b}""#
+        )));
+        s.reset_leaf();
+        let y = s
+            .branch_with_summary(None, Some("\"s\""), None, None, None, NOW, &IsoOnly)
+            .unwrap();
+        assert!(line(&s, &y).contains(r#""fromId":"root""#));
+        assert_eq!(
+            s.branch_with_summary(Some(&k("zz")), None, None, None, None, NOW, &IsoOnly),
+            Err(SessionError::NotFound("zz".into()))
+        );
+        assert_eq!(s.leaf(), s.find(&k(&y)), "a refused call moves nothing");
+    }
+
+    #[test]
+    fn context_edits_are_checked_in_pi_order() {
+        let text = concat!(
+            "{\"type\":\"session\",\"version\":3,\"id\":\"s\"}\n",
+            "{\"type\":\"message\",\"id\":\"u\",\"parentId\":null,\"message\":{\"role\":\"user\",\"content\":\"q\"}}\n",
+            "{\"type\":\"message\",\"id\":\"a\",\"parentId\":\"u\",\"message\":{\"role\":\"assistant\",\"content\":[]}}\n",
+            "{\"type\":\"message\",\"id\":\"s1\",\"parentId\":\"a\",\"message\":{\"role\":\"system\",\"content\":\"p\"}}\n",
+            "{\"type\":\"message\",\"id\":\"off\",\"parentId\":\"u\",\"message\":{\"role\":\"user\",\"content\":\"q\"}}\n",
+        );
+        let mut s = Session::open(text.into(), &IsoOnly).unwrap();
+        s.branch(&k("s1")).unwrap();
+        let edit = |s: &mut Session, id: &str, r: &str, text: Option<&str>| {
+            s.append_context_edit(&k(id), Some(r), text, NOW, &IsoOnly)
+        };
+        assert_eq!(
+            edit(&mut s, "zz", "null", None),
+            Err(SessionError::NotFound("zz".into()))
+        );
+        assert_eq!(
+            edit(&mut s, "off", "null", None),
+            Err(SessionError::NotOnBranch("off".into()))
+        );
+        assert_eq!(
+            edit(&mut s, "s1", "null", None),
+            Err(SessionError::NotEditable("s1".into()))
+        );
+        let id = edit(&mut s, "a", r#"{"content":"x"}"#, Some("\"x\"")).unwrap();
+        assert!(line(&s, &id).ends_with(
+            r#""targetId":"a","replacement":{"content":[{"type":"text","text":"x"}]}}"#
+        ));
+        let id = edit(&mut s, "u", r#"{"content":"x","more":1}"#, Some("\"x\"")).unwrap();
+        assert!(
+            line(&s, &id).ends_with(r#""targetId":"u","replacement":{"content":"x","more":1}}"#)
+        );
+        assert_eq!(
+            edit(&mut s, &id, "null", None),
+            Err(SessionError::NotEditable(id.clone()))
+        );
+    }
+
+    #[test]
+    fn branched_sessions_chain_around_labels_and_remap_kept_ids() {
+        // u0, L1, a0, L2, L3, C(firstKeptEntryId = L2), u1.
+        let text = concat!(
+            "{\"type\":\"session\",\"version\":3,\"id\":\"s\"}\n",
+            "{\"type\":\"message\",\"id\":\"u0\",\"parentId\":null,\"message\":{}}\n",
+            "{\"type\":\"label\",\"id\":\"L1\",\"parentId\":\"u0\",\"targetId\":\"u0\",\"label\":\"first\"}\n",
+            "{\"type\":\"message\",\"id\":\"a0\",\"parentId\":\"L1\",\"message\":{}}\n",
+            "{\"type\":\"label\",\"id\":\"L2\",\"parentId\":\"a0\",\"targetId\":\"a0\",\"label\":\"second\"}\n",
+            "{\"type\":\"label\",\"id\":\"L3\",\"parentId\":\"L2\",\"targetId\":\"u0\"}\n",
+            "{\"type\":\"compaction\",\"id\":\"C\",\"parentId\":\"L3\",\"summary\":\"s\",\"firstKeptEntryId\":\"L2\",\"tokensBefore\":1}\n",
+            "{\"type\":\"message\",\"id\":\"u1\",\"parentId\":\"C\",\"parentId\":\"C\",\"message\":{}}\n",
+        );
+        let s = Session::open(text.into(), &IsoOnly).unwrap();
+        let out = s.branched_jsonl(&k("u1"), "{}").unwrap();
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(
+            lines[1],
+            r#"{"type":"message","id":"u0","parentId":null,"message":{}}"#
+        );
+        assert_eq!(
+            lines[2],
+            r#"{"type":"message","id":"a0","parentId":"u0","message":{}}"#
+        );
+        assert_eq!(
+            lines[3],
+            r#"{"type":"compaction","id":"C","parentId":"a0","summary":"s","firstKeptEntryId":"C","tokensBefore":1}"#
+        );
+        assert_eq!(
+            lines[4],
+            r#"{"type":"message","id":"u1","parentId":"C","parentId":"C","message":{}}"#
+        );
+        assert!(lines[5].contains(r#""parentId":"u1","targetId":"a0","label":"second""#));
+        assert_eq!(lines.len(), 6);
+        assert_eq!(
+            s.branched_jsonl(&k(""), "{}"),
+            Err(SessionError::NotFound(String::new()))
+        );
     }
 
     #[test]

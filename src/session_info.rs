@@ -1,8 +1,16 @@
 //! What pi's session list shows for a file (`buildSessionInfo`).
+//!
+//! pi 1.6 reads a file for its list line by line, as Node's `readline` splits
+//! it: a line ends at `\n`, `\r\n` or a lone `\r`. Blank lines, lines
+//! `JSON.parse` rejects and lines that parse to a falsy value (`null`,
+//! `false`, `0`, `""`) are skipped. The one deliberate difference: the whole
+//! text is first trimmed as `String.prototype.trim` does (as pi's
+//! `parseSessionEntries`, and so this crate's parse, reads a file), so a BOM or
+//! other Unicode whitespace at either end does not hide the session or its
+//! last line.
 
-use crate::document::Document;
-use crate::entry::{self, EntryType};
-use crate::json;
+use crate::entry::{self, Entry, EntryType};
+use crate::json::{self, Span};
 use crate::time::DateParser;
 
 /// What pi's session list shows for a file, read in one pass.
@@ -25,15 +33,55 @@ pub struct SessionInfo {
     pub first_message: String,
 }
 
-/// pi's `buildSessionInfo`: `None` when the first line is not a header.
+/// The lines of `text` as `readline` gives them (ends at `\n`, `\r\n` or a
+/// lone `\r`), inside the text trimmed as JS `trim()` does.
+fn listing_lines(text: &str) -> impl Iterator<Item = Span> + '_ {
+    let b = text.as_bytes();
+    let start = crate::parse::trim_start(b);
+    let end = crate::parse::trim_end(b).max(start);
+    let mut at = start;
+    std::iter::from_fn(move || {
+        if at >= end {
+            return None;
+        }
+        let from = at;
+        let stop = b[from..end]
+            .iter()
+            .position(|&c| c == b'\n' || c == b'\r')
+            .map_or(end, |k| from + k);
+        at = stop + 1;
+        if b.get(stop) == Some(&b'\r') && b.get(stop + 1) == Some(&b'\n') && stop + 1 < end {
+            at += 1;
+        }
+        Some(Span::new(from, stop))
+    })
+}
+
+/// pi's `buildSessionInfo`: `None` when the first entry is not a header.
 pub fn session_info(text: &str, dates: &dyn DateParser) -> Option<SessionInfo> {
-    let doc = Document::parse_with(text.to_owned(), dates);
-    let first = doc.entries.first()?;
+    let mut unique = 0;
+    // (entry, its value's span) for every line pi 1.6 keeps.
+    let mut kept = listing_lines(text).filter_map(|span| {
+        if span
+            .of(text)
+            .trim_matches(crate::scan::is_js_space)
+            .is_empty()
+        {
+            return None;
+        }
+        let value = json::parse(text, span).ok()?;
+        if !json::truthy(value.kind, value.span.of(text)) {
+            return None;
+        }
+        let e = Entry::from_json(text, &value, Some(dates), &mut unique);
+        Some((e, value.span))
+    });
+    let (first, head_span) = kept.next()?;
     if first.kind != EntryType::Session {
         return None;
     }
-    let t = doc.text.as_str();
-    let head = json::members(t, doc.spans[0]);
+    let t = text;
+    let head = json::members(t, head_span);
     let raw = |name: &str| json::get(t, &head, name).map(|m| (m.kind, m.value.of(t)));
     let cwd = match raw("cwd") {
         Some((json::Kind::String, v)) => {
@@ -58,15 +106,15 @@ pub fn session_info(text: &str, dates: &dyn DateParser) -> Option<SessionInfo> {
         message_count: 0,
         first_message: String::new(),
     };
-    for (i, e) in doc.entries.iter().enumerate() {
+    for (e, span) in kept {
         if e.kind == EntryType::SessionInfo {
-            info.name = entry::session_name(t, doc.spans[i]);
+            info.name = entry::session_name(t, span);
         }
         if e.kind != EntryType::Message {
             continue;
         }
         info.message_count += 1;
-        let fields = json::members(t, doc.spans[i]);
+        let fields = json::members(t, span);
         let Some(msg) = json::get(t, &fields, "message").filter(|m| m.kind == json::Kind::Object)
         else {
             continue;
@@ -82,13 +130,11 @@ pub fn session_info(text: &str, dates: &dyn DateParser) -> Option<SessionInfo> {
         if role != "user" && role != "assistant" {
             continue;
         }
-        // Last activity: the message's numeric timestamp, else the entry's.
+        // Last activity: the message's numeric timestamp, else
+        // `new Date(entry.timestamp)` of whatever the entry's is (pi 1.6).
         let activity = match json::get(t, &m, "timestamp") {
             Some(ts) if ts.kind == json::Kind::Number => Some(json::number(ts.value.of(t))),
-            _ => match json::get(t, &fields, "timestamp") {
-                Some(ts) if ts.kind == json::Kind::String => Some(e.time).filter(|x| !x.is_nan()),
-                _ => None,
-            },
+            _ => Some(e.time).filter(|x| !x.is_nan()),
         };
         if let Some(a) = activity {
             info.last_activity = Some(info.last_activity.unwrap_or(0.0).max(a));
@@ -126,4 +172,71 @@ pub fn session_info(text: &str, dates: &dyn DateParser) -> Option<SessionInfo> {
     }
     info.last_activity = info.last_activity.filter(|&a| a > 0.0);
     Some(info)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::IsoOnly;
+
+    const HEADER: &str = r#"{"type":"session","version":3,"id":"s","timestamp":"2025-03-01T10:00:00.000Z","cwd":"/w"}"#;
+
+    fn user(text: &str, entry_ts: &str) -> String {
+        format!(
+            r#"{{"type":"message","id":"a","parentId":null,"timestamp":{entry_ts},"message":{{"role":"user","content":"{text}"}}}}"#
+        )
+    }
+
+    fn info(text: &str) -> Option<SessionInfo> {
+        session_info(text, &IsoOnly)
+    }
+
+    #[test]
+    fn lines_end_at_lf_crlf_and_a_lone_cr() {
+        let u = user("hi", "\"2025-03-02T00:00:00.000Z\"");
+        for sep in ["\n", "\r\n", "\r"] {
+            let i = info(&format!("{HEADER}{sep}{u}{sep}{u}{sep}")).unwrap();
+            assert_eq!(i.message_count, 2, "{sep:?}");
+            assert_eq!(i.first_message, "\"hi\"");
+        }
+    }
+
+    #[test]
+    fn falsy_lines_are_skipped_not_fatal() {
+        let u = user("after", "\"2025-03-02T00:00:00.000Z\"");
+        let i = info(&format!("null\n0\nfalse\n\"\"\n{HEADER}\nnull\n{u}\n")).unwrap();
+        assert_eq!((i.id.as_str(), i.message_count), ("\"s\"", 1));
+        // A truthy non-object first is not a header: not listed.
+        assert_eq!(info(&format!("42\n{HEADER}\n")), None);
+        assert_eq!(info(&format!("[]\n{HEADER}\n")), None);
+    }
+
+    #[test]
+    fn any_entry_timestamp_counts_for_activity() {
+        let at = |ts: &str| {
+            info(&format!("{HEADER}\n{}\n", user("x", ts)))
+                .unwrap()
+                .last_activity
+        };
+        assert_eq!(at("1800000000000"), Some(1_800_000_000_000.0));
+        assert_eq!(
+            at("\"2025-03-02T00:00:00.000Z\""),
+            Some(1_740_873_600_000.0)
+        );
+        assert_eq!(at("true"), Some(1.0));
+        // null is time 0, which is no activity.
+        assert_eq!(at("null"), None);
+        assert_eq!(at("\"not a date\""), None);
+    }
+
+    #[test]
+    fn unicode_whitespace_around_the_text_is_trimmed() {
+        // pi 1.6 leaves these out of its list (or drops the last line); we
+        // read them as its parseSessionEntries does.
+        let u = user("x", "\"2025-03-02T00:00:00.000Z\"");
+        for (before, after) in [("\u{feff}", ""), ("\u{a0}", ""), ("\u{2028}", "\u{a0}")] {
+            let i = info(&format!("{before}{HEADER}\n{u}{after}")).unwrap();
+            assert_eq!(i.message_count, 1, "{before:?} {after:?}");
+        }
+    }
 }

@@ -310,6 +310,25 @@ mod tests {
     }
 
     #[test]
+    fn falsy_lines_are_no_nodes_truthy_values_are_roots() {
+        // As pi 1.6's file loader reads a file: `null`, `false`, `0` and `""`
+        // lines are skipped; other values that are not objects stay, as roots.
+        let text = [
+            "null\n".to_owned(),
+            e("a", None, 0),
+            "0\nfalse\n\"\"\n-0\n".into(),
+            e("b", Some("a"), 1),
+            "42\n[]\n".into(),
+        ]
+        .concat();
+        let (doc, t) = tree(&text);
+        assert_eq!(doc.entries.len(), 4);
+        assert_eq!(ids(&doc, &t.roots), ["a", "?", "?"]);
+        assert_eq!(ids(&doc, &t.children[t.roots[0]]), ["b"]);
+        assert_eq!(doc.line_numbers, [2, 7, 8, 9]);
+    }
+
+    #[test]
     fn a_million_deep_chain_needs_no_recursion() {
         let mut text = String::new();
         text.push_str(&e("0", None, 0));

@@ -8,7 +8,7 @@ use wasm_bindgen::JsCast;
 use super::error::Api;
 use super::js::{is_array, time_of, to_number};
 use crate::ascii;
-use crate::entry::{Detail, Entry, EntryType, Key, Role};
+use crate::entry::{Content, Detail, Entry, EntryType, Key, Replacement, Role};
 use crate::json;
 
 /// `target[key]`, or `undefined` when `target` is no object or the read throws.
@@ -83,20 +83,28 @@ fn entry_of(v: &JsValue, unique: &mut u32) -> Entry {
         },
         EntryType::Message => {
             let message = get(v, "message");
-            let role = if message.is_object() {
-                match get(&message, "role").as_string().as_deref() {
-                    Some("assistant") => Role::Assistant,
-                    Some("hookMessage") => Role::HookMessage,
-                    _ => Role::Other,
+            if message.is_object() {
+                Detail::Message {
+                    role: get(&message, "role")
+                        .as_string()
+                        .map_or(Role::Other, |r| Role::from_name(&r)),
+                    content: content_of(&message),
                 }
             } else {
-                Role::NoMessage
-            };
-            Detail::Message { role }
+                Detail::Message {
+                    role: Role::NoMessage,
+                    content: Content::Missing,
+                }
+            }
         }
         EntryType::Compaction => Detail::Compaction {
             first_kept_entry_id: key_of(&get(v, "firstKeptEntryId"), unique),
             first_kept_entry_index: get(v, "firstKeptEntryIndex").as_f64(),
+            has_system_message: get(v, "systemMessage").is_truthy(),
+        },
+        EntryType::ContextEdit => Detail::ContextEdit {
+            target_id: key_of(&get(v, "targetId"), unique),
+            replacement: replacement_of(v),
         },
         EntryType::BranchSummary => Detail::BranchSummary {
             has_summary: get(v, "summary").is_truthy(),
@@ -115,6 +123,37 @@ fn entry_of(v: &JsValue, unique: &mut u32) -> Entry {
         parent_id: key_of(&get(v, "parentId"), unique),
         time: time_of(&get(v, "timestamp")).unwrap_or(f64::NAN),
         detail,
+    }
+}
+
+/// What `object.content` holds; a missing key and `undefined` read alike.
+fn content_of(object: &JsValue) -> Content {
+    let c = get(object, "content");
+    if c.is_undefined() {
+        Content::Missing
+    } else if c.is_null() {
+        Content::Null
+    } else if c.is_string() {
+        Content::Text
+    } else if is_array(&c).unwrap_or(false) {
+        Content::Blocks
+    } else {
+        Content::Other
+    }
+}
+
+/// A `context_edit`'s `replacement` (an `undefined` value reads as missing,
+/// which is what pi sees too).
+fn replacement_of(edit: &JsValue) -> Replacement {
+    let r = get(edit, "replacement");
+    if r.is_undefined() {
+        Replacement::Missing
+    } else if r.is_null() {
+        Replacement::Null
+    } else if !r.is_object() || is_array(&r).unwrap_or(true) {
+        Replacement::NotObject
+    } else {
+        Replacement::Object(content_of(&r))
     }
 }
 

@@ -49,12 +49,17 @@ impl Api {
         ))
     }
 
-    /// A core session error: a missing entry says so in its own words (it
-    /// names the id), a crypto failure under the function's name.
+    /// A core session error: what pi also refuses is said in pi's own words
+    /// (a missing entry, an invalid session id, a refused context edit), a
+    /// crypto failure under the function's name.
     pub fn session(self, e: SessionError) -> JsValue {
         match e {
-            SessionError::NotFound(_) => js_sys::Error::new(&e.to_string()).into(),
             SessionError::Random(_) => self.error(e),
+            SessionError::NotFound(_)
+            | SessionError::InvalidSessionId
+            | SessionError::NotOnBranch(_)
+            | SessionError::NotEditable(_)
+            | SessionError::InvalidReplacement => js_sys::Error::new(&e.to_string()).into(),
         }
     }
 }

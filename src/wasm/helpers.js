@@ -84,6 +84,20 @@ function settle(node, value) {
   return value;
 }
 
+export function withContent(message, content) {
+  return { ...message, content };
+}
+
+// A missing or primitive replacement has no content (pi reads undefined).
+export function editedContent(replacement, wrap) {
+  const content = replacement == null ? undefined : replacement.content;
+  return wrap && typeof content === "string" ? [{ type: "text", text: content }] : content;
+}
+
+export function flatMessages(entries) {
+  return entries.flatMap((e) => e.messages);
+}
+
 export function isArray(value) {
   return Array.isArray(value);
 }

@@ -32,6 +32,15 @@ extern "C" {
         children: &[u32],
         roots: &[u32],
     ) -> Result<Array, JsValue>;
+    /// `{ ...message, content }`: `content` keeps its place, or comes last.
+    #[wasm_bindgen(catch, js_name = withContent)]
+    pub(super) fn with_content(message: &JsValue, content: &JsValue) -> Result<JsValue, JsValue>;
+    /// `replacement.content`, a string wrapped as a text block when `wrap`.
+    #[wasm_bindgen(catch, js_name = editedContent)]
+    pub(super) fn edited_content(replacement: &JsValue, wrap: bool) -> Result<JsValue, JsValue>;
+    /// `entries.flatMap((e) => e.messages)`.
+    #[wasm_bindgen(catch, js_name = flatMessages)]
+    pub(super) fn flat_messages(entries: &JsValue) -> Result<Array, JsValue>;
     #[wasm_bindgen(catch, js_name = isArray)]
     pub(super) fn is_array(value: &JsValue) -> Result<bool, JsValue>;
     #[wasm_bindgen(catch, js_name = isBytes)]

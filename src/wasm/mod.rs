@@ -13,7 +13,8 @@
 //! - [`host`]: what the core asks of the host (dates, sibling sort, clock, random ids);
 //! - [`js`]: the JavaScript the bindings call (`helpers.js`);
 //! - one file per group of exports: [`parse`] (`parseSession`, `migrate`,
-//!   `countEntries`), [`tree`] (`getTree`), [`context`] (`buildSessionContext`),
+//!   `countEntries`), [`tree`] (`getTree`), [`context`] (`buildSessionContext`,
+//!   `buildContextEntries`, `buildSessionProjection`, `currentSystemMessage`),
 //!   [`inspect`] (`inspectSession`, `sessionInfo`), [`session`] (`Session`).
 
 mod context;

@@ -1,10 +1,10 @@
 //! The `Session` class: pi's `SessionManager` without the file system.
 
-use js_sys::{Array, JsString, Object, Uint8Array, JSON};
+use js_sys::{Array, JsString, Object, Reflect, Uint8Array, JSON};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use super::context::{context_from_objects, message_indices};
+use super::context::{context_from_objects, message_indices, projection_from_objects};
 use super::convert::{get, id_arg, id_of, parse_json, stringify};
 use super::error::Api;
 use super::host::{new_session_id, now_iso, JsDates, JsSort};
@@ -12,7 +12,9 @@ use super::inspect::inspect_session;
 use super::js::{is_bytes, pick};
 use super::read::{bytes_of, string_text, Accept, Reader, Source};
 use super::tree::tree_nodes;
-use crate::context::Emit;
+use crate::context::{Emit, Plan};
+use crate::entry::Key;
+use crate::ids;
 use crate::session::{self, SessionError};
 use crate::time::DateParser;
 
@@ -36,6 +38,41 @@ fn header_line(id: &str, cwd: &JsValue, parent_session: &JsValue) -> Result<Stri
         cwd.as_deref(),
         parent_session.as_deref(),
     ))
+}
+
+/// `options.id` checked as pi checks it: `undefined` or `null` draws a new
+/// id, a string must be one pi accepts, anything else is refused (ids are
+/// strings; pi would store some of those values as they are).
+fn session_id(api: Api, v: &JsValue) -> Result<String, JsValue> {
+    if v.is_undefined() || v.is_null() {
+        return new_session_id(api);
+    }
+    let id = api.string("options.id", v)?;
+    if !ids::valid_session_id(&id) {
+        return Err(api.session(SessionError::InvalidSessionId));
+    }
+    Ok(id)
+}
+
+/// Whether `replacement` is one `appendContextEdit` takes: `null`, or an
+/// object with a `content` (own or inherited) that is a string or an array.
+/// Gives the JSON text of a string content (which the core may wrap).
+fn replacement_content(replacement: &JsValue) -> Result<Option<String>, JsValue> {
+    let refused = || Api("appendContextEdit").session(SessionError::InvalidReplacement);
+    if replacement.is_null() {
+        return Ok(None);
+    }
+    if !replacement.is_object() || !Reflect::has(replacement, &"content".into())? {
+        return Err(refused());
+    }
+    let content = Reflect::get(replacement, &"content".into())?;
+    if content.is_string() {
+        stringify(&content)
+    } else if Array::is_array(&content) {
+        Ok(None)
+    } else {
+        Err(refused())
+    }
 }
 
 /// An open session that the host stores: pi's `SessionManager` without the
@@ -91,10 +128,7 @@ impl JsSession {
         }
         let cwd = get(&options, "cwd");
         api.string("options.cwd", &cwd)?;
-        let id = match get(&options, "id") {
-            v if v.is_undefined() => new_session_id(api)?,
-            v => api.string("options.id", &v)?,
-        };
+        let id = session_id(api, &get(&options, "id"))?;
         let header = header_line(&id, &cwd, &get(&options, "parentSession"))?;
         Ok(JsSession::of(session::Session::create(&header, &JsDates)))
     }
@@ -182,6 +216,12 @@ impl JsSession {
         tree_nodes(self.inner.entries(), &all, &self.inner.tree(&JsSort))
     }
 
+    /// How many distinct ids the entries have (a repeated id counts once).
+    #[wasm_bindgen(js_name = getEntryCount)]
+    pub fn get_entry_count(&self) -> usize {
+        self.inner.entry_count()
+    }
+
     #[wasm_bindgen(js_name = getSessionName)]
     pub fn get_session_name(&self) -> JsValue {
         self.inner.name().map_or(JsValue::UNDEFINED, |n| n.into())
@@ -190,31 +230,43 @@ impl JsSession {
     /// The context at `leafId` (default: the session's leaf; `null`: empty).
     #[wasm_bindgen(js_name = buildSessionContext)]
     pub fn build_session_context(&self, leaf_id: JsValue) -> Result<JsValue, JsValue> {
-        let leaf = if leaf_id.is_undefined() {
-            None
-        } else if leaf_id.is_null() {
-            Some(None)
-        } else {
-            Some(Some(id_arg(
-                Api("buildSessionContext"),
-                "leafId",
-                &leaf_id,
-            )?))
-        };
-        let plan = self.inner.context_plan(leaf.as_ref().map(|l| l.as_ref()));
-        // Messages come from their own cache, so a rebuild touches no entry twice.
-        for emit in &plan.messages {
-            if let Emit::Message(i) = *emit {
-                if self.messages.get(i as u32).is_undefined()
-                    && !self.inner.entries()[i].is_header()
-                {
-                    self.messages.set(i as u32, get(&self.entry(i)?, "message"));
-                }
-            }
-        }
-        let messages = pick(&self.messages, &message_indices(&plan), JsValue::UNDEFINED)?;
+        let plan = self.plan(Api("buildSessionContext"), &leaf_id)?;
+        let messages = self.plan_messages(&plan)?;
         let object = |i: usize| self.entry(i).unwrap_or(JsValue::UNDEFINED);
         context_from_objects(&object, messages, self.inner.entries(), &plan)
+    }
+
+    /// The compaction-aware entries at `leafId` (default: the session's
+    /// leaf; `null`: none), as `buildContextEntries` gives them.
+    #[wasm_bindgen(js_name = buildContextEntries)]
+    pub fn build_context_entries(&self, leaf_id: JsValue) -> Result<JsValue, JsValue> {
+        let plan = self.plan(Api("buildContextEntries"), &leaf_id)?;
+        self.entries(plan.context.iter().copied())
+    }
+
+    /// Each context entry with its messages at `leafId` (default: the
+    /// session's leaf; `null`: none), as `buildSessionProjection` gives them.
+    #[wasm_bindgen(js_name = buildSessionProjection)]
+    pub fn build_session_projection(&self, leaf_id: JsValue) -> Result<JsValue, JsValue> {
+        let plan = self.plan(Api("buildSessionProjection"), &leaf_id)?;
+        let messages = self.plan_messages(&plan)?;
+        // One batch for the entries not parsed yet.
+        self.entries(plan.context.iter().copied())?;
+        let object = |i: usize| self.entry(i).unwrap_or(JsValue::UNDEFINED);
+        projection_from_objects(&object, messages, self.inner.entries(), &plan)
+    }
+
+    /// The prompt and tools in force at `leafId` (default: the session's
+    /// leaf; `null`: none), as `currentSystemMessage` gives them.
+    #[wasm_bindgen(js_name = currentSystemMessage)]
+    pub fn current_system_message(&self, leaf_id: JsValue) -> Result<JsValue, JsValue> {
+        let api = Api("currentSystemMessage");
+        let leaf = leaf_arg(api, &leaf_id)?;
+        match self.inner.current_system(leaf.as_ref().map(|l| l.as_ref())) {
+            Some(json) => parse_json(json)
+                .map_err(|_| api.error("the system message could not be read back as JSON")),
+            None => Ok(JsValue::UNDEFINED),
+        }
     }
 
     /// `inspectSession` of the session as it stands.
@@ -250,6 +302,8 @@ impl JsSession {
         })
     }
 
+    /// `firstKeptEntryId` `null` or `undefined`: the compaction's own id
+    /// (nothing before it is kept).
     #[wasm_bindgen(js_name = appendCompaction)]
     pub fn append_compaction(
         &mut self,
@@ -258,21 +312,82 @@ impl JsSession {
         tokens_before: JsValue,
         details: JsValue,
         from_hook: JsValue,
+        usage: JsValue,
     ) -> Result<String, JsValue> {
+        let own = first_kept_entry_id.is_null() || first_kept_entry_id.is_undefined();
         let v = stringify_all([
             summary,
             first_kept_entry_id,
             tokens_before,
             details,
             from_hook,
+            usage,
         ])?;
+        let kept = (!own).then(|| v[1].as_deref());
         self.append(Api("appendCompaction"), |s, now, dates| {
             s.append_compaction(
+                v[0].as_deref(),
+                kept,
+                v[2].as_deref(),
+                v[3].as_deref(),
+                v[4].as_deref(),
+                v[5].as_deref(),
+                now,
+                dates,
+            )
+        })
+    }
+
+    /// Records usage outside the context; returns the new entry itself (pi's
+    /// only append that does), not its id.
+    #[wasm_bindgen(js_name = appendUsage)]
+    pub fn append_usage(
+        &mut self,
+        kind: JsValue,
+        provider: JsValue,
+        model: JsValue,
+        usage: JsValue,
+        note: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        // pi writes `note` only when it is truthy.
+        let note = if note.is_truthy() {
+            note
+        } else {
+            JsValue::UNDEFINED
+        };
+        let v = stringify_all([kind, provider, model, usage, note])?;
+        self.append(Api("appendUsage"), |s, now, dates| {
+            s.append_usage(
                 v[0].as_deref(),
                 v[1].as_deref(),
                 v[2].as_deref(),
                 v[3].as_deref(),
                 v[4].as_deref(),
+                now,
+                dates,
+            )
+        })?;
+        self.get_leaf_entry()
+    }
+
+    /// Replaces (`{ content }`) or omits (`null`) an entry's content in the
+    /// context built on this branch; the entry itself is never changed.
+    #[wasm_bindgen(js_name = appendContextEdit)]
+    pub fn append_context_edit(
+        &mut self,
+        target_id: JsValue,
+        replacement: JsValue,
+    ) -> Result<String, JsValue> {
+        let api = Api("appendContextEdit");
+        // As pi: the replacement is checked before the target.
+        let string_content = replacement_content(&replacement)?;
+        let target = id_arg(api, "targetId", &target_id)?;
+        let [replacement] = stringify_all([replacement])?;
+        self.append(api, |s, now, dates| {
+            s.append_context_edit(
+                &target,
+                replacement.as_deref(),
+                string_content.as_deref(),
                 now,
                 dates,
             )
@@ -349,7 +464,8 @@ impl JsSession {
         self.inner.reset_leaf();
     }
 
-    /// Branches at `id` (or the root, for `null`) with a summary of the path left.
+    /// Branches at `id` (or the root, for `null`) with a summary of the path
+    /// left; its `fromId` is the leaf before the call.
     #[wasm_bindgen(js_name = branchWithSummary)]
     pub fn branch_with_summary(
         &mut self,
@@ -357,6 +473,7 @@ impl JsSession {
         summary: JsValue,
         details: JsValue,
         from_hook: JsValue,
+        usage: JsValue,
     ) -> Result<String, JsValue> {
         let api = Api("branchWithSummary");
         let from = if id.is_null() {
@@ -364,21 +481,23 @@ impl JsSession {
         } else {
             Some(id_arg(api, "id", &id)?)
         };
-        let v = stringify_all([summary, details, from_hook])?;
+        let v = stringify_all([summary, details, from_hook, usage])?;
         self.append(api, |s, now, dates| {
             s.branch_with_summary(
                 from.as_ref(),
                 v[0].as_deref(),
                 v[1].as_deref(),
                 v[2].as_deref(),
+                v[3].as_deref(),
                 now,
                 dates,
             )
         })
     }
 
-    /// Lines appended since the last call, for the host to store (none until
-    /// the session has an assistant message; then the header too, if new).
+    /// Lines appended since the last call, for the host to store (a new
+    /// session: none until it has a user or assistant message, then the
+    /// header and everything held back).
     #[wasm_bindgen(js_name = takePendingLines)]
     pub fn take_pending_lines(&mut self) -> Array {
         self.inner
@@ -417,15 +536,29 @@ impl JsSession {
         options: JsValue,
     ) -> Result<String, JsValue> {
         let api = Api("createBranchedSession");
-        // As pi: no leaf id means the current leaf.
-        let leaf = match (leaf_id.is_undefined(), self.inner.leaf()) {
+        // As pi: no leaf id (`undefined` or `null`) means the current leaf,
+        // and an empty path is named by the argument.
+        let nullish = leaf_id.is_undefined() || leaf_id.is_null();
+        let not_found = || {
+            let shown = if leaf_id.is_null() {
+                "null"
+            } else {
+                "undefined"
+            };
+            api.session(SessionError::NotFound(shown.into()))
+        };
+        let leaf = match (nullish, self.inner.leaf()) {
             (true, Some(i)) => self.inner.entries()[i].id.clone(),
+            (true, None) => return Err(not_found()),
             _ => id_arg(api, "leafId", &leaf_id)?,
         };
         let header = self.new_header(api, &options)?;
         self.inner
             .branched_jsonl(&leaf, &header)
-            .map_err(|e| api.session(e))
+            .map_err(|e| match e {
+                SessionError::NotFound(_) if nullish => not_found(),
+                e => api.session(e),
+            })
     }
 
     /// Every entry under a new header (pi's `forkFrom`), as JSONL.
@@ -436,8 +569,42 @@ impl JsSession {
     }
 }
 
+/// A context method's `leafId`: `undefined` is the session's leaf (`None`),
+/// `null` none (`Some(None)`), a string that entry.
+fn leaf_arg(api: Api, leaf_id: &JsValue) -> Result<Option<Option<Key>>, JsValue> {
+    Ok(if leaf_id.is_undefined() {
+        None
+    } else if leaf_id.is_null() {
+        Some(None)
+    } else {
+        Some(Some(id_arg(api, "leafId", leaf_id)?))
+    })
+}
+
 /// Not exported: caches and helpers of the methods above.
 impl JsSession {
+    /// The context plan at a context method's `leafId`.
+    fn plan(&self, api: Api, leaf_id: &JsValue) -> Result<Plan, JsValue> {
+        let leaf = leaf_arg(api, leaf_id)?;
+        Ok(self.inner.context_plan(leaf.as_ref().map(|l| l.as_ref())))
+    }
+
+    /// The messages of `plan`'s `message` entries, from their own cache (so
+    /// a rebuild touches no entry twice); the other slots are for
+    /// [`messages_from_objects`](super::context) to fill.
+    fn plan_messages(&self, plan: &Plan) -> Result<Array, JsValue> {
+        for emit in &plan.messages {
+            if let Emit::Message(i) = *emit {
+                if self.messages.get(i as u32).is_undefined()
+                    && !self.inner.entries()[i].is_header()
+                {
+                    self.messages.set(i as u32, get(&self.entry(i)?, "message"));
+                }
+            }
+        }
+        pick(&self.messages, &message_indices(plan), JsValue::UNDEFINED)
+    }
+
     fn of(inner: session::Session) -> JsSession {
         JsSession {
             inner,
@@ -512,10 +679,7 @@ impl JsSession {
             v if v.is_undefined() => self.header().map(|h| get(&h, "cwd"))?,
             v => v,
         };
-        let id = match get(&options, "id") {
-            v if v.is_undefined() => new_session_id(api)?,
-            v => api.string("options.id", &v)?,
-        };
+        let id = session_id(api, &get(&options, "id"))?;
         header_line(&id, &cwd, &get(&options, "parentSession"))
     }
 }

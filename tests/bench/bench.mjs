@@ -1,5 +1,5 @@
 // Side-by-side benchmark: session-tree (the built package, ../../pkg) against
-// pi 0.73.1's own session code (tests/shared/pi.mjs), in one Node process, on
+// pi 1.6.0's own session code (tests/shared/pi.mjs), in one Node process, on
 // the same bytes.
 //
 //   node --expose-gc bench/bench.mjs      full run, from tests/ (make bench)
@@ -32,7 +32,7 @@ const pkgDir = dirname(require.resolve("session-tree/package.json"));
 // entry loads it through require too), for the functions the entry does not
 // re-export: wasmMemoryBytes() and, once they exist, countEntries/validateSession.
 const glue = require(join(pkgDir, "node", "session_tree.js"));
-const piVersion = installedVersion("0.73.1");
+const piVersion = installedVersion();
 
 // `--help`: usage, and the versions loaded (a quick check that both sides load).
 if (process.argv.includes("--help") || process.argv.includes("-h")) {
@@ -115,19 +115,39 @@ const OPS = {
     ours: (buf) => ours.buildSessionContext(buf),
   },
   tree: {
-    pi: (buf) => {
-      const sm = SessionManager.inMemory();
-      sm.fileEntries = piEntries(buf);
-      sm._buildIndex();
-      return sm.getTree();
-    },
+    pi: (buf) => piTree(buf),
     ours: (buf) => ours.getTree(buf),
+  },
+  // the tree, then every node's `entry` read once (ours parses an entry when it is first read)
+  "tree+read": {
+    pi: (buf) => readEveryEntry(piTree(buf)),
+    ours: (buf) => readEveryEntry(ours.getTree(buf)),
   },
   scan: {
     pi: null, // pi has no such pass
     ours: null, // set below if the glue has one
   },
 };
+
+function piTree(buf) {
+  const sm = SessionManager.inMemory();
+  sm.fileEntries = piEntries(buf);
+  sm._buildIndex();
+  return sm.getTree();
+}
+
+/** Walks the tree (iteratively: chains run thousands deep) and reads each node's entry. */
+function readEveryEntry(roots) {
+  const stack = [...roots];
+  let n = 0;
+  while (stack.length) {
+    const node = stack.pop();
+    if (node.entry.type) n++;
+    for (const c of node.children) stack.push(c);
+  }
+  sink = (sink + n) | 0;
+  return roots;
+}
 
 const SCAN_NAMES = ["countEntries", "validateSession"];
 const scanName = SCAN_NAMES.find((n) => typeof glue[n] === "function");
@@ -142,8 +162,10 @@ function targetFor(op, workload) {
       return 8;
     case "tree":
       return 1.5;
+    case "tree+read":
+      return 1.2;
     case "context":
-      return workload === "linear" ? 1.2 : workload === "compacted" || workload === "branched" ? 3 : null;
+      return workload === "linear" ? 1.2 : workload === "v1" ? null : 3;
     default:
       return null;
   }
@@ -194,7 +216,7 @@ function* pieces(op, result) {
     yield `keys ${JSON.stringify(Object.keys(result))} ${JSON.stringify(rest)}`;
     yield `messages ${messages.length}`;
     for (const m of messages) yield JSON.stringify(m);
-  } else if (op === "tree") {
+  } else if (op === "tree" || op === "tree+read") {
     // preorder; each node: its keys (as JSON.stringify would write them), its
     // fields but children, and its child count
     yield `roots ${result.length}`;

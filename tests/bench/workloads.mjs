@@ -2,7 +2,7 @@
 //
 // Every workload is a Buffer holding a session file written the way pi writes
 // one: `JSON.stringify(entry) + "\n"` per line, entry objects built with the
-// key order of pi's own `SessionManager.append*` methods (0.73.1). The same
+// key order of pi's own `SessionManager.append*` methods (1.6.0). The same
 // seed gives the same bytes on every machine and every Node version (the
 // generator uses the suites' seeded PRNG, tests/shared/rng.mjs, never
 // Math.random, and no clock).
@@ -28,6 +28,14 @@
 //   v1        0x00000005  version 1, 20,000 entries, 21 MB: header
 //                         without version, no ids, compactions with
 //                         `firstKeptEntryIndex`
+//   pi16      0x16016016  v3 as pi 1.6 writes it, 4,000 entries, 3.9 MB: a
+//                         system message at the start and every ~50 entries,
+//                         a context edit every ~20, usage entries, a compaction
+//                         every ~1,000 with usage and the system checkpoint
+//   pi16-intl 0x016E7E16  pi16 with international text, 4,000 entries, 6 MB:
+//                         prose in CJK, Hangul, Cyrillic, accents and emoji,
+//                         code and tool output with most words swapped too;
+//                         about 25% of the characters are not ASCII
 //
 // Usage: `import { makeWorkload, WORKLOADS } from "./workloads.mjs"`;
 // `makeWorkload("linear")` returns `{ name, seed, bytes, entries, description }`.
@@ -40,6 +48,8 @@ export const SEEDS = {
   compacted: 0xc0c0acbf,
   branched: 0xb4a2c4ed,
   v1: 0x00000005,
+  pi16: 0x16016016,
+  "pi16-intl": 0x16e7e16,
 };
 
 /** Text-size multiplier for the ~1 KB-per-line workloads (linear, compacted, v1). */
@@ -230,9 +240,80 @@ function pools() {
   return POOLS;
 }
 
-/** `len` characters from a pool, starting at a random line start. */
-function slice(rng, pool, len) {
-  const p = pools()[pool];
+// International text: the same pools with words swapped for CJK, accented Latin, Cyrillic,
+// Arabic and emoji, until about a quarter of the characters (code points) are not ASCII.
+const INTL_WORDS = [
+  "会话树",
+  "上下文窗口",
+  "压缩摘要",
+  "分支节点",
+  "读取文件内容",
+  "测试失败了",
+  "请再运行一次",
+  "日本語のテキスト",
+  "ファイルを読む",
+  "コンパクション",
+  "セッションツリー",
+  "한국어 문장",
+  "테스트를 실행",
+  "세션 트리",
+  "привет",
+  "сессия",
+  "مرحبا",
+  "café",
+  "résumé",
+  "Größe",
+  "déjà",
+  "façade",
+  "ñandú",
+  "Ærøskøbing",
+  "🚀",
+  "✅",
+  "👩‍💻",
+  "🎉",
+  "😀",
+  "🇯🇵",
+];
+/** The chance that a word of the pools is swapped: tuned so that the workload's text is ~25% non-ASCII. */
+const INTL_SWAP = 0.9;
+
+function intlize(rng, text, swap) {
+  const word = () => rng.pick(INTL_WORDS);
+  return text.replace(/[A-Za-z]{2,}/g, (w) =>
+    rng.chance(swap) ? (rng.chance(0.5) ? word() : `${word()}${word()}`) : w,
+  );
+}
+
+let INTL_POOLS = null;
+function intlPools() {
+  if (!INTL_POOLS) {
+    const rng = new Rng(0x1e7e);
+    const base = pools();
+    INTL_POOLS = {
+      // prompts, replies and thinking in the user's language; code and tool output partly
+      code: intlize(rng, base.code, INTL_SWAP),
+      shell: intlize(rng, base.shell, INTL_SWAP),
+      prose: intlize(rng, base.prose, 1),
+      b64: base.b64,
+    };
+  }
+  return INTL_POOLS;
+}
+
+/** The share of code points in `text` that are not ASCII. */
+export function nonAsciiShare(text) {
+  let all = 0;
+  let non = 0;
+  for (const ch of text) {
+    all++;
+    if (ch.codePointAt(0) > 0x7f) non++;
+  }
+  return all ? non / all : 0;
+}
+
+/** `len` characters from a pool (of `poolSet`), starting at a random line start. */
+function slice(rng, pool, len, poolSet = pools) {
+  const p = poolSet()[pool];
   len = Math.min(len, p.length - 1);
   let start = rng.range(0, p.length - len - 1);
   if (pool !== "b64") {
@@ -263,13 +344,19 @@ const TOOLS = [
 const CWD = "/home/dev/workspaces/pi-mono";
 
 class Conversation {
-  constructor(rng, writer, scale) {
+  constructor(rng, writer, scale, poolSet = pools) {
     this.rng = rng;
     this.w = writer;
     this.scale = scale;
+    this.poolSet = poolSet;
     this.model = MODELS[0];
     this.thinkingLevel = "off";
     this.contextTokens = 3000;
+  }
+
+  /** Text from one of the pools of this conversation's pool set (ASCII-heavy or international). */
+  slice(pool, len) {
+    return slice(this.rng, pool, len, this.poolSet);
   }
 
   sz(median, sigma, min = 1, max = 1e9) {
@@ -306,7 +393,7 @@ class Conversation {
   }
 
   userMessage() {
-    const text = slice(this.rng, "prose", this.sz(240, 0.9, 10, 6000));
+    const text = this.slice("prose", this.sz(240, 0.9, 10, 6000));
     this.contextTokens += text.length >> 2;
     return this.w.message({ role: "user", content: [{ type: "text", text }], timestamp: this.w.tick(1) });
   }
@@ -315,7 +402,7 @@ class Conversation {
     const rng = this.rng;
     switch (name) {
       case "bash":
-        return { command: `cd ${CWD} && ${slice(rng, "shell", this.sz(70, 0.8, 8, 2000)).replace(/\n/g, " && ")}` };
+        return { command: `cd ${CWD} && ${this.slice("shell", this.sz(70, 0.8, 8, 2000)).replace(/\n/g, " && ")}` };
       case "read":
         return rng.chance(0.3)
           ? { path: this.filePath(), offset: rng.range(1, 2000), limit: rng.pick([50, 100, 200]) }
@@ -323,11 +410,11 @@ class Conversation {
       case "edit":
         return {
           path: this.filePath(),
-          oldText: slice(rng, "code", this.sz(260, 1.0, 5, 20000)),
-          newText: slice(rng, "code", this.sz(320, 1.0, 5, 20000)),
+          oldText: this.slice("code", this.sz(260, 1.0, 5, 20000)),
+          newText: this.slice("code", this.sz(320, 1.0, 5, 20000)),
         };
       default:
-        return { path: this.filePath(), content: slice(rng, "code", this.sz(3500, 1.0, 50, 56000)) };
+        return { path: this.filePath(), content: this.slice("code", this.sz(3500, 1.0, 50, 56000)) };
     }
   }
 
@@ -338,7 +425,7 @@ class Conversation {
     let details;
     switch (call.name) {
       case "bash":
-        text = slice(rng, "shell", this.sz(600, 1.2, 1, 16000));
+        text = this.slice("shell", this.sz(600, 1.2, 1, 16000));
         if (isError) text += `\n\nCommand exited with code ${rng.range(1, 2)}`;
         if (rng.chance(0.1))
           details = {
@@ -355,12 +442,12 @@ class Conversation {
       case "read":
         // the tail: a whole file read now and then, tens of KB
         text = rng.chance(0.04)
-          ? slice(rng, "code", this.sz(25000 / SCALE, 0.4, 20, 60000))
-          : slice(rng, "code", this.sz(2000, 1.0, 20, 60000));
+          ? this.slice("code", this.sz(25000 / SCALE, 0.4, 20, 60000))
+          : this.slice("code", this.sz(2000, 1.0, 20, 60000));
         if (rng.chance(0.2))
           details = {
             truncation: {
-              content: slice(rng, "code", this.sz(1500, 0.8, 20, 30000)),
+              content: this.slice("code", this.sz(1500, 0.8, 20, 30000)),
               truncated: true,
               truncatedBy: "lines",
               totalLines: rng.range(2000, 5000),
@@ -377,7 +464,7 @@ class Conversation {
         } else {
           text = `Successfully replaced text in ${call.arguments.path}. Changed ${call.arguments.oldText.length} characters to ${call.arguments.newText.length} characters.`;
           details = {
-            diff: slice(rng, "code", this.sz(800, 1.0, 20, 24000)).replace(
+            diff: this.slice("code", this.sz(800, 1.0, 20, 24000)).replace(
               /^/gm,
               () => `${rng.chance(0.3) ? "+" : rng.chance(0.3) ? "-" : " "}${String(rng.range(1, 2400)).padStart(5)} `,
             ),
@@ -400,18 +487,18 @@ class Conversation {
     const content = [];
     let out = 0;
     if (this.thinkingLevel !== "off" && rng.chance(0.55)) {
-      const thinking = slice(rng, "prose", this.sz(1100, 0.9, 20, 16000));
-      content.push({ type: "thinking", thinking, thinkingSignature: slice(rng, "b64", this.sz(900, 0.6, 40, 6000)) });
+      const thinking = this.slice("prose", this.sz(1100, 0.9, 20, 16000));
+      content.push({ type: "thinking", thinking, thinkingSignature: this.slice("b64", this.sz(900, 0.6, 40, 6000)) });
       out += thinking.length >> 2;
     }
     const calls = [];
     if (final) {
-      const text = slice(rng, "prose", this.sz(1000, 1.0, 10, 17000));
+      const text = this.slice("prose", this.sz(1000, 1.0, 10, 17000));
       content.push({ type: "text", text });
       out += text.length >> 2;
     } else {
       if (rng.chance(0.45)) {
-        const text = slice(rng, "prose", this.sz(100, 0.9, 5, 2000));
+        const text = this.slice("prose", this.sz(100, 0.9, 5, 2000));
         content.push({ type: "text", text });
         out += text.length >> 2;
       }
@@ -452,10 +539,10 @@ class Conversation {
   }
 
   bashExecution() {
-    const output = slice(this.rng, "shell", this.sz(500, 1.5, 1, 50000));
+    const output = this.slice("shell", this.sz(500, 1.5, 1, 50000));
     return this.w.message({
       role: "bashExecution",
-      command: slice(this.rng, "shell", this.rng.range(2, 40)).split("\n")[0],
+      command: this.slice("shell", this.rng.range(2, 40)).split("\n")[0],
       output,
       exitCode: 0,
       cancelled: false,
@@ -488,7 +575,7 @@ class Conversation {
   }
 
   compactionSummary() {
-    return `# Context Checkpoint\n\n${slice(this.rng, "prose", this.rng.size(3800, 0.3, 800, 12000))}`;
+    return `# Context Checkpoint\n\n${this.slice("prose", this.rng.size(3800, 0.3, 800, 12000))}`;
   }
 
   compactionDetails() {
@@ -602,6 +689,127 @@ class V3Writer extends Writer {
   }
 }
 
+/**
+ * A v3 writer as pi 1.6 writes: a system message at the start and every ~50 entries (sections
+ * and tools patched), a context edit every ~20 entries (null, string or blocks, on a message
+ * of the current path), usage entries, and compactions with usage and the system checkpoint
+ * (the system messages since the previous checkpoint folded onto it). Keys in pi 1.6's order.
+ */
+class V3Writer16 extends V3Writer {
+  constructor(rng, poolSet = pools) {
+    super(rng);
+    this.poolSet = poolSet;
+    this.systems = []; // the checkpoint and the system messages after it, on the current path
+    this.nextSystem = rng.range(40, 60);
+    this.nextEdit = rng.range(15, 25);
+    this.sinceSystem = 0;
+    this.sinceEdit = 0;
+    this.systemMessage(true);
+  }
+  text(len) {
+    return slice(this.rng, "prose", len, this.poolSet);
+  }
+  systemMessage(first) {
+    const rng = this.rng;
+    const message = { role: "system" };
+    message.content = first ? `You are an expert coding assistant. ${this.text(600)}` : "";
+    if (!first && rng.chance(0.4)) message.content = this.text(rng.range(40, 400));
+    const sections = {};
+    const names = ["preamble", "cwd", "skills", "agents", "date", "git"];
+    for (const name of first ? names : [rng.pick(names), rng.pick(names)])
+      sections[name] = !first && rng.chance(0.2) ? null : this.text(rng.range(20, 300));
+    message.sections = sections;
+    const tools = ["read", "bash", "edit", "write", "grep", "find"];
+    if (!first && rng.chance(0.3)) message.toolsRemoved = [{ name: rng.pick(tools) }];
+    if (first || rng.chance(0.3))
+      message.toolsAdded = (first ? tools : [rng.pick(tools)]).map((name) => ({
+        name,
+        description: this.text(rng.range(60, 400)),
+        parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
+      }));
+    message.timestamp = this.tick(1);
+    this.message(message);
+    this.systems.push(message);
+  }
+  contextEdit() {
+    const rng = this.rng;
+    // an editable message among the last ~120 entries of the path
+    const candidates = [];
+    for (let i = this.leaf, k = 0; i !== -1 && k < 120; i = this.parent[i], k++) {
+      const e = this.entries[i];
+      if (e.type === "message" && ["user", "assistant", "toolResult"].includes(e.message.role)) candidates.push(i);
+    }
+    if (!candidates.length) return;
+    const target = this.entries[rng.pick(candidates)];
+    const role = target.message.role;
+    const text = () => this.text(rng.range(20, 200));
+    const replacement = rng.weighted([
+      [4, () => null],
+      // appendContextEdit stores a string aimed at an assistant or tool result as one text block
+      [3, () => (role === "user" ? { content: text() } : { content: [{ type: "text", text: text() }] })],
+      [3, () => ({ content: [{ type: "text", text: text() }] })],
+    ])();
+    this.append("context_edit", { targetId: target.id, replacement });
+  }
+  usageEntry(conv) {
+    const m = conv.model;
+    this.append("usage", { kind: "cache_warm", provider: m.provider, model: m.model, usage: conv.usage(0) });
+  }
+  /** After each turn: the system messages, edits and usage entries that pi 1.6 would have written. */
+  afterTurn(conv, added) {
+    this.sinceSystem += added;
+    this.sinceEdit += added;
+    while (this.sinceEdit >= this.nextEdit) {
+      this.contextEdit();
+      this.sinceEdit -= this.nextEdit;
+      this.nextEdit = this.rng.range(15, 25);
+    }
+    while (this.sinceSystem >= this.nextSystem) {
+      this.systemMessage(false);
+      this.sinceSystem -= this.nextSystem;
+      this.nextSystem = this.rng.range(40, 60);
+    }
+    if (this.rng.chance(0.3)) this.usageEntry(conv);
+  }
+  compaction(conv) {
+    const kept = this.firstKept(this.rng.range(4, 60));
+    const timestamp = this.clock + 20;
+    const checkpoint = foldSystem(this.systems, timestamp);
+    this.append("compaction", {
+      summary: conv.compactionSummary(),
+      firstKeptEntryId: this.entries[kept].id,
+      tokensBefore: this.rng.range(150000, 195000),
+      details: conv.compactionDetails(),
+      usage: conv.usage(this.rng.range(500, 3000)),
+      fromHook: false,
+      systemMessage: checkpoint,
+    });
+    this.systems = [checkpoint];
+    conv.contextTokens = 8000;
+  }
+}
+
+/** System messages replayed in order: content appended, sections and tools replaced by name. */
+function foldSystem(messages, timestamp) {
+  const texts = [];
+  const sections = new Map();
+  const tools = new Map();
+  for (const m of messages) {
+    if (m.content) texts.push(m.content);
+    for (const [k, v] of Object.entries(m.sections ?? {})) {
+      if (v === null) sections.delete(k);
+      else sections.set(k, v);
+    }
+    for (const r of m.toolsRemoved ?? []) tools.delete(r.name);
+    for (const a of m.toolsAdded ?? []) tools.set(a.name, a);
+  }
+  const out = { role: "system", content: texts.join("\n\n") };
+  if (sections.size) out.sections = Object.fromEntries(sections);
+  if (tools.size) out.toolsAdded = [...tools.values()];
+  out.timestamp = timestamp;
+  return out;
+}
+
 class V1Writer extends Writer {
   constructor(rng) {
     super(rng);
@@ -654,11 +862,13 @@ function toBuffer(entries) {
 // The workloads.
 
 /** A chain of `count` entries (stops at the first turn boundary past it). */
-function chain(rng, writer, { count, compactEvery, scale }) {
-  const conv = new Conversation(rng, writer, scale);
+function chain(rng, writer, { count, compactEvery, scale, poolSet }) {
+  const conv = new Conversation(rng, writer, scale, poolSet);
   let next = compactEvery ? rng.range(compactEvery - 100, compactEvery + 100) : Infinity;
   while (writer.entries.length - 1 < count) {
+    const before = writer.entries.length;
     conv.turn();
+    writer.afterTurn?.(conv, writer.entries.length - before);
     if (writer.pathSinceCompaction() >= next && writer.entries.length - 1 < count) {
       writer.compaction(conv);
       next = rng.range(compactEvery - 100, compactEvery + 100);
@@ -775,6 +985,17 @@ export const WORKLOADS = {
     description: "version 1: no ids, compactions with firstKeptEntryIndex",
     make: (rng) => chain(rng, new V1Writer(rng), { count: 20000, compactEvery: 1000, scale: SCALE }),
   },
+  pi16: {
+    seed: SEEDS.pi16,
+    description: "v3 as pi 1.6 writes it: system messages, context edits, usage, checkpoints",
+    make: (rng) => chain(rng, new V3Writer16(rng), { count: 4000, compactEvery: 1000, scale: SCALE }),
+  },
+  "pi16-intl": {
+    seed: SEEDS["pi16-intl"],
+    description: "pi16 with about a quarter of the characters non-ASCII (CJK, accents, emoji)",
+    make: (rng) =>
+      chain(rng, new V3Writer16(rng, intlPools), { count: 4000, compactEvery: 1000, scale: SCALE, poolSet: intlPools }),
+  },
 };
 
 export function makeWorkload(name) {
@@ -807,8 +1028,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       const k = e.type === "message" ? `message:${e.message.role}` : e.type;
       kinds[k] = (kinds[k] ?? 0) + 1;
     }
+    const share = (nonAsciiShare(w.bytes.toString("utf8")) * 100).toFixed(1);
     console.log(
-      `${name}: ${w.entries} entries, ${(w.bytes.length / 1e6).toFixed(2)} MB, longest line ${(maxLine / 1e3).toFixed(1)} KB, made in ${ms.toFixed(0)} ms, seed 0x${w.seed.toString(16)}`,
+      `${name}: ${w.entries} entries, ${(w.bytes.length / 1e6).toFixed(2)} MB, longest line ${(maxLine / 1e3).toFixed(1)} KB, ${share}% non-ASCII characters, made in ${ms.toFixed(0)} ms, seed 0x${w.seed.toString(16)}`,
     );
     console.log("  ", JSON.stringify(kinds));
     if (dir) writeFileSync(`${dir}/${name}.jsonl`, w.bytes);

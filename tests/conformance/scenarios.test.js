@@ -1,6 +1,6 @@
 // The scenarios of pi's own session-manager tests (build-context, migration, tree
 // traversal, labels, save-entry, file operations), re-expressed as session files and
-// entry arrays, each run through our package and through pi 0.73.1 for real.
+// entry arrays, each run through our package and through pi 1.6.0 for real.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { Rng } from "../shared/rng.mjs";
@@ -315,7 +315,7 @@ describe("migration scenarios", () => {
       ]),
     );
   });
-  it("v2 with one trailing entry without id/parentId (0.73.1 adds no ids to v2)", () => {
+  it("v2 with one trailing entry without id/parentId (pi adds no ids to v2)", () => {
     assertConforms(
       jsonl([
         { type: "session", id: "sess-1", version: 2, timestamp: TS, cwd: "/tmp" },

@@ -1,4 +1,4 @@
-// The Session class against pi 0.73.1's SessionManager, call for call.
+// The Session class against pi 1.6.0's SessionManager, call for call.
 //
 //   1. scenarios (pi's tree-traversal, labels and save-entry tests, re-expressed as step
 //      lists, plus our own) and seeded random call sequences, replayed on
@@ -20,6 +20,7 @@ import { after, before, describe, it } from "node:test";
 import { caseSeed, envCount, envSeed, Rng } from "../shared/rng.mjs";
 import { generateSession } from "../shared/sessions.mjs";
 import { excerpt } from "./lib/compare.js";
+import { has, missingNote } from "./lib/features.js";
 import { ours } from "./lib/ours.js";
 import { SessionManager } from "./lib/reference.js";
 import {
@@ -55,6 +56,10 @@ const ONLY =
 const hex = (n) => `0x${(n >>> 0).toString(16).padStart(8, "0")}`;
 const CWD = "/home/dev/project";
 const BASE_MS = Date.UTC(2025, 5, 1, 12, 0, 0);
+
+// pi 1.6 behaviours the package lacks so far: what needs them is skipped, and said so.
+const NOTE = missingNote();
+if (NOTE && typeof Session === "function") console.log(`session.test.js: ${NOTE}`);
 
 let TMP;
 before(() => {
@@ -106,7 +111,7 @@ function replay({ steps, rng = new Rng(1), clock = "wall", count, observeAll = f
   };
   const compareNow = (where) => {
     const targets = targetsFor();
-    const d = firstDiff(observe(pi, targets), observe(me, targets));
+    const d = firstDiff(observe(pi, targets, has), observe(me, targets, has));
     return d ? fail(where, d) : null;
   };
   let f = compareNow("initial state");
@@ -171,7 +176,7 @@ function checkBranched(pi, me, target, t, fail) {
   const bp = { ...piSide(copy, pi.canon.mask), ids: pi.ids, canon: pc };
   const bo = { ...oursSide(Session.open(text), me.canon.mask), ids: me.ids, canon: oc };
   const targets = [...pi.ids.map((_, k) => ref(k)), "nonexistent"];
-  const d = firstDiff(observe(bp, targets), observe(bo, targets));
+  const d = firstDiff(observe(bp, targets, has), observe(bo, targets, has));
   if (d) return fail(`${name}, then Session.open(result) vs pi's replaced session`, d);
   // options: id, parentSession and cwd go into the header
   const withOpts = outcome(
@@ -240,6 +245,31 @@ function compareForked(p, o, pc, oc, fail, name) {
 }
 
 // ---------------------------------------------------------------- scenarios
+
+// pi 1.6 system messages (PI-CURRENT.md §1.5) and a usage record for the 1.6 scenarios
+const SYS_BASE = {
+  role: "system",
+  content: "base",
+  sections: { preamble: "You are…", cwd: "/p" },
+  toolsAdded: [{ name: "read", description: "read a file", parameters: {} }],
+  timestamp: 100,
+};
+const SYS_MORE = {
+  role: "system",
+  content: "",
+  sections: { cwd: null, skills: "<skills/>" },
+  toolsRemoved: [{ name: "read" }],
+  toolsAdded: [{ name: "write", description: "write a file", parameters: {} }],
+  timestamp: 400,
+};
+const USAGE16 = {
+  input: 1,
+  output: 2,
+  cacheRead: 50000,
+  cacheWrite: 0,
+  totalTokens: 50003,
+  cost: { input: 0, output: 0, cacheRead: 0.015, cacheWrite: 0, total: 0.015 },
+};
 
 // Steps: { op, args } with ref(k) for the k-th id an append returned; checks as { check }.
 const S = (op, ...args) => ({ op, args });
@@ -533,6 +563,135 @@ const SCENARIOS = {
     FORK,
   ],
   "fork of an empty session": [FORK],
+
+  // ---- pi 1.6: system messages, checkpoints, context edits, usage (PI-CURRENT.md §2-§4)
+  "1.6: the worked example, built through the API": [
+    S("appendMessage", SYS_BASE), // 0 s1
+    msgU("hi"), // 1 u1
+    msgA("yo"), // 2 a1
+    S("appendMessage", SYS_MORE), // 3 s2
+    msgU("again"), // 4 u2
+    S("appendCompaction", "sum1", ref(1), 50), // 5 c1, checkpoint of s1+s2
+    msgU("after"), // 6
+    S("appendContextEdit", ref(1), { content: "EDITED" }), // 7
+    S("appendContextEdit", ref(2), { content: "a-edit" }), // 8: a string on an assistant is wrapped
+    S("appendContextEdit", ref(4), null), // 9: summarized, accepted, no effect
+    S("appendUsage", "cache_warm", "p", "m2", USAGE16, "note"), // 10
+    msgA("last"),
+  ],
+  "1.6: retain-none compactions (firstKeptEntryId null or undefined)": [
+    msgU("1"),
+    msgA("2"),
+    S("appendCompaction", "nothing kept", null, 10),
+    msgU("3"),
+    S("appendCompaction", "again", undefined, 20, { d: 1 }, true, USAGE16),
+    msgA("4"),
+  ],
+  "1.6: chained checkpoints: content accumulates, sections and tools replace": [
+    S("appendMessage", SYS_BASE),
+    msgU("1"),
+    S("appendCompaction", "first", null, 10),
+    S("appendMessage", SYS_MORE),
+    msgU("2"),
+    S("appendCompaction", "second", ref(4), 20),
+    S("appendMessage", {
+      role: "system",
+      content: [{ type: "text", text: "third" }],
+      sections: { 10: "x", 2: "y" },
+      timestamp: 7,
+    }),
+    msgA("3"),
+    S("appendCompaction", "third", null, 30),
+    msgU("4"),
+  ],
+  "1.6: system messages without a timestamp are never checkpointed": [
+    S("appendMessage", { role: "system", content: "no time" }),
+    msgU("1"),
+    S("appendCompaction", "c", ref(1), 10),
+    S("appendMessage", { role: "system", content: "null time", timestamp: null }),
+    S("appendCompaction", "c2", null, 10),
+  ],
+  "1.6: appendContextEdit refusals, in pi's order": [
+    msgU("1"), // 0
+    msgA("2"), // 1
+    S("appendMessage", SYS_BASE), // 2
+    S("appendMessage", {
+      role: "bashExecution",
+      command: "ls",
+      output: "x",
+      exitCode: 0,
+      cancelled: false,
+      truncated: false,
+      timestamp: 5,
+    }), // 3
+    S("appendMessage", { role: "custom", customType: "ext", content: "c", display: true, timestamp: 6 }), // 4
+    S("appendCustomMessageEntry", "note", "cm", true), // 5
+    S("appendCompaction", "c", ref(0), 10), // 6
+    S("appendContextEdit", "deadbeef", {}),
+    S("appendContextEdit", "deadbeef", { content: 5 }),
+    S("appendContextEdit", "deadbeef", { content: null }),
+    S("appendContextEdit", "deadbeef", "str"),
+    S("appendContextEdit", "deadbeef", []),
+    S("appendContextEdit", "deadbeef", undefined),
+    S("appendContextEdit", "deadbeef", null),
+    S("appendContextEdit", ref(2), null),
+    S("appendContextEdit", ref(3), null),
+    S("appendContextEdit", ref(4), { content: "x" }),
+    S("appendContextEdit", ref(6), null),
+    S("appendContextEdit", ref(5), { content: "x", extra: 1 }), // 7: extra keys kept
+    S("branch", ref(0)),
+    S("appendContextEdit", ref(1), null), // off the branch now
+    S("resetLeaf"),
+    S("appendContextEdit", ref(0), null), // nothing is on an empty branch
+  ],
+  "1.6: edits: last wins, edits of edits, edits on another branch": [
+    msgU("1"), // 0
+    msgA("2"), // 1
+    S("appendMessage", toolResult("out")), // 2
+    S("appendContextEdit", ref(0), { content: [{ type: "text", text: "first edit" }] }), // 3
+    S("appendContextEdit", ref(0), { content: "second edit" }), // 4
+    S("appendContextEdit", ref(2), { content: "tool text" }), // 5: wrapped for toolResult
+    S("appendContextEdit", ref(1), { content: [] }), // 6
+    S("branch", ref(2)),
+    msgU("other branch"), // 7: edits 3-6 are not on this path
+    S("appendContextEdit", ref(0), null), // 8
+    S("branch", ref(6)),
+    msgA("back"),
+  ],
+  "1.6: branchWithSummary fromId is the leaf before the call; usage kept": [
+    msgU("u0"), // 0
+    msgA("a0"), // 1
+    S("branchWithSummary", ref(0), "from a0", { x: 1 }, false, USAGE16), // 2: fromId a0
+    S("branchWithSummary", null, "to the root"), // 3: fromId = previous summary
+    S("resetLeaf"),
+    S("branchWithSummary", null, "from nothing"), // 4: fromId root
+    S("branch", ref(0)),
+    S("branchWithSummary", ref(0), "same entry"), // 5: fromId u0
+  ],
+  "1.6: session names fold line breaks": [
+    S("appendSessionInfo", "  a\r\nb\n\nc\rd \n"),
+    S("appendSessionInfo", "tab\tkept\u2028and\u0085too"),
+    S("appendSessionInfo", "\n\r\n"),
+  ],
+  "1.6: null and missing content, per role": [
+    S("appendMessage", { role: "user", timestamp: 1 }),
+    S("appendMessage", { role: "assistant", content: null, provider: "p", model: "m", timestamp: 2 }),
+    S("appendMessage", { role: "toolResult", toolCallId: "c", toolName: "read", content: null, timestamp: 3 }),
+    S("appendMessage", { role: "system", content: null, timestamp: 4 }),
+    S("appendMessage", { role: "system", timestamp: 5, sections: { a: "A" } }),
+    S("appendMessage", { role: "custom", customType: "x", display: true, timestamp: 6 }),
+    S("appendCustomMessageEntry", "note", null, true),
+    S("appendCompaction", "c", ref(0), 10),
+    msgU("after"),
+  ],
+  "1.6: usage entries are tree nodes that change nothing in the context": [
+    msgU("1"),
+    S("appendUsage", "cache_warm", "anthropic", "claude", USAGE16),
+    S("appendUsage", "", "openai", "gpt", USAGE16, ""),
+    msgA("2"),
+    S("branch", ref(1)),
+    S("appendUsage", "other", "p", "m", USAGE16, "on a branch"),
+  ],
 };
 
 // Arguments outside the declared types (pi's TypeScript signatures): pi does whatever its
@@ -571,10 +730,41 @@ describe("Session vs SessionManager: arguments outside the declared types", { sk
   }
 });
 
+/** The pi 1.6 behaviours a step list relies on (lib/features.js names). */
+function needs(steps) {
+  const n = new Set();
+  const ops = new Set(steps.map((st) => st.op));
+  for (const st of steps) {
+    if (st.op === "branchWithSummary") n.add("branchSummaryFromId");
+    if (st.op === "appendSessionInfo" && /[\r\n]/.test(String(st.args[0]).trim())) n.add("sessionInfoFolding");
+    if (st.check === "branched" && ops.has("appendLabelChange")) n.add("branchedRechain");
+    if (st.op === "appendCompaction" && (st.args[1] == null || st.args.length > 5)) n.add("compactionRetainNone");
+    if (st.op === "appendMessage" && st.args[0]?.role === "system") n.add("context").add("compactionCheckpoint");
+    if (
+      st.op === "appendMessage" &&
+      ["user", "assistant", "toolResult", "system"].includes(st.args[0]?.role) &&
+      st.args[0].content == null
+    )
+      n.add("nullContent");
+    if (st.op === "appendUsage") n.add("appendUsage");
+    if (st.op === "appendCustomMessageEntry" && st.args[1] == null) n.add("nullContent");
+    if (st.op === "branchWithSummary" && st.args.length > 4) n.add("compactionRetainNone");
+    if (st.op === "appendContextEdit") n.add("appendContextEdit").add("context");
+  }
+  return [...n];
+}
+
+/** A scenario with system messages and a compaction stores a checkpoint timed by the clock: fixed clock only. */
+const clocksFor = (steps) =>
+  steps.some((st) => st.args?.[0]?.role === "system") && steps.some((st) => st.op === "appendCompaction")
+    ? ["fixed"]
+    : ["wall", "fixed"];
+
 describe("Session vs SessionManager: scenarios", { skip: SKIP }, () => {
   for (const [name, steps] of Object.entries(SCENARIOS)) {
-    for (const clock of ["wall", "fixed"]) {
-      it(`${name} (${clock} clock)`, () => {
+    const skip = missingNote(needs(steps)) ?? false;
+    for (const clock of clocksFor(steps)) {
+      it(`${name} (${clock} clock)`, { skip }, () => {
         const f = replay({ steps, clock, rng: new Rng(11), observeAll: true, label: `scenario "${name}"` });
         assert.ok(f === null, f ?? "");
       });
@@ -590,9 +780,10 @@ describe("Session vs SessionManager: random call sequences", { skip: SKIP }, () 
     const failures = [];
     for (const seed of seeds) {
       const rng = new Rng(seed);
-      const clock = rng.chance(0.5) ? "fixed" : "wall";
+      // checkpoints take the compaction's time: with system messages about, the clock is fixed
+      const clock = rng.chance(0.5) || has.compactionCheckpoint ? "fixed" : "wall";
       const count = rng.range(20, 80);
-      const gen = (r, n) => randomStep(r, n);
+      const gen = (r, n) => randomStep(r, n, { features: has });
       const stepsWithFork = (r, n) => (n > 0 && r.chance(0.02) ? { check: "fork" } : gen(r, n));
       const f = replay({
         steps: stepsWithFork,
@@ -603,6 +794,7 @@ describe("Session vs SessionManager: random call sequences", { skip: SKIP }, () 
       });
       if (f) failures.push(f);
     }
+    if (NOTE) console.log(`random call sequences: ${NOTE}`);
     if (failures.length)
       console.log(`${failures.length} of ${seeds.length} sequences differ (master seed ${hex(MASTER)})`);
     assert.ok(
@@ -676,7 +868,8 @@ describe("fork vs SessionManager.forkFrom on session files", { skip: SKIP }, () 
 /** Random steps on pi persisting to a real file and on ours; pending lines vs the file. */
 function persistCase(seed) {
   const rng = new Rng(seed);
-  const clock = rng.chance(0.5) ? "fixed" : "wall";
+  // checkpoints take the compaction's time: with system messages about, the clock is fixed
+  const clock = rng.chance(0.5) || has.compactionCheckpoint ? "fixed" : "wall";
   const mask = clock === "wall";
   let t = clock === "fixed" ? BASE_MS : null;
   const dir = freshDir("persist");
@@ -701,7 +894,7 @@ function persistCase(seed) {
   let f = compareFile();
   if (f) return f;
   for (let i = 0; i < steps; i++) {
-    const step = randomStep(rng, pi.ids.length, { checks: false });
+    const step = randomStep(rng, pi.ids.length, { checks: false, features: has });
     if (clock === "fixed") t = advanceClock(rng, t);
     done.push(step);
     const p = withClock(t, () => applyStep(pi, step));
@@ -715,7 +908,6 @@ function persistCase(seed) {
   const reopened = join(dir, "reopened.jsonl");
   if (!text) text = jsonl(pi.sm.fileEntries);
   writeFileSync(reopened, text);
-  const hadAssistant = pi.sm.fileEntries.some((e) => e.type === "message" && e.message?.role === "assistant");
   let pi2, me2;
   withClock(t, () => {
     pi2 = piSide(SessionManager.open(reopened, dir), mask);
@@ -726,64 +918,54 @@ function persistCase(seed) {
   pi2.canon = pi.canon.fork();
   me2.canon = pi.canon.fork(); // same ids on both sides now: both read pi's text
   let taken2 = "";
-  let reEmitted = false;
   const more = rng.range(1, 15);
   for (let i = 0; i < more; i++) {
-    const step = randomStep(rng, pi2.ids.length, { checks: false });
+    const step = randomStep(rng, pi2.ids.length, { checks: false, features: has });
     if (clock === "fixed") t = advanceClock(rng, t);
     done.push(step);
     const p = withClock(t, () => applyStep(pi2, step));
     const o = withClock(t, () => applyStep(me2, step));
     if (p !== o) return fail(`after reopening: ${renderStep(step)}`, p, o);
     taken2 += lines(me2.s.takePendingLines());
-    let appended = readFileSync(reopened, "utf8").slice(text.length);
-    if (!hadAssistant && appended.startsWith(text)) {
-      // documented difference: when non-assistant entries came first, pi's _persist writes
-      // the whole opened file again once an assistant message arrives; ours hands out only
-      // the new lines
-      appended = appended.slice(text.length);
-      reEmitted = true;
-    }
+    // pi 1.6 treats an opened file as written: each append adds just its own line
+    const appended = readFileSync(reopened, "utf8").slice(text.length);
     const pc = pi2.canon.text(appended);
     const oc = me2.canon.text(taken2);
-    if (pc !== oc)
-      return fail(
-        `after reopening (${hadAssistant ? "file had an assistant message" : "file had no assistant message"}): lines pi appended vs takePendingLines()`,
-        pc,
-        oc,
-      );
+    if (pc !== oc) return fail("after reopening: lines pi appended vs takePendingLines()", pc, oc);
   }
-  return { ok: true, reEmitted };
+  return { ok: true };
 }
 
-describe("persistence: takePendingLines vs the file pi writes", { skip: SKIP }, () => {
-  it("pending lines: nothing before the first assistant message, then the header and everything", () => {
+describe("persistence: takePendingLines vs the file pi writes", {
+  skip: SKIP || missingNote(["pendingAtUser"]) || false,
+}, () => {
+  it("pending lines: nothing before the first user or assistant message, then the header and everything", () => {
     const s = Session.create({ cwd: CWD });
     assert.deepEqual(s.takePendingLines(), []);
-    s.appendMessage(user("hi"));
     s.appendThinkingLevelChange("high");
+    s.appendModelChange("openai", "gpt-5");
     assert.deepEqual(s.takePendingLines(), []);
-    s.appendMessage(assistant("hello"));
+    s.appendMessage(user("hi"));
     const got = s.takePendingLines();
     assert.equal(got.length, 4);
     assert.equal(JSON.parse(got[0]).type, "session");
     assert.deepEqual(s.takePendingLines(), []);
-    s.appendMessage(user("more"));
+    s.appendMessage(assistant("more"));
     assert.equal(s.takePendingLines().length, 1);
+    // an opened session has no pending history: only what is appended after opening
+    const o = Session.open(`${JSON.stringify(JSON.parse(got[0]))}\n`);
+    assert.deepEqual(o.takePendingLines(), []);
+    o.appendThinkingLevelChange("low");
+    assert.equal(o.takePendingLines().length, 1);
   });
 
   it("120 random sessions: new (SessionManager.create) and reopened (SessionManager.open)", () => {
     const failures = [];
-    let reEmitted = 0;
     for (let i = 0; i < 120; i++) {
       const seed = caseSeed(MASTER ^ 0x5e55_1011, i);
       const r = persistCase(seed);
       if (typeof r === "string") failures.push(r);
-      else if (r.reEmitted) reEmitted++;
     }
-    console.log(
-      `persistence: ${reEmitted} reopened files without an assistant message where pi re-appended the whole file (documented difference, checked)`,
-    );
     assert.ok(
       failures.length === 0,
       `${failures.length} of 120 differ (master seed ${hex(MASTER)}):\n\n${failures.slice(0, 3).join("\n\n")}`,
@@ -1155,6 +1337,18 @@ const INFO_FILES = {
   "empty file": "",
   "blank lines only": "\n  \n\t\n",
   "first line null": `null\n${jsonl([H()])}`,
+  "falsy lines between entries": `${jsonl([H()])}false\n0\n""\n${jsonl([M("a1", null, user("q", 7))])}`,
+  "numeric entry timestamp counts for modified": jsonl([
+    H(),
+    {
+      type: "message",
+      id: "a1",
+      parentId: null,
+      timestamp: 1_800_000_000_000,
+      message: { role: "user", content: "q" },
+    },
+  ]),
+  "lines split by a lone CR": `${JSON.stringify(H())}\r${JSON.stringify(M("a1", null, user("q", 9)))}\r`,
   "first line an array": `[]\n${jsonl([H()])}`,
   "message role not a string": jsonl([H(), M("a1", null, { role: 5, content: "x", timestamp: 3 })]),
   "message without content": jsonl([H(), M("a1", null, { role: "user", timestamp: 3 })]),
@@ -1170,6 +1364,14 @@ const INFO_FILES = {
 
 // Files on which pi's buildSessionInfo throws a TypeError (message null or missing, content
 // neither a string nor an array): pi's list then leaves the session out.
+/** INFO_FILES where pi 1.6 lists differently from 0.73 (needs the sessionInfoFalsyLines probe). */
+const INFO_FILES_16 = new Set([
+  "first line null",
+  "falsy lines between entries",
+  "numeric entry timestamp counts for modified",
+  "lines split by a lone CR",
+]);
+
 const INFO_FILES_PI_THROWS = {
   "message entry without a message": jsonl([
     H(),
@@ -1182,7 +1384,9 @@ const INFO_FILES_PI_THROWS = {
 
 describe("sessionInfo vs SessionManager.list", { skip: SKIP }, () => {
   it("handcrafted edge cases, generated files of every version, and random sessions", async () => {
-    const files = [...Object.entries(INFO_FILES)];
+    const files = Object.entries(INFO_FILES).filter(([name]) => has.sessionInfoFalsyLines || !INFO_FILES_16.has(name));
+    if (!has.sessionInfoFalsyLines)
+      console.log(`sessionInfo: ${missingNote(["sessionInfoFalsyLines"])}: ${[...INFO_FILES_16].join(", ")}`);
     for (let i = 0; i < 150; i++) {
       const g = generateSession(caseSeed(0x1f0_0001, i));
       files.push([`generated seed ${hex(g.seed)} [${g.features.join(",")}]`, g.text]);
@@ -1210,8 +1414,20 @@ describe("sessionInfo vs SessionManager.list", { skip: SKIP }, () => {
     );
   });
 
+  it("documented difference: a BOM before the header (pi 1.6 leaves the file out; ours lists it)", async () => {
+    const text = `\ufeff${jsonl([H(), M("a1", null, user("q", 9))])}`;
+    const dir = freshDir("bom");
+    writeFileSync(join(dir, "bom.jsonl"), text);
+    assert.deepEqual(await SessionManager.listAll(dir), []);
+    for (const input of [text, new Uint8Array(Buffer.from(text, "utf8"))]) {
+      const info = sessionInfo(input);
+      assert.equal(info?.messageCount, 1);
+      assert.equal(info.firstMessage, "q");
+    }
+  });
+
   it("files on which pi's buildSessionInfo throws (pi leaves them out of the list)", {
-    todo: "ours returns an info; pi 0.73.1 drops the session. Intended? (lead to decide)",
+    todo: "ours returns an info; pi 1.6.0 drops the session. Intended? (lead to decide)",
   }, async () => {
     const failures = await compareInfos(Object.entries(INFO_FILES_PI_THROWS));
     assert.ok(failures.length === 0, `${failures.length} differences:\n${failures.join("\n")}`);
@@ -1229,7 +1445,8 @@ async function compareInfos(files) {
     writeFileSync(path, text);
     byName.set(path, { name, text });
   });
-  const listed = await SessionManager.list("/unused", dir);
+  // listAll: list(cwd, dir) in 1.6 keeps only the sessions whose header cwd is `cwd`
+  const listed = await SessionManager.listAll(dir);
   const byPath = new Map(listed.map((info) => [info.path, info]));
   const failures = [];
   const t = (d) => (d instanceof Date ? d.getTime() : `not a Date: ${String(d)}`);

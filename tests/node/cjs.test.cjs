@@ -1,8 +1,16 @@
-// CommonJS consumers: require("session-tree") and the four session functions through it.
+// CommonJS consumers: require("session-tree") and the session functions through it.
 "use strict";
 const { test } = require("node:test");
 const assert = require("node:assert/strict");
-const { parseSession, migrate, getTree, buildSessionContext } = require("session-tree");
+const {
+  parseSession,
+  migrate,
+  getTree,
+  buildSessionContext,
+  buildContextEntries,
+  buildSessionProjection,
+  currentSystemMessage,
+} = require("session-tree");
 
 const lines = [
   { type: "session", version: 3, id: "cjs", timestamp: "2025-02-02T00:00:00.000Z", cwd: "/c" },
@@ -60,6 +68,23 @@ test("buildSessionContext via require", () => {
     buildSessionContext(text).messages.map((m) => m.content),
     ["one", "two"],
   );
+});
+
+test("context entries, projection and system message via require", () => {
+  assert.deepEqual(
+    buildContextEntries(text, "b").map((e) => e.id),
+    ["a", "b"],
+  );
+  const projection = buildSessionProjection(text, "b");
+  assert.deepEqual(
+    projection.entries.map((e) => [e.sourceEntry.id, e.messages.length]),
+    [
+      ["a", 1],
+      ["b", 0],
+    ],
+  );
+  assert.equal(projection.thinkingLevel, "low");
+  assert.equal(currentSystemMessage(text), undefined);
 });
 
 test("a TypeError from CommonJS is a real TypeError", () => {

@@ -10,8 +10,11 @@ import * as esm from "session-tree";
 const require = createRequire(import.meta.url);
 const NAMES = [
   "Session",
+  "buildContextEntries",
   "buildSessionContext",
+  "buildSessionProjection",
   "countEntries",
+  "currentSystemMessage",
   "getTree",
   "inspectSession",
   "migrate",
@@ -19,7 +22,7 @@ const NAMES = [
   "sessionInfo",
 ];
 
-test("ESM import exposes exactly the eight exports (Session and seven functions)", () => {
+test("ESM import exposes exactly the eleven exports (Session and ten functions)", () => {
   assert.deepEqual(Object.keys(esm).sort(), NAMES);
   // biome-ignore lint/performance/noDynamicNamespaceImportAccess: the test enumerates the exports by name
   for (const name of NAMES) assert.equal(typeof esm[name], "function", name);
@@ -30,7 +33,7 @@ test("ESM import resolves to the node entry", () => {
   assert.match(resolved, /[\\/]pkg[\\/]node\.js$/);
 });
 
-test("CommonJS require exposes the same eight exports, shared with import (one instance)", () => {
+test("CommonJS require exposes the same eleven exports, shared with import (one instance)", () => {
   const cjs = require("session-tree");
   assert.match(realpathSync(require.resolve("session-tree")), /[\\/]pkg[\\/]node\.cjs$/);
   for (const name of NAMES) {

@@ -74,6 +74,17 @@ test("any JSON value on a line is kept, as pi keeps it", () => {
   assert.deepStrictEqual(parseSession(text), reference(text));
 });
 
+test("falsy values and Unicode whitespace at the ends are kept as pi 1.6's parseSessionEntries keeps them", () => {
+  // pi 1.6's file loader reads these differently (it skips falsy lines and does not trim); its
+  // string parser, which parseSession is, did not change. The README's differences table says
+  // what the other functions do.
+  const text = `\u00a0\u2028${jsonl(session.slice(0, 2))}null\nfalse\n0\n""\n${JSON.stringify(session[2])}\u00a0`;
+  const expected = [session[0], session[1], null, false, 0, "", session[2]];
+  assert.deepStrictEqual(parseSession(text), expected);
+  assert.deepStrictEqual(parseSession(Buffer.from(text)), expected);
+  assert.deepStrictEqual(reference(text), expected);
+});
+
 test("CRLF line ends and a BOM are accepted", () => {
   const text = jsonl(session).replace(/\n/g, "\r\n");
   assert.deepStrictEqual(parseSession(text), session, "CRLF string");

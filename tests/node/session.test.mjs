@@ -42,19 +42,20 @@ test("open indexes the file: leaf, entries, children, branch, context", () => {
   assert.equal(s.migrated, false);
 });
 
-test("a new session holds its lines back until the first assistant message", () => {
+test("a new session holds its lines back until the first user or assistant message", () => {
   const s = Session.create({ cwd: "/w" });
   assert.match(s.header.id, /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/, "a UUID v7");
-  const q = s.appendMessage({ role: "user", content: "q", timestamp: 1 });
-  assert.match(q, HEX8);
+  const m = s.appendModelChange("p", "m");
+  assert.match(m, HEX8);
   assert.deepEqual(s.takePendingLines(), []);
+  const q = s.appendMessage({ role: "user", content: "q", timestamp: 1 });
   const a = s.appendMessage({ role: "assistant", content: [], provider: "p", model: "m", timestamp: 2 });
   const lines = s.takePendingLines();
   assert.deepEqual(
     lines.map((l) => JSON.parse(l).type),
-    ["session", "message", "message"],
+    ["session", "model_change", "message", "message"],
   );
-  assert.deepEqual(lines.map((l) => JSON.parse(l).id).slice(1), [q, a]);
+  assert.deepEqual(lines.map((l) => JSON.parse(l).id).slice(1), [m, q, a]);
   assert.equal(`${lines.join("\n")}\n`, s.toJsonl());
   assert.deepEqual(s.takePendingLines(), []);
   s.appendThinkingLevelChange("high");
@@ -64,14 +65,17 @@ test("a new session holds its lines back until the first assistant message", () 
   );
 });
 
-test("an opened file without an assistant message never re-emits its own lines", () => {
+test("an opened file hands out each new line at once and never its own", () => {
   const s = Session.open(jsonl([header(), user("a", null, "q", 1)]));
+  s.appendThinkingLevelChange("low");
+  assert.deepEqual(
+    s.takePendingLines().map((l) => JSON.parse(l).type),
+    ["thinking_level_change"],
+  );
   s.appendMessage({ role: "user", content: "more", timestamp: 2 });
-  assert.deepEqual(s.takePendingLines(), []);
-  s.appendMessage({ role: "assistant", content: [], provider: "p", model: "m", timestamp: 3 });
   assert.deepEqual(
     s.takePendingLines().map((l) => JSON.parse(l).message.content),
-    ["more", []],
+    ["more"],
   );
 });
 
@@ -89,7 +93,7 @@ test("new entries have pi's key order and link to the leaf", () => {
   assert.equal(s.leafId, id);
   const sum = s.branchWithSummary(null, "gone");
   assert.deepEqual(Object.keys(s.getEntry(sum)), ["type", "id", "parentId", "timestamp", "fromId", "summary"]);
-  assert.equal(s.getEntry(sum).fromId, "root");
+  assert.equal(s.getEntry(sum).fromId, id, "the leaf the branch left");
   assert.equal(s.getEntry(sum).parentId, null);
 });
 

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { getTree } from "session-tree";
-import { assistant, at, entry, header, inputForms, runInWorker, shape, user } from "./helpers/session.mjs";
+import { assistant, at, entry, header, inputForms, ms, runInWorker, shape, user } from "./helpers/session.mjs";
 
 // u1 ─ a1 ─┬─ u2 (t=5) ─ a2
 //          └─ u3 (t=3)            (file order u2 before u3; sorted by time)
@@ -231,4 +231,46 @@ test("a lazy tree still reads its entries after much bigger calls grew and reuse
   assert.equal(u1.entry.id, "u1");
   assert.equal(u1.children[0].entry.id, "a1");
   assert.equal(u1.children[0].children[0].entry.id, "u3");
+});
+
+test("pi 1.6 entries are ordinary nodes: usage, context_edit, system messages", () => {
+  // pi's getTree has no rule for them (only its TUI hides usage entries): each is a node
+  // under its parent, ordered by time like any other.
+  const system = {
+    type: "message",
+    id: "s1",
+    parentId: null,
+    timestamp: at(1),
+    message: { role: "system", content: "base", sections: { a: "A" }, timestamp: ms(at(1)) },
+  };
+  const entries = [
+    header(),
+    system,
+    user("u1", "s1", "q", 2),
+    entry("usage", "g1", "u1", 4, { kind: "cache_warm", provider: "p", model: "m", usage: { input: 0 } }),
+    entry("context_edit", "e1", "u1", 3, { targetId: "u1", replacement: null }),
+    entry("context_edit", "e2", "g1", 5, { targetId: "u1", replacement: { content: "x" } }),
+  ];
+  for (const [form, source] of Object.entries(inputForms(entries))) {
+    const roots = getTree(source);
+    assert.deepStrictEqual(
+      shape(roots),
+      [
+        {
+          id: "s1",
+          children: [
+            {
+              id: "u1",
+              children: [
+                { id: "e1", children: [] },
+                { id: "g1", children: [{ id: "e2", children: [] }] },
+              ],
+            },
+          ],
+        },
+      ],
+      form,
+    );
+    assert.deepStrictEqual(roots[0].children[0].children[1].entry, entries[3], `${form}: the usage entry`);
+  }
 });

@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { inspectSession } from "session-tree";
+import { loadPi } from "../shared/pi.mjs";
 
 const J = JSON.stringify;
 const H3 = { type: "session", version: 3, id: "s1", timestamp: "2025-01-01T00:00:00.000Z", cwd: "/p" };
@@ -328,4 +329,141 @@ test("entry arrays: the same kinds, without line numbers", () => {
   const ds = inspectSession([H3, msg("a", null), msg("a", "gone"), 42]);
   assert.deepEqual(ds.map((d) => d.kind).sort(), ["duplicate-id", "not-an-object", "orphan"]);
   for (const d of ds) assert.equal(d.line, undefined);
+});
+
+// pi 1.6 entries: usage, context_edit, system messages, compaction checkpoints.
+const edit = (id, parentId, targetId, replacement) => ({
+  type: "context_edit",
+  id,
+  parentId,
+  timestamp: "2025-01-01T00:00:02.000Z",
+  targetId,
+  ...(replacement === undefined ? {} : { replacement }),
+});
+const role = (id, parentId, r) => msg(id, parentId, { message: { role: r, content: id, timestamp: 1 } });
+const compaction = (id, parentId, firstKeptEntryId, extra = {}) => ({
+  type: "compaction",
+  id,
+  parentId,
+  timestamp: "2025-01-01T00:00:03.000Z",
+  summary: "s",
+  firstKeptEntryId,
+  tokensBefore: 1,
+  ...extra,
+});
+
+test("a session pi 1.6.0 writes, with every new entry, is clean", async () => {
+  const { SessionManager } = await loadPi("1.6.0");
+  const sm = SessionManager.inMemory("/p");
+  sm.appendMessage({ role: "system", content: "base", sections: { a: "A" }, toolsAdded: [], timestamp: 1 });
+  const u1 = sm.appendMessage({ role: "user", content: "hi", timestamp: 2 });
+  sm.appendMessage({
+    role: "assistant",
+    content: [{ type: "text", text: "yo" }],
+    provider: "p",
+    model: "m",
+    timestamp: 3,
+  });
+  sm.appendMessage({ role: "system", content: "more", sections: { a: null }, timestamp: 4 });
+  sm.appendUsage("cache_warm", "p", "m", {
+    input: 0,
+    output: 0,
+    cacheRead: 5,
+    cacheWrite: 0,
+    totalTokens: 5,
+    cost: {},
+  });
+  sm.appendContextEdit(u1, { content: "edited" });
+  sm.appendContextEdit(u1, null);
+  sm.appendCompaction("sum", u1, 100);
+  sm.appendCompaction("sum2", null, 100);
+  sm.branchWithSummary(u1, "left", undefined, false, { input: 1 });
+  const jsonl = `${sm.getEntries().length ? [sm.getHeader(), ...sm.getEntries()].map((e) => J(e)).join("\n") : ""}\n`;
+  const kinds = new Set(
+    jsonl
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l).type),
+  );
+  for (const k of ["usage", "context_edit", "compaction", "branch_summary"]) assert.ok(kinds.has(k), k);
+  // The first compaction keeps u1 onwards, whose system message it checkpoints.
+  assert.deepEqual(inspectSession(jsonl), []);
+  assert.deepEqual(inspectSession(Buffer.from(jsonl)), []);
+  assert.deepEqual(inspectSession(JSON.parse(`[${jsonl.trim().split("\n").join(",")}]`)), []);
+});
+
+test("missing-edit-target, uneditable-edit-target, edit-target-off-path", () => {
+  const t = text(
+    H3,
+    role("s1", null, "system"), // 2
+    role("u1", "s1", "user"), // 3
+    role("a1", "u1", "assistant"), // 4
+    role("b1", "u1", "bashExecution"), // 5: another branch
+    role("t1", "a1", "toolResult"), // 6
+    { type: "custom_message", id: "cm", parentId: "t1", customType: "x", content: "c", display: true }, // 7
+    edit("e1", "cm", "nowhere", null), // 8
+    edit("e2", "e1", "s1", null), // 9: a system message
+    edit("e3", "e2", "b1", null), // 10: a bashExecution message, on another branch
+    edit("e4", "e3", "cm", { content: "ok" }), // 11: clean
+    edit("e5", "e4", "t1", { content: [{ type: "text", text: "ok" }] }), // 12: clean
+    edit("e6", "u1", "m1", null), // 13: before its target, on its path: it applies there
+    role("m1", "e6", "user"), // 14
+    edit("e7", "m1", "e6", null), // 15: an edit of an edit
+  );
+  assert.deepEqual(found(t), [
+    ["missing-edit-target", 8],
+    ["uneditable-edit-target", 9],
+    ["uneditable-edit-target", 10],
+    ["edit-target-off-path", 10],
+    ["uneditable-edit-target", 15],
+  ]);
+  const [missing] = inspectSession(t);
+  assert.equal(missing.entryId, "e1");
+  assert.match(missing.message, /"nowhere" not found/);
+});
+
+test("invalid-edit-replacement: missing, or neither null nor {content: string | array}", () => {
+  const bad = [undefined, "x", 5, [], {}, { content: 5 }, { content: null }, { content: { text: "x" } }];
+  const t = text(H3, role("u1", null, "user"), ...bad.map((r, i) => edit(`e${i}`, i ? `e${i - 1}` : "u1", "u1", r)));
+  assert.deepEqual(
+    found(t),
+    bad.map((_, i) => ["invalid-edit-replacement", i + 3]),
+  );
+  assert.match(inspectSession(t)[0].message, /no replacement/);
+  // What pi itself writes is valid: null, a string, an array, extra keys.
+  const good = [null, { content: "x" }, { content: [] }, { content: "x", extra: 1 }];
+  assert.deepEqual(
+    found(text(H3, role("u1", null, "user"), ...good.map((r, i) => edit(`e${i}`, i ? `e${i - 1}` : "u1", "u1", r)))),
+    [],
+  );
+});
+
+test("lost-system-messages: a compaction without a checkpoint over system messages it keeps", () => {
+  const t = text(
+    H3,
+    role("s0", null, "system"), // 2: summarized away, not in a kept range
+    role("u1", "s0", "user"), // 3
+    role("s1", "u1", "system"), // 4
+    role("s2", "s1", "system"), // 5
+    compaction("c1", "s2", "u1"), // 6: drops s1 and s2
+    compaction("c2", "s2", "u1", { systemMessage: { role: "system", content: "CKPT", timestamp: 9 } }), // 7
+    compaction("c3", "s2", "c3"), // 8: retains nothing
+    compaction("c4", "u1", "u1"), // 9: no system message in range
+    role("s3", "c1", "system"), // 10: after c1, kept
+  );
+  assert.deepEqual(found(t), [["lost-system-messages", 6]]);
+  const [d] = inspectSession(t);
+  assert.equal(d.entryId, "c1");
+  assert.match(d.message, /2 system messages/);
+  // The same from an entry array, without lines.
+  const entries = JSON.parse(`[${t.trim().split("\n").join(",")}]`);
+  assert.deepEqual(
+    inspectSession(entries).map((x) => [x.kind, x.entryId]),
+    [["lost-system-messages", "c1"]],
+  );
+});
+
+test("usage and context_edit are known entry types", () => {
+  const usage = { type: "usage", id: "g", parentId: "a", timestamp: "2025-01-01T00:00:02.000Z", kind: "x" };
+  assert.deepEqual(found(text(H3, msg("a", null), usage, edit("e", "g", "a", null))), []);
 });

@@ -1,6 +1,8 @@
 // Mutated realistic sessions (seeded; FUZZ_SEED replays a run, FUZZ_COUNT sets its size):
-// parseSession equals pi's parseSessionEntries, and migrate, getTree, buildSessionContext,
-// inspectSession and Session never hang (worker, time limit per input) and never throw
+// parseSession equals pi 1.6.0's parseSessionEntries (the string API, which still trims the
+// whole text and keeps falsy lines; the README's "Differences from pi" says where pi 1.6's
+// file loader reads differently), and migrate, getTree, buildSessionContext, inspectSession
+// and Session never hang (worker, time limit per input) and never throw
 // anything but an Error (no wasm trap, no non-Error value).
 import assert from "node:assert/strict";
 import { test } from "node:test";

@@ -1,11 +1,13 @@
-// The reference: pi's own session code, loaded by file path from tests/node_modules, so that two
-// versions can sit side by side (0.73.1 is what the suites compare against; 1.6.0's package
-// entry needs Node 22, but its session manager loads on Node 20).
+// The reference: pi's own session code, loaded by file path from tests/node_modules. pi 1.6.0 is
+// what every suite compares against; its package entry needs Node 22, but its session manager
+// (and pi-ai's transcript helpers) load on Node 20 when imported by path, which also gets
+// around the `exports` map that hides them.
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
+export const PI_VERSION = "1.6.0";
+
 const PACKAGES = {
-  "0.73.1": "@mariozechner/pi-coding-agent",
   "1.6.0": "@earendil-works/pi-coding-agent",
 };
 
@@ -16,13 +18,11 @@ function installed(version, file) {
 }
 
 /** The version that npm installed for `version`'s package (read from its package.json). */
-export function installedVersion(version) {
+export function installedVersion(version = PI_VERSION) {
   return JSON.parse(readFileSync(installed(version, "package.json"), "utf8")).version;
 }
 
-/** pi's `dist/core/session-manager.js` of `version` (a key of PACKAGES). */
-export async function loadPi(version = "0.73.1") {
-  const url = installed(version, "dist/core/session-manager.js");
+async function importInstalled(url, version) {
   if (!existsSync(fileURLToPath(url))) {
     throw new Error(
       `pi ${version} is not installed at ${fileURLToPath(url)}: run \`cd tests && npm install\` (make test-deps does it)`,
@@ -31,8 +31,34 @@ export async function loadPi(version = "0.73.1") {
   return import(url.href);
 }
 
-export const pi = await loadPi("0.73.1");
-export const { parseSessionEntries, migrateSessionEntries, buildSessionContext, SessionManager } = pi;
+/** pi's `dist/core/session-manager.js` of `version` (a key of PACKAGES). */
+export async function loadPi(version = PI_VERSION) {
+  return importInstalled(installed(version, "dist/core/session-manager.js"), version);
+}
+
+/** pi-ai's `dist/utils/transcript.js` (getCurrentSystemMessage), the dependency of pi `version`. */
+export async function loadPiAi(version = PI_VERSION) {
+  // npm hoists pi-ai next to pi; a nested copy would sit under pi's own node_modules
+  const nested = installed(version, "node_modules/@earendil-works/pi-ai/dist/utils/transcript.js");
+  const hoisted = new URL("../node_modules/@earendil-works/pi-ai/dist/utils/transcript.js", import.meta.url);
+  return importInstalled(existsSync(fileURLToPath(nested)) ? nested : hoisted, version);
+}
+
+export const pi = await loadPi();
+export const {
+  parseSessionEntries,
+  migrateSessionEntries,
+  buildSessionContext,
+  buildContextEntries,
+  buildSessionProjection,
+  SessionManager,
+} = pi;
+export const { getCurrentSystemMessage } = await loadPiAi();
+
+/** pi-ai's getCurrentSystemMessage over the context of `leafId` (what currentSystemMessage mirrors). */
+export function piCurrentSystemMessage(entries, ...leafArgs) {
+  return getCurrentSystemMessage(buildSessionContext(entries, ...leafArgs).messages);
+}
 
 /** Text as pi reads a file: bytes decoded as UTF-8 (invalid sequences become U+FFFD). */
 export function piText(source) {

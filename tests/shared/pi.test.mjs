@@ -1,19 +1,18 @@
-// The pi loader finds both installed versions by path: 0.73.1, the reference of every
-// comparison, and 1.6.0, whose package entry needs Node 22 while its session manager loads here.
+// The pi loader finds pi 1.6.0 by path (its package entry needs Node 22 while its session manager
+// loads here), together with pi-ai's getCurrentSystemMessage.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { installedVersion, loadPi } from "./pi.mjs";
+import { getCurrentSystemMessage, installedVersion, loadPi, PI_VERSION } from "./pi.mjs";
 
-for (const version of ["0.73.1", "1.6.0"]) {
-  test(`pi ${version}: the session manager loads and exports SessionManager and buildSessionContext`, async () => {
-    assert.equal(installedVersion(version), version);
-    const pi = await loadPi(version);
-    assert.equal(typeof pi.SessionManager, "function");
-    assert.equal(typeof pi.buildSessionContext, "function");
-    assert.equal(typeof pi.SessionManager.inMemory, "function");
-  });
-}
+test(`pi ${PI_VERSION}: the session manager loads and exports what the suites compare with`, async () => {
+  assert.equal(installedVersion(), PI_VERSION);
+  const pi = await loadPi();
+  for (const name of ["buildSessionContext", "buildContextEntries", "buildSessionProjection", "parseSessionEntries"])
+    assert.equal(typeof pi[name], "function", name);
+  assert.equal(typeof pi.SessionManager.inMemory, "function");
+  assert.equal(typeof getCurrentSystemMessage, "function");
+});
 
 test("an unknown pi version is an error naming the known ones", async () => {
-  await assert.rejects(loadPi("9.9.9"), /no pi 9\.9\.9 .*known: 0\.73\.1, 1\.6\.0/);
+  await assert.rejects(loadPi("9.9.9"), /no pi 9\.9\.9 .*known: 1\.6\.0/);
 });

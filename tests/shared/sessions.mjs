@@ -4,10 +4,15 @@
 // The one session generator of the suites: conformance compares every function with pi on
 // its output, reliability mutates it into broken files.
 //
-// generateSession(seed, { maxEntries }) -> { text, seed, version, features, ids, headerId }
+// generateSession(seed, { maxEntries, pi16 }) -> { text, seed, version, features, ids, headerId }
 //   maxEntries  caps the number of entries (default: no cap; 3 to 300, most under 120)
-//   text      the JSONL file content (always well-formed UTF-16, so the UTF-8 bytes
-//             decode back to the same string)
+//   pi16      what pi 1.6 writes besides (default: nothing, and then the output is byte for
+//             byte what it was before these options existed): `true` for all of it, or an
+//             object of flags (PI16_FEATURES): system messages, context edits, usage entries,
+//             retain-none compactions, checkpoints, null content, branch-summary usage. A
+//             session with any of them is v3.
+//   text      the JSONL file content (JSON.stringify escapes lone surrogates, but a malformed
+//             line cut out of another can end in one: its UTF-8 bytes then hold U+FFFD)
 //   version   1, 2 or 3: the format the session was written in
 //   features  short tags describing what the session contains (for failure reports)
 //   ids       entry ids present in the text (empty for v1: ids are made by migration)
@@ -307,6 +312,118 @@ function customRoleMessage(rng, ts, role) {
   return msg;
 }
 
+// ---------------------------------------------------------------- pi 1.6 pieces
+
+/** The pi 1.6 additions generateSession can mix in, each behind its own flag. */
+export const PI16_FEATURES = [
+  "system", // system messages that set, patch and remove sections and tools
+  "edits", // context_edit entries: null, string, array; re-edits, other branches, before firstKept, before the target
+  "usage", // usage entries
+  "retainNone", // compactions whose firstKeptEntryId is their own id
+  "checkpoints", // compactions carrying the system checkpoint (chained: content accumulates)
+  "nullContent", // null or missing content on user, assistant, toolResult, system, custom_message
+  "summaryUsage", // usage on branch summaries and compactions
+];
+
+function pi16Flags(option) {
+  if (!option) return null;
+  const flags = {};
+  for (const f of PI16_FEATURES) flags[f] = option === true || option[f] === true;
+  return PI16_FEATURES.some((f) => flags[f]) ? flags : null;
+}
+
+const SECTION_NAMES = ["preamble", "cwd", "skills", "agents", "date", "10", "2"];
+const TOOL_DEFS = TOOLS.map((name) => ({
+  name,
+  description: `The ${name} tool`,
+  parameters: { type: "object", properties: { path: { type: "string", description: "a path" } }, required: ["path"] },
+}));
+
+function systemMessage(rng, ts, first, flags) {
+  const msg = { role: "system" };
+  const content = rng.weighted([
+    [first ? 6 : 2, () => (first ? `You are an expert coding assistant. ${words(rng, 5, 30)}` : words(rng, 1, 20))],
+    [first ? 1 : 5, () => ""],
+    [
+      2,
+      () => [{ type: "text", text: words(rng, 1, 12) }, ...(rng.chance(0.3) ? [{ type: "text", text: "more" }] : [])],
+    ],
+    [flags.nullContent ? 1 : 0, () => null],
+    [flags.nullContent ? 1 : 0, () => undefined],
+  ])();
+  if (content !== undefined) msg.content = content;
+  if (rng.chance(first ? 0.9 : 0.6)) {
+    msg.sections = {};
+    for (let k = rng.range(1, 4); k > 0; k--)
+      msg.sections[rng.pick(SECTION_NAMES)] = !first && rng.chance(0.3) ? null : words(rng, 1, 8);
+  }
+  if (!first && rng.chance(0.3))
+    msg.toolsRemoved = [{ name: rng.pick(TOOLS) }, ...(rng.chance(0.2) ? [{ name: "nope" }] : [])];
+  if (rng.chance(first ? 0.9 : 0.4)) {
+    const tools = TOOL_DEFS.filter(() => rng.chance(0.5));
+    if (tools.length || rng.chance(0.2)) msg.toolsAdded = tools;
+  }
+  const t = rng.weighted([
+    [12, ts],
+    [1, null],
+    [1, undefined],
+  ]);
+  if (t !== undefined) msg.timestamp = t;
+  return msg;
+}
+
+/** Text of a system message's content as pi-ai reads it (strings, text blocks joined by "\n"). */
+function systemText(content) {
+  if (typeof content === "string") return content;
+  if (Array.isArray(content))
+    return content
+      .filter((b) => b?.type === "text")
+      .map((b) => b.text ?? "")
+      .join("\n");
+  return "";
+}
+
+/**
+ * A compaction checkpoint: the system messages since the previous checkpoint replayed over it
+ * (content accumulates, sections and tools replace by name), as pi's appendCompaction stores it.
+ * It need not equal pi's exactly: readers only have to pass it on.
+ */
+function checkpoint(systems, ms) {
+  const texts = [];
+  const sections = new Map();
+  const tools = new Map();
+  for (const m of systems) {
+    const t = systemText(m.content);
+    if (t) texts.push(t);
+    for (const [k, v] of Object.entries(m.sections ?? {})) {
+      if (v === null) sections.delete(k);
+      else sections.set(k, v);
+    }
+    for (const r of m.toolsRemoved ?? []) tools.delete(r.name);
+    for (const a of m.toolsAdded ?? []) tools.set(a.name, a);
+  }
+  const out = { role: "system", content: texts.join("\n\n") };
+  if (sections.size) out.sections = Object.fromEntries(sections);
+  if (tools.size) out.toolsAdded = [...tools.values()];
+  out.timestamp = ms;
+  return out;
+}
+
+/** A copy of `obj` with `key: value` placed just before `before` (or last). */
+function insertBefore(obj, key, value, before) {
+  const out = {};
+  let placed = false;
+  for (const [k, v] of Object.entries(obj)) {
+    if (k === before && !placed) {
+      out[key] = value;
+      placed = true;
+    }
+    out[k] = v;
+  }
+  if (!placed) out[key] = value;
+  return out;
+}
+
 // ---------------------------------------------------------------- sessions
 
 function pickModel(rng) {
@@ -440,7 +557,7 @@ function buildV1(rng, features, maxEntries) {
 }
 
 /** v2 / v3: id/parentId tree with branches, all entry types. */
-function buildTree(rng, version, features, maxEntries) {
+function buildTree(rng, version, features, maxEntries, flags = null) {
   const clock = new Clock(rng);
   const header = {
     type: "session",
@@ -488,7 +605,136 @@ function buildTree(rng, version, features, maxEntries) {
     byId.set(e.id, e);
     leaf = e.id;
   };
-  const base = (type, ms) => ({ type, id: newId(), parentId: leaf, timestamp: stamp(ms) });
+  // pi 1.6: an id reserved by an edit written before its target (the next message takes it)
+  let reservedId = null;
+  const base = (type, ms) => {
+    let id;
+    if (type === "message" && reservedId !== null) {
+      id = reservedId;
+      reservedId = null;
+    } else id = newId();
+    return { type, id, parentId: leaf, timestamp: stamp(ms) };
+  };
+  const edited = [];
+  if (flags?.system && rng.chance(0.7)) {
+    // pi 1.6 writes the prompt state at the session's first request
+    const e = base("message", clock.t);
+    e.message = systemMessage(rng, clock.t, true, flags);
+    add(e);
+    features.add("system-first");
+  }
+
+  /** The newest checkpoint on the path to `id`, and the system messages after it (for the next one). */
+  const systemsSinceCheckpoint = (path) => {
+    const out = [];
+    for (let k = path.length - 1; k >= 0; k--) {
+      const x = path[k];
+      if (x.type === "compaction" && x.systemMessage) {
+        out.unshift(x.systemMessage);
+        break;
+      }
+      if (x.type === "message" && x.message?.role === "system") out.unshift(x.message);
+    }
+    return out;
+  };
+  const compaction16 = (e, path, ts) => {
+    let out = e;
+    if (flags.retainNone && rng.chance(0.15)) {
+      out.firstKeptEntryId = out.id; // retain-none, as pi 1.6 writes for null
+      features.add("retain-none");
+    }
+    if (flags.summaryUsage && rng.chance(0.5)) {
+      out = insertBefore(out, "usage", usage(rng), "fromHook");
+      features.add("compaction-usage");
+    }
+    if (flags.checkpoints && rng.chance(0.8)) {
+      const systems = systemsSinceCheckpoint(path);
+      if (systems.length) {
+        out.systemMessage = checkpoint(systems, rng.chance(0.9) ? ts : ts + rng.range(-5000, 5000));
+        features.add(
+          path.some((x) => x.type === "compaction" && x.systemMessage) ? "checkpoint-chained" : "checkpoint",
+        );
+      }
+    }
+    return out;
+  };
+  const editableOnPath = (path) =>
+    path.filter(
+      (x) =>
+        x.type === "custom_message" ||
+        (x.type === "message" && ["user", "assistant", "toolResult"].includes(x.message?.role)),
+    );
+  const pi16Entry = (kind, ts) => {
+    if (kind === "system") {
+      const e = base("message", ts);
+      e.message = systemMessage(rng, ts - 2, false, flags);
+      features.add("system");
+      return e;
+    }
+    if (kind === "usage") {
+      const e = base("usage", ts);
+      e.kind = rng.pick(["cache_warm", "cache_warm", "extension", ""]);
+      const m = pickModel(rng);
+      e.provider = m.provider;
+      e.model = m.modelId;
+      e.usage = usage(rng);
+      if (rng.chance(0.3)) e.note = rng.pick(["extension override", "warm-up 🔥"]);
+      features.add("usage");
+      return e;
+    }
+    if (kind === "null-content") {
+      const e = base("message", ts);
+      const role = rng.pick(["user", "assistant", "toolResult", "system", "custom_message"]);
+      if (role === "custom_message") {
+        const c = { type: "custom_message", customType: "ext", display: rng.chance(0.5) };
+        if (rng.chance(0.5)) c.content = null;
+        features.add("null-content-custom_message");
+        return { ...c, id: e.id, parentId: e.parentId, timestamp: e.timestamp };
+      }
+      const msg = { role };
+      if (rng.chance(0.5)) msg.content = null;
+      if (role === "assistant")
+        Object.assign(msg, { api: cur.api, provider: cur.provider, model: cur.modelId, stopReason: "stop" });
+      if (role === "toolResult")
+        Object.assign(msg, { toolCallId: `toolu_${rng.hex(24)}`, toolName: rng.pick(TOOLS), isError: false });
+      msg.timestamp = ts - 1;
+      e.message = msg;
+      features.add(`null-content-${role}`);
+      return e;
+    }
+    // a context edit
+    const e = base("context_edit", ts);
+    const path = pathTo(leaf);
+    const editable = editableOnPath(path);
+    const choice = rng.weighted([
+      [10, "on-path"],
+      [edited.length ? 3 : 0, "re-edit"],
+      [2, "off-path"],
+      [2, "before-target"],
+      [1, "unknown"],
+      [1, "not-editable"],
+    ]);
+    let target;
+    if (choice === "on-path" && editable.length) target = rng.pick(editable).id;
+    else if (choice === "re-edit") target = rng.pick(edited);
+    else if (choice === "off-path" && entries.length > 1) target = entries[rng.range(1, entries.length - 1)].id;
+    else if (choice === "before-target") {
+      reservedId = newId();
+      target = reservedId;
+    } else if (choice === "not-editable" && path.length) target = rng.pick(path).id;
+    else target = unknownId();
+    features.add(`edit-${choice}`);
+    edited.push(target);
+    e.targetId = target;
+    e.replacement = rng.weighted([
+      [3, () => null],
+      [3, () => ({ content: words(rng, 1, 10) })],
+      [3, () => ({ content: [{ type: "text", text: words(rng, 1, 10) }] })],
+      [1, () => ({ content: [] })],
+      [1, () => ({ content: "with extra keys", extra: { kept: true } })],
+    ])();
+    return e;
+  };
 
   const n = sessionSize(rng, maxEntries);
   for (let i = 0; i < n; i++) {
@@ -518,6 +764,11 @@ function buildTree(rng, version, features, maxEntries) {
         const d = details(rng);
         if (d !== undefined) e.details = d;
         if (rng.chance(0.2)) e.fromHook = rng.chance(0.5);
+        if (flags?.summaryUsage && rng.chance(0.5)) {
+          add(insertBefore(e, "usage", usage(rng), "fromHook"));
+          features.add("branch-summary-usage");
+          continue;
+        }
         add(e);
         features.add(e.summary ? "branch-summary" : "branch-summary-empty");
         continue;
@@ -540,6 +791,19 @@ function buildTree(rng, version, features, maxEntries) {
       continue;
     }
     pendingCalls = [];
+    if (flags) {
+      const extra = rng.weighted([
+        [40, "none"],
+        [flags.system ? 3 : 0, "system"],
+        [flags.edits ? 5 : 0, "edit"],
+        [flags.usage ? 3 : 0, "usage"],
+        [flags.nullContent ? 2 : 0, "null-content"],
+      ]);
+      if (extra !== "none") {
+        add(pi16Entry(extra, ts));
+        continue;
+      }
+    }
     const kind = rng.weighted([
       [28, "user"],
       [34, "assistant"],
@@ -604,6 +868,7 @@ function buildTree(rng, version, features, maxEntries) {
         e.firstKeptEntryIndex = rng.int(0, all + 2);
         features.add("v2-fkei");
       }
+      if (flags) e = compaction16(e, path, ts);
     } else if (kind === "custom") {
       e = { type: "custom", customType: rng.pick(["my_data", "plan-mode", "拡張"]) };
       if (rng.chance(0.85))
@@ -697,14 +962,18 @@ const BLANKS = ["", " ", "\t", "   \t "];
 
 // ---------------------------------------------------------------- entry point
 
-export function generateSession(seed, { maxEntries = Number.POSITIVE_INFINITY } = {}) {
+export function generateSession(seed, { maxEntries = Number.POSITIVE_INFINITY, pi16 = false } = {}) {
   const rng = new Rng(seed);
   const features = new Set();
-  const version = rng.weighted([
-    [25, 1],
-    [20, 2],
-    [55, 3],
-  ]);
+  const flags = pi16Flags(pi16);
+  const version = flags
+    ? 3
+    : rng.weighted([
+        [25, 1],
+        [20, 2],
+        [55, 3],
+      ]);
+  if (flags) features.add("pi16");
   features.add(`v${version}`);
 
   if (rng.chance(0.01)) {
@@ -713,7 +982,8 @@ export function generateSession(seed, { maxEntries = Number.POSITIVE_INFINITY } 
     return { text, seed, version, features: [...features], ids: [], headerId: undefined };
   }
 
-  const built = version === 1 ? buildV1(rng, features, maxEntries) : buildTree(rng, version, features, maxEntries);
+  const built =
+    version === 1 ? buildV1(rng, features, maxEntries) : buildTree(rng, version, features, maxEntries, flags);
   if (built.entries.length === 1) features.add("header-only");
   const lines = built.entries.map((e) => JSON.stringify(e));
 

@@ -1,12 +1,26 @@
-// The reference: what pi 0.73.1 does with a session file, expressed as plain functions.
-// Everything here calls the real @mariozechner/pi-coding-agent code (tests/shared/pi.mjs).
+// The reference: what pi 1.6.0 does with a session file, expressed as plain functions.
+// Everything here calls the real @earendil-works/pi-coding-agent code (tests/shared/pi.mjs).
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildSessionContext, migrateSessionEntries, parseSessionEntries, SessionManager } from "../../shared/pi.mjs";
+import {
+  buildContextEntries,
+  buildSessionContext,
+  buildSessionProjection,
+  migrateSessionEntries,
+  parseSessionEntries,
+  piTree as piTreeOfEntries,
+  SessionManager,
+} from "../../shared/pi.mjs";
 
-export { piText as sourceText } from "../../shared/pi.mjs";
-export { buildSessionContext as piBuildSessionContextRaw, parseSessionEntries, SessionManager };
+export { PI_VERSION, piCurrentSystemMessage, piText as sourceText } from "../../shared/pi.mjs";
+export {
+  buildContextEntries as piBuildContextEntriesRaw,
+  buildSessionContext as piBuildSessionContextRaw,
+  buildSessionProjection as piBuildSessionProjectionRaw,
+  parseSessionEntries,
+  SessionManager,
+};
 
 export function piParse(text) {
   return parseSessionEntries(text);
@@ -47,7 +61,7 @@ export function piContext(text, leafArgs) {
 /**
  * pi's SessionManager after pi opens the session file: the text is written to a fresh temp
  * folder (as bytes, when given bytes) and opened with SessionManager.open, which migrates (and
- * rewrites) it, or starts a fresh session when line 1 is not a header. The folder is removed
+ * rewrites) it. pi 1.6 throws on a non-empty file that is not a session. The folder is removed
  * right away: the manager keeps everything in memory.
  */
 export function piOpen(source) {
@@ -61,6 +75,25 @@ export function piOpen(source) {
   }
 }
 
+/**
+ * pi's getTree over the entries its string parser gives (parse + migrate, then the manager's
+ * index), which is what getTree(text) mirrors. pi 1.6's file loader no longer shares that parser
+ * (it skips falsy lines and does not trim), so opening a file is no longer the reference here.
+ */
 export function piTree(source) {
-  return piOpen(source).getTree();
+  return piTreeOfEntries(piLoadEntries(typeof source === "string" ? source : Buffer.from(source).toString("utf8")));
+}
+
+/**
+ * pi's leaf-taking function over a parsed file, as its manager holds the file: a manager indexes
+ * no header, so a header is no leaf (an omitted or unknown leaf is the last entry that is not a
+ * header) and no parent. The package reads files that way, as the independent checker compares
+ * (pi over `getEntries()`); pi's exported function over the whole parsed file would instead fall
+ * back to a header that comes last, and find one named as the leaf or a parent.
+ */
+export function piOverFile(piFn, entries, leafArgs) {
+  return piFn(
+    entries.filter((e) => e?.type !== "session"),
+    ...leafArgs,
+  );
 }

@@ -7,7 +7,12 @@
 // Time: either the wall clock (then ISO timestamps, and the numeric timestamps that contexts
 // derive from them, are masked) or a controlled clock shared by both sides (then nothing
 // is masked: both sides must produce identical timestamps).
-import { piBuildSessionContextRaw, SessionManager } from "./reference.js";
+import {
+  piBuildContextEntriesRaw,
+  piBuildSessionContextRaw,
+  piBuildSessionProjectionRaw,
+  SessionManager,
+} from "./reference.js";
 
 // ---------------------------------------------------------------- clock
 
@@ -86,6 +91,17 @@ export class Canon {
   }
 }
 
+/** Masks the derived timestamps of a projection's messages (both lists), like context(). */
+Canon.prototype.projection = function projection(p) {
+  if (!this.mask || !p || !Array.isArray(p.messages)) return this.json(p);
+  const copy = JSON.parse(JSON.stringify(p));
+  const lists = [copy.messages, ...(Array.isArray(copy.entries) ? copy.entries.map((x) => x?.messages ?? []) : [])];
+  for (const list of lists)
+    for (const m of list)
+      if (m && DERIVED_TS_ROLES.has(m.role) && typeof m.timestamp === "number") m.timestamp = "<ts-number>";
+  return this.json(copy);
+};
+
 /** Outcome of a call as text: value (via `show`) or the error's class and message. */
 export function outcome(fn, show) {
   let v;
@@ -136,6 +152,8 @@ export function piSide(sm, mask) {
     leaf: () => sm.getLeafId(),
     header: () => sm.getHeader(),
     contextAt: (leaf) => piBuildSessionContextRaw(sm.getEntries(), leaf, sm.byId),
+    contextEntriesAt: (leaf) => piBuildContextEntriesRaw(sm.getEntries(), leaf, sm.byId),
+    projectionAt: (leaf) => piBuildSessionProjectionRaw(sm.getEntries(), leaf, sm.byId),
     get: sm,
   };
 }
@@ -150,6 +168,8 @@ export function oursSide(s, mask) {
     leaf: () => s.leafId,
     header: () => s.header,
     contextAt: (leaf) => s.buildSessionContext(leaf),
+    contextEntriesAt: (leaf) => s.buildContextEntries(leaf),
+    projectionAt: (leaf) => s.buildSessionProjection(leaf),
     get: s,
   };
 }
@@ -161,7 +181,11 @@ export function applyStep(side, step) {
     () => side.call(step.op, args),
     (v) => (typeof v === "string" ? side.canon.text(JSON.stringify(v)) : side.canon.json(v)),
   );
+  // error messages name entries by id, unquoted: canonicalize those too
+  if (o.threw && side.canon.ids) return o.text.replace(/\b[0-9a-f]{8}\b/g, (id) => side.canon.reg(id));
   if (!o.threw && typeof o.value === "string" && o.value !== "") side.ids.push(o.value);
+  // appendUsage returns the entry itself (every other append returns the id)
+  else if (!o.threw && step.op === "appendUsage" && typeof o.value?.id === "string") side.ids.push(o.value.id);
   return o.text;
 }
 
@@ -169,7 +193,7 @@ export function applyStep(side, step) {
  * Everything the brief asks to compare after a step. `targets` are Ref or plain strings
  * (unknown ids, null): each is used for getEntry/getChildren/getLabel/getBranch/context.
  */
-export function observe(side, targets) {
+export function observe(side, targets, extra = {}) {
   const c = side.canon;
   const o = side.get;
   const rec = [];
@@ -193,6 +217,15 @@ export function observe(side, targets) {
     (v) => c.context(v),
   );
   put("getLeafEntry()", () => o.getLeafEntry());
+  if (extra.getEntryCount) put("getEntryCount()", () => o.getEntryCount());
+  if (extra.sessionContextEntries) {
+    put("buildContextEntries()", () => o.buildContextEntries());
+    put(
+      "buildSessionProjection()",
+      () => o.buildSessionProjection(),
+      (v) => c.projection(v),
+    );
+  }
   put("getSessionName()", () => o.getSessionName());
   put(
     "context(null)",
@@ -206,12 +239,21 @@ export function observe(side, targets) {
     put(`getChildren(${name})`, () => o.getChildren(id));
     put(`getLabel(${name})`, () => o.getLabel(id));
     put(`getBranch(${name})`, () => o.getBranch(id));
-    if (typeof id === "string")
+    if (typeof id === "string") {
       put(
         `context(${name})`,
         () => side.contextAt(id),
         (v) => c.context(v),
       );
+      if (extra.sessionContextEntries) {
+        put(`contextEntries(${name})`, () => side.contextEntriesAt(id));
+        put(
+          `projection(${name})`,
+          () => side.projectionAt(id),
+          (v) => c.projection(v),
+        );
+      }
+    }
   }
   return rec;
 }
@@ -291,6 +333,8 @@ const TEXTS = [
   "lone \ud83d surrogate",
 ];
 const NAMES = ["My session", "  spaced name  ", "", "   ", "名前 🙂", "x".repeat(120), "\tname\n"];
+// pi 1.6 folds each run of \r and \n into one space before trimming
+const FOLDED_NAMES = ["  a\r\nb\n\nc\rd \n", "line one\nline two", "\n\n", "tab\tkept\u2028and\u0085too\r"];
 const LEVELS = ["off", "minimal", "low", "medium", "high", "xhigh"];
 const MODELS = [
   ["anthropic", "claude-sonnet-4-5"],
@@ -361,6 +405,66 @@ export function randomMessage(rng) {
   ])();
 }
 
+const SECTION_NAMES = ["preamble", "cwd", "skills", "tools", "10", "2", "date"];
+const TOOL_DEFS = ["read", "write", "bash", "edit"].map((name) => ({
+  name,
+  description: `the ${name} tool`,
+  parameters: { type: "object", properties: { path: { type: "string" } } },
+}));
+
+/** A system message as pi 1.6 stores it: content appended, sections patched, tools added/removed. */
+export function systemMessage(rng, ts) {
+  const msg = { role: "system" };
+  msg.content = rng.weighted([
+    [4, () => pickText(rng)],
+    [2, () => ""],
+    [2, () => [{ type: "text", text: pickText(rng) }, ...(rng.chance(0.3) ? [{ type: "text", text: "more" }] : [])]],
+    [1, () => [IMAGE, { type: "text" }]],
+  ])();
+  if (rng.chance(0.7)) {
+    msg.sections = {};
+    for (let k = rng.range(1, 4); k > 0; k--)
+      msg.sections[rng.pick(SECTION_NAMES)] = rng.chance(0.3) ? null : pickText(rng);
+  }
+  if (rng.chance(0.3)) msg.toolsRemoved = [{ name: rng.pick(TOOL_DEFS).name }];
+  if (rng.chance(0.6)) msg.toolsAdded = TOOL_DEFS.filter(() => rng.chance(0.4));
+  const t = rng.weighted([
+    [8, () => ts],
+    [1, () => null],
+    [1, () => undefined],
+  ])();
+  if (t !== undefined) msg.timestamp = t;
+  return msg;
+}
+
+/** A message whose content is null or missing (1.6 normalizes it per role when building context). */
+export function nullContentMessage(rng, ts, { system = true } = {}) {
+  const role = rng.pick(
+    system ? ["user", "assistant", "toolResult", "system", "custom"] : ["user", "assistant", "toolResult", "custom"],
+  );
+  const msg = { role };
+  if (rng.chance(0.5)) msg.content = null;
+  if (role === "assistant") Object.assign(msg, { provider: "anthropic", model: "claude-sonnet", stopReason: "stop" });
+  if (role === "toolResult") Object.assign(msg, { toolCallId: "call_01", toolName: "read", isError: false });
+  if (role === "custom") Object.assign(msg, { customType: "ext", display: true });
+  msg.timestamp = ts;
+  return msg;
+}
+
+const REPLACEMENTS = [
+  () => null,
+  () => ({ content: "replaced" }),
+  () => ({ content: [{ type: "text", text: "replaced block" }] }),
+  () => ({ content: [] }),
+  () => ({ content: "with extra", extra: 1 }),
+  // refused by appendContextEdit
+  () => ({}),
+  () => ({ content: 5 }),
+  () => ({ content: null }),
+  () => "just a string",
+  () => undefined,
+];
+
 /** An entry reference: usually an existing entry, sometimes an unknown id (pUnknown). */
 function target(rng, count, pUnknown) {
   if (count === 0 || rng.chance(pUnknown)) return rng.pick(UNKNOWN_IDS);
@@ -372,7 +476,7 @@ function target(rng, count, pUnknown) {
  * One random step given how many entries exist. `checks` adds createBranchedSession checks
  * ({ check: "branched", target }) between the write steps.
  */
-export function randomStep(rng, count, { checks = true } = {}) {
+export function randomStep(rng, count, { checks = true, features = {} } = {}) {
   const w = [
     [30, "message"],
     [4, "thinking"],
@@ -384,9 +488,15 @@ export function randomStep(rng, count, { checks = true } = {}) {
     [8, "label"],
     [8, "branch"],
     [2, "reset"],
-    [5, "branchSummary"],
   ];
-  if (checks) w.push([3, "branched"]);
+  // `features` (lib/features.js): calls whose pi 1.6 behaviour the package lacks are left out
+  if (features.branchSummaryFromId) w.push([5, "branchSummary"]);
+  if (checks && features.branchedRechain) w.push([3, "branched"]);
+  if (features.context && features.compactionCheckpoint) w.push([5, "system"]);
+  if (features.nullContent) w.push([2, "nullContent"]);
+  if (features.appendUsage) w.push([3, "usage"]);
+  if (features.appendContextEdit) w.push([7, "contextEdit"]);
+  const v16 = features.compactionRetainNone;
   const kind = rng.weighted(w.map(([n, k]) => [n, k]));
   switch (kind) {
     case "message":
@@ -400,20 +510,39 @@ export function randomStep(rng, count, { checks = true } = {}) {
     case "compaction": {
       const args = [
         rng.pick(["Summary of earlier work", "", "résumé ✓"]),
-        target(rng, count, 0.1),
+        v16 && rng.chance(0.2) ? rng.pick([null, undefined]) : target(rng, count, 0.1),
         rng.range(0, 200000),
       ];
       if (rng.chance(0.5)) args.push(rng.pick(DETAILS));
       if (args.length === 4 && rng.chance(0.5)) args.push(rng.pick([true, false, undefined]));
+      if (v16 && args.length === 5 && rng.chance(0.5)) args.push(USAGE);
       return { op: "appendCompaction", args };
     }
+    case "system":
+      return { op: "appendMessage", args: [systemMessage(rng, rng.range(1, 2_000_000_000_000))] };
+    case "nullContent":
+      return {
+        op: "appendMessage",
+        // a system message is checkpointed by the next compaction
+        args: [nullContentMessage(rng, rng.range(1, 2_000_000_000_000), { system: features.compactionCheckpoint })],
+      };
+    case "usage": {
+      const args = [rng.pick(["cache_warm", "custom-kind", ""]), rng.pick(["anthropic", "openai"]), "m-usage", USAGE];
+      if (rng.chance(0.5)) args.push(rng.pick(["extension override", "", undefined]));
+      return { op: "appendUsage", args };
+    }
+    case "contextEdit":
+      return { op: "appendContextEdit", args: [target(rng, count, 0.1), rng.pick(REPLACEMENTS)()] };
     case "custom": {
       const args = [rng.pick(["my_data", "ext:state", ""])];
       if (rng.chance(0.7)) args.push(rng.pick(DETAILS));
       return { op: "appendCustomEntry", args };
     }
     case "info":
-      return { op: "appendSessionInfo", args: [rng.pick(NAMES)] };
+      return {
+        op: "appendSessionInfo",
+        args: [features.sessionInfoFolding && rng.chance(0.4) ? rng.pick(FOLDED_NAMES) : rng.pick(NAMES)],
+      };
     case "customMessage": {
       const content = rng.chance(0.4) ? pickText(rng) : [{ type: "text", text: pickText(rng) }, IMAGE];
       const args = [rng.pick(["note", "ext:reminder"]), content, rng.chance(0.5)];
@@ -438,6 +567,7 @@ export function randomStep(rng, count, { checks = true } = {}) {
       const args = [from, rng.pick(["Abandoned approach: tried X", "", "多言語 summary"])];
       if (rng.chance(0.5)) args.push(rng.pick(DETAILS));
       if (args.length === 3 && rng.chance(0.5)) args.push(rng.pick([true, false]));
+      if (v16 && args.length === 4 && rng.chance(0.5)) args.push(USAGE);
       return { op: "branchWithSummary", args };
     }
     case "branched":

@@ -7,10 +7,13 @@
 import {
   migrateSessionEntries,
   parseSessionEntries,
+  buildContextEntries as piBuildContextEntries,
   buildSessionContext as piBuildSessionContext,
+  buildSessionProjection as piBuildSessionProjection,
+  piCurrentSystemMessage,
   SessionManager,
 } from "../../shared/pi.mjs";
-import { piTree, sourceText } from "./reference.js";
+import { piOverFile, piTree, sourceText } from "./reference.js";
 
 export function parseSession(source, _options) {
   return parseSessionEntries(sourceText(source));
@@ -63,9 +66,17 @@ export function getTree(source) {
   return piTree(source);
 }
 
-export function buildSessionContext(source, ...leafArgs) {
-  if (Array.isArray(source)) return piBuildSessionContext(source, ...leafArgs);
-  const entries = parseSessionEntries(sourceText(source));
-  migrateArray(entries);
-  return piBuildSessionContext(entries, ...leafArgs);
-}
+/** A leaf-taking function of pi over any source form (text and bytes parsed and migrated). */
+const overSource =
+  (fn) =>
+  (source, ...leafArgs) => {
+    if (Array.isArray(source)) return piOverFile(fn, source, leafArgs);
+    const entries = parseSessionEntries(sourceText(source));
+    migrateArray(entries);
+    return piOverFile(fn, entries, leafArgs);
+  };
+
+export const buildSessionContext = overSource(piBuildSessionContext);
+export const buildContextEntries = overSource(piBuildContextEntries);
+export const buildSessionProjection = overSource(piBuildSessionProjection);
+export const currentSystemMessage = overSource(piCurrentSystemMessage);

@@ -1,15 +1,15 @@
 // Worker thread: runs pi and our package on tasks sent by the pool, so a call that never
-// returns (pi 0.73.1 loops forever on parentId cycles) can be cut off by a time limit.
+// returns (pi 1.6.0 loops forever on parentId cycles) can be cut off by a time limit.
 import { parentPort } from "node:worker_threads";
 
 const { Rng } = await import("../../shared/rng.mjs");
 const { generateSession } = await import("../../shared/sessions.mjs");
-const { compareSession } = await import("./compare.js");
+const { compareSession, pi16For } = await import("./compare.js");
 const ref = await import("./reference.js");
 const { ours } = await import("./ours.js");
 
 function runGenerated(seed) {
-  const gen = generateSession(seed);
+  const gen = generateSession(seed, { pi16: pi16For(seed) });
   const diffs = compareSession(gen.text, { rng: new Rng(seed ^ 0x5bd1e995) });
   return {
     seed,
@@ -37,7 +37,8 @@ function runOp({ impl, op, source, leafArgs = [] }) {
       const entries = ref.piParse(text);
       const flag = ref.piMigrateEntries(entries);
       value = { flag, entries };
-    } else if (op === "getTree") value = ref.piTree(source);
+    } else if (op === "getTree") value = ref.piTree(text);
+    else if (op === "openTree") value = ref.piOpen(source).getTree();
     else if (op === "buildSessionContext") value = ref.piContext(text, leafArgs);
     else throw new Error(`unknown op ${op}`);
   } else {

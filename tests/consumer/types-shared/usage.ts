@@ -6,6 +6,7 @@ import type {
   AssistantMessage,
   BranchSummaryEntry,
   CompactionEntry,
+  ContextEditEntry,
   CustomEntry,
   CustomMessageEntry,
   FileEntry,
@@ -18,6 +19,7 @@ import type {
   SessionMessageEntry,
   SessionTreeNode,
   ThinkingLevelChangeEntry,
+  UsageEntry,
 } from "session-tree";
 
 type Api = typeof SessionTree;
@@ -70,6 +72,19 @@ export function describe(entry: FileEntry): string {
     case "session_info": {
       const e: SessionInfoEntry = entry;
       return e.name ?? "";
+    }
+    case "usage": {
+      const e: UsageEntry = entry;
+      return `${e.kind} ${e.provider}/${e.model} ${e.usage.totalTokens} ${e.note ?? ""}`;
+    }
+    case "context_edit": {
+      const e: ContextEditEntry = entry;
+      return `${e.targetId} ${e.replacement === null ? "omit" : "replace"}`;
+    }
+    default: {
+      // All eleven types are handled: nothing is left for the default.
+      const none: never = entry;
+      return none;
     }
   }
 }

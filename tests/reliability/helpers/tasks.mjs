@@ -343,12 +343,13 @@ export async function timestampsVsPi({ seed, count }, step) {
 }
 
 /**
- * Mutated sessions: parseSession must equal pi's parseSessionEntries (bytes: pi reads the UTF-8
+ * Mutated sessions: parseSession must equal pi 1.6.0's parseSessionEntries (bytes: pi reads the UTF-8
  * decoding), and every other function must return or throw an Error, never hang or trap.
  * One step per input, so a hang names its seed.
  */
 export async function mutatedVsPi({ seed, count }, step) {
-  const { parseSessionEntries } = await import("../../shared/pi.mjs");
+  const { loadPi } = await import("../../shared/pi.mjs");
+  const { parseSessionEntries } = await loadPi("1.6.0");
   const { generateSession } = await import("../../shared/sessions.mjs");
   const { mutate } = await import("./mutate.mjs");
   const mismatches = [];
