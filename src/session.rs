@@ -312,7 +312,11 @@ impl Session {
         if own {
             self.pending.push(span);
         }
-        let value = json::parse(&self.text, span).ok()?;
+        // A falsy line (`null`, `0`, ...) stays in the text but is no entry, as
+        // when the same text is opened.
+        let value = json::parse(&self.text, span)
+            .ok()
+            .filter(|v| parse::is_kept(&self.text, v))?;
         let entry = Entry::from_json(&self.text, &value, Some(dates), &mut self.unique);
         self.add(entry, value.span);
         Some(self.entries.len() - 1)
@@ -1084,6 +1088,19 @@ mod tests {
         assert_eq!(s.leaf(), None);
         s.append_jsonl(&line[cut..], &IsoOnly);
         assert_eq!(s.find(&k("é")), Some(1));
+    }
+
+    #[test]
+    fn tailing_skips_falsy_lines_as_opening_does() {
+        let header = "{\"type\":\"session\",\"version\":3,\"id\":\"s\"}\n";
+        let entry = "{\"type\":\"message\",\"id\":\"a\",\"parentId\":null}\n";
+        let mut tailed = Session::open(header.into(), &IsoOnly).unwrap();
+        tailed.append_jsonl(entry.as_bytes(), &IsoOnly);
+        tailed.append_jsonl(b"null\n0\n", &IsoOnly);
+        let opened = Session::open(format!("{header}{entry}null\n0\n"), &IsoOnly).unwrap();
+        assert_eq!(tailed.entries().len(), opened.entries().len());
+        assert_eq!(tailed.leaf(), tailed.find(&k("a")));
+        assert_eq!(tailed.text(), opened.text());
     }
 
     fn session() -> Session {
