@@ -1,0 +1,171 @@
+//! Copies of a session's history: a branch extracted into a file of its
+//! own (`createBranchedSession`) and a whole fork.
+
+use super::*;
+
+impl Session {
+    /// The labels to carry into an extracted branch: (target, label entry), in
+    /// the order pi's label map iterates.
+    fn labels_in_order(&self) -> Vec<(&Key, usize)> {
+        let mut v: Vec<(&Key, u64, usize)> = self
+            .labels
+            .iter()
+            .map(|(k, &(seq, l))| (k, seq, l))
+            .collect();
+        v.sort_by_key(|&(_, seq, _)| seq);
+        v.into_iter().map(|(k, _, l)| (k, l)).collect()
+    }
+
+    /// A new session holding only the path from the root to `leaf`, as pi's
+    /// `createBranchedSession` builds it. `header` is the new header's JSON text.
+    ///
+    /// Label entries are left out and the rest chained one after the other
+    /// (each entry's parent is the previous one kept), so no entry is orphaned;
+    /// a compaction whose `firstKeptEntryId` named a label left out names the
+    /// next entry kept instead. The labels on the path come last, as new
+    /// label entries.
+    pub fn branched_jsonl(&self, leaf: &Key, header: &str) -> Result<String, SessionError> {
+        // pi walks from a truthy id only: an empty one gives an empty path.
+        let start = self
+            .find(leaf)
+            .filter(|_| leaf.truthy())
+            .ok_or_else(|| SessionError::NotFound(leaf.to_string()))?;
+        let full = self.branch_path(Some(start));
+        let mut out = String::with_capacity(header.len() + 1);
+        out.push_str(header);
+        out.push('\n');
+        // Label id → the id (JSON text, None: none) of the entry kept after it.
+        let mut replaced: HashMap<&Key, Option<String>> = HashMap::new();
+        let mut waiting: Vec<&Key> = Vec::new();
+        let mut previous: Option<String> = Some("null".to_owned());
+        let mut path = Vec::with_capacity(full.len());
+        for &i in &full {
+            let entry = &self.entries[i];
+            if entry.kind == EntryType::Label {
+                waiting.push(&entry.id);
+                continue;
+            }
+            let id = self.id_of_entry(i);
+            for label in waiting.drain(..) {
+                replaced.insert(label, id.clone());
+            }
+            let mut fields = vec![("parentId", previous.clone())];
+            if let Detail::Compaction {
+                first_kept_entry_id: kept,
+                ..
+            } = &entry.detail
+            {
+                if *kept != entry.id {
+                    if let Some(next) = replaced.get(kept) {
+                        fields.push(("firstKeptEntryId", next.clone()));
+                    }
+                }
+            }
+            if entry.is_object {
+                out.push_str(&self.with_fields(i, &fields));
+            } else {
+                out.push_str(self.entry_json(i));
+            }
+            out.push('\n');
+            previous = id;
+            path.push(i);
+        }
+        let on_path: HashSet<&Key> = path.iter().map(|&i| &self.entries[i].id).collect();
+        let mut taken: HashSet<String> = path
+            .iter()
+            .filter_map(|&i| self.entries[i].id.as_str().map(str::to_owned))
+            .collect();
+        // pi: `last?.id || null`, so an empty id gives a root too.
+        let mut parent = path
+            .last()
+            .and_then(|&i| self.entries[i].id.as_str().map(str::to_owned))
+            .filter(|id| !id.is_empty());
+        for (target, l) in self.labels_in_order() {
+            if !on_path.contains(target) {
+                continue;
+            }
+            let id = random_id(&taken)?;
+            taken.insert(id.clone());
+            let fields = json::members(&self.text, self.spans[l]);
+            let raw =
+                |name: &str| json::get(&self.text, &fields, name).map(|m| m.value.of(&self.text));
+            let mut line = format!("{{\"type\":\"label\",\"id\":{}", json::stringify(&id));
+            line.push_str(&format!(
+                ",\"parentId\":{}",
+                parent.as_deref().map_or("null".into(), json::stringify)
+            ));
+            for name in ["timestamp", "targetId", "label"] {
+                if let Some(v) = raw(name) {
+                    line.push_str(&format!(",{}:{v}", json::stringify(name)));
+                }
+            }
+            line.push('}');
+            out.push_str(&line);
+            out.push('\n');
+            parent = Some(id);
+        }
+        Ok(out)
+    }
+
+    /// Entry `i`'s id as JSON text, or `None` when it has none (JS's undefined).
+    fn id_of_entry(&self, i: usize) -> Option<String> {
+        let fields = json::members(&self.text, self.spans[i]);
+        json::get(&self.text, &fields, "id").map(|m| m.value.of(&self.text).to_owned())
+    }
+
+    /// Entry `i`'s JSON text with `fields` set (JSON text; `None` drops the
+    /// key), as `{ ...entry, name: value }` then `JSON.stringify` give it:
+    /// a key keeps its place, a new one goes last.
+    fn with_fields(&self, i: usize, fields: &[(&str, Option<String>)]) -> String {
+        let text = &self.text;
+        let members = json::members(text, self.spans[i]);
+        let mut out = String::with_capacity(self.spans[i].len() + 16);
+        out.push('{');
+        let put = |out: &mut String, key: &str, value: &str| {
+            if out.len() > 1 {
+                out.push(',');
+            }
+            out.push_str(key);
+            out.push(':');
+            out.push_str(value);
+        };
+        let mut done = vec![false; fields.len()];
+        for m in &members {
+            match fields
+                .iter()
+                .position(|(name, _)| json::key_is(text, m.key, name))
+            {
+                // Every duplicate of the key gets the value: JSON.parse keeps
+                // the first one's place and the last one's value.
+                Some(f) => {
+                    done[f] = true;
+                    if let Some(v) = &fields[f].1 {
+                        put(&mut out, m.key.of(text), v);
+                    }
+                }
+                None => put(&mut out, m.key.of(text), m.value.of(text)),
+            }
+        }
+        for ((name, value), done) in fields.iter().zip(done) {
+            if let (Some(v), false) = (value, done) {
+                put(&mut out, &json::stringify(name), v);
+            }
+        }
+        out.push('}');
+        out
+    }
+
+    /// All entries but headers, under a new header (pi's `forkFrom`).
+    pub fn forked_jsonl(&self, header: &str) -> String {
+        let mut out = String::with_capacity(self.text.len() + header.len());
+        out.push_str(header);
+        out.push('\n');
+        for (i, e) in self.entries.iter().enumerate() {
+            if !e.is_header() {
+                out.push_str(self.entry_json(i));
+                out.push('\n');
+            }
+        }
+        out
+    }
+}

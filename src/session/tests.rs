@@ -1,0 +1,346 @@
+//! The session's unit tests.
+
+use super::*;
+use crate::time::IsoOnly;
+
+const NOW: &str = "2025-01-01T00:00:00.000Z";
+
+fn k(id: &str) -> Key {
+    Key::Str(id.into())
+}
+
+fn user(s: &mut Session, text: &str) -> String {
+    s.append_message(
+        Some(&format!("{{\"role\":\"user\",\"content\":\"{text}\"}}")),
+        NOW,
+        &IsoOnly,
+    )
+    .unwrap()
+}
+
+#[test]
+fn appends_branches_and_hands_out_lines() {
+    let mut s = Session::create(
+        r#"{"type":"session","version":3,"id":"s","cwd":"/"}"#,
+        &IsoOnly,
+    );
+    let a = user(&mut s, "a");
+    assert_eq!(
+        s.take_pending_lines().len(),
+        2,
+        "the header and the user message"
+    );
+    let b = s
+        .append_message(
+            Some(r#"{"role":"assistant","provider":"p","model":"m"}"#),
+            NOW,
+            &IsoOnly,
+        )
+        .unwrap();
+    let (a_key, b_key) = (k(&a), k(&b));
+    assert_eq!(s.take_pending_lines().len(), 1);
+    s.branch(&a_key).unwrap();
+    let c = user(&mut s, "c");
+    assert_eq!(s.children_of(&a_key).len(), 2);
+    assert_eq!(s.branch_path(s.leaf()).len(), 2);
+    assert_eq!(
+        s.take_pending_lines(),
+        [format!(
+            r#"{{"type":"message","id":"{c}","parentId":"{a}","timestamp":"{NOW}","message":{{"role":"user","content":"c"}}}}"#
+        )]
+    );
+    assert_eq!(
+        s.branch(&Key::Str("zz".into())),
+        Err(SessionError::NotFound("zz".into()))
+    );
+    let ctx = s.context(Some(Some(&b_key)));
+    assert!(
+        ctx.json
+            .ends_with(r#""model":{"provider":"p","modelId":"m"}}"#),
+        "{}",
+        ctx.json
+    );
+}
+
+#[test]
+fn labels_keep_pi_map_order_and_branch_copies_carry_them() {
+    let text = "{\"type\":\"session\",\"version\":3,\"id\":\"s\"}\n{\"type\":\"message\",\"id\":\"a\",\"parentId\":null,\"message\":{}}\n";
+    let mut s = Session::open(text.into(), &IsoOnly).unwrap();
+    s.append_label_change(&k("a"), Some("\"x\""), NOW, &IsoOnly)
+        .unwrap();
+    assert_eq!(
+        s.label_of(&k("a"))
+            .map(|l| s.entry_json(l).contains("\"x\"")),
+        Some(true)
+    );
+    let copy = s.branched_jsonl(&k("a"), "{\"type\":\"session\"}").unwrap();
+    let lines: Vec<&str> = copy.lines().collect();
+    assert_eq!(lines.len(), 3);
+    assert!(
+        lines[2].starts_with("{\"type\":\"label\",\"id\":\"")
+            && lines[2].contains("\"parentId\":\"a\",\"timestamp\":"),
+        "{}",
+        lines[2]
+    );
+    s.append_label_change(&k("a"), None, NOW, &IsoOnly).unwrap();
+    assert_eq!(s.label_of(&k("a")), None);
+}
+
+#[test]
+fn tailing_handles_partial_lines_and_characters() {
+    let mut s = Session::open(
+        "{\"type\":\"session\",\"version\":3,\"id\":\"s\"}\n".into(),
+        &IsoOnly,
+    )
+    .unwrap();
+    let line = "{\"type\":\"message\",\"id\":\"é\",\"parentId\":null}\n".as_bytes();
+    let cut = line.iter().position(|&b| b == 0xc3).unwrap() + 1;
+    s.append_jsonl(&line[..cut], &IsoOnly);
+    assert_eq!(s.leaf(), None);
+    s.append_jsonl(&line[cut..], &IsoOnly);
+    assert_eq!(s.find(&k("é")), Some(1));
+}
+
+#[test]
+fn tailing_skips_falsy_lines_as_opening_does() {
+    let header = "{\"type\":\"session\",\"version\":3,\"id\":\"s\"}\n";
+    let entry = "{\"type\":\"message\",\"id\":\"a\",\"parentId\":null}\n";
+    let mut tailed = Session::open(header.into(), &IsoOnly).unwrap();
+    tailed.append_jsonl(entry.as_bytes(), &IsoOnly);
+    tailed.append_jsonl(b"null\n0\n", &IsoOnly);
+    let opened = Session::open(format!("{header}{entry}null\n0\n"), &IsoOnly).unwrap();
+    assert_eq!(tailed.entries().len(), opened.entries().len());
+    assert_eq!(tailed.leaf(), tailed.find(&k("a")));
+    assert_eq!(tailed.text(), opened.text());
+}
+
+fn session() -> Session {
+    Session::create(
+        r#"{"type":"session","version":3,"id":"s","cwd":"/"}"#,
+        &IsoOnly,
+    )
+}
+
+fn line(s: &Session, id: &str) -> String {
+    s.entry_json(s.find(&k(id)).unwrap()).to_owned()
+}
+
+#[test]
+fn a_user_message_releases_the_held_lines() {
+    let mut s = session();
+    s.append_model_change(Some("\"p\""), Some("\"m\""), NOW, &IsoOnly)
+        .unwrap();
+    assert!(s.take_pending_lines().is_empty());
+    user(&mut s, "a");
+    assert_eq!(s.take_pending_lines().len(), 3);
+    s.append_thinking_level_change(Some("\"low\""), NOW, &IsoOnly)
+        .unwrap();
+    assert_eq!(s.take_pending_lines().len(), 1);
+}
+
+#[test]
+fn session_names_fold_line_breaks() {
+    let mut s = session();
+    let id = s
+        .append_session_info("  a\r\nb\n\nc\rd \n", NOW, &IsoOnly)
+        .unwrap();
+    assert!(line(&s, &id).ends_with(r#""name":"a b c d"}"#));
+    let id = s.append_session_info("x \n\ty", NOW, &IsoOnly).unwrap();
+    assert!(line(&s, &id).ends_with(r#""name":"x  \ty"}"#));
+}
+
+#[test]
+fn a_compaction_without_a_kept_entry_names_itself() {
+    let mut s = session();
+    let a = user(&mut s, "a");
+    let c = s
+        .append_compaction(
+            Some("\"s\""),
+            None,
+            Some("1"),
+            None,
+            None,
+            Some("{}"),
+            NOW,
+            &IsoOnly,
+        )
+        .unwrap();
+    assert_eq!(
+        line(&s, &c),
+        format!(
+            r#"{{"type":"compaction","id":"{c}","parentId":"{a}","timestamp":"{NOW}","summary":"s","firstKeptEntryId":"{c}","tokensBefore":1,"usage":{{}}}}"#
+        )
+    );
+    let c = s
+        .append_compaction(
+            Some("\"s\""),
+            Some(Some("\"\"")),
+            None,
+            None,
+            Some("true"),
+            None,
+            NOW,
+            &IsoOnly,
+        )
+        .unwrap();
+    assert!(line(&s, &c).ends_with(r#""firstKeptEntryId":"","fromHook":true}"#));
+}
+
+#[test]
+fn compactions_checkpoint_the_prompt_at_the_leaf() {
+    let mut s = session();
+    let sys = |s: &mut Session, m: &str| s.append_message(Some(m), NOW, &IsoOnly).unwrap();
+    sys(
+        &mut s,
+        r#"{"role":"system","content":"base","sections":{"a":"1","b":"2"},"toolsAdded":[{"name":"read"}],"timestamp":5}"#,
+    );
+    let u = user(&mut s, "q");
+    let c1 = s
+        .append_compaction(
+            Some("\"s\""),
+            Some(Some(&format!("\"{u}\""))),
+            None,
+            None,
+            None,
+            None,
+            NOW,
+            &IsoOnly,
+        )
+        .unwrap();
+    // 2025-01-01T00:00:00.000Z in milliseconds replaces the replayed timestamp.
+    assert!(line(&s, &c1).ends_with(
+        r#""systemMessage":{"role":"system","content":"base","sections":{"a":"1","b":"2"},"toolsAdded":[{"name":"read"}],"timestamp":1735689600000}}"#
+    ), "{}", line(&s, &c1));
+    sys(
+        &mut s,
+        r#"{"role":"system","content":[{"type":"text","text":"more"}],"sections":{"a":null},"toolsRemoved":[{"name":"read"}]}"#,
+    );
+    let c2 = s
+        .append_compaction(Some("\"t\""), None, None, None, None, None, NOW, &IsoOnly)
+        .unwrap();
+    // Chained: the first checkpoint, then the new message; the prompt grows, sections patch.
+    assert!(line(&s, &c2).ends_with(
+        r#""systemMessage":{"role":"system","content":"base\n\nmore","sections":{"b":"2"},"timestamp":1735689600000}}"#
+    ), "{}", line(&s, &c2));
+    let mut bare = session();
+    user(&mut bare, "q");
+    let c = bare
+        .append_compaction(None, None, None, None, None, None, NOW, &IsoOnly)
+        .unwrap();
+    assert!(
+        !line(&bare, &c).contains("systemMessage"),
+        "no system state, no checkpoint"
+    );
+}
+
+#[test]
+fn branch_summaries_name_the_leaf_they_leave() {
+    let mut s = session();
+    let a = user(&mut s, "a");
+    let b = user(&mut s, "b");
+    let x = s
+        .branch_with_summary(Some(&k(&a)), Some("\"s\""), None, None, None, NOW, &IsoOnly)
+        .unwrap();
+    assert!(line(&s, &x).contains(&format!(
+        r#""parentId":"{a}","timestamp":"{NOW}","fromId":"{b}""#
+    )));
+    s.reset_leaf();
+    let y = s
+        .branch_with_summary(None, Some("\"s\""), None, None, None, NOW, &IsoOnly)
+        .unwrap();
+    assert!(line(&s, &y).contains(r#""fromId":"root""#));
+    assert_eq!(
+        s.branch_with_summary(Some(&k("zz")), None, None, None, None, NOW, &IsoOnly),
+        Err(SessionError::NotFound("zz".into()))
+    );
+    assert_eq!(s.leaf(), s.find(&k(&y)), "a refused call moves nothing");
+}
+
+#[test]
+fn context_edits_are_checked_in_pi_order() {
+    let text = concat!(
+        "{\"type\":\"session\",\"version\":3,\"id\":\"s\"}\n",
+        "{\"type\":\"message\",\"id\":\"u\",\"parentId\":null,\"message\":{\"role\":\"user\",\"content\":\"q\"}}\n",
+        "{\"type\":\"message\",\"id\":\"a\",\"parentId\":\"u\",\"message\":{\"role\":\"assistant\",\"content\":[]}}\n",
+        "{\"type\":\"message\",\"id\":\"s1\",\"parentId\":\"a\",\"message\":{\"role\":\"system\",\"content\":\"p\"}}\n",
+        "{\"type\":\"message\",\"id\":\"off\",\"parentId\":\"u\",\"message\":{\"role\":\"user\",\"content\":\"q\"}}\n",
+    );
+    let mut s = Session::open(text.into(), &IsoOnly).unwrap();
+    s.branch(&k("s1")).unwrap();
+    let edit = |s: &mut Session, id: &str, r: &str, text: Option<&str>| {
+        s.append_context_edit(&k(id), Some(r), text, NOW, &IsoOnly)
+    };
+    assert_eq!(
+        edit(&mut s, "zz", "null", None),
+        Err(SessionError::NotFound("zz".into()))
+    );
+    assert_eq!(
+        edit(&mut s, "off", "null", None),
+        Err(SessionError::NotOnBranch("off".into()))
+    );
+    assert_eq!(
+        edit(&mut s, "s1", "null", None),
+        Err(SessionError::NotEditable("s1".into()))
+    );
+    let id = edit(&mut s, "a", r#"{"content":"x"}"#, Some("\"x\"")).unwrap();
+    assert!(line(&s, &id)
+        .ends_with(r#""targetId":"a","replacement":{"content":[{"type":"text","text":"x"}]}}"#));
+    let id = edit(&mut s, "u", r#"{"content":"x","more":1}"#, Some("\"x\"")).unwrap();
+    assert!(line(&s, &id).ends_with(r#""targetId":"u","replacement":{"content":"x","more":1}}"#));
+    assert_eq!(
+        edit(&mut s, &id, "null", None),
+        Err(SessionError::NotEditable(id.clone()))
+    );
+}
+
+#[test]
+fn branched_sessions_chain_around_labels_and_remap_kept_ids() {
+    // u0, L1, a0, L2, L3, C(firstKeptEntryId = L2), u1.
+    let text = concat!(
+        "{\"type\":\"session\",\"version\":3,\"id\":\"s\"}\n",
+        "{\"type\":\"message\",\"id\":\"u0\",\"parentId\":null,\"message\":{}}\n",
+        "{\"type\":\"label\",\"id\":\"L1\",\"parentId\":\"u0\",\"targetId\":\"u0\",\"label\":\"first\"}\n",
+        "{\"type\":\"message\",\"id\":\"a0\",\"parentId\":\"L1\",\"message\":{}}\n",
+        "{\"type\":\"label\",\"id\":\"L2\",\"parentId\":\"a0\",\"targetId\":\"a0\",\"label\":\"second\"}\n",
+        "{\"type\":\"label\",\"id\":\"L3\",\"parentId\":\"L2\",\"targetId\":\"u0\"}\n",
+        "{\"type\":\"compaction\",\"id\":\"C\",\"parentId\":\"L3\",\"summary\":\"s\",\"firstKeptEntryId\":\"L2\",\"tokensBefore\":1}\n",
+        "{\"type\":\"message\",\"id\":\"u1\",\"parentId\":\"C\",\"parentId\":\"C\",\"message\":{}}\n",
+    );
+    let s = Session::open(text.into(), &IsoOnly).unwrap();
+    let out = s.branched_jsonl(&k("u1"), "{}").unwrap();
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines[1],
+        r#"{"type":"message","id":"u0","parentId":null,"message":{}}"#
+    );
+    assert_eq!(
+        lines[2],
+        r#"{"type":"message","id":"a0","parentId":"u0","message":{}}"#
+    );
+    assert_eq!(
+        lines[3],
+        r#"{"type":"compaction","id":"C","parentId":"a0","summary":"s","firstKeptEntryId":"C","tokensBefore":1}"#
+    );
+    assert_eq!(
+        lines[4],
+        r#"{"type":"message","id":"u1","parentId":"C","parentId":"C","message":{}}"#
+    );
+    assert!(lines[5].contains(r#""parentId":"u1","targetId":"a0","label":"second""#));
+    assert_eq!(lines.len(), 6);
+    assert_eq!(
+        s.branched_jsonl(&k(""), "{}"),
+        Err(SessionError::NotFound(String::new()))
+    );
+}
+
+#[test]
+fn header_lines_leave_out_what_has_no_json() {
+    assert_eq!(
+        header_line("a\"b", NOW, Some("\"/w\""), None),
+        r#"{"type":"session","version":3,"id":"a\"b","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/w"}"#
+    );
+    assert_eq!(
+        header_line("s", NOW, None, Some("\"/p.jsonl\"")),
+        r#"{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","parentSession":"/p.jsonl"}"#
+    );
+}
