@@ -133,6 +133,15 @@ test("the getTree example walks the shape, then reads entries", () => {
   assert.equal(run(example("the shape is there without parsing")), "2\n[ 'one way', 'another' ]\ntrue\n");
 });
 
+test("the pi 1.6 example edits the context and carries the prompt across a compaction", () => {
+  // As pi 1.6 gives it: a string replacement on an assistant message becomes one text block;
+  // a compaction that keeps nothing leaves its checkpoint (the prompt and tools) and summary.
+  assert.equal(
+    run(example("appendContextEdit(answer")),
+    "[ { type: 'text', text: 'Short answer.' } ]\n[ 'system', 'compactionSummary' ]\n[ 'read' ]\n",
+  );
+});
+
 test("the IndexedDB example keeps a session across page loads", async () => {
   const { startStaticServer } = await import("../../tools/static-server.mjs");
   const { launchChromium } = await import("../browser/chromium.mjs");
