@@ -23,7 +23,7 @@ pub fn build_session_context(
     options: JsValue,
 ) -> Result<JsValue, JsValue> {
     let api = Api("buildSessionContext");
-    with_plan(api, source, leaf_id, options, |planned| match planned {
+    match with_plan(api, source, leaf_id, options)? {
         Planned::Text(doc, plan) => {
             let rendered = context::render(&doc.text, &|i| doc.members(i), &doc.entries, &plan);
             context_value(api, rendered)
@@ -32,7 +32,7 @@ pub fn build_session_context(
             let messages = pick(&array, &message_indices(&plan), "message".into())?;
             context_from_objects(&|i| array.get(i as u32), messages, &entries, &plan)
         }
-    })
+    }
 }
 
 /// The compaction-aware entries at `leafId`, as pi's `buildContextEntries`.
@@ -43,7 +43,7 @@ pub fn build_context_entries(
     options: JsValue,
 ) -> Result<JsValue, JsValue> {
     let api = Api("buildContextEntries");
-    with_plan(api, source, leaf_id, options, |planned| match planned {
+    match with_plan(api, source, leaf_id, options)? {
         Planned::Text(doc, plan) => {
             let json = context::render_entries(&doc.text, &doc.spans, &plan);
             Ok(parse_json(json)
@@ -52,7 +52,7 @@ pub fn build_context_entries(
         Planned::Objects(array, _, plan) => {
             Ok(context_entries_from_objects(&|i| array.get(i as u32), &plan).into())
         }
-    })
+    }
 }
 
 /// Each context entry with the messages it gives, as pi's `buildSessionProjection`.
@@ -63,7 +63,7 @@ pub fn build_session_projection(
     options: JsValue,
 ) -> Result<JsValue, JsValue> {
     let api = Api("buildSessionProjection");
-    with_plan(api, source, leaf_id, options, |planned| match planned {
+    match with_plan(api, source, leaf_id, options)? {
         Planned::Text(doc, plan) => {
             let rendered = context::render_projection(
                 &doc.text,
@@ -78,7 +78,7 @@ pub fn build_session_projection(
             let messages = pick(&array, &message_indices(&plan), "message".into())?;
             projection_from_objects(&|i| array.get(i as u32), messages, &entries, &plan)
         }
-    })
+    }
 }
 
 /// The system prompt and tools in force at `leafId`: pi-ai's
@@ -90,7 +90,7 @@ pub fn current_system_message(
     options: JsValue,
 ) -> Result<JsValue, JsValue> {
     let api = Api("currentSystemMessage");
-    with_plan(api, source, leaf_id, options, |planned| match planned {
+    match with_plan(api, source, leaf_id, options)? {
         Planned::Text(doc, plan) => match system::current(&doc.text, &|i| doc.members(i), &plan) {
             Some(json) => parse_json(json)
                 .map_err(|_| api.error("the system message could not be read back as JSON")),
@@ -102,7 +102,7 @@ pub fn current_system_message(
                 messages_from_objects(&|i| array.get(i as u32), messages, &entries, &plan)?;
             current_system_from_messages(api, &messages)
         }
-    })
+    }
 }
 
 /// A source read and planned at a leaf.
@@ -112,14 +112,15 @@ enum Planned {
 }
 
 /// Reads `options`, `leafId` and `source` as every context function does,
-/// plans the context at the leaf and hands it to `then`.
+/// plans the context at the leaf. Not generic and never inlined: the four
+/// exports share this one copy (it was a large part of the wasm file).
+#[inline(never)]
 fn with_plan(
     api: Api,
     source: JsValue,
     leaf_id: JsValue,
     options: JsValue,
-    then: impl FnOnce(Planned) -> Result<JsValue, JsValue>,
-) -> Result<JsValue, JsValue> {
+) -> Result<Planned, JsValue> {
     let reader = Reader::new(api, &options)?;
     let leaf_key = if leaf_id.is_undefined() || leaf_id.is_null() {
         None
@@ -139,14 +140,14 @@ fn with_plan(
             let by_id = context::index(&doc.entries);
             let plan = context::plan(&doc.entries, &|k| by_id.get(k).copied(), leaf);
             drop(by_id);
-            then(Planned::Text(doc, plan))
+            Ok(Planned::Text(doc, plan))
         }
         Source::Entries(array) => {
             let entries = entries_of(&array);
             let by_id = context::index(&entries);
             let plan = context::plan(&entries, &|k| by_id.get(k).copied(), leaf);
             drop(by_id);
-            then(Planned::Objects(array, entries, plan))
+            Ok(Planned::Objects(array, entries, plan))
         }
     }
 }
