@@ -28,7 +28,7 @@
 //! 3  entry                      what the algorithms read of one entry
 //! 2  parse, time                JSONL lines as pi splits them; dates as JS reads them
 //! 1  json                       JSON as JSON.parse reads it and JSON.stringify writes strings
-//! 0  ascii, ids, scan           bytes and ids: fast scans, escapes, hex, random ids
+//! 0  ascii, ids, order, scan    bytes and ids: fast scans, escapes, hex, random ids, a sort
 //! ```
 //!
 //! `time` reads JSON values, so it sits above `json`.
@@ -43,6 +43,7 @@ pub mod entry;
 pub mod ids;
 pub mod json;
 pub mod migrate;
+pub mod order;
 pub mod parse;
 pub mod scan;
 pub mod session;

@@ -440,8 +440,7 @@ enum Rewritten {
 fn apply(text: &str, lines: &[Line], edits: &[Edit], place: bool, out: &mut String) -> Vec<Placed> {
     let mut placed = Vec::with_capacity(if place { lines.len() } else { 0 });
     // Each entry's edits together, in the order they were planned (a stable sort).
-    let mut order: Vec<&Edit> = edits.iter().collect();
-    order.sort_by_key(|e| e.entry());
+    let order = crate::order::sorted_by_key(edits.iter().collect(), |e: &&Edit| e.entry() as u64);
     let mut rest = order.as_slice();
     let mut copied = 0;
     let mut entry = 0;

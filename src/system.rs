@@ -125,8 +125,9 @@ pub fn replay(text: &str, messages: &[Message]) -> Option<String> {
     if !sections.is_empty() {
         // In JS key order, as Object.fromEntries makes it and JSON.stringify
         // writes it: array-index names first, ascending, then the others.
-        let mut names: Vec<&(Key, &str)> = sections.values().collect();
-        names.sort_by_key(|(name, _)| array_index(name).map_or((1, 0), |i| (0, i)));
+        let names = crate::order::sorted_by_key(sections.values().collect(), |(name, _)| {
+            array_index(name).map_or(1 << 32, u64::from)
+        });
         out.push_str(",\"sections\":{");
         for (k, (name, value)) in names.into_iter().enumerate() {
             if k > 0 {

@@ -187,8 +187,7 @@ pub fn inspect(doc: &Document, invalid_utf8: bool) -> Vec<Diagnostic> {
     out.extend(inspect_entries(&doc.entries, |i| {
         doc.line_numbers.get(i).copied()
     }));
-    out.sort_by_key(|x| x.line.unwrap_or(0));
-    out
+    crate::order::sorted_by_key(out, |x| x.line.unwrap_or(0) as u64)
 }
 
 /// The problems of the entries themselves; `line_of(i)` gives entry `i`'s line.

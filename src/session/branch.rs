@@ -7,13 +7,15 @@ impl Session {
     /// The labels to carry into an extracted branch: (target, label entry), in
     /// the order pi's label map iterates.
     fn labels_in_order(&self) -> Vec<(&Key, usize)> {
-        let mut v: Vec<(&Key, u64, usize)> = self
+        let v: Vec<(&Key, u64, usize)> = self
             .labels
             .iter()
             .map(|(k, &(seq, l))| (k, seq, l))
             .collect();
-        v.sort_by_key(|&(_, seq, _)| seq);
-        v.into_iter().map(|(k, _, l)| (k, l)).collect()
+        crate::order::sorted_by_key(v, |&(_, seq, _)| seq)
+            .into_iter()
+            .map(|(k, _, l)| (k, l))
+            .collect()
     }
 
     /// A new session holding only the path from the root to `leaf`, as pi's
