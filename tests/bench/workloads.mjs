@@ -42,6 +42,7 @@
 // `node workloads.mjs [dir]` writes them all as .jsonl files (for inspection).
 
 import { Rng } from "../shared/rng.mjs";
+import { checkpoint as systemCheckpoint } from "../shared/sessions.mjs";
 
 export const SEEDS = {
   linear: 0x11a7ea23,
@@ -774,7 +775,7 @@ class V3Writer16 extends V3Writer {
   compaction(conv) {
     const kept = this.firstKept(this.rng.range(4, 60));
     const timestamp = this.clock + 20;
-    const checkpoint = foldSystem(this.systems, timestamp);
+    const checkpoint = systemCheckpoint(this.systems, timestamp);
     this.append("compaction", {
       summary: conv.compactionSummary(),
       firstKeptEntryId: this.entries[kept].id,
@@ -787,27 +788,6 @@ class V3Writer16 extends V3Writer {
     this.systems = [checkpoint];
     conv.contextTokens = 8000;
   }
-}
-
-/** System messages replayed in order: content appended, sections and tools replaced by name. */
-function foldSystem(messages, timestamp) {
-  const texts = [];
-  const sections = new Map();
-  const tools = new Map();
-  for (const m of messages) {
-    if (m.content) texts.push(m.content);
-    for (const [k, v] of Object.entries(m.sections ?? {})) {
-      if (v === null) sections.delete(k);
-      else sections.set(k, v);
-    }
-    for (const r of m.toolsRemoved ?? []) tools.delete(r.name);
-    for (const a of m.toolsAdded ?? []) tools.set(a.name, a);
-  }
-  const out = { role: "system", content: texts.join("\n\n") };
-  if (sections.size) out.sections = Object.fromEntries(sections);
-  if (tools.size) out.toolsAdded = [...tools.values()];
-  out.timestamp = timestamp;
-  return out;
 }
 
 class V1Writer extends Writer {

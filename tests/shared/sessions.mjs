@@ -388,7 +388,7 @@ function systemText(content) {
  * (content accumulates, sections and tools replace by name), as pi's appendCompaction stores it.
  * It need not equal pi's exactly: readers only have to pass it on.
  */
-function checkpoint(systems, ms) {
+export function checkpoint(systems, ms) {
   const texts = [];
   const sections = new Map();
   const tools = new Map();
