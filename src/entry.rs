@@ -56,7 +56,7 @@ impl Key {
             Key::Number(bits) => {
                 let n = f64::from_bits(*bits);
                 if n.is_finite() {
-                    format!("{n}")
+                    json::number_text(n)
                 } else {
                     "null".into()
                 }
@@ -558,7 +558,7 @@ pub fn string_to_number(s: &str) -> f64 {
     if i != b.len() {
         return f64::NAN;
     }
-    t.parse::<f64>().unwrap_or(f64::NAN)
+    json::decimal(t)
 }
 
 /// `id → entry index`, later duplicates winning, as pi's `Map` does.

@@ -351,7 +351,67 @@ pub fn as_str(raw: &str) -> Option<Cow<'_, str>> {
 
 /// A JSON number literal as the f64 JS gives (`1e400` is Infinity).
 pub fn number(raw: &str) -> f64 {
+    decimal(raw)
+}
+
+/// A decimal literal already checked for its syntax (sign, digits, optional
+/// fraction and exponent) as the f64 JS reads it. Integers of up to 15 digits
+/// are exact in f64 and read here; the rest go to the host's own reader in
+/// WebAssembly (core's float parser and its tables are a tenth of the module),
+/// and to `str::parse` natively, which rounds the same way.
+pub fn decimal(raw: &str) -> f64 {
+    let (negative, digits) = match raw.as_bytes().first() {
+        Some(b'-') => (true, &raw[1..]),
+        Some(b'+') => (false, &raw[1..]),
+        _ => (false, raw),
+    };
+    if !digits.is_empty() && digits.len() <= 15 && digits.bytes().all(|c| c.is_ascii_digit()) {
+        let n = digits
+            .bytes()
+            .fold(0u64, |n, c| n * 10 + u64::from(c - b'0')) as f64;
+        return if negative { -n } else { n };
+    }
+    host_decimal(raw)
+}
+
+/// A number as JS's `String(n)` writes it (and so `JSON.stringify`, when finite).
+/// Integers below 1e21 are written here; the rest by the host in WebAssembly
+/// (core's float formatter is most of the module's number code).
+pub fn number_text(n: f64) -> String {
+    if n.is_nan() {
+        return "NaN".into();
+    }
+    if n.is_infinite() {
+        return if n < 0.0 { "-Infinity" } else { "Infinity" }.into();
+    }
+    if n.fract() == 0.0 && n.abs() < 1e21 {
+        let digits = (n.abs() as u128).to_string();
+        return if n < 0.0 {
+            format!("-{digits}")
+        } else {
+            digits
+        };
+    }
+    host_number_text(n)
+}
+
+#[cfg(target_arch = "wasm32")]
+#[wasm_bindgen::prelude::wasm_bindgen(module = "/src/wasm/helpers.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = decimalOf)]
+    fn host_decimal(raw: &str) -> f64;
+    #[wasm_bindgen(js_name = numberText)]
+    fn host_number_text(n: f64) -> String;
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn host_decimal(raw: &str) -> f64 {
     raw.parse::<f64>().unwrap_or(f64::NAN)
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn host_number_text(n: f64) -> String {
+    format!("{n}")
 }
 
 /// JS truthiness of a JSON value given as kind and raw text.

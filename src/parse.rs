@@ -341,8 +341,14 @@ pub fn into_json_array(text: String, spans: &[Span]) -> Result<String, String> {
     b[at..].fill(b' ');
     b[0] = b'[';
     b[n - 1] = b']';
-    // Only whole characters were replaced, by ASCII: still UTF-8.
-    String::from_utf8(b).map_err(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+    // Only whole characters were replaced, by ASCII: still UTF-8 (checked
+    // again all the same, by the fast check).
+    if crate::scan::is_utf8(&b) {
+        // SAFETY: just checked to be UTF-8.
+        Ok(unsafe { String::from_utf8_unchecked(b) })
+    } else {
+        Err(String::from_utf8_lossy(&b).into_owned())
+    }
 }
 
 /// Where the valid lines of `text` are (each span may hold JSON whitespace

@@ -281,7 +281,11 @@ fn check_headers(r: &mut Report) {
                     r.push(
                         Problem::UnknownVersion,
                         h,
-                        format!("unknown session version {v} on {}", r.at(h)),
+                        format!(
+                            "unknown session version {} on {}",
+                            crate::json::number_text(v),
+                            r.at(h)
+                        ),
                     );
                 }
             }
@@ -513,7 +517,11 @@ fn check_kept_index(r: &mut Report, i: usize, index: Option<f64>) {
             r.push(
                 Problem::MissingFirstKeptEntry,
                 i,
-                format!("{}: firstKeptEntryIndex {index} names no entry", r.at(i)),
+                format!(
+                    "{}: firstKeptEntryIndex {} names no entry",
+                    r.at(i),
+                    crate::json::number_text(index)
+                ),
             );
         }
     }

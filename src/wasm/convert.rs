@@ -6,7 +6,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::error::Api;
-use super::js::{is_array, time_of, to_number};
+use super::js::{is_array, parse_joined, push_ascii, push_utf16, time_of, to_number};
 use crate::ascii;
 use crate::entry::{Content, Detail, Entry, EntryType, Key, Replacement, Role};
 use crate::json;
@@ -171,18 +171,47 @@ pub(super) fn stringify(value: &JsValue) -> Result<Option<String>, JsValue> {
     Ok(JsValue::from(JSON::stringify(value)?).as_string())
 }
 
-/// `JSON.parse` of a JSON text built here, its non-ASCII characters escaped
-/// first: the text then crosses into JS as ASCII, the fastest decode there is.
-pub(super) fn parse_json(mut json: String) -> Result<JsValue, JsValue> {
-    ascii::escape_non_ascii(&mut json);
-    JSON::parse(&json)
+/// How much escaped JSON is handed to JS at a time: the most that crossing
+/// adds to wasm memory, however much the escapes grow the text.
+const CROSSING_CHUNK: usize = 1 << 20;
+
+/// `json` in JS as pieces of one string, a chunk at a time, each crossing
+/// the cheapest way for its engine to decode (see [`ascii::crossing`]): ASCII
+/// as it is, a few non-ASCII characters escaped (engines decode UTF-8 with
+/// non-ASCII in it several times slower than ASCII), mostly non-Latin text as
+/// UTF-16. Crossing adds at most a chunk to wasm memory.
+pub(super) fn ascii_parts(json: &str) -> Array {
+    crossing_parts(json, ascii::crossing(json))
+}
+
+/// [`ascii_parts`], crossing as `how` says.
+pub(super) fn crossing_parts(json: &str, how: ascii::Crossing) -> Array {
+    let parts = Array::new();
+    match how {
+        ascii::Crossing::Ascii => {
+            for piece in json.as_bytes().chunks(CROSSING_CHUNK) {
+                push_ascii(&parts, piece);
+            }
+        }
+        ascii::Crossing::Escaped => {
+            ascii::escape_in_chunks(json, CROSSING_CHUNK, |piece| push_ascii(&parts, piece));
+        }
+        ascii::Crossing::Utf16 => {
+            ascii::utf16_in_chunks(json, CROSSING_CHUNK / 2, |units| push_utf16(&parts, units));
+        }
+    }
+    parts
+}
+
+/// `JSON.parse` of a JSON text built here (see [`ascii_parts`]).
+pub(super) fn parse_json(json: String) -> Result<JsValue, JsValue> {
+    parse_joined(&ascii_parts(&json))
 }
 
 /// `JSON.parse` of a JSON array text built from lines the core validated; if it
 /// ever disagrees with that validation, each element is parsed on its own.
-pub(super) fn parse_array(mut json: String) -> Array {
-    ascii::escape_non_ascii(&mut json);
-    if let Ok(v) = JSON::parse(&json) {
+pub(super) fn parse_array(json: String) -> Array {
+    if let Ok(v) = parse_joined(&ascii_parts(&json)) {
         if let Ok(a) = v.dyn_into::<Array>() {
             return a;
         }

@@ -31,8 +31,8 @@ function link(made, children, roots) {
   return Array.from(roots, (r) => made[r]);
 }
 
-export function buildLazyTree(text, offsets, nodes, labels, children, roots) {
-  const entryAt = entryReader(text, offsets);
+export function buildLazyTree(parts, offsets, nodes, labels, children, roots) {
+  const entryAt = entryReader(parts.length === 1 ? parts[0] : parts.join(""), offsets);
   const made = new Array(offsets.length >> 1);
   const labelEntries = new Map();
   for (const i of nodes) {
@@ -41,7 +41,7 @@ export function buildLazyTree(text, offsets, nodes, labels, children, roots) {
     if (l >= 0) {
       from = labelEntries.get(l);
       if (from === undefined) {
-        from = entryAt(l);
+        from = entryAt(l, true);
         labelEntries.set(l, from);
       }
     }
@@ -50,16 +50,34 @@ export function buildLazyTree(text, offsets, nodes, labels, children, roots) {
   return link(made, children, roots);
 }
 
-const utf8 = new TextDecoder();
-
-// Entry `i`, decoded and parsed. Its own scope holds only copies of the bytes
-// and offsets (the views given point into wasm memory, which the next call
-// reuses): an engine that keeps a getter alive, say in a cache, keeps these
-// and not the whole tree with every entry parsed so far.
-function entryReader(text, offsets) {
-  const bytes = text.slice();
+// Entry `i`, parsed from `json`, the JSON array of all entries (`offsets`
+// give each one's place in it). The first reads parse just their entry; once
+// they have parsed a 32nd of the text, the rest are all parsed in one
+// `JSON.parse` (much faster per entry), and the text is let go. The scope
+// holds only the text and a copy of the offsets (the view given points into
+// wasm memory, which the next call reuses): an engine that keeps a getter
+// alive keeps these, not the tree.
+function entryReader(json, offsets) {
   const at = offsets.slice();
-  return (i) => JSON.parse(utf8.decode(bytes.subarray(at[2 * i], at[2 * i + 1])));
+  let text = json;
+  let all;
+  let budget = text.length >> 5;
+  return (i, alone) => {
+    if (all !== undefined) return all[i];
+    if (budget < 0 && !alone) {
+      try {
+        all = JSON.parse(text);
+        text = undefined;
+        return all[i];
+      } catch {
+        // Some entry JSON.parse refuses after all: each on its own, then.
+        budget = Number.POSITIVE_INFINITY;
+      }
+    }
+    const piece = text.slice(at[2 * i], at[2 * i + 1]);
+    budget -= piece.length;
+    return JSON.parse(piece);
+  };
 }
 
 // `entry` is an own, enumerable accessor until first read (or written), then a
@@ -137,4 +155,31 @@ export function utf8Length(s) {
     else n += 3;
   }
   return n;
+}
+
+// A decimal literal (already checked) as JS reads it.
+export function decimalOf(raw) {
+  return Number(raw);
+}
+
+// A finite number as `String(n)` writes it.
+export function numberText(n) {
+  return String(n);
+}
+
+// JSON built in wasm, a piece at a time, as a string: ASCII bytes or UTF-16.
+const ascii = new TextDecoder();
+
+export function pushAscii(parts, bytes) {
+  parts.push(ascii.decode(bytes));
+}
+
+const utf16 = new TextDecoder("utf-16le");
+
+export function pushUtf16(parts, units) {
+  parts.push(utf16.decode(units));
+}
+
+export function parseJoined(parts) {
+  return JSON.parse(parts.length === 1 ? parts[0] : parts.join(""));
 }

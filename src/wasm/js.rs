@@ -21,17 +21,27 @@ extern "C" {
         children: &[u32],
         roots: &[u32],
     ) -> Result<Array, JsValue>;
-    /// pi's tree nodes whose entries are parsed from (a copy of) the UTF-8
-    /// `text` when first read: entry `i` is `text[offsets[2i]..offsets[2i + 1]]`.
+    /// pi's tree nodes whose entries are parsed from the JSON array text
+    /// `parts.join("")` when first read: entry `i` is
+    /// `text.slice(offsets[2i], offsets[2i + 1])`.
     #[wasm_bindgen(catch, js_name = buildLazyTree)]
     pub(super) fn build_lazy_tree(
-        text: &[u8],
+        parts: &Array,
         offsets: &[u32],
         nodes: &[u32],
         labels: &[i32],
         children: &[u32],
         roots: &[u32],
     ) -> Result<Array, JsValue>;
+    /// Appends the ASCII `bytes`, as a string, to `parts`.
+    #[wasm_bindgen(js_name = pushAscii)]
+    pub(super) fn push_ascii(parts: &Array, bytes: &[u8]);
+    /// Appends the UTF-16 `units`, as a string, to `parts`.
+    #[wasm_bindgen(js_name = pushUtf16)]
+    pub(super) fn push_utf16(parts: &Array, units: &[u16]);
+    /// `JSON.parse(parts.join(""))`.
+    #[wasm_bindgen(catch, js_name = parseJoined)]
+    pub(super) fn parse_joined(parts: &Array) -> Result<JsValue, JsValue>;
     /// `{ ...message, content }`: `content` keeps its place, or comes last.
     #[wasm_bindgen(catch, js_name = withContent)]
     pub(super) fn with_content(message: &JsValue, content: &JsValue) -> Result<JsValue, JsValue>;

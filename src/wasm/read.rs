@@ -1,11 +1,10 @@
 //! The one reader of arguments: `options`, then `source` as JSONL text (a
 //! string or bytes) or an entry array, refused up front when too big.
 
-use js_sys::{Array, JsString, RegExp, Uint8Array};
+use js_sys::{Array, JsString, Reflect, RegExp, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use super::convert::get;
 use super::error::Api;
 use super::js::{is_array, is_bytes, snapshot, utf8_length};
 use crate::parse;
@@ -16,12 +15,9 @@ use crate::scan;
 const DEFAULT_MAX_BYTES: f64 = 1024.0 * 1024.0 * 1024.0;
 
 /// The options every function takes; unknown keys are ignored.
-#[derive(serde::Deserialize, Default)]
-#[serde(rename_all = "camelCase")]
+#[derive(Default)]
 pub(super) struct Options {
-    #[serde(default)]
     pub strict: Option<bool>,
-    #[serde(default)]
     max_bytes: Option<f64>,
 }
 
@@ -162,10 +158,14 @@ impl Reader {
             "the 1 GiB that fits in WebAssembly's 4 GiB memory (options.maxBytes can lower it)"
                 .to_owned()
         } else {
-            format!("options.maxBytes ({max_bytes} bytes)")
+            format!(
+                "options.maxBytes ({} bytes)",
+                crate::json::number_text(max_bytes)
+            )
         };
         Err(self.api.range_error(format_args!(
-            "the input is {bytes} bytes, more than {limit}; nothing was read"
+            "the input is {} bytes, more than {limit}; nothing was read",
+            crate::json::number_text(bytes)
         )))
     }
 }
@@ -177,14 +177,28 @@ fn read_options(api: Api, options: &JsValue) -> Result<Options, JsValue> {
     if !options.is_object() {
         return Err(api.must_be("options", "an object", options));
     }
-    let parsed: Options = serde_wasm_bindgen::from_value(options.clone()).map_err(|_| {
-        let strict = get(options, "strict");
-        if !strict.is_undefined() && strict.as_bool().is_none() {
-            api.must_be("options.strict", "a boolean", &strict)
-        } else {
-            api.must_be("options.maxBytes", "a number", &get(options, "maxBytes"))
-        }
-    })?;
+    // `null` and `undefined` mean the default; a getter that throws throws here.
+    let strict = Reflect::get(options, &JsValue::from_str("strict"))?;
+    let strict = if strict.is_undefined() || strict.is_null() {
+        None
+    } else {
+        Some(
+            strict
+                .as_bool()
+                .ok_or_else(|| api.must_be("options.strict", "a boolean", &strict))?,
+        )
+    };
+    let max_bytes = Reflect::get(options, &JsValue::from_str("maxBytes"))?;
+    let max_bytes = if max_bytes.is_undefined() || max_bytes.is_null() {
+        None
+    } else {
+        Some(
+            max_bytes
+                .as_f64()
+                .ok_or_else(|| api.must_be("options.maxBytes", "a number", &max_bytes))?,
+        )
+    };
+    let parsed = Options { strict, max_bytes };
     if parsed.max_bytes.is_some_and(|m| m.is_nan() || m < 0.0) {
         return Err(api.range_error("options.maxBytes must be a number of bytes, at least 0"));
     }

@@ -3,18 +3,24 @@
 use js_sys::Array;
 use wasm_bindgen::prelude::*;
 
-use super::convert::entries_of;
+use super::convert::{crossing_parts, entries_of};
 use super::error::Api;
 use super::host::{open_text, JsSort};
 use super::js::{build_lazy_tree, build_tree};
 use super::read::{Accept, Reader, Source};
+use crate::ascii;
 use crate::entry::Entry;
+use crate::json::Span;
+use crate::parse;
 use crate::tree::{self, Tree};
 
 /// The session as a tree of `{ entry, children, label, labelTimestamp }` nodes,
 /// as pi's `SessionManager.getTree()` gives it. From text, each node's `entry`
-/// is decoded and parsed when it is first read: a tree is mostly walked for
-/// its shape, and the entries a caller never reads cost nothing.
+/// is parsed when it is first read: a tree is mostly walked for its shape, and
+/// the entries a caller never reads cost little. The entries cross into JS as
+/// one JSON array text (see [`crossing_parts`]); the first few reads parse
+/// their own piece of it, and once they add up to a 32nd of it the whole
+/// array is parsed at once, as fast as pi's parse of the file.
 #[wasm_bindgen(js_name = getTree, skip_typescript)]
 pub fn get_tree(source: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
     let api = Api("getTree");
@@ -25,14 +31,13 @@ pub fn get_tree(source: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
         Source::Text(text) => {
             let doc = open_text(api, text)?;
             let tree = tree::build(&doc.entries, &JsSort);
-            let offsets: Vec<u32> = doc
-                .spans
-                .iter()
-                .flat_map(|s| [s.start as u32, s.end as u32])
-                .collect();
             let shape = TreeShape::of(&doc.entries, &tree);
+            let (json, spans) = entries_array(doc.text, doc.spans);
+            let how = ascii::crossing(&json);
+            let offsets =
+                ascii::crossed_positions(&json, how, spans.iter().flat_map(|s| [s.start, s.end]));
             build_lazy_tree(
-                doc.text.as_bytes(),
+                &crossing_parts(&json, how),
                 &offsets,
                 &shape.nodes,
                 &shape.labels,
@@ -45,6 +50,30 @@ pub fn get_tree(source: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
             let entries = entries_of(&array);
             let tree = tree::build(&entries, &JsSort);
             tree_nodes(&entries, &array, &tree)
+        }
+    }
+}
+
+/// The entries at `spans` of `text` as one JSON array text, `[e0,e1,...]`,
+/// and where each is in it: the text itself, turned into the array in place
+/// when it has room (a padded source), else a copy of just the entries.
+fn entries_array(text: String, spans: Vec<Span>) -> (String, Vec<Span>) {
+    match parse::into_json_array(text, &spans) {
+        Ok(json) => (json, spans),
+        Err(text) => {
+            let mut json = String::with_capacity(text.len() + 2);
+            let mut at = Vec::with_capacity(spans.len());
+            json.push('[');
+            for (k, span) in spans.iter().enumerate() {
+                if k > 0 {
+                    json.push(',');
+                }
+                let start = json.len();
+                json.push_str(span.of(&text));
+                at.push(Span::new(start, json.len()));
+            }
+            json.push(']');
+            (json, at)
         }
     }
 }
