@@ -57,8 +57,13 @@ export function buildLazyTree(parts, offsets, nodes, labels, children, roots) {
 // holds only the text and a copy of the offsets (the view given points into
 // wasm memory, which the next call reuses): an engine that keeps a getter
 // alive keeps these, not the tree.
+// `json` may also be the array's UTF-8 bytes (text far from ASCII), decoded
+// as it is read.
+const utf8 = new TextDecoder();
+
 function entryReader(json, offsets) {
   const at = offsets.slice();
+  const bytes = typeof json !== "string";
   let text = json;
   let all;
   let budget = text.length >> 5;
@@ -66,7 +71,7 @@ function entryReader(json, offsets) {
     if (all !== undefined) return all[i];
     if (budget < 0 && !alone) {
       try {
-        all = JSON.parse(text);
+        all = JSON.parse(bytes ? utf8.decode(text) : text);
         text = undefined;
         return all[i];
       } catch {
@@ -74,9 +79,9 @@ function entryReader(json, offsets) {
         budget = Number.POSITIVE_INFINITY;
       }
     }
-    const piece = text.slice(at[2 * i], at[2 * i + 1]);
+    const piece = bytes ? text.subarray(at[2 * i], at[2 * i + 1]) : text.slice(at[2 * i], at[2 * i + 1]);
     budget -= piece.length;
-    return JSON.parse(piece);
+    return JSON.parse(bytes ? utf8.decode(piece) : piece);
   };
 }
 

@@ -22,8 +22,8 @@ extern "C" {
         roots: &[u32],
     ) -> Result<Array, JsValue>;
     /// pi's tree nodes whose entries are parsed from the JSON array text
-    /// `parts.join("")` when first read: entry `i` is
-    /// `text.slice(offsets[2i], offsets[2i + 1])`.
+    /// `parts.join("")` (or `parts[0]`, its UTF-8 bytes) when first read:
+    /// entry `i` is `text.slice(offsets[2i], offsets[2i + 1])`.
     #[wasm_bindgen(catch, js_name = buildLazyTree)]
     pub(super) fn build_lazy_tree(
         parts: &Array,

@@ -1,6 +1,6 @@
 //! `getTree`: pi's tree nodes, made in JS from index arrays in one call.
 
-use js_sys::Array;
+use js_sys::{Array, Uint8Array};
 use wasm_bindgen::prelude::*;
 
 use super::convert::{crossing_parts, entries_of};
@@ -33,11 +33,19 @@ pub fn get_tree(source: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
             let tree = tree::build(&doc.entries, &JsSort);
             let shape = TreeShape::of(&doc.entries, &tree);
             let (json, spans) = entries_array(doc.text, doc.spans);
-            let how = ascii::crossing(&json);
+            // Mostly non-Latin text goes over as UTF-8 bytes (a copy), decoded
+            // only when read: its UTF-16 form costs the shape-only walk too much.
+            let (parts, how) = match ascii::crossing(&json) {
+                ascii::Crossing::Utf16 => (
+                    Array::of1(&Uint8Array::from(json.as_bytes())),
+                    ascii::Crossing::Ascii,
+                ),
+                how => (crossing_parts(&json, how), how),
+            };
             let offsets =
                 ascii::crossed_positions(&json, how, spans.iter().flat_map(|s| [s.start, s.end]));
             build_lazy_tree(
-                &crossing_parts(&json, how),
+                &parts,
                 &offsets,
                 &shape.nodes,
                 &shape.labels,
