@@ -4,6 +4,7 @@
 
 import { Controller } from "./controller.js";
 import { Graph } from "./graph.js";
+import { ComparePanel } from "./panels/compare.js";
 import { ContextPanel } from "./panels/context.js";
 import { DiagnosticsPanel } from "./panels/diagnostics.js";
 import { EntryPanel } from "./panels/entry.js";
@@ -31,6 +32,11 @@ export function start(doc = document) {
     diagnostics: new DiagnosticsPanel($("diagnostics"), $("diag-count"), {
       canJump: (id) => graph.has(id),
       onJump: (id) => jump(id, false),
+    }),
+    compare: new ComparePanel($("compare-view"), {
+      onSwap: () => controller.swapCompare(),
+      onClose: () => controller.closeCompare(),
+      onJump: (id) => controller.closeCompare(id),
     }),
   };
   const controller = new Controller({ store, client, view, graph, panels });

@@ -48,6 +48,7 @@ export class Controller {
     view.bindOpen((source, name) => this.open(source, name));
     view.bindSample(() => this.loadSample());
     view.bindExport(() => this.exportBranch());
+    this.bindCompare();
   }
 
   async setFilter(filter) {
@@ -155,6 +156,7 @@ export class Controller {
       } else {
         panels.context.renderNothing();
       }
+      await this.followCompareHash();
       store.set({ opened: store.get().opened + 1 });
     } catch (error) {
       view.banner("error", `Could not open ${name}: ${error.message}`);
@@ -216,5 +218,53 @@ export class Controller {
     } catch (error) {
       this.view.banner("error", `Could not export the branch: ${error.message}`);
     }
+  }
+
+  // --- two branches side by side (compare.js, panels/compare.js) -----------------
+
+  bindCompare() {
+    const { view, store } = this;
+    this.compareSeq = 0;
+    view.bindCompare({
+      onHash: () => this.followCompareHash(),
+      // A modifier-click on an entry, or the entry picked after "Compare with…".
+      onPick: (id) => {
+        const leaf = store.get().leafId;
+        if (leaf && id && id !== leaf) view.goCompare(leaf, id);
+      },
+    });
+  }
+
+  /** Shows the comparison `#compare=<a>,<b>` asks for, or hides the view when the address asks for none. */
+  async followCompareHash() {
+    const { view, panels } = this;
+    const pair = view.comparePair();
+    const seq = ++this.compareSeq;
+    if (!pair) {
+      view.showCompare(false);
+      return;
+    }
+    if (!this.store.get().info) return;
+    try {
+      const { comparison } = await this.client.request({ type: REQUEST.compare, a: pair[0], b: pair[1] });
+      if (seq !== this.compareSeq) return;
+      panels.compare.render(comparison);
+    } catch (error) {
+      if (seq !== this.compareSeq) return;
+      panels.compare.renderError(`Could not compare: ${error.message}`);
+    }
+    view.showCompare(true);
+  }
+
+  swapCompare() {
+    const pair = this.view.comparePair();
+    if (pair) this.view.goCompare(pair[1], pair[0]);
+  }
+
+  /** Leaves the compare view for the leaf of side A (a new history entry, so Back returns). */
+  closeCompare(id) {
+    const pair = this.view.comparePair();
+    const leaf = id ?? pair?.[0];
+    if (leaf) this.view.goLeaf(leaf);
   }
 }

@@ -20,6 +20,12 @@ export const REQUEST = Object.freeze({
   migrated: "migrated",
   /** `{ entryId }`: the path to that leaf as a new session file. */
   export: "export",
+  /** `{ a, b }`: the branches ending at leaves a and b, side by side (compare.js). */
+  compare: "compare",
+  /** `{ entryId }`: the secrets on the path to that leaf (redact.js). */
+  shareScan: "shareScan",
+  /** `{ entryId, redactions, name }`: the redacted branch as one HTML file (share.js). */
+  shareBuild: "shareBuild",
 });
 
 /** Replies and notices, worker → page. */
@@ -42,6 +48,12 @@ export const REPLY = Object.freeze({
   migrated: "migrated",
   /** `{ text }`: JSONL. */
   export: "export",
+  /** `{ comparison }`: what compare.js's `compareBranches` returns. */
+  compared: "compared",
+  /** `{ findings }`: what redact.js's `scanEntries` returns. */
+  shareScanned: "shareScanned",
+  /** `{ html, findings }`: the file, and what was redacted. */
+  shareBuilt: "shareBuilt",
 });
 
 /** The reply type that answers each request type. */
@@ -52,6 +64,9 @@ export const REPLY_TO = Object.freeze({
   [REQUEST.entry]: REPLY.entry,
   [REQUEST.migrated]: REPLY.migrated,
   [REQUEST.export]: REPLY.export,
+  [REQUEST.compare]: REPLY.compared,
+  [REQUEST.shareScan]: REPLY.shareScanned,
+  [REQUEST.shareBuild]: REPLY.shareBuilt,
 });
 
 /** Per entry on the path to the selected leaf: whether the model sees it. */

@@ -4,6 +4,7 @@
 // state and hands user actions to the handlers its `bind*` methods receive.
 
 import { statusLine } from "./analysis.js";
+import { compareHash, parseCompareHash } from "./compare.js";
 import { legendIcon } from "./graph.js";
 import { FILTERS, KINDS } from "./model.js";
 import { el } from "./render.js";
@@ -267,5 +268,61 @@ export class View {
         handler(text, "pasted.jsonl");
       }
     });
+  }
+
+  // --- compare (compare.js, panels/compare.js) ------------------------------------
+
+  /** `[a, b]` from `#compare=<a>,<b>`, or `null`. */
+  comparePair() {
+    return parseCompareHash(location.hash);
+  }
+
+  /** Opens the comparison of `a` and `b` as a new history entry. */
+  goCompare(a, b) {
+    location.hash = compareHash(a, b);
+  }
+
+  /** Goes to `#leaf=<id>` as a new history entry. */
+  goLeaf(id) {
+    location.hash = `#leaf=${encodeURIComponent(id)}`;
+  }
+
+  showCompare(on) {
+    this.$("compare-view").hidden = !on;
+    this.doc.body.classList.toggle("comparing", on);
+    if (on) this.$("compare-view").focus({ preventScroll: true });
+  }
+
+  /**
+   * `onHash()` when the address changes (Back and Forward included); `onPick(id)`
+   * on a modifier-click (Alt, Ctrl, Meta or Shift) on an entry of the graph, or
+   * the next click on one after "Compare with…".
+   */
+  bindCompare({ onHash, onPick }) {
+    const button = this.$("compare-button");
+    let armed = false;
+    const arm = (on) => {
+      armed = on;
+      button.setAttribute("aria-pressed", on ? "true" : "false");
+      this.doc.body.classList.toggle("picking", on);
+    };
+    this.doc.defaultView.addEventListener("hashchange", () => onHash());
+    button.addEventListener("click", () => arm(!armed));
+    this.doc.addEventListener("keydown", (e) => {
+      if (e.key === "Escape" && armed) arm(false);
+    });
+    // Capturing, so the graph's own click (make it the leaf) does not run.
+    this.graphElement.addEventListener(
+      "click",
+      (e) => {
+        const row = e.target.closest?.(".row[data-entry-id]");
+        if (!row || !(armed || e.altKey || e.ctrlKey || e.metaKey || e.shiftKey)) return;
+        e.stopPropagation();
+        e.preventDefault();
+        arm(false);
+        onPick(row.dataset.entryId);
+      },
+      true,
+    );
   }
 }

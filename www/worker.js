@@ -19,6 +19,7 @@ import {
   viewBuffers,
   visibleNodes,
 } from "./analysis.js";
+import { compareLeaves } from "./compare.js";
 import { REPLY, REQUEST } from "./messages.js";
 import { searchText } from "./model.js";
 import * as st from "./pkg/browser.js";
@@ -40,6 +41,9 @@ const handlers = {
     post({ type: REPLY.entry, req, entry: doc?.nodes[doc.nodeOf.get(entryId)] ?? null }),
   [REQUEST.migrated]: ({ req }) => post({ type: REPLY.migrated, req, jsonl: doc?.migratedBytes ?? null }),
   [REQUEST.export]: ({ req, entryId }) => post({ type: REPLY.export, req, text: exportBranch(entryId) }),
+  // Two branches side by side (compare.js).
+  [REQUEST.compare]: ({ req, a, b }) =>
+    post({ type: REPLY.compared, req, comparison: compareLeaves((id) => doc.session.getBranch(id), a, b) }),
 };
 
 self.onmessage = async (event) => {
