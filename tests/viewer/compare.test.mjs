@@ -141,6 +141,9 @@ async function shown(page, a, b) {
 
 /** Scrolls the virtualized graph until the row of `id` is in the DOM. */
 async function rowOf(page, id) {
+  // The graph is drawn again once it is back on screen (after the compare view closes).
+  await page.waitForFunction(() => document.getElementById("graph").clientHeight > 0);
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
   for (let top = 0; top < 100_000; top += 300) {
     const selector = `.row[data-entry-id="${id}"]`;
     if (await page.$(selector)) return page.locator(selector);
