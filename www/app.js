@@ -9,6 +9,7 @@ import { ContextPanel } from "./panels/context.js";
 import { DiagnosticsPanel } from "./panels/diagnostics.js";
 import { EntryPanel } from "./panels/entry.js";
 import { StatsPanel } from "./panels/stats.js";
+import { ShareDialog } from "./share-dialog.js";
 import { createStore } from "./store.js";
 import { View } from "./view.js";
 import { WorkerClient } from "./worker-client.js";
@@ -38,6 +39,7 @@ export function start(doc = document) {
       onClose: () => controller.closeCompare(),
       onJump: (id) => controller.closeCompare(id),
     }),
+    share: new ShareDialog($("share-dialog")),
   };
   const controller = new Controller({ store, client, view, graph, panels });
   controller.bind();

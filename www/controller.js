@@ -49,6 +49,7 @@ export class Controller {
     view.bindSample(() => this.loadSample());
     view.bindExport(() => this.exportBranch());
     this.bindCompare();
+    view.bindShare(() => this.shareBranch());
   }
 
   async setFilter(filter) {
@@ -266,5 +267,22 @@ export class Controller {
     const pair = this.view.comparePair();
     const leaf = id ?? pair?.[0];
     if (leaf) this.view.goLeaf(leaf);
+  }
+
+  // --- share one branch, redacted (share-worker.js, share-dialog.js) ----------------
+
+  /** Scans the path to the leaf for secrets, then opens the review; the review makes the file. */
+  async shareBranch() {
+    const { leafId } = this.store.get();
+    if (!leafId) return;
+    try {
+      const { findings } = await this.client.request({ type: REQUEST.shareScan, entryId: leafId });
+      this.panels.share.open(leafId, findings, async (redactions) => {
+        const { html, fileName } = await this.client.request({ type: REQUEST.shareBuild, entryId: leafId, redactions });
+        this.view.download(html, fileName, "text/html");
+      });
+    } catch (error) {
+      this.view.banner("error", `Could not share the branch: ${error.message}`);
+    }
   }
 }

@@ -24,7 +24,7 @@ export const REQUEST = Object.freeze({
   compare: "compare",
   /** `{ entryId }`: the secrets on the path to that leaf (redact.js). */
   shareScan: "shareScan",
-  /** `{ entryId, redactions, name }`: the redacted branch as one HTML file (share.js). */
+  /** `{ entryId, redactions }`: the redacted branch as one HTML file (share-worker.js). */
   shareBuild: "shareBuild",
 });
 
@@ -50,9 +50,9 @@ export const REPLY = Object.freeze({
   export: "export",
   /** `{ comparison }`: what compare.js's `compareBranches` returns. */
   compared: "compared",
-  /** `{ findings }`: what redact.js's `scanEntries` returns. */
+  /** `{ findings, entries }`: what redact.js's `scanEntries` finds on the branch. */
   shareScanned: "shareScanned",
-  /** `{ html, findings }`: the file, and what was redacted. */
+  /** `{ html, fileName, leafId }`: the file, its name, and the leaf it shows. */
   shareBuilt: "shareBuilt",
 });
 

@@ -125,6 +125,7 @@ export class View {
 
   enableExport() {
     this.$("export-button").disabled = false;
+    this.$("share-button").disabled = false;
   }
 
   focusGraph(options) {
@@ -132,8 +133,8 @@ export class View {
   }
 
   /** Saves `contents` as a file download. */
-  download(contents, filename) {
-    const blob = new Blob([contents], { type: "application/jsonl" });
+  download(contents, filename, type = "application/jsonl") {
+    const blob = new Blob([contents], { type });
     const url = URL.createObjectURL(blob);
     const a = el("a");
     a.href = url;
@@ -209,6 +210,10 @@ export class View {
         search.select();
       }
     });
+  }
+
+  bindShare(handler) {
+    this.$("share-button").addEventListener("click", handler);
   }
 
   bindExport(handler) {

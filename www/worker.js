@@ -23,6 +23,7 @@ import { compareLeaves } from "./compare.js";
 import { REPLY, REQUEST } from "./messages.js";
 import { searchText } from "./model.js";
 import * as st from "./pkg/browser.js";
+import { buildShare, scanBranch } from "./share-worker.js";
 
 /** The open session: what `open` computed, kept for the requests that follow. */
 let doc = null;
@@ -44,6 +45,10 @@ const handlers = {
   // Two branches side by side (compare.js).
   [REQUEST.compare]: ({ req, a, b }) =>
     post({ type: REPLY.compared, req, comparison: compareLeaves((id) => doc.session.getBranch(id), a, b) }),
+  // Share one branch, redacted (share-worker.js).
+  [REQUEST.shareScan]: ({ req, entryId }) => post({ type: REPLY.shareScanned, req, ...scanBranch(st, doc, entryId) }),
+  [REQUEST.shareBuild]: async ({ req, entryId, redactions }) =>
+    post({ type: REPLY.shareBuilt, req, ...(await buildShare(st, doc, entryId, redactions)) }),
 };
 
 self.onmessage = async (event) => {
