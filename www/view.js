@@ -8,7 +8,7 @@ import { legendIcon } from "./graph.js";
 import { FILTERS, KINDS } from "./model.js";
 import { el } from "./render.js";
 
-const PANELS = ["context", "entry", "stats", "diagnostics"];
+const PANELS = ["context", "system", "composition", "entry", "stats", "diagnostics"];
 const SVG_NS = "http://www.w3.org/2000/svg";
 
 export class View {
@@ -34,6 +34,7 @@ export class View {
     }
     const legend = this.$("legend-items");
     for (let k = 0; k < KINDS.length - 1; k++) {
+      if (KINDS[k].key === "usage") continue; // never a row, as in pi
       const item = el("span", "legend-item");
       item.append(legendIcon(k), el("span", "", KINDS[k].name));
       legend.append(item);
@@ -144,6 +145,28 @@ export class View {
   }
 
   // --- the address --------------------------------------------------------------
+
+  /**
+   * The position the address asks for: `leafId` from `#leaf=<id>`, else from
+   * pi's `?leafId=<id>`; `targetId` from `?targetId=<id>` (or `null`).
+   */
+  link() {
+    const q = new URLSearchParams(location.search);
+    const hash = this.hashLeaf();
+    const query = q.get("leafId") || null;
+    // A target belongs to its link's leaf: not to a leaf picked since.
+    const targetId = hash === null || hash === query ? q.get("targetId") || null : null;
+    return { leafId: hash ?? query, targetId };
+  }
+
+  /** Drops pi's `?leafId=`/`&targetId=` once they are followed, keeping the rest of the address. */
+  clearLinkQuery() {
+    const url = new URL(location.href);
+    if (!url.searchParams.has("leafId") && !url.searchParams.has("targetId")) return;
+    url.searchParams.delete("leafId");
+    url.searchParams.delete("targetId");
+    history.replaceState(null, "", url);
+  }
 
   /** The entry id in `#leaf=<id>`, or `null`. */
   hashLeaf() {
