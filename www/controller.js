@@ -50,6 +50,7 @@ export class Controller {
     view.bindOpen((source, name) => this.open(source, name));
     view.bindSample(() => this.loadSample());
     view.bindExport(() => this.exportBranch());
+    view.bindTheme();
   }
 
   async setFilter(filter) {

@@ -343,3 +343,12 @@ export function passesFilter(mode, entry, label) {
       return !SETTINGS.has(type);
   }
 }
+
+/** The colour themes, in the order the toggle cycles through them: the system's, then light, then dark. */
+export const THEMES = ["auto", "light", "dark"];
+
+/** The theme after `theme` (anything unknown counts as "auto"). */
+export const nextTheme = (theme) => THEMES[(Math.max(0, THEMES.indexOf(theme)) + 1) % THEMES.length];
+
+/** A stored theme choice read back: one of THEMES, "auto" for anything else. */
+export const storedTheme = (value) => (THEMES.includes(value) ? value : "auto");

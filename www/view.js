@@ -5,11 +5,12 @@
 
 import { statusLine } from "./analysis.js";
 import { legendIcon } from "./graph.js";
-import { FILTERS, KINDS } from "./model.js";
+import { FILTERS, KINDS, nextTheme, storedTheme } from "./model.js";
 import { el } from "./render.js";
 
 const PANELS = ["context", "system", "composition", "entry", "stats", "diagnostics"];
 const SVG_NS = "http://www.w3.org/2000/svg";
+const THEME_KEY = "session-tree.theme";
 
 export class View {
   constructor(doc = document) {
@@ -230,6 +231,35 @@ export class View {
         search.focus();
         search.select();
       }
+    });
+  }
+
+  /**
+   * The theme toggle: auto (the system's `prefers-color-scheme`), light, dark.
+   * The choice is remembered in localStorage and set as `data-theme` on <html>.
+   */
+  bindTheme() {
+    const button = this.$("theme-button");
+    const read = () => {
+      try {
+        return storedTheme(localStorage.getItem(THEME_KEY));
+      } catch {
+        return "auto"; // storage may be off; the toggle still works for the page
+      }
+    };
+    const apply = (theme) => {
+      if (theme === "auto") delete this.doc.documentElement.dataset.theme;
+      else this.doc.documentElement.dataset.theme = theme;
+      button.textContent = `Theme: ${theme}`;
+      button.dataset.theme = theme;
+    };
+    apply(read());
+    button.addEventListener("click", () => {
+      const theme = nextTheme(button.dataset.theme);
+      try {
+        localStorage.setItem(THEME_KEY, theme);
+      } catch {}
+      apply(theme);
     });
   }
 

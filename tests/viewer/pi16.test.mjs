@@ -219,6 +219,14 @@ test("&targetId= scrolls to and highlights its entry, and #leaf= keeps working",
   assert.equal(await page.evaluate(() => location.search + location.hash), `#leaf=${ids.u4}`);
   await page.close();
 
+  // The page's own way to follow a link (for search results and compare views).
+  const { page: p2 } = await openAt("", undefined);
+  await p2.evaluate(([leaf, target]) => window.__viewer.goTo(leaf, target), [ids.a6, ids.u4]);
+  await p2.waitForSelector(`.row.target[data-entry-id="${ids.u4}"]`);
+  assert.equal(await p2.evaluate(() => location.search), `?leafId=${ids.a6}&targetId=${ids.u4}`);
+  assert.equal(await p2.evaluate(() => document.querySelector("[data-testid=context]").dataset.leaf), ids.a6);
+  await p2.close();
+
   // A target the filter hides (a context edit): the graph shows every entry to reach it.
   const hidden = await openAt(`?leafId=${ids.u5}&targetId=${ids.edit2}`, ids.u5);
   await hidden.page.waitForSelector(`.row.target[data-entry-id="${ids.edit2}"]`);
@@ -386,6 +394,29 @@ test("the Composition tab: characters by role add up to the context's text, with
     assert.deepEqual(problems, []);
     await page.close();
   }
+});
+
+test("the theme follows the system until the toggle picks one, and the choice is remembered", async () => {
+  const background = (page) => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  const { page, problems } = await openAt("", undefined, { base: demo, colorScheme: "dark" });
+  const dark = await background(page);
+  assert.equal(await page.textContent("[data-testid=theme]"), "Theme: auto");
+  await page.click("[data-testid=theme]"); // light, whatever the system says
+  assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), "light");
+  const light = await background(page);
+  assert.notEqual(light, dark);
+  await page.click("[data-testid=theme]"); // dark
+  assert.equal(await background(page), dark);
+  await page.emulateMedia({ colorScheme: "light" });
+  assert.equal(await background(page), dark, "the choice wins over the system's");
+  await page.reload();
+  await page.waitForFunction(() => window.__viewer?.opened >= 1);
+  assert.equal(await page.textContent("[data-testid=theme]"), "Theme: dark");
+  assert.equal(await background(page), dark, "remembered across a reload");
+  await page.click("[data-testid=theme]"); // auto: the system's light again
+  assert.equal(await background(page), light);
+  assert.deepEqual(problems, []);
+  await page.close();
 });
 
 test("screenshots of the new views in light and dark (the README's, on request)", async () => {
