@@ -5,13 +5,14 @@
 import { openRequest, REQUEST } from "./messages.js";
 
 export class Controller {
-  /** `panels`: `{ context, entry, stats, diagnostics }`. */
+  /** `panels`: `{ context, system, composition, entry, stats, diagnostics }`. */
   constructor({ store, client, view, graph, panels }) {
     Object.assign(this, { store, client, view, graph, panels });
     this.openSeq = 0; // the latest open; older ones are dropped when they finish
     this.viewSeq = 0; // the latest view request, likewise
     this.selecting = false; // a select request is under way
     this.wantedLeaf = null; // the leaf to fetch next, once it is done
+    this.targetId = null; // the entry a link asked to highlight, until another leaf is picked
   }
 
   /** Connects the components' events to the controller. */
@@ -24,6 +25,7 @@ export class Controller {
         store.set({ cursorId: id });
         if (store.get().tab === "entry") this.showEntry(id);
       },
+      onJump: (id) => this.jumpTo(id, false),
     });
     view.bindFilter((filter) => this.setFilter(filter));
     view.bindSearch({
@@ -50,6 +52,7 @@ export class Controller {
     view.bindExport(() => this.exportBranch());
     this.bindCompare();
     view.bindShare(() => this.shareBranch());
+    view.bindTheme();
   }
 
   async setFilter(filter) {
@@ -74,11 +77,20 @@ export class Controller {
     if (leafId) this.graph.reveal(leafId);
   }
 
-  /** Makes `id` the leaf: marks it, then fetches its context and path. */
-  async selectLeaf(id, { updateHash = true } = {}) {
+  /**
+   * Makes `id` the leaf: marks it, then fetches its context and path. A
+   * `targetId` (pi's link) is highlighted in the graph and the context; any
+   * other selection drops the highlight.
+   */
+  async selectLeaf(id, { updateHash = true, targetId = null } = {}) {
     if (!this.store.get().info || !id) return;
     this.store.set({ leafId: id });
-    if (updateHash) this.view.setHashLeaf(id);
+    if (updateHash) {
+      this.view.clearLinkQuery();
+      this.view.setHashLeaf(id);
+    }
+    this.targetId = targetId;
+    this.graph.setTarget(targetId);
     this.graph.setSelection(id);
     this.view.enableExport();
     // One request at a time; only the latest selection is fetched next.
@@ -92,7 +104,10 @@ export class Controller {
         const msg = await this.client.request({ type: REQUEST.select, entryId: leaf });
         if (this.wantedLeaf) continue;
         this.graph.setPath(leaf, msg.pathNodes, msg.state);
-        this.panels.context.render(leaf, msg);
+        this.graph.setEdits(msg.edits);
+        this.panels.context.render(leaf, msg, { targetId: this.targetId });
+        this.panels.system.render(leaf, msg.system);
+        this.panels.composition.render(leaf, msg);
         if (this.store.get().tab === "entry") this.showEntry(leaf);
       }
     } catch (error) {
@@ -102,6 +117,33 @@ export class Controller {
     }
     // A tool-call-only assistant turn is hidden by pi's filters unless it is the leaf.
     if (this.graph.isHidden(id)) await this.refreshView();
+    if (targetId && targetId === this.targetId) await this.revealTarget(targetId);
+  }
+
+  /** Scrolls the graph to a link's target; if the filter hides it, shows every entry first. */
+  async revealTarget(id) {
+    if (!this.graph.has(id)) return;
+    if (this.graph.isHidden(id) && this.store.get().filter !== "all") await this.setFilter("all");
+    this.graph.reveal(id);
+  }
+
+  /**
+   * Goes where a pi link points: `leafId` becomes the leaf, and `targetId`
+   * (when given) is scrolled to and highlighted. The address says the same.
+   */
+  async goTo(leafId, targetId = null) {
+    if (!this.graph.has(leafId)) return;
+    const url = new URL(location.href);
+    url.hash = "";
+    url.searchParams.set("leafId", leafId);
+    if (targetId) url.searchParams.set("targetId", targetId);
+    else url.searchParams.delete("targetId");
+    history.replaceState(null, "", url);
+    await this.selectLeaf(leafId, {
+      updateHash: false,
+      targetId: targetId && this.graph.has(targetId) ? targetId : null,
+    });
+    if (!targetId) this.graph.reveal(leafId);
   }
 
   /** Scrolls the graph to `id` and focuses it; makes it the leaf unless `select` is false. */
@@ -148,14 +190,18 @@ export class Controller {
       graph.setData(nodes, rows);
       panels.stats.render(info);
       panels.diagnostics.render(info.diagnostics);
+      panels.composition.setFile(info.stats.tokens);
       this.announce(info);
-      const fromHash = view.hashLeaf();
-      const leaf = fromHash && graph.has(fromHash) ? fromHash : info.defaultLeaf;
+      // `#leaf=<id>`, or pi's `?leafId=<id>&targetId=<id>`; else pi's default leaf.
+      const link = view.link();
+      const linked = link.leafId && graph.has(link.leafId) ? link.leafId : null;
+      const leaf = linked ?? info.defaultLeaf;
+      const targetId = linked && link.targetId && graph.has(link.targetId) ? link.targetId : null;
       if (leaf && graph.has(leaf)) {
-        await this.selectLeaf(leaf, { updateHash: fromHash === leaf });
-        graph.reveal(leaf);
+        await this.selectLeaf(leaf, { updateHash: false, targetId });
+        if (!targetId) graph.reveal(leaf);
       } else {
-        panels.context.renderNothing();
+        for (const p of [panels.context, panels.system, panels.composition]) p.renderNothing();
       }
       await this.followCompareHash();
       store.set({ opened: store.get().opened + 1 });

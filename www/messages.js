@@ -40,7 +40,14 @@ export const REPLY = Object.freeze({
   opened: "opened",
   /** `{ view }`. */
   view: "view",
-  /** `{ entryId, context, pathNodes, state, ms }`; `state[i]` is a `PATH` value for `pathNodes[i]`. */
+  /**
+   * `{ entryId, context, sources, editedBy, edits, system, composition, pathUsage, pathNodes, state, ms }`:
+   * `sources[k]` is the entry context message k comes from, `editedBy[k]` the
+   * edit that replaced its content (or `null`), `edits` maps each target the
+   * path's edits apply to `{ editId, kind }`; `system` is analysis.js's
+   * `systemView` (or `null`), `composition` and `pathUsage` come from
+   * composition.js; `state[i]` is a `PATH` value for `pathNodes[i]`.
+   */
   selected: "selected",
   /** `{ entry }`, `null` for an unknown id. */
   entry: "entry",

@@ -11,7 +11,8 @@
   --selected: rgba(79, 70, 229, 0.13); --code: #f3f4f7;
   --k-user: #2563eb; --k-assistant: #16a34a; --k-tool: #64748b; --k-bash: #d97706; --k-custom-message: #db2777;
   --k-compaction: #7c3aed; --k-branch-summary: #0d9488; --k-model: #0891b2; --k-thinking: #a16207; --k-label: #ca8a04;
-  --k-session-info: #475569; --k-custom: #94a3b8; --k-other: #dc2626; color-scheme: light dark; }
+  --k-session-info: #475569; --k-custom: #94a3b8; --k-system: #9333ea; --k-context-edit: #e11d48; --k-usage: #94a3b8;
+  --k-other: #dc2626; color-scheme: light dark; }
 @media (prefers-color-scheme: dark) { :root { --bg: #0f1218; --surface: #161a22; --border: #2a303c; --text: #e3e7ee;
   --muted: #939bab; --accent: #8b87ff; --selected: rgba(139, 135, 255, 0.18); --code: #1d222c; } }
 * { box-sizing: border-box; }
@@ -52,7 +53,7 @@ img { max-width: 100%; }
     custom: "custom-message",
     branchSummary: "branch-summary",
     compactionSummary: "compaction",
-    system: "session-info",
+    system: "system",
   };
 
   const el = (tag, className, text) => {

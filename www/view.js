@@ -6,11 +6,12 @@
 import { statusLine } from "./analysis.js";
 import { compareHash, parseCompareHash } from "./compare.js";
 import { legendIcon } from "./graph.js";
-import { FILTERS, KINDS } from "./model.js";
+import { FILTERS, KINDS, nextTheme, storedTheme } from "./model.js";
 import { el } from "./render.js";
 
-const PANELS = ["context", "entry", "stats", "diagnostics"];
+const PANELS = ["context", "system", "composition", "entry", "stats", "diagnostics"];
 const SVG_NS = "http://www.w3.org/2000/svg";
+const THEME_KEY = "session-tree.theme";
 
 export class View {
   constructor(doc = document) {
@@ -35,6 +36,7 @@ export class View {
     }
     const legend = this.$("legend-items");
     for (let k = 0; k < KINDS.length - 1; k++) {
+      if (KINDS[k].key === "usage") continue; // never a row, as in pi
       const item = el("span", "legend-item");
       item.append(legendIcon(k), el("span", "", KINDS[k].name));
       legend.append(item);
@@ -147,6 +149,28 @@ export class View {
 
   // --- the address --------------------------------------------------------------
 
+  /**
+   * The position the address asks for: `leafId` from `#leaf=<id>`, else from
+   * pi's `?leafId=<id>`; `targetId` from `?targetId=<id>` (or `null`).
+   */
+  link() {
+    const q = new URLSearchParams(location.search);
+    const hash = this.hashLeaf();
+    const query = q.get("leafId") || null;
+    // A target belongs to its link's leaf: not to a leaf picked since.
+    const targetId = hash === null || hash === query ? q.get("targetId") || null : null;
+    return { leafId: hash ?? query, targetId };
+  }
+
+  /** Drops pi's `?leafId=`/`&targetId=` once they are followed, keeping the rest of the address. */
+  clearLinkQuery() {
+    const url = new URL(location.href);
+    if (!url.searchParams.has("leafId") && !url.searchParams.has("targetId")) return;
+    url.searchParams.delete("leafId");
+    url.searchParams.delete("targetId");
+    history.replaceState(null, "", url);
+  }
+
   /** The entry id in `#leaf=<id>`, or `null`. */
   hashLeaf() {
     const m = /^#leaf=(.+)$/.exec(location.hash);
@@ -214,6 +238,35 @@ export class View {
 
   bindShare(handler) {
     this.$("share-button").addEventListener("click", handler);
+  }
+
+  /**
+   * The theme toggle: auto (the system's `prefers-color-scheme`), light, dark.
+   * The choice is remembered in localStorage and set as `data-theme` on <html>.
+   */
+  bindTheme() {
+    const button = this.$("theme-button");
+    const read = () => {
+      try {
+        return storedTheme(localStorage.getItem(THEME_KEY));
+      } catch {
+        return "auto"; // storage may be off; the toggle still works for the page
+      }
+    };
+    const apply = (theme) => {
+      if (theme === "auto") delete this.doc.documentElement.dataset.theme;
+      else this.doc.documentElement.dataset.theme = theme;
+      button.textContent = `Theme: ${theme}`;
+      button.dataset.theme = theme;
+    };
+    apply(read());
+    button.addEventListener("click", () => {
+      const theme = nextTheme(button.dataset.theme);
+      try {
+        localStorage.setItem(THEME_KEY, theme);
+      } catch {}
+      apply(theme);
+    });
   }
 
   bindExport(handler) {
