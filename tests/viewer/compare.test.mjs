@@ -6,7 +6,7 @@
 //   node --test tests/viewer/compare.test.mjs    (COMPARE_SEED=<n> replays a run)
 
 import assert from "node:assert/strict";
-import { mkdirSync } from "node:fs";
+import { copyFileSync, mkdirSync, readFileSync } from "node:fs";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { startStaticServer } from "../../tools/static-server.mjs";
@@ -92,14 +92,14 @@ const leavesOf = (entries) => {
   return entries.filter((e) => e.type !== "session" && !parents.has(e.id)).map((e) => e.id);
 };
 
-async function openViewer() {
+async function openViewer(hash = "") {
   const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
   const problems = [];
   page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
   page.on("console", (m) => {
     if (m.type() === "error" || m.type() === "warning") problems.push(`console ${m.type()}: ${m.text()}`);
   });
-  await page.goto(server.url);
+  await page.goto(server.url + hash);
   await page.waitForFunction(() => window.__viewer?.opened >= 1, null, { timeout: 20_000 });
   return { page, problems };
 }
@@ -199,6 +199,9 @@ test("swapping sides, Back and Forward, closing and Alt-click", async () => {
   await setHash(page, `#compare=${a},${b}`);
   assert.deepEqual(await shown(page, a, b), want);
   await page.screenshot({ path: `${OUT}compare.png` });
+  // The README's picture is refreshed on request only (UPDATE_SCREENSHOT=1).
+  if (process.env.UPDATE_SCREENSHOT === "1")
+    copyFileSync(`${OUT}compare.png`, here("../../www/screenshot-compare.png"));
   await page.emulateMedia({ colorScheme: "dark" });
   await page.screenshot({ path: `${OUT}compare-dark.png` });
   await page.emulateMedia({ colorScheme: "light" });
@@ -232,6 +235,26 @@ test("swapping sides, Back and Forward, closing and Alt-click", async () => {
   await page.click("[data-testid=compare-button]");
   await (await rowOf(page, b)).click();
   assert.deepEqual(await shown(page, a, b), want);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("the page opened at #compare=<a>,<b> shows the comparison (the sample's two longest branches)", async () => {
+  const entries = readFileSync(here("../../www/sample.jsonl"), "utf8")
+    .split("\n")
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l));
+  const byId = new Map(entries.map((e) => [e.id, e]));
+  const leaves = leavesOf(entries).sort((x, y) => pathTo(byId, y).length - pathTo(byId, x).length);
+  const [a, b] = leaves;
+  const { page, problems } = await openViewer(`#compare=${a},${b}`);
+  assert.deepEqual(await shown(page, a, b), expectedComparison(entries, a, b));
+  await page.screenshot({ path: `${OUT}compare-sample.png` });
+  // The README's picture is refreshed on request only (UPDATE_SCREENSHOT=1).
+  if (process.env.UPDATE_SCREENSHOT === "1")
+    copyFileSync(`${OUT}compare-sample.png`, here("../../www/screenshot-compare.png"));
+  await page.emulateMedia({ colorScheme: "dark" });
+  await page.screenshot({ path: `${OUT}compare-sample-dark.png` });
   assert.deepEqual(problems, []);
   await page.close();
 });

@@ -374,6 +374,8 @@ test("a shared branch holds none of the ticked secrets, works offline, and shows
     expected.map((m) => hide(m.text)),
   );
   await shared.screenshot({ path: `${OUT}shared.png` });
+  // The README's picture is refreshed on request only (UPDATE_SCREENSHOT=1).
+  if (process.env.UPDATE_SCREENSHOT === "1") copyFileSync(`${OUT}shared.png`, here("../../www/screenshot-share.png"));
   await shared.emulateMedia({ colorScheme: "dark" });
   await shared.screenshot({ path: `${OUT}shared-dark.png` });
   assert.deepEqual(requests, [], "the shared file asked for nothing");
