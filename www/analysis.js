@@ -232,6 +232,9 @@ export const viewBuffers = (view) => [
   view.botMask.buffer,
 ];
 
+/** The roles whose content a context edit's replacement changes. */
+const EDITABLE = new Set(["user", "assistant", "toolResult", "custom"]);
+
 /**
  * What the viewer shows of `buildSessionProjection` at a leaf, given the path
  * to it (`getBranch`, root first) and the projection itself:
@@ -241,28 +244,35 @@ export const viewBuffers = (view) => [
  * - `sources[k]`: the id of the entry that context message k comes from;
  * - `edits`: target id → `{ editId, kind: "omit" | "replace" }` for each
  *   context edit the projection applies (those among its entries, the last
- *   one per target winning, whose target is among its entries too);
+ *   one per target winning, whose target is among its entries too). A
+ *   replacement changes only user, assistant, tool result and custom
+ *   messages, so one whose target gives none of those changes nothing and is
+ *   left out;
  * - `editedBy[k]`: the id of the edit that replaced message k's content, or `null`.
  */
 export function projectionView(path, projection) {
   const sent = new Set();
-  const inContext = new Set();
+  const inContext = new Map(); // id -> the messages it gives
   const latest = new Map();
   const sources = [];
   for (const { sourceEntry, messages } of projection.entries) {
-    inContext.add(sourceEntry.id);
+    inContext.set(sourceEntry.id, messages);
     if (messages.length) sent.add(sourceEntry.id);
     for (let k = 0; k < messages.length; k++) sources.push(sourceEntry.id);
     if (sourceEntry.type === "context_edit") latest.set(sourceEntry.targetId, sourceEntry);
   }
   const edits = new Map();
   for (const [target, edit] of latest) {
-    if (inContext.has(target))
-      edits.set(target, { editId: edit.id, kind: edit.replacement === null ? "omit" : "replace" });
+    const messages = inContext.get(target);
+    if (!messages) continue;
+    if (edit.replacement === null) edits.set(target, { editId: edit.id, kind: "omit" });
+    else if (messages.some((m) => EDITABLE.has(m?.role))) edits.set(target, { editId: edit.id, kind: "replace" });
   }
   const state = new Uint8Array(path.length);
   for (let i = 0; i < path.length; i++) state[i] = sent.has(path[i].id) ? PATH.sent : PATH.unsent;
-  const editedBy = sources.map((id) => (edits.get(id)?.kind === "replace" ? edits.get(id).editId : null));
+  const editedBy = sources.map((id, k) =>
+    edits.get(id)?.kind === "replace" && EDITABLE.has(projection.messages[k]?.role) ? edits.get(id).editId : null,
+  );
   return { state, sources, edits, editedBy };
 }
 

@@ -4,7 +4,7 @@
 // leaf the context panel lists pi 1.6.0's buildSessionContext, with edits
 // applied and each message's source entry; the System and Composition tabs
 // say what pi says. Screenshots land in viewer/output/ (git-ignored);
-// UPDATE_SCREENSHOT=1 also refreshes the README's pictures in www/.
+// UPDATE_SCREENSHOT=1 also refreshes the README's pictures (www/screenshot*.png).
 //
 //   node --test tests/viewer/pi16.test.mjs
 
@@ -419,21 +419,21 @@ test("the theme follows the system until the toggle picks one, and the choice is
   await page.close();
 });
 
-test("screenshots of the new views in light and dark (the README's, on request)", async () => {
+test("screenshots of the demo in light and dark (the README's, on request)", async () => {
+  // The whole page on the Context tab, then the side panel on the System and Composition tabs.
   for (const scheme of ["light", "dark"]) {
     const { page, problems } = await openAt("", undefined, { base: demo, colorScheme: scheme });
     const suffix = scheme === "dark" ? "-dark" : "";
-    const shots = [];
-    await page.screenshot({ path: `${OUT}readme-context${suffix}.png` });
-    shots.push(`readme-context${suffix}.png`);
+    const shots = [`screenshot${suffix}.png`];
+    await page.screenshot({ path: `${OUT}${shots[0]}` });
     for (const tab of ["system", "composition"]) {
       await page.click(`.tab[data-tab=${tab}]`);
       await page.waitForTimeout(150);
-      await page.screenshot({ path: `${OUT}readme-${tab}${suffix}.png` });
-      shots.push(`readme-${tab}${suffix}.png`);
+      const name = `screenshot-${tab}${suffix}.png`;
+      await page.locator(".side").screenshot({ path: `${OUT}${name}` });
+      shots.push(name);
     }
-    if (process.env.UPDATE_SCREENSHOT === "1")
-      for (const s of shots) copyFileSync(`${OUT}${s}`, `${WWW}${s.replace("readme-", "screenshot-")}`);
+    if (process.env.UPDATE_SCREENSHOT === "1") for (const s of shots) copyFileSync(`${OUT}${s}`, `${WWW}${s}`);
     assert.deepEqual(problems, []);
     await page.close();
   }

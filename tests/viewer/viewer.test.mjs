@@ -5,7 +5,7 @@
 // Screenshots of every state land in tests/viewer/output/ (git-ignored).
 
 import assert from "node:assert/strict";
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { getTree, inspectSession, migrate, parseSession } from "session-tree";
@@ -123,8 +123,6 @@ test("the sample renders with its graph, context, stats and no console errors", 
   // Legend, filters, kinds.
   assert.equal((await page.$$eval(".legend-item", (els) => els.length)) >= 12, true);
   await page.screenshot({ path: `${OUT}sample.png` });
-  // The README's picture is refreshed on request only: tests leave the tree as it was.
-  if (process.env.UPDATE_SCREENSHOT === "1") copyFileSync(`${OUT}sample.png`, `${WWW}screenshot.png`);
   await page.emulateMedia({ colorScheme: "dark" });
   await page.screenshot({ path: `${OUT}sample-dark.png` });
   await page.click(".tab[data-tab=stats]");

@@ -45,6 +45,7 @@ function checkEstimates(source, what) {
 test("each message's estimate equals pi 1.6.0's estimateTokens, on the sample and random sessions", () => {
   assert.ok(checkEstimates(SAMPLE, "sample") > 300);
   const master = process.env.COMPOSITION_SEED ? Number(process.env.COMPOSITION_SEED) : (Math.random() * 2 ** 32) >>> 0;
+  console.log(`# COMPOSITION_SEED=${master}`);
   const rng = new Rng(master);
   let n = 0;
   for (let i = 0; i < 15; i++) {
