@@ -255,6 +255,8 @@ test("the page opened at #compare=<a>,<b> shows the comparison (the sample's two
     copyFileSync(`${OUT}compare-sample.png`, here("../../www/screenshot-compare.png"));
   await page.emulateMedia({ colorScheme: "dark" });
   await page.screenshot({ path: `${OUT}compare-sample-dark.png` });
+  if (process.env.UPDATE_SCREENSHOT === "1")
+    copyFileSync(`${OUT}compare-sample-dark.png`, here("../../www/screenshot-compare-dark.png"));
   assert.deepEqual(problems, []);
   await page.close();
 });

@@ -378,6 +378,8 @@ test("a shared branch holds none of the ticked secrets, works offline, and shows
   if (process.env.UPDATE_SCREENSHOT === "1") copyFileSync(`${OUT}shared.png`, here("../../www/screenshot-share.png"));
   await shared.emulateMedia({ colorScheme: "dark" });
   await shared.screenshot({ path: `${OUT}shared-dark.png` });
+  if (process.env.UPDATE_SCREENSHOT === "1")
+    copyFileSync(`${OUT}shared-dark.png`, here("../../www/screenshot-share-dark.png"));
   assert.deepEqual(requests, [], "the shared file asked for nothing");
   assert.deepEqual(sharedProblems, []);
   await context.close();
