@@ -74,6 +74,10 @@ export const DETECTORS = [
   },
 ];
 
+/** What an assignment's value is when it is no secret: a flag, a small number, a placeholder, a lookup. */
+const NOT_A_VALUE =
+  /^(?:true|false|null|none|nil|yes|no|on|off|undefined|empty|required|optional|string|number|boolean|\d{1,5}|x+|\*+|\.+|-+|(?:process\.env|os\.environ|getenv|env)\b.*)$/i;
+
 const PRIORITY = new Map(DETECTORS.map((d, i) => [d.kind, i]));
 const LABEL = new Map(DETECTORS.map((d) => [d.kind, d.label]));
 /** A finding's label, for the review. */
@@ -97,6 +101,7 @@ export function scanText(text) {
         }
       }
       if (!span || span[1] <= span[0]) continue;
+      if (d.kind === "env" && NOT_A_VALUE.test(text.slice(span[0], span[1]))) continue;
       found.push({ kind: d.kind, start: span[0], end: span[1], text: text.slice(span[0], span[1]) });
     }
   }

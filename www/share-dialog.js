@@ -47,7 +47,10 @@ export class ShareDialog {
     box.addEventListener("change", () => this.summary());
     label.append(box, el("span", "finding-kind", finding.label), el("code", "finding-text", finding.text));
     label.append(el("span", "muted", ` → ${finding.replacement}`));
-    if (finding.count > 1) label.append(el("span", "muted", ` · ${finding.count} places`));
+    if (finding.count > 1) {
+      const more = finding.count > finding.places.length ? `, the first ${finding.places.length} below` : "";
+      label.append(el("span", "muted", ` · ${finding.count} places${more}`));
+    }
     li.append(label);
     const places = el("ul", "finding-places");
     for (const p of finding.places) {

@@ -6,6 +6,7 @@ import { test } from "node:test";
 import {
   compareBranches,
   compareHash,
+  compareLeaves,
   fileOfCall,
   forkIndex,
   parseCompareHash,
@@ -182,4 +183,15 @@ test("#compare=<a>,<b> round-trips ids, commas and all", () => {
   assert.equal(parseCompareHash("#leaf=a1"), null);
   assert.equal(parseCompareHash("#compare=a1,"), null);
   assert.equal(parseCompareHash(""), null);
+});
+
+test("compareLeaves walks both branches, and names an id it cannot find", () => {
+  const byId = new Map([...pathA, ...pathB].map((e) => [e.id, e]));
+  const getBranch = (id) => {
+    const path = [];
+    for (let e = byId.get(id); e; e = byId.get(e.parentId)) path.unshift(e);
+    return path;
+  };
+  assert.equal(compareLeaves(getBranch, "a3", "c1").fork.id, "a1");
+  assert.throws(() => compareLeaves(getBranch, "a3", "nope"), /No entry with id "nope"/);
 });

@@ -60,6 +60,9 @@ test(".env-style assignments: the value is the secret, not the name", () => {
   assert.deepEqual(found("TOKEN=$GITHUB_TOKEN"), []);
   assert.deepEqual(found(`OPENAI_API_KEY=${KEYS.openai}`), [["openai", KEYS.openai]]);
   assert.deepEqual(found("MONKEY=banana"), []);
+  // Flags, small numbers, placeholders and lookups are not secrets.
+  assert.deepEqual(found("USE_API_KEY=true MAX_TOKEN=4096 MY_SECRET=xxxx API_KEY=process.env.KEY"), []);
+  assert.deepEqual(found("MAX_TOKEN=409612"), [["env", "409612"]]);
 });
 
 test("home directories of Linux, macOS and Windows", () => {
