@@ -70,7 +70,8 @@ export const DETECTORS = [
   {
     kind: "home",
     label: "Home directory",
-    re: /(?:(?<![\w.-])\/home\/(?!\.)[A-Za-z0-9._-]+|(?<![\w.-])\/Users\/(?!Shared(?![\w.-]))(?!\.)[A-Za-z0-9._-]+|(?<![A-Za-z])[A-Za-z]:[\\/]Users[\\/](?!Public(?![\w.-]))[^\\/\s"'<>:|?*]+)(?![A-Za-z0-9._-])/g,
+    // A user name may hold dots, but a dot at its end ends the sentence.
+    re: /(?:(?<![\w.-])\/home\/(?!\.)[A-Za-z0-9._-]*[A-Za-z0-9_-]|(?<![\w.-])\/Users\/(?!Shared(?![\w.-]))(?!\.)[A-Za-z0-9._-]*[A-Za-z0-9_-]|(?<![A-Za-z])[A-Za-z]:[\\/]Users[\\/](?!Public(?![\w.-]))[^\\/\s"'<>:|?*]*[^\\/\s"'<>:|?*.])(?![A-Za-z0-9_-]|\.[A-Za-z0-9_-])/g,
   },
 ];
 
@@ -204,7 +205,9 @@ export function redactor(redactions) {
   const list = redactions.filter((r) => typeof r.text === "string" && r.text.length > 0);
   if (!list.length) return (s) => s;
   const sorted = [...list].sort((a, b) => b.text.length - a.text.length);
-  const pattern = sorted.map((r) => escapeRe(r.text) + (r.kind === "home" ? "(?![A-Za-z0-9._-])" : "")).join("|");
+  // A home directory ends where its user name does: not before a name character, nor before a dot and one.
+  const end = "(?![A-Za-z0-9_-]|\\.[A-Za-z0-9_-])";
+  const pattern = sorted.map((r) => escapeRe(r.text) + (r.kind === "home" ? end : "")).join("|");
   const re = new RegExp(pattern, "g");
   const to = new Map();
   for (const r of sorted) if (!to.has(r.text)) to.set(r.text, r.replacement);

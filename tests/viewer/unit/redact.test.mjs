@@ -75,6 +75,11 @@ test("home directories of Linux, macOS and Windows", () => {
     ["home", "D:/Users/dave"],
   ]);
   assert.deepEqual(found("/Users/Shared/x C:\\Users\\Public\\y /home/.cache"), []);
+  // A dot after the name ends a sentence; inside it, it is part of the name.
+  assert.deepEqual(found("in /home/alice. Then /home/a.b/x"), [
+    ["home", "/home/alice"],
+    ["home", "/home/a.b"],
+  ]);
 });
 
 test("scanEntries groups by string, skips ids and types, and shows each place in context", () => {
@@ -114,7 +119,7 @@ test("redactor replaces in one pass, longest first, home paths only where the na
     { kind: "custom", text: "abc", replacement: "[X]" },
     { kind: "custom", text: "abcd", replacement: "[Y]" },
   ]);
-  assert.equal(r("/home/al/x /home/alice/y abcd abc"), "~/x /home/alice/y [Y] [X]");
+  assert.equal(r("/home/al/x /home/alice/y abcd abc /home/al. /home/al.x"), "~/x /home/alice/y [Y] [X] ~. /home/al.x");
   // The replacement is not scanned again.
   assert.equal(
     redactor([customFinding("RED"), customFinding("ACT")])("RED ACT"),
@@ -149,4 +154,88 @@ test("leaks sees a string in JSON- and HTML-escaped form too", () => {
   assert.deepEqual(leaks('"a\\u003cb"', ["a<b"]), ["a<b"]);
   assert.deepEqual(leaks("x &lt;b&gt; y", ["<b>"]), ["<b>"]);
   assert.deepEqual(leaks("nothing here", ["secret"]), []);
+});
+
+test("random sessions with planted secrets: each is found, and none survives redaction", async () => {
+  const { envSeed, Rng } = await import("../../shared/rng.mjs");
+  const seed = envSeed("REDACT_SEED");
+  const rng = new Rng(seed);
+  const note = `REDACT_SEED=${seed}`;
+  const alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  const word = (n) => Array.from({ length: n }, () => alnum[rng.int(0, alnum.length)]).join("");
+  const makers = [
+    () => `sk-proj-${word(rng.range(20, 48))}`,
+    () => `sk-ant-api03-${word(rng.range(20, 60))}`,
+    () => `ghp_${word(36)}`,
+    () => `glpat-${word(20)}`,
+    () => `AKIA${word(16).toUpperCase()}`,
+    () => `AIza${word(35)}`,
+    () => `xoxp-${word(rng.range(10, 30))}`,
+    () => `sk_live_${word(24)}`,
+    () => `npm_${word(36)}`,
+    () => `hf_${word(34)}`,
+    () => `/home/${word(rng.range(3, 10)).toLowerCase()}`,
+    () => `-----BEGIN PRIVATE KEY-----\n${word(64)}\n${word(20)}==\n-----END PRIVATE KEY-----`,
+  ];
+  const fillers = ["", " ", "\n", "see ", "(", '"', "'", " and ", ": "];
+  // After a secret: the end of the string, or a character that cannot continue it, then more words.
+  const text = (secret) =>
+    `${rng.pick(fillers)}${word(rng.range(0, 12))} ${secret}${rng.pick(["", " ", "\n", ". ", ")", '"'])}${rng.pick(["", " more", "\nnext"])}`;
+  const planted = new Map(); // secret → the string it was planted in
+  const plant = () => {
+    const s = rng.pick(makers)();
+    const t = text(s);
+    planted.set(s, t);
+    return t;
+  };
+  const lines = [JSON.stringify({ type: "session", version: 3, id: "h", cwd: plant() })];
+  let parent = null;
+  for (let i = 0; i < rng.range(5, 30); i++) {
+    const id = `e${i}`;
+    const kind = rng.int(0, 4);
+    const entry =
+      kind === 0
+        ? { type: "message", id, parentId: parent, message: { role: "user", content: plant() } }
+        : kind === 1
+          ? {
+              type: "message",
+              id,
+              parentId: parent,
+              message: {
+                role: "assistant",
+                content: [
+                  { type: "text", text: plant() },
+                  { type: "toolCall", id: `c${i}`, name: "bash", arguments: { command: plant(), nested: [plant()] } },
+                ],
+              },
+            }
+          : kind === 2
+            ? { type: "label", id, parentId: parent, targetId: "e0", label: plant() }
+            : { type: "session_info", id, parentId: parent, name: plant() };
+    lines.push(JSON.stringify(entry));
+    parent = id;
+  }
+  const jsonl = `${lines.join("\n")}\n`;
+  const findings = scanEntries(
+    jsonl
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l)),
+  );
+  for (const [s, t] of planted) {
+    assert.ok(
+      findings.some((f) => f.text === s),
+      `${note}: ${JSON.stringify(s)} found in ${JSON.stringify(t)}`,
+    );
+  }
+  const out = redactJsonl(jsonl, findings);
+  assert.deepEqual(leaks(out, [...planted.keys()]), [], note);
+  // Ids, parents and types are as they were; the line count too.
+  const shape = (t) =>
+    t
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l))
+      .map((e) => [e.type, e.id, e.parentId, e.targetId]);
+  assert.deepEqual(shape(out), shape(jsonl), note);
 });
