@@ -154,8 +154,8 @@ test-consumer: test-deps chromium
 test-viewer: test-deps chromium
 	node --test tests/viewer/
 
-# Rewrites www/sample.jsonl, the demo's embedded session.
-sample:
+# Rewrites www/sample.jsonl, the demo's embedded session (its compaction checkpoint comes from pi 1.6.0).
+sample: test-deps
 	node tests/viewer/gen-sample.mjs
 
 # The side-by-side benchmark against pi (tests/bench/README.md); numbers go

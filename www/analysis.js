@@ -4,6 +4,7 @@
 // runs all of it (it grows with the session); Node unit tests cover it
 // (tests/viewer/unit/).
 
+import { usageTotals } from "./composition.js";
 import { layoutForest } from "./layout.js";
 import { PATH } from "./messages.js";
 import { isToolOnlyAssistant, kindOf, passesFilter, summarize } from "./model.js";
@@ -51,14 +52,17 @@ export function toolCallsOf(nodes) {
   return toolCalls;
 }
 
-/** The id an entry points at: a compaction's first kept entry, a branch summary's origin, a label's target. */
+/**
+ * The id an entry points at: a compaction's first kept entry, a branch
+ * summary's origin, a label's or a context edit's target.
+ */
 export function refOf(e) {
   const ref =
     e.type === "compaction"
       ? e.firstKeptEntryId
       : e.type === "branch_summary"
         ? e.fromId
-        : e.type === "label"
+        : e.type === "label" || e.type === "context_edit"
           ? e.targetId
           : null;
   return typeof ref === "string" ? ref : null;
@@ -117,17 +121,15 @@ export function lastEntryId(entries) {
   return null;
 }
 
-const num = (v) => (typeof v === "number" && Number.isFinite(v) ? v : 0);
-
 /**
  * Counts over the file's entries (every line, on the tree or not): entries by
- * type, messages by role, assistant usage and models, and the session name
+ * type, messages by role, usage with pi's accounting (`usageTotals`), the
+ * assistants' models, and the session name
  * (the last non-blank `session_info` name, trimmed). `tree` is merged in.
  */
 export function computeStats(entries, tree) {
   const byType = {};
   const byRole = {};
-  const tokens = { total: 0, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0, turns: 0 };
   const models = new Map();
   let name;
   for (const e of entries) {
@@ -139,16 +141,6 @@ export function computeStats(entries, tree) {
       byRole[role] = (byRole[role] ?? 0) + 1;
       const m = e.message;
       if (role === "assistant") {
-        const u = m.usage;
-        if (u && typeof u === "object") {
-          tokens.turns++;
-          tokens.total += num(u.totalTokens);
-          tokens.input += num(u.input);
-          tokens.output += num(u.output);
-          tokens.cacheRead += num(u.cacheRead);
-          tokens.cacheWrite += num(u.cacheWrite);
-          tokens.cost += num(u.cost?.total);
-        }
         if (m.provider || m.model) {
           const key = `${m.provider}/${m.model}`;
           models.set(key, (models.get(key) ?? 0) + 1);
@@ -157,7 +149,7 @@ export function computeStats(entries, tree) {
     }
     if (type === "session_info" && typeof e.name === "string" && e.name.trim()) name = e.name.trim();
   }
-  return { byType, byRole, tokens, models: [...models], name, ...tree };
+  return { byType, byRole, tokens: usageTotals(entries), models: [...models], name, ...tree };
 }
 
 /** A search query as lower-case words; every word must occur. */
@@ -240,39 +232,75 @@ export const viewBuffers = (view) => [
   view.botMask.buffer,
 ];
 
-/** Whether an entry becomes a message of the context when it is in the part the model sees. */
-const producesMessage = (e) =>
-  e.type === "message" || e.type === "custom_message" || (e.type === "branch_summary" && !!e.summary);
+/** The roles whose content a context edit's replacement changes. */
+const EDITABLE = new Set(["user", "assistant", "toolResult", "custom"]);
 
 /**
- * Per entry of `path` (root first, as `Session.getBranch` gives it): `PATH.sent`
- * when the model sees it at the path's end, else `PATH.unsent`. This is the
- * one rule the viewer keeps from `buildSessionContext`: with a compaction on
- * the path, the last one counts (it stands for its summary); before it only
- * the entries from its `firstKeptEntryId` on are sent, and everywhere only
- * entries that make a message. The package does not say which entries it
- * used; issue 11's `buildContextEntries` will, and then replaces this.
+ * What the viewer shows of `buildSessionProjection` at a leaf, given the path
+ * to it (`getBranch`, root first) and the projection itself:
+ *
+ * - `state[i]`: `PATH.sent` when path entry i gives the context at least one
+ *   message, else `PATH.unsent`;
+ * - `sources[k]`: the id of the entry that context message k comes from;
+ * - `edits`: target id → `{ editId, kind: "omit" | "replace" }` for each
+ *   context edit the projection applies (those among its entries, the last
+ *   one per target winning, whose target is among its entries too). A
+ *   replacement changes only user, assistant, tool result and custom
+ *   messages, so one whose target gives none of those changes nothing and is
+ *   left out;
+ * - `editedBy[k]`: the id of the edit that replaced message k's content, or `null`.
  */
-export function sentOnPath(path) {
-  let compaction = -1;
-  for (let i = 0; i < path.length; i++) if (path[i].type === "compaction") compaction = i;
+export function projectionView(path, projection) {
+  const sent = new Set();
+  const inContext = new Map(); // id -> the messages it gives
+  const latest = new Map();
+  const sources = [];
+  for (const { sourceEntry, messages } of projection.entries) {
+    inContext.set(sourceEntry.id, messages);
+    if (messages.length) sent.add(sourceEntry.id);
+    for (let k = 0; k < messages.length; k++) sources.push(sourceEntry.id);
+    if (sourceEntry.type === "context_edit") latest.set(sourceEntry.targetId, sourceEntry);
+  }
+  const edits = new Map();
+  for (const [target, edit] of latest) {
+    const messages = inContext.get(target);
+    if (!messages) continue;
+    if (edit.replacement === null) edits.set(target, { editId: edit.id, kind: "omit" });
+    else if (messages.some((m) => EDITABLE.has(m?.role))) edits.set(target, { editId: edit.id, kind: "replace" });
+  }
   const state = new Uint8Array(path.length);
-  const mark = (i, sent) => {
-    state[i] = sent ? PATH.sent : PATH.unsent;
-  };
-  if (compaction < 0) {
-    for (let i = 0; i < path.length; i++) mark(i, producesMessage(path[i]));
-    return state;
-  }
-  const firstKept = path[compaction].firstKeptEntryId;
-  let kept = false;
-  for (let i = 0; i < compaction; i++) {
-    if (path[i].id === firstKept) kept = true;
-    mark(i, kept && producesMessage(path[i]));
-  }
-  mark(compaction, true);
-  for (let i = compaction + 1; i < path.length; i++) mark(i, producesMessage(path[i]));
-  return state;
+  for (let i = 0; i < path.length; i++) state[i] = sent.has(path[i].id) ? PATH.sent : PATH.unsent;
+  const editedBy = sources.map((id, k) =>
+    edits.get(id)?.kind === "replace" && EDITABLE.has(projection.messages[k]?.role) ? edits.get(id).editId : null,
+  );
+  return { state, sources, edits, editedBy };
+}
+
+/**
+ * The system prompt at a leaf beside the one before the latest system
+ * message (both `currentSystemMessage` results, or `undefined`): its sections
+ * by name, each marked `new` or `changed` since then, and its tools, each
+ * marked `added` when it was not there before, plus the names `removed` since.
+ */
+export function systemView(current, previous) {
+  if (!current) return null;
+  const before = previous ?? {};
+  const oldSections = before.sections ?? {};
+  const sections = Object.entries(current.sections ?? {}).map(([name, text]) => ({
+    name,
+    text: String(text),
+    status: !(name in oldSections) ? "new" : oldSections[name] !== text ? "changed" : "same",
+  }));
+  const oldTools = new Map((before.toolsAdded ?? []).map((t) => [t?.name, t]));
+  const tools = (current.toolsAdded ?? []).map((t) => ({
+    name: String(t?.name),
+    description: typeof t?.description === "string" ? t.description : "",
+    status: oldTools.has(t?.name) ? "same" : "added",
+  }));
+  const now = new Set(tools.map((t) => t.name));
+  const removed = [...oldTools.keys()].map(String).filter((n) => !now.has(n));
+  const content = typeof current.content === "string" ? current.content : "";
+  return { content, sections, tools, removed, timestamp: current.timestamp };
 }
 
 /** A token count as the viewer writes it: 950, 12.3k, 1.25M. */
@@ -290,6 +318,15 @@ export function statusLine(info, view) {
   parts.push(`opened in ${Object.values(info.timings).reduce((a, b) => a + b, 0)} ms`);
   return parts.join(" · ");
 }
+
+/** The sources of usage, as the viewer names them. */
+export const USAGE_SOURCES = {
+  assistant: "assistant messages",
+  usage: "usage entries",
+  compaction: "compactions",
+  branchSummary: "branch summaries",
+  toolResult: "tool results",
+};
 
 /** The Stats tab as `[title, [[key, value], …]]` sections, from the `opened` reply's `info`. */
 export function statsTables(info) {
@@ -328,9 +365,13 @@ export function statsTables(info) {
     ["Entries by type", byCount(s.byType)],
     ["Messages by role", byCount(s.byRole)],
     [
-      "Usage (all assistant turns)",
+      "Usage (the whole file, as pi's session stats count it)",
       [
-        ["turns with usage", String(t.turns)],
+        ["records with usage", String(t.records)],
+        ...Object.entries(t.by).map(([source, u]) => [
+          `  from ${USAGE_SOURCES[source] ?? source}`,
+          `${formatTokens(u.total)} tokens · $${u.cost.toFixed(4)}`,
+        ]),
         ["total tokens", formatTokens(t.total)],
         ["input", formatTokens(t.input)],
         ["output", formatTokens(t.output)],

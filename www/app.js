@@ -4,10 +4,14 @@
 
 import { Controller } from "./controller.js";
 import { Graph } from "./graph.js";
+import { ComparePanel } from "./panels/compare.js";
+import { CompositionPanel } from "./panels/composition.js";
 import { ContextPanel } from "./panels/context.js";
 import { DiagnosticsPanel } from "./panels/diagnostics.js";
 import { EntryPanel } from "./panels/entry.js";
 import { StatsPanel } from "./panels/stats.js";
+import { SystemPanel } from "./panels/system.js";
+import { ShareDialog } from "./share-dialog.js";
 import { createStore } from "./store.js";
 import { View } from "./view.js";
 import { WorkerClient } from "./worker-client.js";
@@ -26,12 +30,20 @@ export function start(doc = document) {
   const jump = (id, select) => controller.jumpTo(id, select);
   const panels = {
     context: new ContextPanel($("context-head"), $("context"), { onJump: jump }),
+    system: new SystemPanel($("system-prompt"), { onJump: (id) => jump(id, false) }),
+    composition: new CompositionPanel($("composition"), { onJump: (id) => jump(id, false) }),
     entry: new EntryPanel($("panel-entry"), { onSelect: (id) => controller.selectLeaf(id), onJump: jump }),
     stats: new StatsPanel($("panel-stats")),
     diagnostics: new DiagnosticsPanel($("diagnostics"), $("diag-count"), {
       canJump: (id) => graph.has(id),
       onJump: (id) => jump(id, false),
     }),
+    compare: new ComparePanel($("compare-view"), {
+      onSwap: () => controller.swapCompare(),
+      onClose: () => controller.closeCompare(),
+      onJump: (id) => controller.closeCompare(id),
+    }),
+    share: new ShareDialog($("share-dialog")),
   };
   const controller = new Controller({ store, client, view, graph, panels });
   controller.bind();
@@ -56,6 +68,7 @@ export function start(doc = document) {
       return rows ? Array.from(rows.rowNode, (n) => nodes.ids[n]) : [];
     },
     select: (id) => controller.selectLeaf(id),
+    goTo: (leafId, targetId) => controller.goTo(leafId, targetId),
     setFilter: (filter) => controller.setFilter(filter),
   };
 

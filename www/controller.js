@@ -5,13 +5,14 @@
 import { openRequest, REQUEST } from "./messages.js";
 
 export class Controller {
-  /** `panels`: `{ context, entry, stats, diagnostics }`. */
+  /** `panels`: `{ context, system, composition, entry, stats, diagnostics }`. */
   constructor({ store, client, view, graph, panels }) {
     Object.assign(this, { store, client, view, graph, panels });
     this.openSeq = 0; // the latest open; older ones are dropped when they finish
     this.viewSeq = 0; // the latest view request, likewise
     this.selecting = false; // a select request is under way
     this.wantedLeaf = null; // the leaf to fetch next, once it is done
+    this.targetId = null; // the entry a link asked to highlight, until another leaf is picked
   }
 
   /** Connects the components' events to the controller. */
@@ -24,6 +25,7 @@ export class Controller {
         store.set({ cursorId: id });
         if (store.get().tab === "entry") this.showEntry(id);
       },
+      onJump: (id) => this.jumpTo(id, false),
     });
     view.bindFilter((filter) => this.setFilter(filter));
     view.bindSearch({
@@ -48,6 +50,9 @@ export class Controller {
     view.bindOpen((source, name) => this.open(source, name));
     view.bindSample(() => this.loadSample());
     view.bindExport(() => this.exportBranch());
+    this.bindCompare();
+    view.bindShare(() => this.shareBranch());
+    view.bindTheme();
   }
 
   async setFilter(filter) {
@@ -72,11 +77,20 @@ export class Controller {
     if (leafId) this.graph.reveal(leafId);
   }
 
-  /** Makes `id` the leaf: marks it, then fetches its context and path. */
-  async selectLeaf(id, { updateHash = true } = {}) {
+  /**
+   * Makes `id` the leaf: marks it, then fetches its context and path. A
+   * `targetId` (pi's link) is highlighted in the graph and the context; any
+   * other selection drops the highlight.
+   */
+  async selectLeaf(id, { updateHash = true, targetId = null } = {}) {
     if (!this.store.get().info || !id) return;
     this.store.set({ leafId: id });
-    if (updateHash) this.view.setHashLeaf(id);
+    if (updateHash) {
+      this.view.clearLinkQuery();
+      this.view.setHashLeaf(id);
+    }
+    this.targetId = targetId;
+    this.graph.setTarget(targetId);
     this.graph.setSelection(id);
     this.view.enableExport();
     // One request at a time; only the latest selection is fetched next.
@@ -90,7 +104,10 @@ export class Controller {
         const msg = await this.client.request({ type: REQUEST.select, entryId: leaf });
         if (this.wantedLeaf) continue;
         this.graph.setPath(leaf, msg.pathNodes, msg.state);
-        this.panels.context.render(leaf, msg);
+        this.graph.setEdits(msg.edits);
+        this.panels.context.render(leaf, msg, { targetId: this.targetId });
+        this.panels.system.render(leaf, msg.system);
+        this.panels.composition.render(leaf, msg);
         if (this.store.get().tab === "entry") this.showEntry(leaf);
       }
     } catch (error) {
@@ -100,6 +117,33 @@ export class Controller {
     }
     // A tool-call-only assistant turn is hidden by pi's filters unless it is the leaf.
     if (this.graph.isHidden(id)) await this.refreshView();
+    if (targetId && targetId === this.targetId) await this.revealTarget(targetId);
+  }
+
+  /** Scrolls the graph to a link's target; if the filter hides it, shows every entry first. */
+  async revealTarget(id) {
+    if (!this.graph.has(id)) return;
+    if (this.graph.isHidden(id) && this.store.get().filter !== "all") await this.setFilter("all");
+    this.graph.reveal(id);
+  }
+
+  /**
+   * Goes where a pi link points: `leafId` becomes the leaf, and `targetId`
+   * (when given) is scrolled to and highlighted. The address says the same.
+   */
+  async goTo(leafId, targetId = null) {
+    if (!this.graph.has(leafId)) return;
+    const url = new URL(location.href);
+    url.hash = "";
+    url.searchParams.set("leafId", leafId);
+    if (targetId) url.searchParams.set("targetId", targetId);
+    else url.searchParams.delete("targetId");
+    history.replaceState(null, "", url);
+    await this.selectLeaf(leafId, {
+      updateHash: false,
+      targetId: targetId && this.graph.has(targetId) ? targetId : null,
+    });
+    if (!targetId) this.graph.reveal(leafId);
   }
 
   /** Scrolls the graph to `id` and focuses it; makes it the leaf unless `select` is false. */
@@ -146,15 +190,20 @@ export class Controller {
       graph.setData(nodes, rows);
       panels.stats.render(info);
       panels.diagnostics.render(info.diagnostics);
+      panels.composition.setFile(info.stats.tokens);
       this.announce(info);
-      const fromHash = view.hashLeaf();
-      const leaf = fromHash && graph.has(fromHash) ? fromHash : info.defaultLeaf;
+      // `#leaf=<id>`, or pi's `?leafId=<id>&targetId=<id>`; else pi's default leaf.
+      const link = view.link();
+      const linked = link.leafId && graph.has(link.leafId) ? link.leafId : null;
+      const leaf = linked ?? info.defaultLeaf;
+      const targetId = linked && link.targetId && graph.has(link.targetId) ? link.targetId : null;
       if (leaf && graph.has(leaf)) {
-        await this.selectLeaf(leaf, { updateHash: fromHash === leaf });
-        graph.reveal(leaf);
+        await this.selectLeaf(leaf, { updateHash: false, targetId });
+        if (!targetId) graph.reveal(leaf);
       } else {
-        panels.context.renderNothing();
+        for (const p of [panels.context, panels.system, panels.composition]) p.renderNothing();
       }
+      await this.followCompareHash();
       store.set({ opened: store.get().opened + 1 });
     } catch (error) {
       view.banner("error", `Could not open ${name}: ${error.message}`);
@@ -215,6 +264,71 @@ export class Controller {
       this.view.download(text, `${this.baseName()}-branch-${leafId}.jsonl`);
     } catch (error) {
       this.view.banner("error", `Could not export the branch: ${error.message}`);
+    }
+  }
+
+  // --- two branches side by side (compare.js, panels/compare.js) -----------------
+
+  bindCompare() {
+    const { view, store } = this;
+    this.compareSeq = 0;
+    view.bindCompare({
+      onHash: () => this.followCompareHash(),
+      // A modifier-click on an entry, or the entry picked after "Compare with…".
+      onPick: (id) => {
+        const leaf = store.get().leafId;
+        if (leaf && id && id !== leaf) view.goCompare(leaf, id);
+      },
+    });
+  }
+
+  /** Shows the comparison `#compare=<a>,<b>` asks for, or hides the view when the address asks for none. */
+  async followCompareHash() {
+    const { view, panels } = this;
+    const pair = view.comparePair();
+    const seq = ++this.compareSeq;
+    if (!pair) {
+      view.showCompare(false);
+      return;
+    }
+    if (!this.store.get().info) return;
+    try {
+      const { comparison } = await this.client.request({ type: REQUEST.compare, a: pair[0], b: pair[1] });
+      if (seq !== this.compareSeq) return;
+      panels.compare.render(comparison);
+    } catch (error) {
+      if (seq !== this.compareSeq) return;
+      panels.compare.renderError(`Could not compare: ${error.message}`);
+    }
+    view.showCompare(true);
+  }
+
+  swapCompare() {
+    const pair = this.view.comparePair();
+    if (pair) this.view.goCompare(pair[1], pair[0]);
+  }
+
+  /** Leaves the compare view for the leaf of side A (a new history entry, so Back returns). */
+  closeCompare(id) {
+    const pair = this.view.comparePair();
+    const leaf = id ?? pair?.[0];
+    if (leaf) this.view.goLeaf(leaf);
+  }
+
+  // --- share one branch, redacted (share-worker.js, share-dialog.js) ----------------
+
+  /** Scans the path to the leaf for secrets, then opens the review; the review makes the file. */
+  async shareBranch() {
+    const { leafId } = this.store.get();
+    if (!leafId) return;
+    try {
+      const { findings } = await this.client.request({ type: REQUEST.shareScan, entryId: leafId });
+      this.panels.share.open(leafId, findings, async (redactions) => {
+        const { html, fileName } = await this.client.request({ type: REQUEST.shareBuild, entryId: leafId, redactions });
+        this.view.download(html, fileName, "text/html");
+      });
+    } catch (error) {
+      this.view.banner("error", `Could not share the branch: ${error.message}`);
     }
   }
 }

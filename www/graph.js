@@ -69,6 +69,21 @@ export function shape(kind, x, y, scale = 1) {
       return svg("circle", { cx: x, cy: y, r: r - 0.5, class: `${cls} hollow` });
     case KIND.custom:
       return svg("rect", { x: x - r * 0.75, y: y - r * 0.75, width: r * 1.5, height: r * 1.5, class: `${cls} hollow` });
+    case KIND.system: {
+      // A hexagon: the prompt the other messages build on.
+      const d = r * 1.15;
+      const h = d * 0.87;
+      return svg("path", {
+        d: `M${x - d} ${y}L${x - d / 2} ${y - h}H${x + d / 2}L${x + d} ${y}L${x + d / 2} ${y + h}H${x - d / 2}Z`,
+        class: cls,
+      });
+    }
+    case KIND.contextEdit: {
+      const d = r * 1.2;
+      return svg("path", { d: `M${x} ${y - d}L${x + d} ${y}L${x} ${y + d}L${x - d} ${y}Z`, class: `${cls} hollow` });
+    }
+    case KIND.usage:
+      return svg("circle", { cx: x, cy: y, r: r * 0.5, class: cls });
     default: {
       const d = r * 0.8;
       return svg("path", {
@@ -95,6 +110,7 @@ export class Graph {
     this.scroller = scroller;
     this.onSelect = null;
     this.onCursor = null;
+    this.onJump = null;
     this.spacer = el("div", "graph-spacer");
     this.layer = el("div", "graph-rows");
     this.layer.setAttribute("role", "listbox");
@@ -112,6 +128,12 @@ export class Graph {
     new ResizeObserver(() => this.schedule()).observe(scroller);
     scroller.addEventListener("keydown", (e) => this.key(e));
     this.layer.addEventListener("click", (e) => {
+      const jump = e.target.closest?.("[data-jump]");
+      if (jump) {
+        e.stopPropagation();
+        this.onJump?.(jump.dataset.jump);
+        return;
+      }
       const row = e.target.closest?.(".row");
       if (!row) return;
       const r = Number(row.dataset.row);
@@ -120,10 +142,15 @@ export class Graph {
     });
   }
 
-  /** `onSelect(id)`: an entry was clicked or chosen with Enter; `onCursor(id)`: the cursor moved to it. */
-  bind({ onSelect, onCursor }) {
+  /**
+   * `onSelect(id)`: an entry was clicked or chosen with Enter; `onCursor(id)`:
+   * the cursor moved to it; `onJump(id)`: a reference in a row (a context
+   * edit's target) was clicked.
+   */
+  bind({ onSelect, onCursor, onJump }) {
     this.onSelect = onSelect;
     this.onCursor = onCursor;
+    this.onJump = onJump;
   }
 
   /** A newly opened session: its nodes and first view, with nothing selected yet. */
@@ -131,6 +158,8 @@ export class Graph {
     this.selectedNode = -1;
     this.pathNodes = null;
     this.pathState = null;
+    this.edits = new Map();
+    this.targetId = null;
     this.hl = null;
     this.leafRow = -1;
     this.setNodes(nodes);
@@ -178,6 +207,21 @@ export class Graph {
     this.scroller.style.setProperty("--graph-width", `${this.width}px`);
     this.computeHighlight();
     this.cursor = Math.min(this.cursor, view.count - 1);
+    this.schedule();
+  }
+
+  /**
+   * The context edits the selected leaf's path applies: target id →
+   * `{ editId, kind }` (`kind` is "omit" or "replace").
+   */
+  setEdits(edits) {
+    this.edits = edits;
+    this.schedule();
+  }
+
+  /** Highlights one entry (pi's `targetId` link), or none for `null`. */
+  setTarget(id) {
+    this.targetId = id;
     this.schedule();
   }
 
@@ -266,6 +310,10 @@ export class Graph {
     row.setAttribute("aria-selected", isLeaf ? "true" : "false");
     if (isLeaf) row.classList.add("selected");
     if (r === this.cursor) row.classList.add("cursor");
+    if (id === this.targetId) {
+      row.classList.add("target");
+      row.dataset.target = "true";
+    }
     if (state) row.classList.add("on-path", state === PATH.unsent ? "unsent" : "sent");
 
     const g = svg("svg", {
@@ -323,7 +371,23 @@ export class Graph {
       t.title = "This summary stands for the branch that ended at this entry";
       body.append(t);
     }
-    if (state === PATH.unsent) {
+    if (kinds[node] === KIND.contextEdit && refs[node]) {
+      const t = el("button", "tag edit-ref mono", `→ ${refs[node]}`);
+      t.type = "button";
+      t.dataset.jump = refs[node];
+      t.title = "Go to the entry this edit changes";
+      body.append(t);
+    }
+    const edit = this.edits?.get(id);
+    if (edit) {
+      const t = el("button", `tag edited ${edit.kind}`, edit.kind === "omit" ? "omitted" : "replaced");
+      t.type = "button";
+      t.dataset.jump = edit.editId;
+      t.dataset.edited = edit.kind === "omit" ? "omitted" : "replaced";
+      t.title = `Context edit ${edit.editId} ${edit.kind === "omit" ? "leaves this entry out of" : "replaces this entry's content in"} the context at the selected leaf`;
+      body.append(t);
+    }
+    if (state === PATH.unsent && edit?.kind !== "omit") {
       const t = el("span", "unsent-mark", "not sent");
       t.title = "On the path to the selected leaf, but not part of what the model receives";
       body.append(t);

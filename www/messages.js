@@ -20,6 +20,12 @@ export const REQUEST = Object.freeze({
   migrated: "migrated",
   /** `{ entryId }`: the path to that leaf as a new session file. */
   export: "export",
+  /** `{ a, b }`: the branches ending at leaves a and b, side by side (compare.js). */
+  compare: "compare",
+  /** `{ entryId }`: the secrets on the path to that leaf (redact.js). */
+  shareScan: "shareScan",
+  /** `{ entryId, redactions }`: the redacted branch as one HTML file (share-worker.js). */
+  shareBuild: "shareBuild",
 });
 
 /** Replies and notices, worker → page. */
@@ -34,7 +40,14 @@ export const REPLY = Object.freeze({
   opened: "opened",
   /** `{ view }`. */
   view: "view",
-  /** `{ entryId, context, pathNodes, state, ms }`; `state[i]` is a `PATH` value for `pathNodes[i]`. */
+  /**
+   * `{ entryId, context, sources, editedBy, edits, system, composition, pathUsage, pathNodes, state, ms }`:
+   * `sources[k]` is the entry context message k comes from, `editedBy[k]` the
+   * edit that replaced its content (or `null`), `edits` maps each target the
+   * path's edits apply to `{ editId, kind }`; `system` is analysis.js's
+   * `systemView` (or `null`), `composition` and `pathUsage` come from
+   * composition.js; `state[i]` is a `PATH` value for `pathNodes[i]`.
+   */
   selected: "selected",
   /** `{ entry }`, `null` for an unknown id. */
   entry: "entry",
@@ -42,6 +55,12 @@ export const REPLY = Object.freeze({
   migrated: "migrated",
   /** `{ text }`: JSONL. */
   export: "export",
+  /** `{ comparison }`: what compare.js's `compareBranches` returns. */
+  compared: "compared",
+  /** `{ findings, entries }`: what redact.js's `scanEntries` finds on the branch. */
+  shareScanned: "shareScanned",
+  /** `{ html, fileName, leafId }`: the file, its name, and the leaf it shows. */
+  shareBuilt: "shareBuilt",
 });
 
 /** The reply type that answers each request type. */
@@ -52,6 +71,9 @@ export const REPLY_TO = Object.freeze({
   [REQUEST.entry]: REPLY.entry,
   [REQUEST.migrated]: REPLY.migrated,
   [REQUEST.export]: REPLY.export,
+  [REQUEST.compare]: REPLY.compared,
+  [REQUEST.shareScan]: REPLY.shareScanned,
+  [REQUEST.shareBuild]: REPLY.shareBuilt,
 });
 
 /** Per entry on the path to the selected leaf: whether the model sees it. */

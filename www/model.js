@@ -14,7 +14,10 @@ export const KIND = {
   label: 9,
   sessionInfo: 10,
   custom: 11,
-  other: 12,
+  system: 12,
+  contextEdit: 13,
+  usage: 14,
+  other: 15,
 };
 
 export const KINDS = [
@@ -30,11 +33,18 @@ export const KINDS = [
   { key: "label", name: "Label" },
   { key: "session-info", name: "Session info" },
   { key: "custom", name: "Extension state" },
+  { key: "system", name: "System prompt" },
+  { key: "context-edit", name: "Context edit" },
+  { key: "usage", name: "Usage" },
   { key: "other", name: "Other" },
 ];
 
 export const FILTERS = [
-  { key: "default", name: "Default", title: "Hides labels, extension state, model and thinking changes, session info" },
+  {
+    key: "default",
+    name: "Default",
+    title: "Hides labels, context edits, extension state, model and thinking changes, session info",
+  },
   { key: "no-tools", name: "No tools", title: "Default, without tool results" },
   { key: "user-only", name: "User", title: "User messages only" },
   { key: "labeled-only", name: "Labeled", title: "Labeled entries only" },
@@ -54,6 +64,7 @@ export function kindOf(entry) {
       if (role === "custom" || role === "hookMessage") return KIND.customMessage;
       if (role === "branchSummary") return KIND.branchSummary;
       if (role === "compactionSummary") return KIND.compaction;
+      if (role === "system") return KIND.system;
       return KIND.other;
     }
     case "custom_message":
@@ -72,6 +83,10 @@ export function kindOf(entry) {
       return KIND.sessionInfo;
     case "custom":
       return KIND.custom;
+    case "context_edit":
+      return KIND.contextEdit;
+    case "usage":
+      return KIND.usage;
     default:
       return KIND.other;
   }
@@ -193,6 +208,8 @@ export function summarize(entry, toolCalls) {
         case "custom":
         case "hookMessage":
           return `[${msg.customType ?? "custom"}] ${cut(contentText(msg.content, 400))}`;
+        case "system":
+          return systemSummary(msg);
         default:
           return `[${String(msg.role)}]`;
       }
@@ -213,11 +230,33 @@ export function summarize(entry, toolCalls) {
       return entry.name ? `title: ${cut(entry.name)}` : "title: (empty)";
     case "custom":
       return `extension state: ${entry.customType}`;
+    case "context_edit":
+      return editLine(entry);
+    case "usage":
+      return `usage: ${entry.kind ?? "?"} · ${entry.provider ?? ""}/${entry.model ?? ""}`;
     default:
       if (typeof entry !== "object" || entry === null || Array.isArray(entry))
         return `(not an entry: ${safeJson(entry).slice(0, 80)})`;
       return entry.type === undefined ? "(entry without a type)" : `[unknown type ${String(entry.type)}]`;
   }
+}
+
+/** pi's `/tree` text of a context edit: `[context omit: <id>]` or `[context replace: <id>]`. */
+export const editLine = (entry) => `[context ${entry.replacement === null ? "omit" : "replace"}: ${entry.targetId}]`;
+
+const toolNames = (list) =>
+  Array.isArray(list) ? list.map((t) => (isObject(t) ? String(t.name) : "?")).filter(Boolean) : [];
+
+/** A system message's row: `[system]` (pi's text), then what it sets: text, sections, tools. */
+function systemSummary(msg) {
+  const parts = [];
+  const text = oneLine(contentText(msg.content, 200));
+  if (text) parts.push(text.length > 80 ? `${text.slice(0, 80)}…` : text);
+  const sections = isObject(msg.sections) ? Object.keys(msg.sections) : [];
+  if (sections.length) parts.push(`sections: ${sections.join(", ")}`);
+  const tools = [...toolNames(msg.toolsAdded).map((n) => `+${n}`), ...toolNames(msg.toolsRemoved).map((n) => `−${n}`)];
+  if (tools.length) parts.push(`tools: ${tools.join(" ")}`);
+  return parts.length ? `[system] ${parts.join(" · ")}` : "[system]";
 }
 
 /** pi's `getSearchableText`, for the search box. */
@@ -228,7 +267,7 @@ export function searchText(entry, label) {
     case "message": {
       const msg = entry.message ?? {};
       parts.push(String(msg.role));
-      if (msg.content) parts.push(contentText(msg.content));
+      if (msg.content) parts.push(contentText(msg.content, msg.role === "system" ? 200 : Infinity));
       if (msg.role === "bashExecution" && msg.command) parts.push(msg.command);
       if (msg.role === "assistant" && Array.isArray(msg.content)) {
         for (const b of msg.content) {
@@ -263,6 +302,12 @@ export function searchText(entry, label) {
     case "label":
       parts.push("label", String(entry.label ?? ""));
       break;
+    case "context_edit":
+      parts.push("context edit", entry.replacement === null ? "omit" : "replace", String(entry.targetId));
+      break;
+    case "usage":
+      // pi's selector never shows usage entries, so they have no search text.
+      return "";
   }
   return parts.join(" ").toLowerCase();
 }
@@ -275,11 +320,15 @@ function safeJson(v) {
   }
 }
 
-const SETTINGS = new Set(["label", "custom", "model_change", "thinking_level_change", "session_info"]);
+const SETTINGS = new Set(["label", "context_edit", "custom", "model_change", "thinking_level_change", "session_info"]);
 
-/** Whether an entry passes one of pi's `/tree` filter modes (before the search). */
+/**
+ * Whether an entry passes one of pi's `/tree` filter modes (before the
+ * search). `usage` entries pass none, not even `all`: pi never shows them.
+ */
 export function passesFilter(mode, entry, label) {
   const type = entry?.type;
+  if (type === "usage") return false;
   const role = type === "message" ? entry.message?.role : undefined;
   switch (mode) {
     case "user-only":
@@ -294,3 +343,12 @@ export function passesFilter(mode, entry, label) {
       return !SETTINGS.has(type);
   }
 }
+
+/** The colour themes, in the order the toggle cycles through them: the system's, then light, then dark. */
+export const THEMES = ["auto", "light", "dark"];
+
+/** The theme after `theme` (anything unknown counts as "auto"). */
+export const nextTheme = (theme) => THEMES[(Math.max(0, THEMES.indexOf(theme)) + 1) % THEMES.length];
+
+/** A stored theme choice read back: one of THEMES, "auto" for anything else. */
+export const storedTheme = (value) => (THEMES.includes(value) ? value : "auto");

@@ -216,6 +216,9 @@ export function renderMessage(msg, { index, onJump } = {}) {
       art.append(header("branch-summary", "Branch summary", [label, from, time, num]), renderMarkdown(msg.summary));
       break;
     }
+    case "system":
+      art.append(header("system", "System", [time, num]), systemBody(msg));
+      break;
     case "compactionSummary":
       art.append(
         header("compaction", "Compaction summary", [
@@ -230,6 +233,40 @@ export function renderMessage(msg, { index, onJump } = {}) {
       art.append(header("other", role, [time, num]), codeBlock(json(msg), "json"));
   }
   return art;
+}
+
+/** A system message: its text, its sections by name, and the tools it adds and removes. */
+function systemBody(msg) {
+  const box = el("div", "content");
+  const text =
+    typeof msg.content === "string"
+      ? msg.content
+      : Array.isArray(msg.content)
+        ? msg.content
+            .filter((b) => isObject(b) && b.type === "text")
+            .map((b) => String(b.text ?? ""))
+            .join("\n")
+        : "";
+  if (text) box.append(output(text, "output prompt"));
+  if (isObject(msg.sections)) {
+    for (const [name, value] of Object.entries(msg.sections)) {
+      const d = el("details", "section");
+      const summary = el("summary", "");
+      summary.append(el("span", "mono", name));
+      if (value === null) summary.append(chip("removed", "warn"));
+      else summary.append(el("span", "muted small", ` ${String(value).length} characters`));
+      d.append(summary);
+      if (value !== null) d.append(output(String(value), "output prompt"));
+      box.append(d);
+    }
+  }
+  const tools = el("div", "tool-list");
+  for (const t of Array.isArray(msg.toolsAdded) ? msg.toolsAdded : [])
+    tools.append(chip(`+ ${String(t?.name)}`, "ok mono"));
+  for (const t of Array.isArray(msg.toolsRemoved) ? msg.toolsRemoved : [])
+    tools.append(chip(`− ${String(t?.name)}`, "warn mono"));
+  if (tools.childNodes.length) box.append(tools);
+  return box;
 }
 
 function details(title, value) {

@@ -4,12 +4,14 @@
 // state and hands user actions to the handlers its `bind*` methods receive.
 
 import { statusLine } from "./analysis.js";
+import { compareHash, parseCompareHash } from "./compare.js";
 import { legendIcon } from "./graph.js";
-import { FILTERS, KINDS } from "./model.js";
+import { FILTERS, KINDS, nextTheme, storedTheme } from "./model.js";
 import { el } from "./render.js";
 
-const PANELS = ["context", "entry", "stats", "diagnostics"];
+const PANELS = ["context", "system", "composition", "entry", "stats", "diagnostics"];
 const SVG_NS = "http://www.w3.org/2000/svg";
+const THEME_KEY = "session-tree.theme";
 
 export class View {
   constructor(doc = document) {
@@ -34,6 +36,7 @@ export class View {
     }
     const legend = this.$("legend-items");
     for (let k = 0; k < KINDS.length - 1; k++) {
+      if (KINDS[k].key === "usage") continue; // never a row, as in pi
       const item = el("span", "legend-item");
       item.append(legendIcon(k), el("span", "", KINDS[k].name));
       legend.append(item);
@@ -124,6 +127,7 @@ export class View {
 
   enableExport() {
     this.$("export-button").disabled = false;
+    this.$("share-button").disabled = false;
   }
 
   focusGraph(options) {
@@ -131,8 +135,8 @@ export class View {
   }
 
   /** Saves `contents` as a file download. */
-  download(contents, filename) {
-    const blob = new Blob([contents], { type: "application/jsonl" });
+  download(contents, filename, type = "application/jsonl") {
+    const blob = new Blob([contents], { type });
     const url = URL.createObjectURL(blob);
     const a = el("a");
     a.href = url;
@@ -144,6 +148,28 @@ export class View {
   }
 
   // --- the address --------------------------------------------------------------
+
+  /**
+   * The position the address asks for: `leafId` from `#leaf=<id>`, else from
+   * pi's `?leafId=<id>`; `targetId` from `?targetId=<id>` (or `null`).
+   */
+  link() {
+    const q = new URLSearchParams(location.search);
+    const hash = this.hashLeaf();
+    const query = q.get("leafId") || null;
+    // A target belongs to its link's leaf: not to a leaf picked since.
+    const targetId = hash === null || hash === query ? q.get("targetId") || null : null;
+    return { leafId: hash ?? query, targetId };
+  }
+
+  /** Drops pi's `?leafId=`/`&targetId=` once they are followed, keeping the rest of the address. */
+  clearLinkQuery() {
+    const url = new URL(location.href);
+    if (!url.searchParams.has("leafId") && !url.searchParams.has("targetId")) return;
+    url.searchParams.delete("leafId");
+    url.searchParams.delete("targetId");
+    history.replaceState(null, "", url);
+  }
 
   /** The entry id in `#leaf=<id>`, or `null`. */
   hashLeaf() {
@@ -210,6 +236,39 @@ export class View {
     });
   }
 
+  bindShare(handler) {
+    this.$("share-button").addEventListener("click", handler);
+  }
+
+  /**
+   * The theme toggle: auto (the system's `prefers-color-scheme`), light, dark.
+   * The choice is remembered in localStorage and set as `data-theme` on <html>.
+   */
+  bindTheme() {
+    const button = this.$("theme-button");
+    const read = () => {
+      try {
+        return storedTheme(localStorage.getItem(THEME_KEY));
+      } catch {
+        return "auto"; // storage may be off; the toggle still works for the page
+      }
+    };
+    const apply = (theme) => {
+      if (theme === "auto") delete this.doc.documentElement.dataset.theme;
+      else this.doc.documentElement.dataset.theme = theme;
+      button.textContent = `Theme: ${theme}`;
+      button.dataset.theme = theme;
+    };
+    apply(read());
+    button.addEventListener("click", () => {
+      const theme = nextTheme(button.dataset.theme);
+      try {
+        localStorage.setItem(THEME_KEY, theme);
+      } catch {}
+      apply(theme);
+    });
+  }
+
   bindExport(handler) {
     this.$("export-button").addEventListener("click", handler);
   }
@@ -267,5 +326,61 @@ export class View {
         handler(text, "pasted.jsonl");
       }
     });
+  }
+
+  // --- compare (compare.js, panels/compare.js) ------------------------------------
+
+  /** `[a, b]` from `#compare=<a>,<b>`, or `null`. */
+  comparePair() {
+    return parseCompareHash(location.hash);
+  }
+
+  /** Opens the comparison of `a` and `b` as a new history entry. */
+  goCompare(a, b) {
+    location.hash = compareHash(a, b);
+  }
+
+  /** Goes to `#leaf=<id>` as a new history entry. */
+  goLeaf(id) {
+    location.hash = `#leaf=${encodeURIComponent(id)}`;
+  }
+
+  showCompare(on) {
+    this.$("compare-view").hidden = !on;
+    this.doc.body.classList.toggle("comparing", on);
+    if (on) this.$("compare-view").focus({ preventScroll: true });
+  }
+
+  /**
+   * `onHash()` when the address changes (Back and Forward included); `onPick(id)`
+   * on a modifier-click (Alt, Ctrl, Meta or Shift) on an entry of the graph, or
+   * the next click on one after "Compare with…".
+   */
+  bindCompare({ onHash, onPick }) {
+    const button = this.$("compare-button");
+    let armed = false;
+    const arm = (on) => {
+      armed = on;
+      button.setAttribute("aria-pressed", on ? "true" : "false");
+      this.doc.body.classList.toggle("picking", on);
+    };
+    this.doc.defaultView.addEventListener("hashchange", () => onHash());
+    button.addEventListener("click", () => arm(!armed));
+    this.doc.addEventListener("keydown", (e) => {
+      if (e.key === "Escape" && armed) arm(false);
+    });
+    // Capturing, so the graph's own click (make it the leaf) does not run.
+    this.graphElement.addEventListener(
+      "click",
+      (e) => {
+        const row = e.target.closest?.(".row[data-entry-id]");
+        if (!row || !(armed || e.altKey || e.ctrlKey || e.metaKey || e.shiftKey)) return;
+        e.stopPropagation();
+        e.preventDefault();
+        arm(false);
+        onPick(row.dataset.entryId);
+      },
+      true,
+    );
   }
 }

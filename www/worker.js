@@ -12,16 +12,20 @@ import {
   indexById,
   lastEntryId,
   layoutVisible,
+  projectionView,
   searchWords,
-  sentOnPath,
+  systemView,
   treeShape,
   versionOf,
   viewBuffers,
   visibleNodes,
 } from "./analysis.js";
+import { compareLeaves } from "./compare.js";
+import { composition, usageTotals } from "./composition.js";
 import { REPLY, REQUEST } from "./messages.js";
 import { searchText } from "./model.js";
 import * as st from "./pkg/browser.js";
+import { buildShare, scanBranch } from "./share-worker.js";
 
 /** The open session: what `open` computed, kept for the requests that follow. */
 let doc = null;
@@ -40,6 +44,13 @@ const handlers = {
     post({ type: REPLY.entry, req, entry: doc?.nodes[doc.nodeOf.get(entryId)] ?? null }),
   [REQUEST.migrated]: ({ req }) => post({ type: REPLY.migrated, req, jsonl: doc?.migratedBytes ?? null }),
   [REQUEST.export]: ({ req, entryId }) => post({ type: REPLY.export, req, text: exportBranch(entryId) }),
+  // Two branches side by side (compare.js).
+  [REQUEST.compare]: ({ req, a, b }) =>
+    post({ type: REPLY.compared, req, comparison: compareLeaves((id) => doc.session.getBranch(id), a, b) }),
+  // Share one branch, redacted (share-worker.js).
+  [REQUEST.shareScan]: ({ req, entryId }) => post({ type: REPLY.shareScanned, req, ...scanBranch(st, doc, entryId) }),
+  [REQUEST.shareBuild]: async ({ req, entryId, redactions }) =>
+    post({ type: REPLY.shareBuilt, req, ...(await buildShare(st, doc, entryId, redactions)) }),
 };
 
 self.onmessage = async (event) => {
@@ -170,19 +181,59 @@ function viewOf(filter, query, keepId) {
   return { filter, query, ...layoutVisible(doc.parent, visible, shown) };
 }
 
-/** The context at `entryId`, the path to it, and which entries on it the model sees. */
+/**
+ * The context at `entryId` (pi's `buildSessionProjection`: each message with
+ * its source entry), the path to it and which entries on it the model sees,
+ * the edits applied, the system prompt there, what fills the context, and the
+ * usage of the path.
+ */
 function select({ req, entryId }) {
-  const path = doc.session.getBranch(entryId);
+  const { session } = doc;
+  const path = session.getBranch(entryId);
   const t0 = performance.now();
-  const context = doc.session.buildSessionContext(entryId);
+  const projection = session.buildSessionProjection(entryId);
   const ms = performance.now() - t0;
-  const state = sentOnPath(path);
+  const { messages, thinkingLevel, model } = projection;
+  const { state, sources, edits, editedBy } = projectionView(path, projection);
   const pathNodes = new Int32Array(path.length);
   for (let i = 0; i < path.length; i++) pathNodes[i] = doc.nodeOf.get(path[i].id) ?? -1;
-  post({ type: REPLY.selected, req, entryId, context, pathNodes, state, ms: Math.round(ms) }, [
-    pathNodes.buffer,
-    state.buffer,
-  ]);
+  post(
+    {
+      type: REPLY.selected,
+      req,
+      entryId,
+      context: { messages, thinkingLevel, model },
+      sources,
+      editedBy,
+      edits,
+      system: systemAt(entryId, messages, sources),
+      composition: composition(messages),
+      pathUsage: usageTotals(path),
+      pathNodes,
+      state,
+      ms: Math.round(ms),
+    },
+    [pathNodes.buffer, state.buffer],
+  );
+}
+
+/**
+ * pi-ai's system prompt at the leaf (`currentSystemMessage`), beside the one
+ * in force just before the latest system message of the context: at that
+ * message's parent, or for a compaction's checkpoint at the compaction's parent.
+ */
+function systemAt(entryId, messages, sources) {
+  const current = doc.session.currentSystemMessage(entryId);
+  if (!current) return null;
+  let previous;
+  for (let k = messages.length - 1; k >= 0; k--) {
+    if (messages[k]?.role !== "system") continue;
+    const source = doc.session.getEntry(sources[k]);
+    const parent = source?.parentId ?? null;
+    previous = parent === null ? undefined : doc.session.currentSystemMessage(parent);
+    return { ...systemView(current, previous), sourceId: sources[k] };
+  }
+  return systemView(current, undefined);
 }
 
 /** pi's createBranchedSession: the path to `leafId` as a new session file. */

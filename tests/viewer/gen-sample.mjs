@@ -7,11 +7,17 @@
 // compaction, labels, model and thinking-level changes, a session name,
 // custom messages and extension state, tool calls and results (one failing),
 // an image, and bash executions (one excluded from the context with `!!`).
+// And what pi 1.6 writes: system messages (the prompt, then a change of
+// sections and tools), a `cache_warm` usage entry, context edits (a tool
+// output replaced, one omitted, an image pruned after the compaction), usage
+// on the branch summary and the compaction, and the compaction's checkpoint of
+// the system prompt, computed by pi 1.6.0 itself (`make test-deps` first).
 // Ids and timestamps are fixed, so the file is reproducible.
 
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { deflateSync } from "node:zlib";
+import { buildSessionProjection, getCurrentSystemMessage } from "../shared/pi.mjs";
 
 const OUT = fileURLToPath(new URL("../../www/sample.jsonl", import.meta.url));
 
@@ -149,11 +155,46 @@ const bash = (parent, command, output, exitCode, extra = {}, s = 15) =>
     s,
   );
 
+const tool = (name, description, properties) => ({
+  name,
+  description,
+  parameters: { type: "object", properties, required: Object.keys(properties) },
+});
+const pathArg = { path: { type: "string", description: "File path, relative to the working directory" } };
+const system = (parent, fields, s = 1) =>
+  add(parent, "message", { message: { role: "system", ...fields, timestamp: clock + s * 1000 } }, s);
+
 const info = add(null, "session_info", { name: "Cache forecast API responses" }, 1);
 const m1 = add(info, "model_change", { provider: "anthropic", modelId: "claude-sonnet-4-5" }, 1);
 const t1 = add(m1, "thinking_level_change", { thinkingLevel: "medium" }, 1);
+// pi 1.6 writes the system prompt before the first request.
+const sys1 = system(t1, {
+  content:
+    "You are an expert coding assistant operating inside pi, a coding agent harness. You help users by reading files, executing commands, editing code, and writing new files.",
+  sections: {
+    guidelines:
+      "- Use read to examine files before editing.\n- Use edit for precise changes (old text must match exactly).\n- Be concise in your responses.\n- Show file paths clearly when working with files.",
+    cwd: "Current working directory: /home/ana/code/forecast-cli",
+    date: "Current date: 2025-06-12",
+  },
+  toolsAdded: [
+    tool("read", "Read the contents of a file.", pathArg),
+    tool("bash", "Execute a bash command in the current working directory.", {
+      command: { type: "string", description: "Bash command to execute" },
+    }),
+    tool("edit", "Edit a file by replacing exact text.", {
+      ...pathArg,
+      oldText: { type: "string", description: "Exact text to find" },
+      newText: { type: "string", description: "Replacement text" },
+    }),
+    tool("write", "Write content to a file, creating it if needed.", {
+      ...pathArg,
+      content: { type: "string", description: "Content to write" },
+    }),
+  ],
+});
 const u1 = user(
-  t1,
+  sys1,
   "The `forecast` command calls the weather API on **every** run, and we keep hitting the rate limit.\n\nAdd a small on-disk cache with a 10 minute TTL. Start by reading `src/api.ts`.",
 );
 const a1 = assistant(
@@ -232,16 +273,37 @@ const d2 = assistant(d1, [], {
   extra: { errorMessage: "529 overloaded_error: Overloaded" },
 });
 
-const b1 = bash(
+// pi kept the prompt cache warm while the user was away.
+const warm = add(
   a5,
+  "usage",
+  { kind: "cache_warm", provider: "anthropic", model: "claude-sonnet-4-5", usage: usage(0, 1, 11800) },
+  110,
+);
+const b1 = bash(
+  warm,
   "npm test",
   "> forecast-cli@0.4.0 test\n> node --test test/\n\n✔ formats a week (1.2ms)\n✖ fetches once per run (12.4ms)\n  AssertionError: expected 2 requests, got 1\n\nℹ tests 2\nℹ pass 1\nℹ fail 1",
   1,
   {},
   120,
 );
-const u2 = user(
+// An extension trims old tool output from the context: the file read is
+// replaced by a note, the directory listing left out.
+const e1 = add(
   b1,
+  "context_edit",
+  {
+    targetId: r1,
+    replacement: {
+      content: [text("[pruned: src/api.ts, 10 lines; getForecast(lat, lon) fetches BASE with undici]")],
+    },
+  },
+  1,
+);
+const e2 = add(e1, "context_edit", { targetId: r2, replacement: null }, 1);
+const u2 = user(
+  e2,
   "One test fails now: `fetches once per run` expects two requests. The second call is served from the cache. Fix the test setup.",
 );
 const a6 = assistant(
@@ -294,6 +356,8 @@ const s1 = add(
     fromId: x3,
     summary:
       "Tried to mock `Date.now` inside the test so the cached entry looks expired. The edit failed (whitespace mismatch) and the user stopped it: mocking globals was judged too fragile.",
+    usage: usage(4100, 160),
+    fromHook: false,
   },
   300,
 );
@@ -328,7 +392,25 @@ const b2 = bash(
 );
 const l1 = add(b2, "label", { targetId: a8, label: "tests-green" }, 10);
 const l0 = add(l1, "label", { targetId: u1, label: "start" }, 2);
-const m2 = add(l0, "model_change", { provider: "anthropic", modelId: "claude-opus-4-1" }, 30);
+// The user switched skills on: pi 1.6 writes what changed in the prompt.
+const sys2 = system(
+  l0,
+  {
+    content: "",
+    sections: {
+      skills:
+        "<available_skills>\n  <skill><name>readme-writer</name><description>Write and update README sections</description></skill>\n</available_skills>",
+    },
+    toolsAdded: [
+      tool("grep", "Search file contents for a pattern.", {
+        pattern: { type: "string", description: "Regular expression" },
+      }),
+    ],
+    toolsRemoved: [{ name: "write" }],
+  },
+  20,
+);
+const m2 = add(sys2, "model_change", { provider: "anthropic", modelId: "claude-opus-4-1" }, 30);
 model = "claude-opus-4-1";
 const t2 = add(m2, "thinking_level_change", { thinkingLevel: "high" }, 2);
 const u4 = add(
@@ -369,7 +451,11 @@ const c2 = assistant(
   { u: usage(5600, 90, 24000) },
 );
 
-// The main line continues: compaction, extension message, more work.
+// The main line continues: compaction, extension message, more work. As pi
+// 1.6's appendCompaction does, the compaction stores the system prompt of the
+// context it compacts (pi-ai's getCurrentSystemMessage over the projection at
+// its parent), stamped with its own time.
+const checkpoint = getCurrentSystemMessage(buildSessionProjection(lines.slice(1), a9).messages);
 const k1 = add(
   a9,
   "compaction",
@@ -378,6 +464,9 @@ const k1 = add(
       "## Goal\nCache forecast API responses on disk (10 minute TTL).\n\n## Done\n- `src/cache.ts`: JSON file cache keyed by URL, injectable clock.\n- `getForecast` reads through the cache.\n- Tests pass (3/3); README has a Caching section.\n\n## Decisions\n- No global mocks in tests; the clock is injected.",
     firstKeptEntryId: u4,
     tokensBefore: 48210,
+    usage: usage(47900, 380),
+    fromHook: false,
+    systemMessage: { ...checkpoint, timestamp: clock + 400 * 1000 },
   },
   400,
 );
@@ -392,7 +481,22 @@ const cm = add(
   },
   3,
 );
-const u5 = user(cm, "Last thing: add a `--no-cache` flag to the CLI.");
+// A new day, and a todo tool instead of grep.
+const sys3 = system(
+  cm,
+  {
+    content: "",
+    sections: { date: "Current date: 2025-06-13" },
+    toolsAdded: [
+      tool("todo", "Read and update the session's todo list.", {
+        action: { type: "string", description: "list, add or done" },
+      }),
+    ],
+    toolsRemoved: [{ name: "grep" }],
+  },
+  2,
+);
+const u5 = user(sys3, "Last thing: add a `--no-cache` flag to the CLI.");
 const a10 = assistant(
   u5,
   [
@@ -414,7 +518,24 @@ const a11 = assistant(
   ],
   { u: usage(6400, 150, 3000) },
 );
-const st = add(a11, "custom", { customType: "git-checkpoint", data: { commit: "a41c9e2", files: 4 } }, 1);
+// The image has done its job: an extension prunes it from the context.
+const e3 = add(
+  a11,
+  "context_edit",
+  {
+    targetId: u4,
+    replacement: {
+      content: [
+        text(
+          "Now document the cache in the README. Here is what `forecast --chart` prints for Berlin, include a sentence about it:",
+        ),
+        text("[image pruned: bar chart of seven daily maxima, Saturday the warmest at 27 °C]"),
+      ],
+    },
+  },
+  2,
+);
+const st = add(e3, "custom", { customType: "git-checkpoint", data: { commit: "a41c9e2", files: 4 } }, 1);
 const b3 = bash(
   st,
   "git status --short",

@@ -5,12 +5,13 @@
 // Screenshots of every state land in tests/viewer/output/ (git-ignored).
 
 import assert from "node:assert/strict";
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { buildSessionContext, getTree, inspectSession, migrate, parseSession } from "session-tree";
+import { getTree, inspectSession, migrate, parseSession } from "session-tree";
 import { startStaticServer } from "../../tools/static-server.mjs";
 import { launchChromium } from "../browser/chromium.mjs";
+import { buildSessionContext as piContext, piLoad } from "../shared/pi.mjs";
 import { generateLargeSession } from "./large-session.mjs";
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
@@ -18,6 +19,12 @@ const OUT = here("./output/");
 const WWW = here("../../www/");
 mkdirSync(OUT, { recursive: true });
 const SAMPLE = readFileSync(here("../../www/sample.jsonl"), "utf8");
+/** pi 1.6.0's buildSessionContext over a file's text: the expected context. */
+const buildSessionContext = (text, leafId) =>
+  piContext(
+    piLoad(text).filter((e) => e.type !== "session"),
+    leafId,
+  );
 
 let server;
 let browser;
@@ -116,8 +123,6 @@ test("the sample renders with its graph, context, stats and no console errors", 
   // Legend, filters, kinds.
   assert.equal((await page.$$eval(".legend-item", (els) => els.length)) >= 12, true);
   await page.screenshot({ path: `${OUT}sample.png` });
-  // The README's picture is refreshed on request only: tests leave the tree as it was.
-  if (process.env.UPDATE_SCREENSHOT === "1") copyFileSync(`${OUT}sample.png`, `${WWW}screenshot.png`);
   await page.emulateMedia({ colorScheme: "dark" });
   await page.screenshot({ path: `${OUT}sample-dark.png` });
   await page.click(".tab[data-tab=stats]");
@@ -177,7 +182,9 @@ test("selecting each leaf shows buildSessionContext for it, in order and by role
   }
   // Entries on the path that the model does not see are marked in the graph.
   const compaction = entries.find((e) => e.type === "compaction");
-  const last = leaves.find((id) => buildSessionContext(SAMPLE, id).messages[0]?.role === "compactionSummary");
+  const last = leaves.find((id) =>
+    buildSessionContext(SAMPLE, id).messages.some((m) => m.role === "compactionSummary"),
+  );
   await (await rowOf(page, last)).click();
   await waitForContext(page, last);
   await page.evaluate(() => {
@@ -209,7 +216,8 @@ test("#leaf=<id> selects a leaf, and keyboard navigation moves and selects", asy
     location.hash = `#leaf=${id}`;
   }, first);
   await waitForContext(page, first);
-  assert.deepEqual(await contextRoles(page), ["user"]);
+  // The system prompt, then the first user message.
+  assert.deepEqual(await contextRoles(page), ["system", "user"]);
   // Keyboard: ArrowDown moves the cursor, Enter makes it the leaf.
   await page.focus("#graph");
   await page.keyboard.press("ArrowDown");
@@ -241,14 +249,22 @@ test("the entry tab shows the entry under the cursor, raw JSON included", async 
   await page.close();
 });
 
-/** pi's tree selector filters, written out here independently of www/. */
+/** pi 1.6's tree selector filters, written out here independently of www/. */
 function expectedVisible(source, filter, leafId) {
-  const settings = new Set(["label", "custom", "model_change", "thinking_level_change", "session_info"]);
+  const settings = new Set([
+    "label",
+    "context_edit",
+    "custom",
+    "model_change",
+    "thinking_level_change",
+    "session_info",
+  ]);
   const out = [];
   for (const stack = [...getTree(source)]; stack.length; ) {
     const node = stack.pop();
     stack.push(...node.children);
     const e = node.entry;
+    if (e.type === "usage") continue; // never shown, not even as the leaf
     const role = e.type === "message" ? e.message.role : undefined;
     if (role === "assistant" && e.id !== leafId) {
       const text = e.message.content.some((b) => b.type === "text" && b.text.trim());
@@ -385,7 +401,7 @@ test("a malformed file shows its diagnostics and the page keeps working", async 
   );
   await page.click("#sample-button");
   await page.waitForFunction(() => window.__viewer.opened >= 3);
-  assert.match(await statusText(page), /^45 entries/);
+  assert.match(await statusText(page), new RegExp(`^${parseSession(SAMPLE).length - 1} entries`));
   assert.deepEqual(problems, []);
   await page.close();
 });

@@ -1,6 +1,7 @@
-// The Context tab: what buildSessionContext returns at the leaf, with the
-// model, thinking level and path length above it. Long contexts are drawn in
-// chunks as they scroll into view.
+// The Context tab: pi's buildSessionProjection at the leaf, with the model,
+// thinking level and path length above it. Each message names the entry it
+// comes from, and says so when a context edit replaced its content. Long
+// contexts are drawn in chunks as they scroll into view.
 
 import { PATH } from "../messages.js";
 import { chip, el, jumpLink, renderMessage } from "../render.js";
@@ -16,7 +17,7 @@ export class ContextPanel {
   }
 
   /** The context at `leafId`, from the worker's `selected` reply. */
-  render(leafId, { context, pathNodes, state, ms }) {
+  render(leafId, { context, sources, editedBy, pathNodes, state, ms }, { targetId = null } = {}) {
     const { head, box } = this;
     const { messages, thinkingLevel, model } = context;
     let hidden = 0;
@@ -35,7 +36,9 @@ export class ContextPanel {
       chip(`${pathNodes.length} entries on the path`, "muted"),
     );
     if (hidden) meta.append(chip(`${hidden} not sent`, "muted"));
-    meta.title = `buildSessionContext took ${ms} ms`;
+    const replaced = editedBy.filter(Boolean).length;
+    if (replaced) meta.append(chip(`${replaced} replaced by context edits`, "warn"));
+    meta.title = `buildSessionProjection took ${ms} ms`;
     head.append(title, meta);
     box.replaceChildren();
     box.dataset.leaf = leafId;
@@ -43,7 +46,14 @@ export class ContextPanel {
     const more = () => {
       const end = Math.min(messages.length, shown + CHUNK);
       const frag = document.createDocumentFragment();
-      for (; shown < end; shown++) frag.append(renderMessage(messages[shown], { index: shown, onJump: this.onJump }));
+      for (; shown < end; shown++) {
+        const k = shown;
+        const checkpoint =
+          messages[k]?.role === "system" &&
+          sources[k + 1] === sources[k] &&
+          messages[k + 1]?.role === "compactionSummary";
+        frag.append(this.message(messages[k], k, sources[k], editedBy[k], checkpoint));
+      }
       box.append(frag);
       if (shown < messages.length) {
         const b = el("button", "button more", `Show more (${messages.length - shown} left)`);
@@ -67,6 +77,46 @@ export class ContextPanel {
     };
     if (messages.length === 0) box.append(el("p", "empty", "The model receives nothing at this leaf."));
     more();
+    if (targetId) this.highlight(targetId, more, () => shown < messages.length);
+  }
+
+  /** One message, marked with its source entry and the edit that replaced it. */
+  message(msg, index, sourceId, editId, checkpoint) {
+    const art = renderMessage(msg, { index, onJump: this.onJump });
+    art.dataset.sourceId = sourceId;
+    const head = art.querySelector(".msg-head");
+    const from = el("span", "source muted small", "from ");
+    from.append(jumpLink(sourceId, (id) => this.onJump(id, false)));
+    head?.insertBefore(from, head.querySelector(".msg-time"));
+    if (checkpoint) {
+      art.classList.add("checkpoint");
+      const c = chip("compaction checkpoint", "muted");
+      c.title = "The system prompt and tools as the compaction stored them";
+      from.before(c);
+    }
+    if (editId) {
+      art.dataset.edited = "replaced";
+      const note = el("div", "edited-note");
+      note.append(
+        el("span", "", "Content replaced by context edit "),
+        jumpLink(editId, (id) => this.onJump(id, false)),
+      );
+      head?.after(note);
+    }
+    return art;
+  }
+
+  /** Scrolls to and marks the messages of entry `id`, drawing more chunks until they are in. */
+  highlight(id, more, hasMore) {
+    for (const old of this.box.querySelectorAll(".msg.target")) old.classList.remove("target");
+    let found = this.box.querySelectorAll(`[data-source-id="${CSS.escape(id)}"]`);
+    while (found.length === 0 && hasMore()) {
+      this.box.querySelector(".button.more")?.remove();
+      more();
+      found = this.box.querySelectorAll(`[data-source-id="${CSS.escape(id)}"]`);
+    }
+    for (const m of found) m.classList.add("target");
+    found[0]?.scrollIntoView({ block: "center" });
   }
 
   /** A session without entries. */

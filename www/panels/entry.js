@@ -2,7 +2,8 @@
 // JSON below.
 
 import { codeBlock } from "../markdown.js";
-import { el, json, renderMessage } from "../render.js";
+import { editLine } from "../model.js";
+import { el, json, jumpLink, renderMessage } from "../render.js";
 
 export class EntryPanel {
   /** `onSelect(id)`: make the entry the leaf; `onJump(id)`: go to an entry. */
@@ -26,6 +27,11 @@ export class EntryPanel {
     use.addEventListener("click", () => this.onSelect(id));
     head.append(use);
     panel.append(head);
+    if ((entry?.type === "context_edit" || entry?.type === "label") && typeof entry.targetId === "string") {
+      const target = el("p", "muted small", entry.type === "context_edit" ? `${editLine(entry)} · target ` : "target ");
+      target.append(jumpLink(entry.targetId, this.onJump));
+      panel.append(target);
+    }
     if (entry?.type === "message") panel.append(renderMessage(entry.message, { onJump: this.onJump }));
     const raw = el("details", "raw");
     raw.open = entry?.type !== "message";

@@ -16,14 +16,12 @@ import {
   layoutVisible,
   refOf,
   searchWords,
-  sentOnPath,
   statsTables,
   statusLine,
   treeShape,
   versionOf,
   visibleNodes,
 } from "../../../www/analysis.js";
-import { PATH } from "../../../www/messages.js";
 import { KIND } from "../../../www/model.js";
 
 const T = "2025-01-01T00:00:00.000Z";
@@ -178,58 +176,6 @@ test("layoutVisible with nothing visible is empty", () => {
   assert.equal(view.rowNode.length, 0);
 });
 
-const e = (type, id, extra = {}) => ({ type, id, ...extra });
-
-test("sentOnPath without a compaction: the entries that make a message are sent", () => {
-  const path = [
-    e("message", "u1"),
-    e("model_change", "m"),
-    e("message", "a1"),
-    e("label", "l"),
-    e("custom_message", "cm"),
-    e("branch_summary", "b1", { summary: "what happened" }),
-    e("branch_summary", "b2", { summary: "" }),
-    e("custom", "x"),
-  ];
-  const { sent: S, unsent: U } = PATH;
-  assert.deepEqual([...sentOnPath(path)], [S, U, S, U, S, S, U, U]);
-  assert.deepEqual([...sentOnPath([])], []);
-});
-
-test("sentOnPath with a compaction: only entries from firstKeptEntryId on, the compaction, and what follows", () => {
-  const { sent: S, unsent: U } = PATH;
-  const path = [
-    e("message", "u1"),
-    e("message", "a1"),
-    e("message", "u2"),
-    e("thinking_level_change", "t0"),
-    e("message", "a2"),
-    e("compaction", "c", { firstKeptEntryId: "u2" }),
-    e("thinking_level_change", "t1"),
-    e("message", "u3"),
-  ];
-  assert.deepEqual([...sentOnPath(path)], [U, U, S, U, S, S, U, S]);
-});
-
-test("sentOnPath: the last compaction counts, and a first kept entry off the path keeps nothing before it", () => {
-  const { sent: S, unsent: U } = PATH;
-  const two = [
-    e("message", "u1"),
-    e("compaction", "c1", { firstKeptEntryId: "u1" }),
-    e("message", "u2"),
-    e("compaction", "c2", { firstKeptEntryId: "u2" }),
-    e("message", "u3"),
-  ];
-  assert.deepEqual([...sentOnPath(two)], [U, U, S, S, S]);
-  const lost = [
-    e("message", "u1"),
-    e("message", "a1"),
-    e("compaction", "c", { firstKeptEntryId: "zz" }),
-    e("message", "u2"),
-  ];
-  assert.deepEqual([...sentOnPath(lost)], [U, U, S, S]);
-});
-
 test("headerOf, versionOf and lastEntryId", () => {
   const header = { type: "session", id: "s" };
   const entries = [header, { type: "message", id: "a" }, { type: "label", id: 5 }, null];
@@ -265,16 +211,10 @@ test("computeStats counts types, roles, usage, models and the session name", () 
   const stats = computeStats(entries, { count: 8, roots: 1 });
   assert.deepEqual(stats.byType, { message: 4, session_info: 3, label: 1 });
   assert.deepEqual(stats.byRole, { user: 1, assistant: 3 });
-  // Two turns carry usage; Infinity and a string count as nothing.
-  assert.deepEqual(stats.tokens, {
-    total: 100,
-    input: 60,
-    output: 40,
-    cacheRead: 10,
-    cacheWrite: 0,
-    cost: 0.5,
-    turns: 2,
-  });
+  // Two turns carry usage; Infinity and a string count as nothing. The total
+  // is pi's: input + output + cache read + cache write (not totalTokens).
+  const turn = { input: 60, output: 40, cacheRead: 10, cacheWrite: 0, total: 110, cost: 0.5, records: 2 };
+  assert.deepEqual(stats.tokens, { ...turn, by: { assistant: turn } });
   assert.deepEqual(stats.models, [
     ["p/m", 2],
     ["q/n", 1],
@@ -306,7 +246,19 @@ const info = (over = {}) => ({
     maxDepth: 7,
     byType: { message: 8, label: 2 },
     byRole: { user: 3, assistant: 5 },
-    tokens: { total: 12_345, input: 10_000, output: 2_345, cacheRead: 0, cacheWrite: 0, cost: 0.01234, turns: 5 },
+    tokens: {
+      total: 12_345,
+      input: 10_000,
+      output: 2_345,
+      cacheRead: 0,
+      cacheWrite: 0,
+      cost: 0.01234,
+      records: 6,
+      by: {
+        assistant: { total: 12_000, cost: 0.012 },
+        usage: { total: 345, cost: 0.00034 },
+      },
+    },
     models: [
       ["p/m", 4],
       ["q/n", 1],
@@ -329,16 +281,11 @@ test("statusLine: entries, shown when the filter hides some, leaves, branch poin
   );
 });
 
+const USAGE = "Usage (the whole file, as pi's session stats count it)";
+
 test("statsTables: header, tree, counts sorted by size, usage and models", () => {
   const tables = Object.fromEntries(statsTables(info()));
-  assert.deepEqual(Object.keys(tables), [
-    "Header",
-    "Tree",
-    "Entries by type",
-    "Messages by role",
-    "Usage (all assistant turns)",
-    "Models",
-  ]);
+  assert.deepEqual(Object.keys(tables), ["Header", "Tree", "Entries by type", "Messages by role", USAGE, "Models"]);
   assert.deepEqual(tables.Header, [
     ["id", "s1"],
     ["version", "3"],
@@ -357,11 +304,14 @@ test("statsTables: header, tree, counts sorted by size, usage and models", () =>
     ["assistant", "5"],
     ["user", "3"],
   ]);
-  assert.deepEqual(tables["Usage (all assistant turns)"].slice(1, 3), [
+  assert.deepEqual(tables[USAGE].slice(0, 5), [
+    ["records with usage", "6"],
+    ["  from assistant messages", "12.0k tokens · $0.0120"],
+    ["  from usage entries", "345 tokens · $0.0003"],
     ["total tokens", "12.3k"],
     ["input", "10.0k"],
   ]);
-  assert.deepEqual(tables["Usage (all assistant turns)"].at(-1), ["cost", "$0.0123"]);
+  assert.deepEqual(tables[USAGE].at(-1), ["cost", "$0.0123"]);
   assert.deepEqual(tables.Models, [
     ["p/m", "4 turns"],
     ["q/n", "1 turn"],

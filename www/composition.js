@@ -1,0 +1,199 @@
+// What fills the context, and what a session costs, without the DOM: the
+// characters and estimated tokens of a context's messages by role and by tool,
+// the provider's own input count where the path has one, and usage totals
+// with pi's accounting. The worker runs it; tests/viewer/unit/ covers it.
+
+/** Characters per estimated token: pi's own heuristic (its compaction's `estimateTokens`). */
+export const CHARS_PER_TOKEN = 4;
+/** Tokens an image is estimated at: pi counts an image as 4,800 characters, so 1,200 tokens. */
+export const IMAGE_TOKENS = 1200;
+/** The estimate, in words, for the page to state beside the figures. */
+export const ESTIMATE_NOTE = `estimated tokens = characters ÷ ${CHARS_PER_TOKEN}, rounded up, plus ${IMAGE_TOKENS.toLocaleString("en-US")} per image (pi's own estimate)`;
+
+const isObject = (v) => typeof v === "object" && v !== null;
+const str = (v) => (typeof v === "string" ? v : "");
+
+function safeJson(v) {
+  try {
+    return JSON.stringify(v) ?? "";
+  } catch {
+    return "";
+  }
+}
+
+/** Characters and images of a text-and-image content value (a string counts as one text block). */
+function contentSize(content) {
+  if (typeof content === "string") return { chars: content.length, images: 0 };
+  let chars = 0;
+  let images = 0;
+  if (Array.isArray(content)) {
+    for (const b of content) {
+      if (!isObject(b)) continue;
+      if (b.type === "text") chars += str(b.text).length;
+      else if (b.type === "image") images++;
+    }
+  }
+  return { chars, images };
+}
+
+/**
+ * The size of one context message, as pi's `estimateTokens` measures it:
+ * `{ chars, images, tools }`, where `tools` lists `[toolName, chars]` for the
+ * parts that belong to a tool (a tool call's name and arguments, a tool
+ * result's content). Text only: an image adds to `images`, not to `chars`.
+ *
+ * - system: its content's text, every section's text, and its `toolsAdded` as JSON;
+ * - user, custom, toolResult: the text blocks (a string content is one block);
+ * - assistant: text, thinking, and each tool call's name plus its arguments as JSON;
+ * - bashExecution: the command and the output;
+ * - branchSummary, compactionSummary: the summary;
+ * - any other role: nothing.
+ */
+export function messageSize(m) {
+  const out = { chars: 0, images: 0, tools: [] };
+  if (!isObject(m)) return out;
+  switch (m.role) {
+    case "system": {
+      Object.assign(out, contentSize(m.content));
+      if (isObject(m.sections)) for (const v of Object.values(m.sections)) out.chars += str(v).length;
+      if (m.toolsAdded) out.chars += safeJson(m.toolsAdded).length;
+      break;
+    }
+    case "user":
+    case "custom":
+      Object.assign(out, contentSize(m.content));
+      break;
+    case "toolResult": {
+      const { chars, images } = contentSize(m.content);
+      out.chars = chars;
+      out.images = images;
+      out.tools = [[String(m.toolName ?? "(unnamed)"), chars]];
+      break;
+    }
+    case "assistant":
+      if (Array.isArray(m.content)) {
+        for (const b of m.content) {
+          if (!isObject(b)) continue;
+          if (b.type === "text") out.chars += str(b.text).length;
+          else if (b.type === "thinking") out.chars += str(b.thinking).length;
+          else if (b.type === "toolCall") {
+            const n = str(b.name).length + safeJson(b.arguments).length;
+            out.chars += n;
+            out.tools.push([String(b.name ?? "(unnamed)"), n]);
+          }
+        }
+      }
+      break;
+    case "bashExecution":
+      out.chars = str(m.command).length + str(m.output).length;
+      break;
+    case "branchSummary":
+    case "compactionSummary":
+      out.chars = str(m.summary).length;
+      break;
+  }
+  return out;
+}
+
+/** Estimated tokens for `chars` characters and `images` images (see ESTIMATE_NOTE). */
+export const estimateTokens = (chars, images = 0) => Math.ceil(chars / CHARS_PER_TOKEN) + images * IMAGE_TOKENS;
+
+const bySize = (a, b) => b.tokens - a.tokens || b.chars - a.chars || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
+/**
+ * What fills a context (`buildSessionContext(...).messages`):
+ * `{ total, byRole, byTool, lastInput }`. `total` and each row are
+ * `{ name, messages, chars, images, tokens }`; rows come largest first. A
+ * tool's row counts its calls' and results' characters (`calls`, `results`
+ * say how many). `lastInput` is the input the provider reported for the last
+ * assistant message that has usage (`input + cacheRead + cacheWrite`, what
+ * that request sent), with the message's index, or `null`.
+ */
+export function composition(messages) {
+  const roles = new Map();
+  const tools = new Map();
+  const total = { name: "total", messages: 0, chars: 0, images: 0, tokens: 0 };
+  let lastInput = null;
+  messages.forEach((m, index) => {
+    const size = messageSize(m);
+    const role = isObject(m) ? String(m.role) : "unknown";
+    const row = roles.get(role) ?? { name: role, messages: 0, chars: 0, images: 0, tokens: 0 };
+    row.messages++;
+    row.chars += size.chars;
+    row.images += size.images;
+    roles.set(role, row);
+    total.messages++;
+    total.chars += size.chars;
+    total.images += size.images;
+    for (const [name, chars] of size.tools) {
+      const t = tools.get(name) ?? { name, calls: 0, results: 0, chars: 0, images: 0, tokens: 0 };
+      if (role === "toolResult") {
+        t.results++;
+        t.images += size.images;
+      } else t.calls++;
+      t.chars += chars;
+      tools.set(name, t);
+    }
+    const u = isObject(m) && m.role === "assistant" ? m.usage : null;
+    if (isObject(u)) {
+      const n = (v) => (typeof v === "number" && Number.isFinite(v) ? v : 0);
+      const input = n(u.input);
+      const cacheRead = n(u.cacheRead);
+      const cacheWrite = n(u.cacheWrite);
+      lastInput = { index, input, cacheRead, cacheWrite, total: input + cacheRead + cacheWrite };
+    }
+  });
+  for (const r of [total, ...roles.values(), ...tools.values()]) r.tokens = estimateTokens(r.chars, r.images);
+  return {
+    total,
+    byRole: [...roles.values()].sort(bySize),
+    byTool: [...tools.values()].sort(bySize),
+    lastInput,
+  };
+}
+
+/** An empty usage total. */
+export const emptyUsage = () => ({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0, cost: 0, records: 0 });
+
+const num = (v) => (typeof v === "number" && Number.isFinite(v) ? v : 0);
+
+function add(totals, u) {
+  if (!isObject(u)) return;
+  totals.input += num(u.input);
+  totals.output += num(u.output);
+  totals.cacheRead += num(u.cacheRead);
+  totals.cacheWrite += num(u.cacheWrite);
+  totals.cost += num(u.cost?.total);
+  totals.records++;
+}
+
+/**
+ * Tokens and cost over `entries` with pi 1.6's accounting (its
+ * `getSessionStats`): the usage of assistant messages, of `usage` entries, of
+ * compactions and branch summaries, and of tool results that carry one.
+ * `total` is input + output + cache read + cache write, as pi sums it; `by`
+ * splits the cost and tokens by source (`assistant`, `usage`, `compaction`,
+ * `branchSummary`, `toolResult`). Values that are not finite numbers count as 0.
+ */
+export function usageTotals(entries) {
+  const all = emptyUsage();
+  const by = {};
+  const count = (source, u) => {
+    if (!isObject(u)) return;
+    by[source] ??= emptyUsage();
+    add(by[source], u);
+    add(all, u);
+  };
+  for (const e of entries) {
+    if (!isObject(e)) continue;
+    if (e.type === "usage") count("usage", e.usage);
+    else if (e.type === "compaction") count("compaction", e.usage);
+    else if (e.type === "branch_summary") count("branchSummary", e.usage);
+    else if (e.type === "message" && isObject(e.message)) {
+      if (e.message.role === "assistant") count("assistant", e.message.usage);
+      else if (e.message.role === "toolResult") count("toolResult", e.message.usage);
+    }
+  }
+  for (const t of [all, ...Object.values(by)]) t.total = t.input + t.output + t.cacheRead + t.cacheWrite;
+  return { ...all, by };
+}
