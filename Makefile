@@ -41,6 +41,8 @@ endef
 
 RUST_SOURCES := Cargo.toml $(wildcard Cargo.lock) $(shell find src -type f 2>/dev/null)
 TEMPLATE_FILES := $(shell find pkg-template -type f 2>/dev/null)
+# The viewer, copied into the package as viewer/ for `session-tree serve`.
+VIEWER_FILES := $(shell find www -type f 2>/dev/null)
 STAMP := pkg/.stamp
 
 .PHONY: build test test-cargo test-node test-readme test-reliability fuzz test-conformance test-viewer bench sample test-browser test-consumer \
@@ -79,7 +81,7 @@ $(WASM_OPT):
 	$(NPM_INSTALL) --prefix target/tools binaryen@$(BINARYEN_VERSION)
 	@touch $@
 
-$(STAMP): $(WASM) $(TEMPLATE_FILES) $(wildcard README.md) Makefile $(WASM_OPT) | toolchain
+$(STAMP): $(WASM) $(TEMPLATE_FILES) $(VIEWER_FILES) $(wildcard README.md) Makefile $(WASM_OPT) | toolchain
 	rm -rf pkg
 	mkdir -p pkg
 	wasm-bindgen --target nodejs --no-typescript --experimental-reset-state-function --out-dir pkg/node $(WASM)
@@ -88,6 +90,7 @@ $(STAMP): $(WASM) $(TEMPLATE_FILES) $(wildcard README.md) Makefile $(WASM_OPT) |
 	for w in pkg/node/session_tree_bg.wasm pkg/web/session_tree_bg.wasm; do \
 	  $(WASM_OPT) $(WASM_OPT_FLAGS) "$$w" -o "$$w"; done
 	cp -R pkg-template/. pkg/
+	cp -R www pkg/viewer && rm -f pkg/viewer/screenshot.png
 	cp pkg/index.d.ts pkg/index.d.cts
 	sed -e 's/^export function recovering/function recovering/' -e '$$a module.exports = { recovering };' pkg/recover.js > pkg/recover.cjs
 	if [ -f README.md ]; then cp README.md pkg/README.md; fi

@@ -20,6 +20,8 @@ export const REQUEST = Object.freeze({
   migrated: "migrated",
   /** `{ entryId }`: the path to that leaf as a new session file. */
   export: "export",
+  /** `{ bytes: ArrayBuffer, filter, query, keepId }`: bytes appended to the open file (live.js). */
+  append: "append",
 });
 
 /** Replies and notices, worker → page. */
@@ -42,6 +44,8 @@ export const REPLY = Object.freeze({
   migrated: "migrated",
   /** `{ text }`: JSONL. */
   export: "export",
+  /** `{ nodes, view, count, stats, defaultLeaf, added }`: the session after an append. */
+  appended: "appended",
 });
 
 /** The reply type that answers each request type. */
@@ -52,6 +56,7 @@ export const REPLY_TO = Object.freeze({
   [REQUEST.entry]: REPLY.entry,
   [REQUEST.migrated]: REPLY.migrated,
   [REQUEST.export]: REPLY.export,
+  [REQUEST.append]: REPLY.appended,
 });
 
 /** Per entry on the path to the selected leaf: whether the model sees it. */

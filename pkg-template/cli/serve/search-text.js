@@ -1,0 +1,217 @@
+// What cross-session search looks at, shared by `session-tree serve` (Node) and
+// the viewer's "Open folder…" (the browser): the searchable text of an entry,
+// the query syntax, and a Bloom filter of a file's words. Plain ESM with no
+// `node:` imports, so the browser loads it from the package as well.
+//
+// Words match whole words (case-insensitive, letters and digits); "quoted
+// phrases" match those words in a row. Every term of a query must be in the
+// same entry.
+
+const WORD = /[\p{L}\p{N}_]+/gu;
+
+/** The lower-cased words of `text`, in order. */
+export function tokenize(text) {
+  return typeof text === "string" ? (text.toLowerCase().match(WORD) ?? []) : [];
+}
+
+/** `"a phrase" word` -> `{ phrases: [["a", "phrase"]], words: ["word"] }`; empty terms dropped. */
+export function parseQuery(query) {
+  const phrases = [];
+  const rest = String(query ?? "").replace(/"([^"]*)"?/g, (_, inner) => {
+    const words = tokenize(inner);
+    if (words.length) phrases.push(words);
+    return " ";
+  });
+  const words = [...new Set(tokenize(rest))];
+  return { phrases, words };
+}
+
+/** Every distinct word a query needs (for the Bloom filter). */
+export function queryTokens({ phrases, words }) {
+  return [...new Set([...words, ...phrases.flat()])];
+}
+
+const isEmpty = (q) => q.words.length === 0 && q.phrases.length === 0;
+
+/** Whether the words of one entry hold every term of the query. */
+export function matchTokens(tokens, query) {
+  if (isEmpty(query)) return false;
+  const set = new Set(tokens);
+  for (const w of query.words) if (!set.has(w)) return false;
+  for (const p of query.phrases) if (!hasRun(tokens, p)) return false;
+  return true;
+}
+
+function hasRun(tokens, run) {
+  outer: for (let i = 0; i + run.length <= tokens.length; i++) {
+    for (let j = 0; j < run.length; j++) if (tokens[i + j] !== run[j]) continue outer;
+    return true;
+  }
+  return false;
+}
+
+function contentText(content) {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  const parts = [];
+  for (const part of content) {
+    if (!part || typeof part !== "object") continue;
+    if (typeof part.text === "string") parts.push(part.text);
+    if (part.type === "toolCall") {
+      if (typeof part.name === "string") parts.push(part.name);
+      if (part.arguments !== undefined) parts.push(safeJson(part.arguments));
+    }
+  }
+  return parts.join("\n");
+}
+
+function safeJson(v) {
+  try {
+    return typeof v === "string" ? v : (JSON.stringify(v) ?? "");
+  } catch {
+    return "";
+  }
+}
+
+/**
+ * The searchable text of one parsed JSONL entry: message text, tool calls (name
+ * and arguments), tool names, bash commands and output, summaries, session names
+ * and labels. Thinking is left out. "" for anything else.
+ */
+export function entryText(entry) {
+  if (!entry || typeof entry !== "object") return "";
+  switch (entry.type) {
+    case "message": {
+      const m = entry.message;
+      if (!m || typeof m !== "object") return "";
+      const out = [contentText(m.content)];
+      if (typeof m.toolName === "string") out.push(m.toolName);
+      if (typeof m.command === "string") out.push(m.command);
+      if (typeof m.output === "string") out.push(m.output);
+      if (typeof m.summary === "string") out.push(m.summary);
+      return out.filter(Boolean).join("\n");
+    }
+    case "custom_message":
+      return contentText(entry.content);
+    case "branch_summary":
+    case "compaction":
+      return typeof entry.summary === "string" ? entry.summary : "";
+    case "session_info":
+      return typeof entry.name === "string" ? entry.name : "";
+    case "label":
+      return typeof entry.label === "string" ? entry.label : "";
+    default:
+      return "";
+  }
+}
+
+/** A short piece of `text` around the first query word, on one line. */
+export function snippet(text, query, width = 140) {
+  const flat = text.replace(/\s+/g, " ").trim();
+  const lower = flat.toLowerCase();
+  const first = query.phrases[0]?.[0] ?? query.words[0];
+  let at = first ? lower.indexOf(first) : 0;
+  if (at < 0) at = 0;
+  const start = Math.max(0, at - Math.floor(width / 3));
+  const piece = flat.slice(start, start + width);
+  return (start > 0 ? "…" : "") + piece + (start + width < flat.length ? "…" : "");
+}
+
+// --------------------------------------------------------------- Bloom filter
+
+function fnv(word, seed) {
+  let h = 0x811c9dc5 ^ seed;
+  for (let i = 0; i < word.length; i++) {
+    h ^= word.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}
+
+const HASHES = 4;
+
+/**
+ * A fixed-size set of words that may answer "yes" wrongly (about 1 in 100 at 10
+ * bits a word) but never "no" wrongly: a file's words in a few KB, so the index
+ * of a large folder holds no file's text.
+ */
+export class Bloom {
+  constructor(words = 0, bits = null) {
+    this.bits = bits ?? new Uint32Array(Math.max(2, Math.ceil((Math.max(words, 16) * 10) / 32)));
+    this.size = this.bits.length * 32;
+  }
+  static of(words) {
+    const set = words instanceof Set ? words : new Set(words);
+    const b = new Bloom(set.size);
+    for (const w of set) b.add(w);
+    return b;
+  }
+  add(word) {
+    const h1 = fnv(word, 0);
+    const h2 = fnv(word, 0x5bd1e995) | 1;
+    for (let i = 0; i < HASHES; i++) {
+      const bit = (h1 + Math.imul(i, h2)) >>> 0;
+      const at = bit % this.size;
+      this.bits[at >>> 5] |= 1 << (at & 31);
+    }
+  }
+  has(word) {
+    const h1 = fnv(word, 0);
+    const h2 = fnv(word, 0x5bd1e995) | 1;
+    for (let i = 0; i < HASHES; i++) {
+      const bit = (h1 + Math.imul(i, h2)) >>> 0;
+      const at = bit % this.size;
+      if ((this.bits[at >>> 5] & (1 << (at & 31))) === 0) return false;
+    }
+    return true;
+  }
+  hasAll(words) {
+    return words.every((w) => this.has(w));
+  }
+}
+
+/**
+ * Splits JSONL text into parsed entries with their line numbers (1-based);
+ * lines that are not JSON objects are skipped (the list reports them as problems).
+ */
+export function* jsonlEntries(text) {
+  let line = 0;
+  for (const raw of text.split(/\r\n|\r|\n/)) {
+    line++;
+    if (!raw.trim()) continue;
+    let v;
+    try {
+      v = JSON.parse(raw);
+    } catch {
+      continue;
+    }
+    if (v && typeof v === "object" && !Array.isArray(v)) yield { entry: v, line };
+  }
+}
+
+/** The Bloom filter of every searchable word of a session's text. */
+export function bloomOfText(text) {
+  const words = new Set();
+  for (const { entry } of jsonlEntries(text)) for (const w of tokenize(entryText(entry))) words.add(w);
+  return Bloom.of(words);
+}
+
+/**
+ * The entries of one session's text that match `query` (from parseQuery):
+ * `{ entryId, line, role, snippet }`, at most `limit`.
+ */
+export function searchText(text, query, limit = 50) {
+  const hits = [];
+  for (const { entry, line } of jsonlEntries(text)) {
+    if (hits.length >= limit) break;
+    const t = entryText(entry);
+    if (!t || !matchTokens(tokenize(t), query)) continue;
+    hits.push({
+      entryId: typeof entry.id === "string" ? entry.id : null,
+      line,
+      role: entry.type === "message" ? (entry.message?.role ?? "message") : entry.type,
+      snippet: snippet(t, query),
+    });
+  }
+  return hits;
+}
