@@ -202,12 +202,15 @@ export function bloomOfText(text) {
  */
 export function searchText(text, query, limit = 50) {
   const hits = [];
+  // A version 1 file has no ids: opening it makes new ones, so its hits name no entry.
+  let ids = true;
   for (const { entry, line } of jsonlEntries(text)) {
     if (hits.length >= limit) break;
+    if (entry.type === "session") ids = typeof entry.version === "number" && entry.version >= 2;
     const t = entryText(entry);
     if (!t || !matchTokens(tokenize(t), query)) continue;
     hits.push({
-      entryId: typeof entry.id === "string" ? entry.id : null,
+      entryId: ids && typeof entry.id === "string" ? entry.id : null,
       line,
       role: entry.type === "message" ? (entry.message?.role ?? "message") : entry.type,
       snippet: snippet(t, query),
