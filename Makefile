@@ -45,7 +45,7 @@ TEMPLATE_FILES := $(shell find pkg-template -type f 2>/dev/null)
 VIEWER_FILES := $(shell find www -type f 2>/dev/null)
 STAMP := pkg/.stamp
 
-.PHONY: build test test-cargo test-node test-readme test-reliability fuzz test-conformance test-viewer bench sample test-browser test-consumer \
+.PHONY: build test test-cargo test-cli test-node test-readme test-reliability fuzz test-conformance test-viewer bench sample test-browser test-consumer \
         demo clean toolchain test-deps chromium
 
 build: $(STAMP)
@@ -99,7 +99,7 @@ $(STAMP): $(WASM) $(TEMPLATE_FILES) $(VIEWER_FILES) $(wildcard README.md) Makefi
 
 # --- tests -------------------------------------------------------------------
 
-test: test-cargo build test-node test-readme test-reliability test-conformance test-browser test-consumer test-viewer
+test: test-cargo build test-node test-cli test-readme test-reliability test-conformance test-browser test-consumer test-viewer
 	@echo "all test suites passed"
 
 test-cargo:
@@ -139,6 +139,10 @@ test-reliability: test-deps $(TRAP_PKG)
 fuzz: test-deps $(TRAP_PKG)
 	PROPTEST_CASES=$${PROPTEST_CASES:-20000} $(CARGO) test --release --test properties
 	FUZZ_COUNT=$${FUZZ_COUNT:-20000} node --test tests/reliability/
+
+# The `session-tree` command (pkg/bin, pkg/cli), run in-process on fake streams.
+test-cli: test-deps
+	node --test tests/cli/
 
 test-readme: test-deps
 	node --test tests/readme/
