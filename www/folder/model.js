@@ -20,10 +20,10 @@ export function rowTitle(row) {
   return row.info.name || row.info.firstMessage || "(no messages)";
 }
 
-const newestFirst = (a, b) => (rowTime(a) < rowTime(b) ? 1 : rowTime(a) > rowTime(b) ? -1 : a.path < b.path ? -1 : 1);
-
 export class FolderModel {
-  constructor() {
+  /** `buildLineage`: the package's cli/lineage.js export (the browser imports it from the package). */
+  constructor(buildLineage) {
+    this.buildLineage = buildLineage;
     this.rows = new Map();
     this.version = 0;
   }
@@ -60,10 +60,12 @@ export class FolderModel {
   }
 
   /**
-   * The list as it is drawn: `[{ cwd, rows: [{ row, depth, forks }] }]`, groups
-   * by their newest session, sessions newest first, forks right under their
-   * source (depth 1, 2, …). `filter` keeps the sessions whose title, cwd or path
-   * contain it (case-insensitive), with the sessions they were forked from.
+   * The list as it is drawn: `[{ cwd, rows: [{ row, depth, forks }] }]`.
+   * `buildLineage` (the package's cli/lineage.js, passed in) threads the
+   * sessions newest first with each fork under its source; groups are by
+   * project (cwd), in the order of their newest thread. `filter` keeps the
+   * sessions whose title, cwd or path contain it (case-insensitive), with the
+   * sessions they were forked from.
    */
   groups(filter = "") {
     const byName = new Map();
@@ -72,60 +74,44 @@ export class FolderModel {
       list.push(p);
       byName.set(baseName(p), list);
     }
-    const children = new Map();
-    const tops = [];
+    // Items for lineage.js: paths relative to the folder, the parent resolved to one.
+    const items = [];
     for (const row of this.rows.values()) {
-      let parent = this.parentOf(row, byName);
-      // A chain of parents that loops back has no top: its rows stay on top.
-      if (parent && this.loops(row.path, byName)) parent = null;
-      if (parent && parent !== row.path) {
-        const list = children.get(parent) ?? [];
-        list.push(row);
-        children.set(parent, list);
-      } else tops.push(row);
+      const parent = this.parentOf(row, byName);
+      const modified = Date.parse(rowTime(row));
+      items.push({
+        path: row.path,
+        row,
+        info: { parentSession: parent ?? undefined, modified: Number.isNaN(modified) ? undefined : modified },
+      });
     }
+    const trees = this.buildLineage(items, { key: (p) => p });
     const needle = filter.trim().toLowerCase();
     const matches = (row) =>
       !needle ||
       rowTitle(row).toLowerCase().includes(needle) ||
       (row.info?.cwd ?? "").toLowerCase().includes(needle) ||
       row.path.toLowerCase().includes(needle);
-    // Whether a row or one of its forks matches (memoized).
-    const keep = new Map();
-    const keeps = (row) => {
-      if (keep.has(row.path)) return keep.get(row.path);
-      keep.set(row.path, false);
-      const k = matches(row) || (children.get(row.path) ?? []).some(keeps);
-      keep.set(row.path, k);
-      return k;
-    };
-    const flatten = (row, depth, out) => {
-      const forks = (children.get(row.path) ?? []).filter(keeps).sort(newestFirst);
-      out.push({ row, depth, forks: (children.get(row.path) ?? []).length });
-      for (const f of forks) flatten(f, depth + 1, out);
+    const keep = (node) => {
+      if (node.keep === undefined) node.keep = matches(node.item.row) || node.children.some(keep);
+      return node.keep;
     };
     const groups = new Map();
-    for (const row of tops.filter(keeps).sort(newestFirst)) {
-      const cwd = row.info?.cwd ?? "";
+    for (const tree of trees) {
+      if (!keep(tree)) continue;
+      const cwd = tree.item.row.info?.cwd ?? "";
       const group = groups.get(cwd) ?? { cwd, rows: [] };
       groups.set(cwd, group);
-      flatten(row, 0, group.rows);
+      // Depth first, parents before forks, without recursion.
+      const stack = [[tree, 0]];
+      while (stack.length) {
+        const [node, depth] = stack.pop();
+        group.rows.push({ row: node.item.row, depth, forks: node.children.length });
+        const kids = node.children.filter(keep);
+        for (let i = kids.length - 1; i >= 0; i--) stack.push([kids[i], depth + 1]);
+      }
     }
-    // Groups come in the order of their newest top session (Map keeps insertion order).
     return [...groups.values()];
-  }
-
-  loops(path, byName) {
-    const seen = new Set([path]);
-    let row = this.rows.get(path);
-    while (row) {
-      const parent = this.parentOf(row, byName);
-      if (!parent) return false;
-      if (seen.has(parent)) return true;
-      seen.add(parent);
-      row = this.rows.get(parent);
-    }
-    return false;
   }
 }
 

@@ -9,6 +9,7 @@
 // the DOM while a session is open, so Back finds it as it was left.
 
 import { FollowSwitch, headHash, NewMarker, PollFollower, SerialQueue, ServerFollower } from "../live.js";
+import { buildLineage } from "../pkg/cli/lineage.js";
 import { ago, FolderModel, filesUrl, rowTitle } from "./model.js";
 
 const el = (doc, tag, cls, text) => {
@@ -29,7 +30,7 @@ export class FolderPage {
   constructor({ doc, controller, store, graphElement }) {
     Object.assign(this, { doc, controller, store, graphElement });
     this.served = Boolean(doc.querySelector('meta[name="session-tree-serve"]'));
-    this.model = new FolderModel();
+    this.model = new FolderModel(buildLineage);
     this.local = null; // a LocalFolder once a folder is opened in the page
     this.openPath = null;
     this.follower = null;
