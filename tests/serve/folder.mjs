@@ -15,7 +15,10 @@ const hex = (rng, n) => Array.from({ length: n }, () => "0123456789abcdef"[rng.i
  * parentRel, ids, version, broken }] }`: `parentRel` is the file a fork came
  * from, `ids` the entry ids in the file (for v3 files).
  */
-export function writeFolder(dir, { count = 300, seed = Date.now() >>> 0, projects = 12, forkShare = 0.25 } = {}) {
+export function writeFolder(
+  dir,
+  { count = 300, seed = Date.now() >>> 0, projects = 12, forkShare = 0.25, plant = null } = {},
+) {
   const rng = new Rng(seed);
   const projectDirs = Array.from({ length: projects }, (_, i) => {
     const cwd = `/home/dev/project-${i}`;
@@ -52,6 +55,17 @@ export function writeFolder(dir, { count = 300, seed = Date.now() >>> 0, project
         }
       } catch {}
     }
+    // The phrase goes into one user message of the first v3 session that has one.
+    let planted = null;
+    if (plant && !broken && gen.version === 3 && !sessions.some((s) => s.planted)) {
+      const at = lines.findIndex((l) => l.includes('"type":"message"') && l.includes('"role":"user"'));
+      if (at >= 0) {
+        const entry = JSON.parse(lines[at]);
+        entry.message.content = [{ type: "text", text: `before ${plant} after` }];
+        lines[at] = JSON.stringify(entry);
+        planted = entry.id;
+      }
+    }
     const abs = path.join(dir, ...rel.split("/"));
     mkdirSync(path.dirname(abs), { recursive: true });
     writeFileSync(abs, lines.join("\n"));
@@ -64,6 +78,7 @@ export function writeFolder(dir, { count = 300, seed = Date.now() >>> 0, project
       ids: gen.ids,
       version: gen.version,
       broken,
+      planted,
     });
   }
   return { seed, sessions };
