@@ -99,7 +99,7 @@ $(STAMP): $(WASM) $(TEMPLATE_FILES) $(VIEWER_FILES) $(wildcard README.md) Makefi
 
 # --- tests -------------------------------------------------------------------
 
-test: test-cargo build test-node test-cli test-readme test-reliability test-conformance test-browser test-consumer test-viewer
+test: test-cargo build test-node test-cli test-readme test-reliability test-conformance test-browser test-consumer test-viewer test-serve
 	@echo "all test suites passed"
 
 test-cargo:
@@ -160,6 +160,12 @@ test-consumer: test-deps chromium
 
 test-viewer: test-deps chromium
 	node --test tests/viewer/
+
+# `session-tree serve` (Playwright over a generated folder, raw HTTP for its
+# security rules) and the static page's "Open folder…".
+.PHONY: test-serve
+test-serve: test-deps chromium
+	node --test tests/serve/
 
 # Rewrites www/sample.jsonl, the demo's embedded session.
 sample:
