@@ -29,6 +29,7 @@ export function startServe(dir, args = []) {
       resolve({
         url: m[0],
         port: Number(m[1]),
+        pid: child.pid,
         output: () => out,
         stop: () =>
           new Promise((done) => {

@@ -211,11 +211,14 @@ export class FolderPage {
   }
 
   renderStatus() {
-    const { done, total, ready } = this.progress;
+    const { done, total, rowsReady, indexed, indexTotal, ready } = this.progress;
     const n = this.model.size;
+    const sessions = `${n} session${n === 1 ? "" : "s"}`;
     this.status.textContent = ready
-      ? `${n} session${n === 1 ? "" : "s"} · search index ready`
-      : `Reading sessions… ${done} / ${total} (search index building)`;
+      ? `${sessions} · search index ready`
+      : rowsReady
+        ? `${sessions} · indexing for search… ${indexed ?? 0} / ${indexTotal ?? 0}`
+        : `Reading sessions… ${done} / ${total}`;
     this.status.dataset.ready = ready ? "true" : "false";
   }
 
@@ -504,7 +507,7 @@ export class FolderPage {
         this.scheduleList();
       },
       (done, total) => {
-        this.progress = { done, total, ready: done === total };
+        this.progress = { done, total, rowsReady: done === total, ready: done === total };
         this.renderStatus();
       },
     );

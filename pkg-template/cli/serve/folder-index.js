@@ -87,7 +87,8 @@ export class FolderIndex {
     this.root = root;
     this.files = new Map(); // rel -> { row, bloom, size, mtimeMs }
     this.listeners = new Set();
-    this.progress = { done: 0, total: 0, ready: false };
+    // Rows read of the first scan, then files indexed for search.
+    this.progress = { done: 0, total: 0, rowsReady: false, indexed: 0, indexTotal: 0, ready: false };
     this.scanning = null;
     this.again = false;
   }
@@ -164,48 +165,68 @@ export class FolderIndex {
         return !known || known.size !== f.size || known.mtimeMs !== f.mtimeMs;
       })
       .sort((a, b) => b.mtimeMs - a.mtimeMs);
+    // The first scan reports its progress: the rows first (so the whole list is
+    // there soon), then the search index, a second read of each file.
     const first = !this.progress.ready;
-    if (first) this.progress = { done: 0, total: todo.length, ready: false };
-    let next = 0;
-    const work = async () => {
-      while (next < todo.length) {
-        const f = todo[next++];
-        await this.readOne(f);
-        if (first) {
-          this.progress.done++;
-          if (this.progress.done % 20 === 0 || this.progress.done === todo.length) {
-            this.emit({ type: "progress", ...this.progress });
-          }
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: CONCURRENCY }, work));
+    const p = this.progress;
+    if (first) Object.assign(p, { done: 0, total: todo.length, indexed: 0, indexTotal: todo.length });
+    const report = (n, of) => first && (n % 20 === 0 || n === of) && this.emit({ type: "progress", ...p });
+    await this.pool(todo, async (f) => {
+      await this.readOne(f);
+      if (first) report(++p.done, p.total);
+    });
     if (first) {
-      this.progress.ready = true;
-      this.emit({ type: "progress", ...this.progress });
+      p.rowsReady = true;
+      this.emit({ type: "progress", ...p });
+    }
+    await this.pool(todo, async (f) => {
+      await this.indexOne(f);
+      if (first) report(++p.indexed, p.indexTotal);
+    });
+    if (first) {
+      p.ready = true;
+      this.emit({ type: "progress", ...p });
     }
   }
 
-  async readOne(f) {
-    let bytes;
+  async pool(items, fn) {
+    let next = 0;
+    const work = async () => {
+      while (next < items.length) await fn(items[next++]);
+    };
+    await Promise.all(Array.from({ length: CONCURRENCY }, work));
+  }
+
+  /** Reads a file that is inside DIR (a symlink only if it resolves inside), or null. */
+  async bytesOf(f) {
     try {
       const st = await lstat(f.abs);
       if (st.isSymbolicLink()) {
         const real = await realpath(f.abs);
-        if (!real.startsWith(this.root + path.sep)) return;
+        if (!real.startsWith(this.root + path.sep)) return null;
       }
-      bytes = await readFile(f.abs);
+      return await readFile(f.abs);
     } catch {
-      return; // gone or unreadable since the walk: the next rescan decides
+      return null; // gone or unreadable since the walk: the next rescan decides
     }
+  }
+
+  async readOne(f) {
+    const bytes = await this.bytesOf(f);
+    if (!bytes) return;
     const row = describeFile(this.root, f.rel, bytes, f.mtimeMs);
-    let bloom = null;
-    try {
-      bloom = bloomOfText(new TextDecoder().decode(bytes));
-    } catch {}
-    bytes = null;
-    this.files.set(f.rel, { row, bloom, size: f.size, mtimeMs: f.mtimeMs });
+    this.files.set(f.rel, { row, bloom: null, size: f.size, mtimeMs: f.mtimeMs });
     this.emit({ type: "row", row });
+  }
+
+  async indexOne(f) {
+    const known = this.files.get(f.rel);
+    if (!known || known.size !== f.size || known.mtimeMs !== f.mtimeMs) return;
+    const bytes = await this.bytesOf(f);
+    if (!bytes) return;
+    try {
+      known.bloom = bloomOfText(new TextDecoder().decode(bytes));
+    } catch {}
   }
 
   /**
@@ -216,8 +237,9 @@ export class FolderIndex {
     const query = parseQuery(queryText);
     const tokens = queryTokens(query);
     if (!tokens.length) return { results: [], truncated: false };
+    // A file not indexed yet is read like one whose filter says yes.
     const candidates = [...this.files.values()]
-      .filter((f) => f.bloom?.hasAll(tokens))
+      .filter((f) => !f.bloom || f.bloom.hasAll(tokens))
       .sort((a, b) => (b.row.info?.modified ?? b.row.mtime).localeCompare(a.row.info?.modified ?? a.row.mtime));
     const results = [];
     for (const f of candidates) {

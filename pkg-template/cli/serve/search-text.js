@@ -7,11 +7,53 @@
 // phrases" match those words in a row. Every term of a query must be in the
 // same entry.
 
-const WORD = /[\p{L}\p{N}_]+/gu;
+const WORD_CHAR = /[\p{L}\p{N}_]/u;
+const wide = new Map(); // code point >= 128 -> whether it is a word character
 
-/** The lower-cased words of `text`, in order. */
+function isWordChar(cp) {
+  if (cp < 128) return (cp >= 97 && cp <= 122) || (cp >= 65 && cp <= 90) || (cp >= 48 && cp <= 57) || cp === 95;
+  let yes = wide.get(cp);
+  if (yes === undefined) {
+    yes = WORD_CHAR.test(String.fromCodePoint(cp));
+    if (wide.size < 65536) wide.set(cp, yes);
+  }
+  return yes;
+}
+
+/**
+ * Calls `fn(word)` for each word of `text` in order: a run of letters, digits
+ * and `_` (Unicode classes L and N), lower-cased. A loop over char codes
+ * rather than a regular expression: indexing reads every byte of a folder.
+ */
+export function forEachWord(text, fn) {
+  if (typeof text !== "string") return;
+  let start = -1;
+  for (let i = 0; i < text.length; i++) {
+    let cp = text.charCodeAt(i);
+    let width = 1;
+    if (cp >= 0xd800 && cp <= 0xdbff && i + 1 < text.length) {
+      const lo = text.charCodeAt(i + 1);
+      if (lo >= 0xdc00 && lo <= 0xdfff) {
+        cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+        width = 2;
+      }
+    }
+    if (isWordChar(cp)) {
+      if (start < 0) start = i;
+    } else if (start >= 0) {
+      fn(text.slice(start, i).toLowerCase());
+      start = -1;
+    }
+    i += width - 1;
+  }
+  if (start >= 0) fn(text.slice(start).toLowerCase());
+}
+
+/** The lower-cased words of `text`, in order (see forEachWord). */
 export function tokenize(text) {
-  return typeof text === "string" ? (text.toLowerCase().match(WORD) ?? []) : [];
+  const out = [];
+  forEachWord(text, (w) => out.push(w));
+  return out;
 }
 
 /** `"a phrase" word` -> `{ phrases: [["a", "phrase"]], words: ["word"] }`; empty terms dropped. */
@@ -192,7 +234,8 @@ export function* jsonlEntries(text) {
 /** The Bloom filter of every searchable word of a session's text. */
 export function bloomOfText(text) {
   const words = new Set();
-  for (const { entry } of jsonlEntries(text)) for (const w of tokenize(entryText(entry))) words.add(w);
+  const add = (w) => words.add(w);
+  for (const { entry } of jsonlEntries(text)) forEachWord(entryText(entry), add);
   return Bloom.of(words);
 }
 
@@ -202,10 +245,29 @@ export function bloomOfText(text) {
  */
 export function searchText(text, query, limit = 50) {
   const hits = [];
+  const needed = queryTokens(query);
   // A version 1 file has no ids: opening it makes new ones, so its hits name no entry.
   let ids = true;
-  for (const { entry, line } of jsonlEntries(text)) {
+  let line = 0;
+  let first = true; // the header (the first object) is always parsed
+  for (const raw of text.split(/\r\n|\r|\n/)) {
+    line++;
     if (hits.length >= limit) break;
+    // A line can only match if it holds every word as written; JSON.stringify
+    // never escapes letters or digits, so only a line with \u escapes is parsed
+    // without this check.
+    if (!first && !raw.includes("\\u")) {
+      const lower = raw.toLowerCase();
+      if (!needed.every((w) => lower.includes(w))) continue;
+    }
+    let entry;
+    try {
+      entry = JSON.parse(raw);
+    } catch {
+      continue;
+    }
+    if (!entry || typeof entry !== "object" || Array.isArray(entry)) continue;
+    first = false;
     if (entry.type === "session") ids = typeof entry.version === "number" && entry.version >= 2;
     const t = entryText(entry);
     if (!t || !matchTokens(tokenize(t), query)) continue;

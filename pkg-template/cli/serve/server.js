@@ -197,7 +197,10 @@ export async function startServer({ dir, port = 0, host = "127.0.0.1", viewerDir
     entry.stop = index.subscribe((e) => {
       if (e.type === "row") event(res, "row", e.row);
       else if (e.type === "remove") event(res, "remove", { path: e.path });
-      else if (e.type === "progress") event(res, "progress", { done: e.done, total: e.total, ready: e.ready });
+      else if (e.type === "progress") {
+        const { type, ...progress } = e;
+        event(res, "progress", progress);
+      }
     });
   }
 
