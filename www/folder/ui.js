@@ -50,6 +50,13 @@ export class FolderPage {
       if (changed.includes("leafId") && this.follower && !this.quiet && this.follow.selected(state.leafId)) {
         this.renderLive();
       }
+      // A file opened some other way (Open file…, a drop, Sample) replaces the
+      // followed session: stop following, and show it.
+      if (changed.includes("opened") && !this.loading && (this.openPath || !this.view.hidden)) {
+        this.stopFollow();
+        this.openPath = null;
+        if (!this.view.hidden) this.showViewer();
+      }
     });
     this.watchRows();
     if (!this.served) return false;
@@ -324,7 +331,8 @@ export class FolderPage {
     return res.arrayBuffer();
   }
 
-  async load(path, leafId, targetId) {
+  /** Opens `path` in the viewer and follows it; Follow starts on unless an entry was asked for. */
+  async load(path, leafId, targetId, follow = !leafId && !targetId) {
     this.stopFollow();
     this.openPath = path;
     const { controller } = this;
@@ -340,8 +348,10 @@ export class FolderPage {
     const offset = bytes.length;
     const head = headHash(bytes);
     this.quiet++;
+    this.loading = true;
     try {
       await controller.open(buffer, path.split("/").pop());
+      this.loading = false;
       if (this.openPath !== path) return;
       const { graph } = controller;
       if (leafId && graph.has(leafId)) await controller.selectLeaf(leafId);
@@ -349,9 +359,10 @@ export class FolderPage {
       if (target && graph.has(target)) graph.reveal(target);
     } finally {
       this.quiet--;
+      this.loading = false;
     }
     this.marker.look();
-    this.follow = new FollowSwitch(!leafId && !targetId);
+    this.follow = new FollowSwitch(follow);
     this.startFollow(path, offset, head);
   }
 
@@ -408,7 +419,7 @@ export class FolderPage {
       [],
       "rewritten",
     );
-    await this.load(path, leafId, null);
+    await this.load(path, leafId, null, this.follow.on);
   }
 
   renderLive() {
