@@ -10,6 +10,8 @@
 export const REQUEST = Object.freeze({
   /** `{ file: Blob } | { bytes: ArrayBuffer } | { text: string }`, plus `name`, `filter`, `query`. */
   open: "open",
+  /** `{ bytes: ArrayBuffer, filter, query, keepId }`: bytes appended to the open file (live.js). */
+  append: "append",
   /** `{ filter, query, keepId }`: the rows to show (`keepId` stays visible whatever the filter). */
   view: "view",
   /** `{ entryId }`: the context at that leaf and the path to it. */
@@ -20,8 +22,6 @@ export const REQUEST = Object.freeze({
   migrated: "migrated",
   /** `{ entryId }`: the path to that leaf as a new session file. */
   export: "export",
-  /** `{ bytes: ArrayBuffer, filter, query, keepId }`: bytes appended to the open file (live.js). */
-  append: "append",
 });
 
 /** Replies and notices, worker → page. */
@@ -34,6 +34,8 @@ export const REPLY = Object.freeze({
   error: "error",
   /** `{ info, nodes, view }`. */
   opened: "opened",
+  /** `{ nodes, view, count, stats, defaultLeaf, added }`: the session after an append. */
+  appended: "appended",
   /** `{ view }`. */
   view: "view",
   /** `{ entryId, context, pathNodes, state, ms }`; `state[i]` is a `PATH` value for `pathNodes[i]`. */
@@ -44,19 +46,17 @@ export const REPLY = Object.freeze({
   migrated: "migrated",
   /** `{ text }`: JSONL. */
   export: "export",
-  /** `{ nodes, view, count, stats, defaultLeaf, added }`: the session after an append. */
-  appended: "appended",
 });
 
 /** The reply type that answers each request type. */
 export const REPLY_TO = Object.freeze({
   [REQUEST.open]: REPLY.opened,
+  [REQUEST.append]: REPLY.appended,
   [REQUEST.view]: REPLY.view,
   [REQUEST.select]: REPLY.selected,
   [REQUEST.entry]: REPLY.entry,
   [REQUEST.migrated]: REPLY.migrated,
   [REQUEST.export]: REPLY.export,
-  [REQUEST.append]: REPLY.appended,
 });
 
 /** Per entry on the path to the selected leaf: whether the model sees it. */

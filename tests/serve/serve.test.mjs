@@ -85,6 +85,22 @@ test("the list shows every session, each fork under the session it came from", a
     const title = await page.textContent(`[data-session-path="${s.rel}"] .session-title`);
     assert.match(title, /not a session file/);
   }
+  // Open a session far down the list, then Back: the list as it was left, scroll and filter kept.
+  await page.fill("[data-testid=folder-filter]", "project-1");
+  const filtered = await listRows(page);
+  const pick = filtered[Math.floor(filtered.length * 0.8)].path;
+  await page.$eval(`[data-session-path="${pick}"]`, (e) => e.scrollIntoView({ block: "center" }));
+  const scroll = await page.$eval("#folder-view", (e) => e.scrollTop);
+  assert.ok(scroll > 500, `the list scrolled (${scroll})`);
+  await page.click(`[data-session-path="${pick}"]`);
+  await page.waitForFunction(() => window.__viewer?.opened >= 1, null, { timeout: 20_000 });
+  assert.equal(new URL(page.url()).searchParams.get("session"), pick);
+  assert.equal(await page.isVisible("[data-testid=session-list]"), false);
+  await page.goBack();
+  await page.waitForSelector("[data-testid=session-list]", { state: "visible" });
+  assert.equal(await page.inputValue("[data-testid=folder-filter]"), "project-1");
+  assert.deepEqual(await listRows(page), filtered);
+  assert.equal(await page.$eval("#folder-view", (e) => e.scrollTop), scroll);
   assert.deepEqual(problems, []);
   await page.close();
 });
