@@ -161,12 +161,6 @@ test-consumer: test-deps chromium
 test-viewer: test-deps chromium
 	node --test tests/viewer/
 
-# `session-tree serve` (Playwright over a generated folder, raw HTTP for its
-# security rules) and the static page's "Open folder…".
-.PHONY: test-serve
-test-serve: test-deps chromium
-	node --test tests/serve/
-
 # Rewrites www/sample.jsonl, the demo's embedded session.
 sample:
 	node tests/viewer/gen-sample.mjs
@@ -175,6 +169,12 @@ sample:
 # into the README, never into a test.
 bench: test-deps
 	cd tests && node --expose-gc bench/bench.mjs
+
+# `session-tree serve` (Playwright over a generated folder, raw HTTP for its
+# security rules) and the static page's "Open folder…".
+.PHONY: test-serve
+test-serve: test-deps chromium
+	node --test tests/serve/
 
 # --- lint --------------------------------------------------------------------
 
