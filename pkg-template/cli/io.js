@@ -101,6 +101,16 @@ export function colours(io, stream = io.stdout) {
   };
 }
 
+/**
+ * Text safe to print on one line of a terminal: control characters (C0, DEL
+ * and C1, line breaks and escape included) become spaces, so a file's text can
+ * neither break a line nor send escape sequences.
+ */
+export function printable(text) {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching them is the point
+  return String(text).replace(/[\u0000-\u001f\u007f-\u009f]/g, " ");
+}
+
 /** Text on one line: line breaks and tabs as spaces, trimmed. */
 export function oneLine(text) {
   return String(text)

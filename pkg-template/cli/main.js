@@ -11,10 +11,11 @@
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import info from "./commands/info.js";
+import tree from "./commands/tree.js";
 import { line, UsageError } from "./io.js";
 
 /** Every command, in the order `--help` lists them. */
-export const commands = [info];
+export const commands = [info, tree];
 
 const PROGRAM = "session-tree";
 
