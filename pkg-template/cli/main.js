@@ -10,12 +10,17 @@
 
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import branch from "./commands/branch.js";
+import context from "./commands/context.js";
 import info from "./commands/info.js";
+import inspect from "./commands/inspect.js";
+import list from "./commands/list.js";
+import migrate from "./commands/migrate.js";
 import tree from "./commands/tree.js";
 import { line, UsageError } from "./io.js";
 
 /** Every command, in the order `--help` lists them. */
-export const commands = [info, tree];
+export const commands = [info, list, inspect, migrate, context, tree, branch];
 
 const PROGRAM = "session-tree";
 
