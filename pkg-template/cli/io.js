@@ -3,6 +3,7 @@
 // (`{ stdout, stderr, stdin, env, isTTY, cwd, fs? }`, see main.js).
 
 import { randomBytes } from "node:crypto";
+import { constants } from "node:fs";
 import * as nodeFs from "node:fs/promises";
 import { resolve } from "node:path";
 
@@ -101,6 +102,23 @@ export function colours(io, stream = io.stdout) {
   };
 }
 
+/**
+ * Text safe to print on one line of a terminal: control characters (C0, DEL
+ * and C1, line breaks and escape included) become spaces, so a file's text can
+ * neither break a line nor send escape sequences.
+ */
+export function printable(text) {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching them is the point
+  return String(text).replace(/[\u0000-\u001f\u007f-\u009f]/g, " ");
+}
+
+/** Multi-line text safe to print: control characters other than `\n` and tab become spaces (`\r\n` is `\n`). */
+export function printableText(text) {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching them is the point
+  const controls = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+  return String(text).replace(/\r\n/g, "\n").replace(controls, " ");
+}
+
 /** Text on one line: line breaks and tabs as spaces, trimmed. */
 export function oneLine(text) {
   return String(text)
@@ -130,7 +148,8 @@ export function isoDate(date) {
  * Writes `data` to `path` atomically: into a temporary file beside it, which
  * then replaces `path` by a rename, so `path` holds either the old bytes or the
  * new ones, never a part. With `backup`, the old file is first copied to
- * `path + ".bak"`. The temporary file is removed when anything fails.
+ * `path + ".bak"`, which must not exist yet. The temporary file is removed
+ * when anything fails.
  */
 export async function writeAtomic(io, path, data, { backup = false, mode } = {}) {
   const fs = fsOf(io);
@@ -145,11 +164,34 @@ export async function writeAtomic(io, path, data, { backup = false, mode } = {})
     await handle.close();
     handle = undefined;
     if (mode !== undefined) await fs.chmod(temp, mode);
-    if (backup) await fs.copyFile(path, `${path}.bak`);
+    if (backup) await fs.copyFile(path, `${path}.bak`, constants.COPYFILE_EXCL);
     await fs.rename(temp, path);
   } catch (error) {
     if (handle) await handle.close().catch(() => {});
     await fs.rm(temp, { force: true }).catch(() => {});
     throw error;
+  }
+}
+
+/**
+ * Writes `data` to `path`, a new file: an existing `path` is refused (exit 2),
+ * and a write that fails half-way removes what it wrote.
+ */
+export async function writeNew(io, path, data) {
+  const fs = fsOf(io);
+  const target = absolute(io, path);
+  let handle;
+  try {
+    handle = await fs.open(target, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
+  } catch (error) {
+    throw new UsageError(describeFsError(path, error));
+  }
+  try {
+    await handle.writeFile(data);
+    await handle.close();
+  } catch (error) {
+    await handle.close().catch(() => {});
+    await fs.rm(target, { force: true }).catch(() => {});
+    throw new UsageError(describeFsError(path, error));
   }
 }

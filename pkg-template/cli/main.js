@@ -10,12 +10,18 @@
 
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import branch from "./commands/branch.js";
+import context from "./commands/context.js";
 import info from "./commands/info.js";
+import inspect from "./commands/inspect.js";
+import list from "./commands/list.js";
+import migrate from "./commands/migrate.js";
 import serve from "./commands/serve.js";
+import tree from "./commands/tree.js";
 import { line, UsageError } from "./io.js";
 
 /** Every command, in the order `--help` lists them. */
-export const commands = [info, serve];
+export const commands = [info, list, inspect, migrate, context, tree, branch, serve];
 
 const PROGRAM = "session-tree";
 

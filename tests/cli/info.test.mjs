@@ -9,7 +9,7 @@ import { run } from "./run.mjs";
 process.env.TZ = "UTC";
 const f = folder({ "clean.jsonl": CLEAN, "broken.jsonl": BROKEN, "header-later.jsonl": `{"type":"label"}\n${CLEAN}` });
 after(f.cleanup);
-const COMMANDS = ["info"];
+const COMMANDS = ["info", "list", "inspect", "migrate", "context", "tree", "branch"];
 const pkgVersion = JSON.parse(readFileSync(new URL("../../pkg/package.json", import.meta.url), "utf8")).version;
 
 test("no arguments: usage on stderr, exit 2", async () => {

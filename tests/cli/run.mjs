@@ -1,5 +1,6 @@
 // Runs the command in-process with fake streams: `run(argv, options)` gives
-// `{ code, stdout, stderr, bytes }` (bytes: stdout as a Buffer).
+// `{ code, stdout, stderr, bytes }` (bytes: stdout as a Buffer). `extra` adds
+// to `io` (list's `progressAfterMs` and `now`).
 import { Readable } from "node:stream";
 import { main } from "../../pkg/cli/main.js";
 
@@ -17,7 +18,10 @@ function sink(isTTY) {
   };
 }
 
-export async function run(argv, { stdin, env = {}, isTTY = false, stderrTTY = false, cwd = process.cwd(), fs } = {}) {
+export async function run(
+  argv,
+  { stdin, env = {}, isTTY = false, stderrTTY = false, cwd = process.cwd(), fs, extra = {} } = {},
+) {
   const stdout = sink(isTTY);
   const stderr = sink(stderrTTY);
   const io = {
@@ -29,6 +33,7 @@ export async function run(argv, { stdin, env = {}, isTTY = false, stderrTTY = fa
     cwd,
   };
   if (fs) io.fs = fs;
+  Object.assign(io, extra);
   const code = await main(argv, io);
   const bytes = Buffer.concat(stdout.chunks);
   return { code, stdout: bytes.toString("utf8"), stderr: Buffer.concat(stderr.chunks).toString("utf8"), bytes };

@@ -9,6 +9,7 @@ import {
   isoDate,
   line,
   oneLine,
+  printable,
   printJson,
   readInput,
   UsageError,
@@ -71,10 +72,10 @@ Exit codes: 0 ok; 1 a file is not a session (its first entry is no header);
       results.push({ file, info: infoJson(info) });
       if (values.json) continue;
       if (printed++ > 0) line(io.stdout);
-      const row = (key, value) => line(io.stdout, `${c.dim(`${key}:`.padEnd(15))}${value}`);
-      line(io.stdout, c.bold(displayName(file)));
+      const row = (key, value) => line(io.stdout, `${c.dim(`${key}:`.padEnd(15))}${printable(value)}`);
+      line(io.stdout, c.bold(printable(displayName(file))));
       row("id", info.id);
-      row("name", info.name ?? c.dim("-"));
+      row("name", info.name ?? "-");
       row("cwd", info.cwd);
       if (info.parentSession !== undefined) row("forked from", info.parentSession);
       row("created", formatDate(info.created));
