@@ -13,6 +13,7 @@ import {
   tokenize,
 } from "../../pkg/cli/serve/search-text.js";
 import { Rng } from "../shared/rng.mjs";
+import { generateSession } from "../shared/sessions.mjs";
 
 test("queries: words and quoted phrases, case-insensitive", () => {
   assert.deepEqual(parseQuery('Fix "the Parser" now'), { phrases: [["the", "parser"]], words: ["fix", "now"] });
@@ -29,6 +30,67 @@ test("every term must be in the entry; a phrase's words in a row", () => {
   assert.equal(matchTokens(tokens, parseQuery("parser missing")), false);
   assert.equal(matchTokens(tokens, parseQuery("pars")), false, "words match whole words");
   assert.equal(matchTokens(tokens, parseQuery("")), false);
+  // Not across two parts of an entry (a text block and a tool call's name).
+  const parts = tokenize(
+    entryText({
+      type: "message",
+      message: {
+        role: "assistant",
+        content: [
+          { type: "text", text: "run the" },
+          { type: "toolCall", name: "bash", arguments: {} },
+        ],
+      },
+    }),
+  );
+  assert.equal(matchTokens(parts, parseQuery('"the bash"')), false);
+  assert.equal(matchTokens(parts, parseQuery("the bash")), true);
+});
+
+test("searchText's line filter loses nothing: it finds what parsing every line finds", () => {
+  const seed = Math.floor(Math.random() * 2 ** 31);
+  console.log(`seed ${seed}`);
+  const rng = new Rng(seed);
+  let checked = 0;
+  for (let n = 0; n < 60; n++) {
+    const { text } = generateSession(rng.int(0, 2 ** 31), { maxEntries: 60, pi16: rng.chance(0.5) });
+    // Queries from the session's own entries: a word, two words, a phrase of 2-3 words.
+    const lines = text.split(/\r\n|\r|\n/);
+    for (let q = 0; q < 8; q++) {
+      let entry;
+      try {
+        entry = JSON.parse(rng.pick(lines));
+      } catch {
+        continue;
+      }
+      const words = tokenize(entryText(entry)).filter(Boolean);
+      if (!words.length) continue;
+      const at = rng.int(0, words.length - 1);
+      const phrase = words.slice(at, at + rng.int(2, 3));
+      const query = rng.pick([words[at], `${words[at]} ${rng.pick(words)}`, `"${phrase.join(" ")}"`]);
+      const parsed = parseQuery(query);
+      const expected = [];
+      let line = 0;
+      let ids = true;
+      for (const raw of lines) {
+        line++;
+        let e;
+        try {
+          e = JSON.parse(raw);
+        } catch {
+          continue;
+        }
+        if (!e || typeof e !== "object" || Array.isArray(e)) continue;
+        if (e.type === "session") ids = typeof e.version === "number" && e.version >= 2;
+        if (matchTokens(tokenize(entryText(e)), parsed))
+          expected.push([line, ids && typeof e.id === "string" ? e.id : null]);
+      }
+      const got = searchText(text, parsed, 1e9).map((h) => [h.line, h.entryId]);
+      assert.deepEqual(got, expected, `seed ${seed}, query ${query}`);
+      checked++;
+    }
+  }
+  assert.ok(checked > 100, `${checked} queries checked`);
 });
 
 test("the text of an entry: messages, tool calls, tool results, bash, summaries, names, labels", () => {

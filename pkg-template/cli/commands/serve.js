@@ -26,23 +26,23 @@ function openBrowser(url, platform = process.platform) {
 export default {
   name: "serve",
   summary: "browse every session of a folder in the viewer, live",
-  usage: `Usage: session-tree serve [DIR] [--port N] [--host H] [--open]
+  usage: `usage: session-tree serve [DIR] [--port N] [--host H] [--open]
 
 Serves the session viewer with every session under DIR (default:
-~/.pi/agent/sessions): a list grouped by project with forks under the session
-they came from, search across sessions, and the open session followed live as
-it is written. Read-only.
+~/.pi/agent/sessions) behind it, read-only: a list grouped by project with
+forks under the session they came from, search across sessions, and the open
+session followed live as it is written. Prints the URL and runs until stopped.
 
-Options:
-  --port N   the port (default ${DEFAULT_PORT}, or a free one if it is taken; 0: any free port)
+  --port N   the port (default ${DEFAULT_PORT}, or a free one if it is taken;
+             0: any free port)
   --host H   the address to listen on (default 127.0.0.1, loopback only)
-  --open     open the page in the system browser
-  -h, --help this help
+  --open     open the page in the system browser, where there is one
 
 Security: it answers GET and HEAD only, to requests whose Host header is
 127.0.0.1, localhost or [::1] with its port (or H when --host is given), and
-sends only the viewer's own files and the .jsonl files inside DIR (no "..",
-no encoded separators, no symlink leading out of DIR).`,
+sends only the viewer's own files and the .jsonl files inside DIR (no "..", no
+encoded separators, no symlink leading out of DIR). Exit codes: 0 stopped;
+2 bad usage, a DIR that is not a directory, or a port it cannot listen on.`,
   options: {
     port: { type: "string" },
     host: { type: "string" },

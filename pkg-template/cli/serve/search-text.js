@@ -8,6 +8,10 @@
 // same entry.
 
 const WORD_CHAR = /[\p{L}\p{N}_]/u;
+
+// Between the parts of one entry's text (a text block, a tool call's name, its
+// arguments…): a phrase never runs across it.
+const PART = "\n\u001e\n";
 const wide = new Map(); // code point >= 128 -> whether it is a word character
 
 function isWordChar(cp) {
@@ -24,8 +28,10 @@ function isWordChar(cp) {
  * Calls `fn(word)` for each word of `text` in order: a run of letters, digits
  * and `_` (Unicode classes L and N), lower-cased. A loop over char codes
  * rather than a regular expression: indexing reads every byte of a folder.
+ * With `breaks`, an ASCII record separator (between the parts of an entry's
+ * text) gives an empty word, so that no phrase matches across it.
  */
-export function forEachWord(text, fn) {
+export function forEachWord(text, fn, breaks = false) {
   if (typeof text !== "string") return;
   let start = -1;
   for (let i = 0; i < text.length; i++) {
@@ -40,9 +46,12 @@ export function forEachWord(text, fn) {
     }
     if (isWordChar(cp)) {
       if (start < 0) start = i;
-    } else if (start >= 0) {
-      fn(text.slice(start, i).toLowerCase());
-      start = -1;
+    } else {
+      if (start >= 0) {
+        fn(text.slice(start, i).toLowerCase());
+        start = -1;
+      }
+      if (cp === 0x1e && breaks) fn("");
     }
     i += width - 1;
   }
@@ -52,7 +61,7 @@ export function forEachWord(text, fn) {
 /** The lower-cased words of `text`, in order (see forEachWord). */
 export function tokenize(text) {
   const out = [];
-  forEachWord(text, (w) => out.push(w));
+  forEachWord(text, (w) => out.push(w), true);
   return out;
 }
 
@@ -104,7 +113,7 @@ function contentText(content) {
       if (part.arguments !== undefined) parts.push(safeJson(part.arguments));
     }
   }
-  return parts.join("\n");
+  return parts.join(PART);
 }
 
 function safeJson(v) {
@@ -131,7 +140,7 @@ export function entryText(entry) {
       if (typeof m.command === "string") out.push(m.command);
       if (typeof m.output === "string") out.push(m.output);
       if (typeof m.summary === "string") out.push(m.summary);
-      return out.filter(Boolean).join("\n");
+      return out.filter(Boolean).join(PART);
     }
     case "custom_message":
       return contentText(entry.content);
@@ -149,7 +158,7 @@ export function entryText(entry) {
 
 /** A short piece of `text` around the first query word, on one line. */
 export function snippet(text, query, width = 140) {
-  const flat = text.replace(/\s+/g, " ").trim();
+  const flat = text.split(PART).join(" ").replace(/\s+/g, " ").trim();
   const lower = flat.toLowerCase();
   const first = query.phrases[0]?.[0] ?? query.words[0];
   let at = first ? lower.indexOf(first) : 0;
@@ -246,6 +255,11 @@ export function bloomOfText(text) {
 export function searchText(text, query, limit = 50) {
   const hits = [];
   const needed = queryTokens(query);
+  // Each phrase as it can stand in a JSON line: its words, between them only
+  // what is not a word (escapes such as \n included).
+  const literal = (w) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const sep = String.raw`(?:\\[nrtbf"\\/]|[^\p{L}\p{N}_\\])+`;
+  const runs = query.phrases.map((p) => new RegExp(p.map(literal).join(sep), "u"));
   // A version 1 file has no ids: opening it makes new ones, so its hits name no entry.
   let ids = true;
   let line = 0;
@@ -258,7 +272,7 @@ export function searchText(text, query, limit = 50) {
     // without this check.
     if (!first && !raw.includes("\\u")) {
       const lower = raw.toLowerCase();
-      if (!needed.every((w) => lower.includes(w))) continue;
+      if (!needed.every((w) => lower.includes(w)) || !runs.every((re) => re.test(lower))) continue;
     }
     let entry;
     try {
