@@ -3,12 +3,13 @@
 // through io.signal).
 
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, test } from "node:test";
 import { main } from "../../pkg/cli/main.js";
+import { startServe } from "./helpers.mjs";
 
 const dir = mkdtempSync(path.join(tmpdir(), "st-serve-cli-"));
 writeFileSync(path.join(dir, "not-a-dir.jsonl"), "");
@@ -84,4 +85,29 @@ test("DIR defaults to ~/.pi/agent/sessions; the URL is printed, loopback; it sto
   assert.equal(status, 200);
   ac.abort();
   assert.equal(await done, 0);
+});
+
+test("--open runs the system's opener with the URL, and serving goes on without one", async () => {
+  if (process.platform !== "linux") return;
+  const bin = path.join(dir, "fake-bin");
+  const log = path.join(dir, "opened.txt");
+  mkdirSync(bin);
+  writeFileSync(path.join(bin, "xdg-open"), `#!/bin/sh\necho "$1" > '${log}'\n`);
+  chmodSync(path.join(bin, "xdg-open"), 0o755);
+  const served = await startServe(dir, ["--open"], { env: { ...process.env, PATH: `${bin}:${process.env.PATH}` } });
+  for (let i = 0; i < 100 && !existsSync(log); i++) await new Promise((r) => setTimeout(r, 50));
+  assert.equal(readFileSync(log, "utf8").trim(), served.url);
+  await served.stop();
+  // No opener on PATH at all: still serving.
+  const bare = await startServe(dir, ["--open"], { env: { ...process.env, PATH: path.join(dir, "nothing-here") } });
+  const status = await new Promise((resolve, reject) =>
+    request(bare.url, (res) => {
+      res.resume();
+      resolve(res.statusCode);
+    })
+      .on("error", reject)
+      .end(),
+  );
+  assert.equal(status, 200);
+  await bare.stop();
 });

@@ -9,9 +9,10 @@ import { fileURLToPath } from "node:url";
 export const BIN = fileURLToPath(new URL("../../pkg/bin/session-tree.js", import.meta.url));
 
 /** Runs `session-tree serve DIR --port 0 …`; resolves to `{ url, port, stop() }` once it printed its URL. */
-export function startServe(dir, args = []) {
+export function startServe(dir, args = [], { env = process.env } = {}) {
   const child = spawn(process.execPath, [BIN, "serve", dir, "--port", "0", ...args], {
     stdio: ["ignore", "pipe", "pipe"],
+    env,
   });
   let out = "";
   let err = "";
