@@ -45,7 +45,7 @@ TEMPLATE_FILES := $(shell find pkg-template -type f 2>/dev/null)
 VIEWER_FILES := $(shell find www -type f 2>/dev/null)
 STAMP := pkg/.stamp
 
-.PHONY: build test test-cargo test-cli test-node test-readme test-reliability fuzz test-conformance test-viewer bench sample test-browser test-consumer \
+.PHONY: build test test-cargo test-cli test-tarball test-runtimes test-node test-readme test-reliability fuzz test-conformance test-viewer bench sample test-browser test-consumer \
         demo clean toolchain test-deps chromium
 
 build: $(STAMP)
@@ -99,7 +99,7 @@ $(STAMP): $(WASM) $(TEMPLATE_FILES) $(VIEWER_FILES) $(wildcard README.md) Makefi
 
 # --- tests -------------------------------------------------------------------
 
-test: test-cargo build test-node test-cli test-readme test-reliability test-conformance test-browser test-consumer test-viewer test-serve
+test: test-cargo build test-node test-cli test-readme test-reliability test-conformance test-browser test-consumer test-viewer test-tarball test-runtimes test-serve
 	@echo "all test suites passed"
 
 test-cargo:
@@ -143,6 +143,15 @@ fuzz: test-deps $(TRAP_PKG)
 # The `session-tree` command (pkg/bin, pkg/cli), run in-process on fake streams.
 test-cli: test-deps
 	node --test tests/cli/
+
+# `npm pack` of pkg/, installed from the tarball into a scratch project under
+# the system's temporary folder: ESM, CJS, tsc, publint, attw, the command.
+test-tarball: test-deps
+	node --test tests/tarball/
+
+# The smoke suite under Bun and Deno, both from npm (tests/package.json).
+test-runtimes: test-deps
+	node --test tests/runtimes/
 
 test-readme: test-deps
 	node --test tests/readme/

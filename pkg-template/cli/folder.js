@@ -68,30 +68,32 @@ export function describeError(error) {
  * null; `error` is null, or a one-line reason when the file could not be read
  * or is not a session. With `inspect: true`, `problems` holds the file's
  * `inspectSession` diagnostics. `concurrency` files are read at once (default
- * 16); `onProgress(done, total)` is called after each file. Never throws for
+ * 32); `onProgress(done, total)` is called after each file. Never throws for
  * a file.
  */
 export async function readSessionInfos(paths, options = {}) {
-  const { concurrency = 16, onProgress, inspect = false, fs = nodeFs } = options;
+  const { concurrency = 32, onProgress, inspect = false, fs = nodeFs } = options;
   const results = new Array(paths.length);
   let next = 0;
   let done = 0;
   const readOne = async (path) => {
     let bytes;
-    let mtime;
     try {
-      const handle = await fs.open(path, "r");
-      try {
-        mtime = (await handle.stat()).mtime;
-        bytes = await handle.readFile();
-      } finally {
-        await handle.close();
-      }
+      bytes = await fs.readFile(path);
     } catch (error) {
       return { path, info: null, error: describeError(error) };
     }
     try {
-      const info = sessionInfo(bytes, { mtime });
+      const info = sessionInfo(bytes);
+      // the file's mtime is the last fallback for `modified` (no activity, no
+      // valid header time), as in pi's list: only then is the file stat'ed
+      if (info !== null && info.modified === undefined) {
+        try {
+          info.modified = (await fs.stat(path)).mtime;
+        } catch (error) {
+          return { path, info: null, error: describeError(error) };
+        }
+      }
       const row = {
         path,
         info,

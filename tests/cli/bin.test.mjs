@@ -9,7 +9,8 @@ import { BROKEN, CLEAN, folder } from "./fixtures.mjs";
 const bin = fileURLToPath(new URL("../../pkg/bin/session-tree.js", import.meta.url));
 const f = folder({ "clean.jsonl": CLEAN, "broken.jsonl": BROKEN });
 after(f.cleanup);
-const cli = (args, input) => spawnSync(process.execPath, [bin, ...args], { input, encoding: "utf8", maxBuffer: 1 << 26 });
+const cli = (args, input) =>
+  spawnSync(process.execPath, [bin, ...args], { input, encoding: "utf8", maxBuffer: 1 << 26 });
 
 test("bin: exit codes 0, 1 and 2 reach the shell; stdin with -", () => {
   assert.equal(cli(["--help"]).status, 0);

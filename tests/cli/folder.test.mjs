@@ -145,24 +145,29 @@ test("readSessionInfos: a file without read permission is an error row (when not
   assert.match(row.error, /EACCES/);
 });
 
-test("readSessionInfos: a read that fails half-way is an error row (injected fs)", async () => {
+test("readSessionInfos: a read that fails is an error row (injected fs)", async () => {
   const dir = makeFolder("inject");
   const fs = {
     ...realFs,
-    open: async (path, flags) => {
-      const handle = await realFs.open(path, flags);
-      if (!path.endsWith("a.jsonl")) return handle;
-      return {
-        stat: () => handle.stat(),
-        readFile: async () => {
-          throw Object.assign(new Error("EIO: i/o error, read"), { code: "EIO" });
-        },
-        close: () => handle.close(),
-      };
+    readFile: async (path) => {
+      if (path.endsWith("a.jsonl")) throw Object.assign(new Error("EIO: i/o error, read"), { code: "EIO" });
+      return realFs.readFile(path);
     },
   };
   const rows = await readSessionInfos([join(dir, "a.jsonl"), join(dir, "c.jsonl")], { fs });
   assert.equal(rows[0].error, "EIO: i/o error, read");
   assert.equal(rows[1].info.id, "c");
   assert.deepEqual(await readSessionInfos([]), []);
+});
+
+test("readSessionInfos: a file is stat'ed only when its mtime is needed", async () => {
+  const dir = join(root, "stat");
+  mkdirSync(dir);
+  writeFileSync(join(dir, "h.jsonl"), `${header("h")}\n`);
+  writeFileSync(join(dir, "m.jsonl"), `${JSON.stringify({ type: "session", version: 3, id: "m", cwd: "/" })}\n`);
+  const stats = [];
+  const fs = { ...realFs, stat: (path) => stats.push(path) && realFs.stat(path) };
+  const rows = await readSessionInfos([join(dir, "h.jsonl"), join(dir, "m.jsonl")], { fs });
+  assert.deepEqual(stats, [join(dir, "m.jsonl")]);
+  assert.ok(rows[1].info.modified instanceof Date);
 });

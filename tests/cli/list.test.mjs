@@ -86,10 +86,10 @@ test("list -r: subfolders too; --json: the rows with depth and the session each 
 test("list: a file that cannot be read is reported and skipped, the rest listed", async () => {
   const fs = {
     ...realFs,
-    open: async (path, ...rest) => {
+    readFile: async (path, ...rest) => {
       if (path === p("d.jsonl"))
         throw Object.assign(new Error(`EACCES: permission denied, open '${path}'`), { code: "EACCES" });
-      return realFs.open(path, ...rest);
+      return realFs.readFile(path, ...rest);
     },
   };
   const r = await run(["list", "--json", f.dir], { fs });
