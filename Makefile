@@ -41,9 +41,11 @@ endef
 
 RUST_SOURCES := Cargo.toml $(wildcard Cargo.lock) $(shell find src -type f 2>/dev/null)
 TEMPLATE_FILES := $(shell find pkg-template -type f 2>/dev/null)
+# The viewer, copied into the package as viewer/ for `session-tree serve`.
+VIEWER_FILES := $(shell find www -type f 2>/dev/null)
 STAMP := pkg/.stamp
 
-.PHONY: build test test-cargo test-node test-readme test-reliability fuzz test-conformance test-viewer bench sample test-browser test-consumer \
+.PHONY: build test test-cargo test-cli test-tarball test-runtimes test-node test-readme test-reliability fuzz test-conformance test-viewer bench sample test-browser test-consumer \
         demo clean toolchain test-deps chromium
 
 build: $(STAMP)
@@ -79,7 +81,7 @@ $(WASM_OPT):
 	$(NPM_INSTALL) --prefix target/tools binaryen@$(BINARYEN_VERSION)
 	@touch $@
 
-$(STAMP): $(WASM) $(TEMPLATE_FILES) $(wildcard README.md) Makefile $(WASM_OPT) | toolchain
+$(STAMP): $(WASM) $(TEMPLATE_FILES) $(VIEWER_FILES) $(wildcard README.md) Makefile $(WASM_OPT) | toolchain
 	rm -rf pkg
 	mkdir -p pkg
 	wasm-bindgen --target nodejs --no-typescript --experimental-reset-state-function --out-dir pkg/node $(WASM)
@@ -88,6 +90,7 @@ $(STAMP): $(WASM) $(TEMPLATE_FILES) $(wildcard README.md) Makefile $(WASM_OPT) |
 	for w in pkg/node/session_tree_bg.wasm pkg/web/session_tree_bg.wasm; do \
 	  $(WASM_OPT) $(WASM_OPT_FLAGS) "$$w" -o "$$w"; done
 	cp -R pkg-template/. pkg/
+	cp -R www pkg/viewer && rm -f pkg/viewer/screenshot.png
 	cp pkg/index.d.ts pkg/index.d.cts
 	sed -e 's/^export function recovering/function recovering/' -e '$$a module.exports = { recovering };' pkg/recover.js > pkg/recover.cjs
 	if [ -f README.md ]; then cp README.md pkg/README.md; fi
@@ -96,7 +99,7 @@ $(STAMP): $(WASM) $(TEMPLATE_FILES) $(wildcard README.md) Makefile $(WASM_OPT) |
 
 # --- tests -------------------------------------------------------------------
 
-test: test-cargo build test-node test-readme test-reliability test-conformance test-browser test-consumer test-viewer
+test: test-cargo build test-node test-cli test-readme test-reliability test-conformance test-browser test-consumer test-viewer test-tarball test-runtimes test-serve
 	@echo "all test suites passed"
 
 test-cargo:
@@ -137,6 +140,19 @@ fuzz: test-deps $(TRAP_PKG)
 	PROPTEST_CASES=$${PROPTEST_CASES:-20000} $(CARGO) test --release --test properties
 	FUZZ_COUNT=$${FUZZ_COUNT:-20000} node --test tests/reliability/
 
+# The `session-tree` command (pkg/bin, pkg/cli), run in-process on fake streams.
+test-cli: test-deps
+	node --test tests/cli/
+
+# `npm pack` of pkg/, installed from the tarball into a scratch project under
+# the system's temporary folder: ESM, CJS, tsc, publint, attw, the command.
+test-tarball: test-deps
+	node --test tests/tarball/
+
+# The smoke suite under Bun and Deno, both from npm (tests/package.json).
+test-runtimes: test-deps
+	node --test tests/runtimes/
+
 test-readme: test-deps
 	node --test tests/readme/
 
@@ -162,6 +178,12 @@ sample: test-deps
 # into the README, never into a test.
 bench: test-deps
 	cd tests && node --expose-gc bench/bench.mjs
+
+# `session-tree serve` (Playwright over a generated folder, raw HTTP for its
+# security rules) and the static page's "Open folder…".
+.PHONY: test-serve
+test-serve: test-deps chromium
+	node --test tests/serve/
 
 # --- lint --------------------------------------------------------------------
 

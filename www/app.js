@@ -3,6 +3,7 @@
 // happens on import but the one call to `start()` at the end.
 
 import { Controller } from "./controller.js";
+import { startFolder } from "./folder/ui.js";
 import { Graph } from "./graph.js";
 import { ComparePanel } from "./panels/compare.js";
 import { CompositionPanel } from "./panels/composition.js";
@@ -72,7 +73,11 @@ export function start(doc = document) {
     setFilter: (filter) => controller.setFilter(filter),
   };
 
-  controller.loadSample();
+  // The session list (folder/ui.js): served by `session-tree serve`, it shows
+  // the list or the session the URL names instead of the sample.
+  const folder = startFolder({ doc, controller, store, graphElement: view.graphElement });
+  window.__folder = folder.page;
+  if (!folder.takesOver) controller.loadSample();
   return controller;
 }
 

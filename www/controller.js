@@ -212,6 +212,29 @@ export class Controller {
     }
   }
 
+  /**
+   * Live follow (live.js, folder/ui.js): bytes appended to the open file go to
+   * the worker's session; the graph is rebuilt with the selection kept.
+   * Resolves with the worker's reply (`added`, `defaultLeaf`, `nodes`).
+   */
+  async appendBytes(bytes) {
+    const { info, filter, query, leafId } = this.store.get();
+    if (!info) return null;
+    const buffer = bytes.slice().buffer;
+    const msg = await this.client.request({ type: REQUEST.append, bytes: buffer, filter, query, keepId: leafId }, [
+      buffer,
+    ]);
+    const next = { ...info, count: msg.count, stats: msg.stats, defaultLeaf: msg.defaultLeaf };
+    next.bytes = (info.bytes ?? 0) + bytes.length;
+    const scroll = this.graph.scroller?.scrollTop;
+    this.store.set({ info: next, nodes: msg.nodes, view: msg.view });
+    this.graph.setData(msg.nodes, msg.view);
+    if (scroll !== undefined) this.graph.scroller.scrollTop = scroll;
+    this.panels.stats.render(next);
+    if (leafId && this.graph.has(leafId)) await this.selectLeaf(leafId, { updateHash: false });
+    return msg;
+  }
+
   /** The banners a newly opened file calls for: migrated, problems found, empty. */
   announce(info) {
     const { view } = this;

@@ -10,6 +10,8 @@
 export const REQUEST = Object.freeze({
   /** `{ file: Blob } | { bytes: ArrayBuffer } | { text: string }`, plus `name`, `filter`, `query`. */
   open: "open",
+  /** `{ bytes: ArrayBuffer, filter, query, keepId }`: bytes appended to the open file (live.js). */
+  append: "append",
   /** `{ filter, query, keepId }`: the rows to show (`keepId` stays visible whatever the filter). */
   view: "view",
   /** `{ entryId }`: the context at that leaf and the path to it. */
@@ -38,6 +40,8 @@ export const REPLY = Object.freeze({
   error: "error",
   /** `{ info, nodes, view }`. */
   opened: "opened",
+  /** `{ nodes, view, count, stats, defaultLeaf, added }`: the session after an append. */
+  appended: "appended",
   /** `{ view }`. */
   view: "view",
   /**
@@ -66,6 +70,7 @@ export const REPLY = Object.freeze({
 /** The reply type that answers each request type. */
 export const REPLY_TO = Object.freeze({
   [REQUEST.open]: REPLY.opened,
+  [REQUEST.append]: REPLY.appended,
   [REQUEST.view]: REPLY.view,
   [REQUEST.select]: REPLY.selected,
   [REQUEST.entry]: REPLY.entry,

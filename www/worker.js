@@ -35,6 +35,7 @@ const progress = (req, stage, fraction) => post({ type: REPLY.progress, req, sta
 
 const handlers = {
   [REQUEST.open]: open,
+  [REQUEST.append]: appendLive,
   [REQUEST.view]: ({ req, filter, query, keepId }) => {
     const view = viewOf(filter, query, keepId);
     post({ type: REPLY.view, req, view }, viewBuffers(view));
@@ -157,6 +158,39 @@ async function open(msg) {
         defaultLeaf: lastEntryId(entries),
         bytes: bytes.length,
       },
+      nodes: { ids: nodes.map((e) => e.id), kinds, summaries, labels, times, parent, refs },
+      view,
+    },
+    viewBuffers(view),
+  );
+}
+
+/**
+ * Live follow (live.js): feeds bytes appended to the open file to the session,
+ * which takes a chunk cut anywhere, then rebuilds the graph's columns from it.
+ */
+function appendLive({ req, bytes, filter, query, keepId }) {
+  if (!doc) throw new Error("no session is open");
+  if (doc.migratedBytes) throw new Error("the file was migrated on opening: reload it");
+  const before = doc.nodes.length;
+  doc.session.appendJsonl(new Uint8Array(bytes));
+  const entries = doc.session.getEntries();
+  const { nodes, parent, labels } = flattenTree(doc.session.getTree());
+  const nodeOf = indexById(nodes);
+  const columns = describeNodes(nodes);
+  const roots = parent.reduce((n, p) => n + (p < 0 ? 1 : 0), 0);
+  const stats = computeStats(entries, { count: nodes.length, ...treeShape(parent), roots });
+  Object.assign(doc, { nodes, parent, labels, toolOnly: columns.toolOnly, nodeOf, search: null });
+  const view = viewOf(filter ?? "default", query ?? "", keepId ?? null);
+  const { kinds, summaries, times, refs } = columns;
+  post(
+    {
+      type: REPLY.appended,
+      req,
+      count: nodes.length,
+      added: nodes.length - before,
+      stats,
+      defaultLeaf: lastEntryId(entries),
       nodes: { ids: nodes.map((e) => e.id), kinds, summaries, labels, times, parent, refs },
       view,
     },

@@ -24,6 +24,7 @@ import {
   buildSessionContext as piBuildSessionContext,
   SessionManager,
 } from "../shared/pi.mjs";
+import { listRow } from "./list.mjs";
 import { makeWorkload, WORKLOADS } from "./workloads.mjs";
 
 const require = createRequire(import.meta.url);
@@ -345,7 +346,7 @@ const only = (process.env.BENCH_ONLY ?? "")
   .map((s) => s.trim())
   .filter(Boolean);
 const workloadNames = Object.keys(WORKLOADS);
-const opNames = [...Object.keys(OPS), "rebuilds"];
+const opNames = [...Object.keys(OPS), "rebuilds", "list"];
 for (const o of only) {
   if (!workloadNames.includes(o) && !opNames.includes(o)) {
     console.error(
@@ -371,7 +372,8 @@ const mismatches = [];
 const memory = []; // { workload, size, bytes }
 const tStart = performance.now();
 
-for (const wname of selWorkloads) {
+// (the list row brings its own folder: no workload is generated for it alone)
+for (const wname of selOps.some((o) => o !== "list") ? selWorkloads : []) {
   let t0 = performance.now();
   const w = makeWorkload(wname);
   const buf = w.bytes;
@@ -428,6 +430,13 @@ for (const wname of selWorkloads) {
   if (typeof glue.wasmMemoryBytes === "function")
     memory.push({ workload: wname, size: buf.length, bytes: glue.wasmMemoryBytes() });
   if (wname === "branched" && selOps.includes("rebuilds")) rows.push(rebuilds(buf));
+}
+
+// Issue 14's row: a folder of 1,000 sessions listed (list.mjs).
+if (selOps.includes("list")) {
+  const row = await listRow({ runs: QUICK ? 3 : 7, gc, log });
+  rows.push(row);
+  if (row.mismatch) mismatches.push(row.mismatch);
 }
 
 // Issue 5's row: 1,000 context rebuilds for different leaves on a session that

@@ -1,0 +1,105 @@
+// `session-tree tree FILE`: the tree as pi's `/tree` view draws it.
+
+import { Session } from "../../node.js";
+import { colours, line, printable, printJson, readInput, UsageError } from "../io.js";
+import { FILTERS, treeRows } from "../tree-view.js";
+
+/** Opens `bytes` as a Session and checks `--leaf`; a leaf that names no entry is bad usage. */
+export function openAt(bytes, leaf) {
+  const session = Session.open(bytes);
+  if (leaf !== undefined && session.getEntry(leaf) === undefined) {
+    session.free();
+    throw new UsageError(`no entry with id '${leaf}'`);
+  }
+  return session;
+}
+
+export default {
+  name: "tree",
+  summary: "the tree as pi's /tree view draws it, with labels and the active path",
+  usage: `usage: session-tree tree FILE [--filter MODE] [--leaf ID] [--json]
+
+The session's tree as pi's /tree view draws it: one line per shown entry
+(control characters, line breaks included, printed as spaces),
+branches drawn with ├─, └─ and │, the branch holding the current leaf
+first, and • before each entry on the path from the root to the leaf.
+Labels are shown as [label].
+
+  --filter MODE   which entries to show, as pi's filters do (default: default):
+                    default       everything but settings (labels, model and thinking
+                                  changes, custom entries, session names, context edits)
+                    no-tools      default without tool results
+                    user-only     user messages only
+                    labeled-only  labelled entries only
+                    all           every entry
+                  usage entries are never shown, and assistant messages without
+                  text only when they are the leaf or ended in an error
+  --leaf ID       the current leaf (default: the session's leaf, its last entry)
+  --json          one JSON array of rows: { id, type, depth, prefix, active, leaf,
+                  label, text }
+
+FILE \`-\` reads standard input. Exit codes: 0 ok; 2 bad usage or a file that
+cannot be read.`,
+  options: {
+    filter: { type: "string" },
+    leaf: { type: "string" },
+    json: { type: "boolean" },
+  },
+  allowPositionals: true,
+  async run({ values, positionals }, io) {
+    if (positionals.length !== 1)
+      throw new UsageError(positionals.length === 0 ? "no FILE given" : "one FILE at a time");
+    const filter = values.filter ?? "default";
+    if (!FILTERS.includes(filter)) throw new UsageError(`unknown filter '${filter}' (filters: ${FILTERS.join(", ")})`);
+    const bytes = await readInput(io, positionals[0]);
+    const session = openAt(bytes, values.leaf);
+    let rows;
+    try {
+      const leafId = values.leaf ?? session.leafId;
+      rows = treeRows(session.getTree(), { leafId, filter, home: io.env?.HOME ?? "" });
+    } finally {
+      session.free();
+    }
+    if (values.json) {
+      printJson(
+        io,
+        rows.map((r) => ({
+          id: r.id ?? null,
+          type: r.node.entry?.type ?? null,
+          depth: r.depth,
+          prefix: r.prefix,
+          active: r.active,
+          leaf: r.isLeaf,
+          label: r.label ?? null,
+          text: r.role + r.text,
+        })),
+      );
+      return 0;
+    }
+    const c = colours(io);
+    const paint = {
+      user: c.cyan,
+      assistant: c.green,
+      muted: c.gray,
+      dim: c.dim,
+      error: c.red,
+      custom: c.magenta,
+      compaction: c.blue,
+      summary: c.yellow,
+    };
+    const out = [];
+    for (const r of rows) {
+      const marker = r.active ? c.cyan("• ") : "";
+      const label = r.label !== undefined ? c.yellow(printable(`[${r.label}] `)) : "";
+      const [role, text] = [printable(r.role), printable(r.text)];
+      const body =
+        r.style === "user" || r.style === "assistant" || r.style === "custom" || r.style === "summary"
+          ? paint[r.style](role) + text
+          : paint[r.style](role + text);
+      const row = `${c.dim(r.prefix)}${marker}${label}${body}`;
+      out.push(r.isLeaf ? c.bold(row) : row);
+    }
+    if (out.length > 0) line(io.stdout, out.join("\n"));
+    return 0;
+  },
+};

@@ -1,0 +1,119 @@
+// A folder of session files, for `list` and `serve` (Node only): find the
+// `.jsonl` files, then read each one's `sessionInfo`, several at a time. A file
+// that cannot be read, or is no session, becomes an `error` on its row: one bad
+// file never stops a listing.
+
+import * as nodeFs from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { inspectSession, sessionInfo } from "../node.js";
+
+/**
+ * The `.jsonl` files in `dir` (and, with `recursive`, in its subfolders), as
+ * absolute paths, sorted by file name, descending, within each folder (the
+ * order pi's list reads them in, which decides ties of equal times).
+ * Throws when `dir` itself cannot be read; a subfolder that cannot be read is
+ * passed to `onError(path, error)` and skipped.
+ */
+export async function findSessions(dir, options = {}) {
+  const { recursive = false, onError = () => {}, fs = nodeFs } = options;
+  const top = resolve(dir);
+  const found = [];
+  const pending = [top];
+  while (pending.length > 0) {
+    const folder = pending.shift();
+    let dirents;
+    try {
+      dirents = await fs.readdir(folder, { withFileTypes: true });
+    } catch (error) {
+      if (folder === top) throw error;
+      onError(folder, error);
+      continue;
+    }
+    const files = [];
+    const subfolders = [];
+    for (const dirent of dirents) {
+      const path = join(folder, dirent.name);
+      if (dirent.name.endsWith(".jsonl") && !dirent.isDirectory()) files.push(dirent.name);
+      else if (recursive && (dirent.isDirectory() || (dirent.isSymbolicLink() && (await isFolder(fs, path)))))
+        subfolders.push(path);
+    }
+    files.sort((a, b) => (a < b ? 1 : a > b ? -1 : 0));
+    for (const name of files) found.push(join(folder, name));
+    subfolders.sort();
+    pending.push(...subfolders);
+  }
+  return found;
+}
+
+async function isFolder(fs, path) {
+  try {
+    return (await fs.stat(path)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** A one-line reason for a failed read: the system's code and message, without the stack. */
+export function describeError(error) {
+  if (error && typeof error === "object" && typeof error.message === "string") {
+    return error.message.split("\n")[0];
+  }
+  return String(error);
+}
+
+/**
+ * Reads every file of `paths` and returns, in the same order,
+ * `{ path, info, error, problems? }`: `info` is the file's `sessionInfo`
+ * (its `mtime` as the last fallback for `modified`, as pi's list does) or
+ * null; `error` is null, or a one-line reason when the file could not be read
+ * or is not a session. With `inspect: true`, `problems` holds the file's
+ * `inspectSession` diagnostics. `concurrency` files are read at once (default
+ * 32); `onProgress(done, total)` is called after each file. Never throws for
+ * a file.
+ */
+export async function readSessionInfos(paths, options = {}) {
+  const { concurrency = 32, onProgress, inspect = false, fs = nodeFs } = options;
+  const results = new Array(paths.length);
+  let next = 0;
+  let done = 0;
+  const readOne = async (path) => {
+    let bytes;
+    try {
+      bytes = await fs.readFile(path);
+    } catch (error) {
+      return { path, info: null, error: describeError(error) };
+    }
+    try {
+      const info = sessionInfo(bytes);
+      // the file's mtime is the last fallback for `modified` (no activity, no
+      // valid header time), as in pi's list: only then is the file stat'ed
+      if (info !== null && info.modified === undefined) {
+        try {
+          info.modified = (await fs.stat(path)).mtime;
+        } catch (error) {
+          return { path, info: null, error: describeError(error) };
+        }
+      }
+      const row = {
+        path,
+        info,
+        error: info === null ? "not a pi session: the first entry is not a session header" : null,
+      };
+      if (inspect) row.problems = inspectSession(bytes);
+      return row;
+    } catch (error) {
+      return { path, info: null, error: describeError(error) };
+    }
+  };
+  const worker = async () => {
+    while (next < paths.length) {
+      const index = next++;
+      results[index] = await readOne(paths[index]);
+      done++;
+      onProgress?.(done, paths.length);
+    }
+  };
+  const workers = Math.max(1, Math.min(concurrency, paths.length));
+  await Promise.all(Array.from({ length: workers }, worker));
+  return results;
+}

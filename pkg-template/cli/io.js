@@ -1,0 +1,197 @@
+// What the commands share: reading a file or stdin, one-line errors, colour.
+// Commands never touch `process`: everything comes through `io`
+// (`{ stdout, stderr, stdin, env, isTTY, cwd, fs? }`, see main.js).
+
+import { randomBytes } from "node:crypto";
+import { constants } from "node:fs";
+import * as nodeFs from "node:fs/promises";
+import { resolve } from "node:path";
+
+/** Bad usage or unreadable input: exit code 2, with a one-line reason. */
+export class UsageError extends Error {
+  constructor(message, exitCode = 2) {
+    super(message);
+    this.name = "UsageError";
+    this.exitCode = exitCode;
+  }
+}
+
+/** The file system the commands use: `io.fs` (tests inject failures there) or node:fs/promises. */
+export function fsOf(io) {
+  return io.fs ?? nodeFs;
+}
+
+/** An absolute path, resolved against `io.cwd`. */
+export function absolute(io, path) {
+  return resolve(io.cwd ?? ".", path);
+}
+
+/** A one-line reason for an error from the file system, naming the path. */
+export function describeFsError(path, error) {
+  const reasons = {
+    ENOENT: "no such file or directory",
+    EACCES: "permission denied",
+    EPERM: "operation not permitted",
+    EISDIR: "is a directory",
+    ENOTDIR: "not a directory",
+    EEXIST: "already exists",
+    ENOSPC: "no space left on device",
+    EROFS: "read-only file system",
+  };
+  const reason = reasons[error?.code] ?? String(error?.message ?? error).split("\n")[0];
+  return `${path}: ${reason}`;
+}
+
+async function readStream(stream) {
+  if (!stream) throw new UsageError("-: no standard input");
+  const chunks = [];
+  for await (const chunk of stream) chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
+  return Buffer.concat(chunks);
+}
+
+/**
+ * The bytes of `file` (`-`: all of stdin). A file that cannot be read throws
+ * a UsageError (exit 2) whose message names it and says why.
+ */
+export async function readInput(io, file) {
+  if (file === "-") return readStream(io.stdin);
+  try {
+    return await fsOf(io).readFile(absolute(io, file));
+  } catch (error) {
+    throw new UsageError(describeFsError(file, error));
+  }
+}
+
+/** The name to show for an input: `<stdin>` for `-`. */
+export function displayName(file) {
+  return file === "-" ? "<stdin>" : file;
+}
+
+/** Writes one line (a newline is added) to a stream of `io`. */
+export function line(stream, text = "") {
+  stream.write(`${text}\n`);
+}
+
+/** Prints `value` as JSON, two-space indented, to stdout. */
+export function printJson(io, value) {
+  line(io.stdout, JSON.stringify(value, null, 2));
+}
+
+/**
+ * Colour functions for a stream: active only when that stream is a TTY
+ * (`io.isTTY` for stdout, `stream.isTTY` otherwise) and `NO_COLOR` is unset
+ * or empty (no-color.org).
+ */
+export function colours(io, stream = io.stdout) {
+  const tty = stream === io.stdout ? Boolean(io.isTTY) : Boolean(stream?.isTTY);
+  const noColor = typeof io.env?.NO_COLOR === "string" && io.env.NO_COLOR !== "";
+  const on = tty && !noColor;
+  const sgr = (open, close) => (text) => (on ? `\x1b[${open}m${text}\x1b[${close}m` : String(text));
+  return {
+    enabled: on,
+    bold: sgr(1, 22),
+    dim: sgr(2, 22),
+    italic: sgr(3, 23),
+    red: sgr(31, 39),
+    green: sgr(32, 39),
+    yellow: sgr(33, 39),
+    blue: sgr(34, 39),
+    magenta: sgr(35, 39),
+    cyan: sgr(36, 39),
+    gray: sgr(90, 39),
+  };
+}
+
+/**
+ * Text safe to print on one line of a terminal: control characters (C0, DEL
+ * and C1, line breaks and escape included) become spaces, so a file's text can
+ * neither break a line nor send escape sequences.
+ */
+export function printable(text) {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching them is the point
+  return String(text).replace(/[\u0000-\u001f\u007f-\u009f]/g, " ");
+}
+
+/** Multi-line text safe to print: control characters other than `\n` and tab become spaces (`\r\n` is `\n`). */
+export function printableText(text) {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching them is the point
+  const controls = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+  return String(text).replace(/\r\n/g, "\n").replace(controls, " ");
+}
+
+/** Text on one line: line breaks and tabs as spaces, trimmed. */
+export function oneLine(text) {
+  return String(text)
+    .replace(/[\r\n\t]+/g, " ")
+    .trim();
+}
+
+/** At most `max` characters, with `…` when cut. */
+export function clip(text, max) {
+  const chars = Array.from(text);
+  return chars.length <= max ? text : `${chars.slice(0, Math.max(0, max - 1)).join("")}…`;
+}
+
+/** A date as `YYYY-MM-DD HH:MM` in local time; `-` for a missing or invalid one. */
+export function formatDate(date) {
+  if (!(date instanceof Date) || Number.isNaN(date.getTime())) return "-";
+  const pad = (n) => String(n).padStart(2, "0");
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}`;
+}
+
+/** A Date as JSON gives it (`toISOString`), or null for a missing or invalid one. */
+export function isoDate(date) {
+  return date instanceof Date && !Number.isNaN(date.getTime()) ? date.toISOString() : null;
+}
+
+/**
+ * Writes `data` to `path` atomically: into a temporary file beside it, which
+ * then replaces `path` by a rename, so `path` holds either the old bytes or the
+ * new ones, never a part. With `backup`, the old file is first copied to
+ * `path + ".bak"`, which must not exist yet. The temporary file is removed
+ * when anything fails.
+ */
+export async function writeAtomic(io, path, data, { backup = false, mode } = {}) {
+  const fs = fsOf(io);
+  const dir = resolve(path, "..");
+  const base = path.slice(dir.length + 1);
+  const temp = resolve(dir, `.${base}.${randomBytes(6).toString("hex")}.tmp`);
+  let handle;
+  try {
+    handle = await fs.open(temp, "wx", mode ?? 0o644);
+    await handle.writeFile(data);
+    await handle.sync();
+    await handle.close();
+    handle = undefined;
+    if (mode !== undefined) await fs.chmod(temp, mode);
+    if (backup) await fs.copyFile(path, `${path}.bak`, constants.COPYFILE_EXCL);
+    await fs.rename(temp, path);
+  } catch (error) {
+    if (handle) await handle.close().catch(() => {});
+    await fs.rm(temp, { force: true }).catch(() => {});
+    throw error;
+  }
+}
+
+/**
+ * Writes `data` to `path`, a new file: an existing `path` is refused (exit 2),
+ * and a write that fails half-way removes what it wrote.
+ */
+export async function writeNew(io, path, data) {
+  const fs = fsOf(io);
+  const target = absolute(io, path);
+  let handle;
+  try {
+    handle = await fs.open(target, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
+  } catch (error) {
+    throw new UsageError(describeFsError(path, error));
+  }
+  try {
+    await handle.writeFile(data);
+    await handle.close();
+  } catch (error) {
+    await handle.close().catch(() => {});
+    await fs.rm(target, { force: true }).catch(() => {});
+    throw new UsageError(describeFsError(path, error));
+  }
+}

@@ -1,0 +1,261 @@
+// The server's picture of DIR: one row per session file (what the list shows)
+// and a Bloom filter of its words (what search narrows with), built by reading
+// each file once, newest first, and kept up to date by fs.watch plus a
+// periodic rescan. No file's bytes are kept: a search reads the few files the
+// filters let through.
+
+import { watch } from "node:fs";
+import { lstat, readdir, readFile, realpath, stat } from "node:fs/promises";
+import path from "node:path";
+import { inspectSession, sessionInfo } from "../../node.js";
+import { bloomOfText, parseQuery, queryTokens, searchText } from "./search-text.js";
+
+const RESCAN_MS = 2000;
+const CONCURRENCY = 4;
+
+/** Every `*.jsonl` under `root` (a real path), symlinked files kept only when they resolve inside it. */
+export async function walkSessions(root) {
+  const found = [];
+  const pending = [""];
+  while (pending.length) {
+    const relDir = pending.pop();
+    let items;
+    try {
+      items = await readdir(path.join(root, relDir), { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const item of items) {
+      const rel = relDir ? `${relDir}/${item.name}` : item.name;
+      if (item.isDirectory()) pending.push(rel);
+      else if ((item.isFile() || item.isSymbolicLink()) && item.name.endsWith(".jsonl")) {
+        const abs = path.join(root, rel);
+        try {
+          if (item.isSymbolicLink()) {
+            const real = await realpath(abs);
+            if (!real.startsWith(root + path.sep)) continue;
+          }
+          const st = await stat(abs);
+          if (st.isFile()) found.push({ rel, abs, size: st.size, mtimeMs: st.mtimeMs });
+        } catch {}
+      }
+    }
+  }
+  return found;
+}
+
+const iso = (d) => (d instanceof Date && !Number.isNaN(d.getTime()) ? d.toISOString() : null);
+
+/** The list row of one file's bytes (never throws). */
+export function describeFile(root, rel, bytes, mtimeMs) {
+  const row = { path: rel, size: bytes.length, mtime: new Date(mtimeMs).toISOString(), info: null, problems: 0 };
+  try {
+    row.problems = inspectSession(bytes).length;
+    const info = sessionInfo(bytes, { mtime: new Date(mtimeMs) });
+    if (!info) row.error = "not a session file: the first entry is not a session header";
+    else {
+      let parentPath = null;
+      if (typeof info.parentSession === "string" && path.isAbsolute(info.parentSession)) {
+        const p = path.resolve(info.parentSession);
+        if (p.startsWith(root + path.sep))
+          parentPath = p
+            .slice(root.length + 1)
+            .split(path.sep)
+            .join("/");
+      }
+      row.info = {
+        id: info.id,
+        cwd: info.cwd,
+        name: info.name ?? null,
+        parentSession: info.parentSession ?? null,
+        parentPath,
+        created: iso(info.created),
+        modified: iso(info.modified),
+        messageCount: info.messageCount,
+        firstMessage: info.firstMessage,
+      };
+    }
+  } catch (error) {
+    row.error = `could not read the session: ${error?.message ?? error}`;
+  }
+  return row;
+}
+
+export class FolderIndex {
+  /** `root`: the real path of DIR. */
+  constructor(root) {
+    this.root = root;
+    this.files = new Map(); // rel -> { row, bloom, size, mtimeMs }
+    this.listeners = new Set();
+    // Rows read of the first scan, then files indexed for search.
+    this.progress = { done: 0, total: 0, rowsReady: false, indexed: 0, indexTotal: 0, ready: false };
+    this.scanning = null;
+    this.again = false;
+  }
+
+  /** `listener({ type: "row"|"remove"|"progress", … })`; returns the unsubscribe function. */
+  subscribe(listener) {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  emit(event) {
+    for (const l of this.listeners) {
+      try {
+        l(event);
+      } catch {}
+    }
+  }
+
+  rows() {
+    return Array.from(this.files.values(), (f) => f.row);
+  }
+
+  start() {
+    this.rescan();
+    try {
+      this.watcher = watch(this.root, { recursive: true }, () => this.rescanSoon());
+      this.watcher.on("error", () => {});
+    } catch {
+      this.watcher = null; // the periodic rescan still sees every change
+    }
+    this.timer = setInterval(() => this.rescan(), RESCAN_MS);
+    this.timer.unref?.();
+  }
+
+  stop() {
+    this.watcher?.close();
+    clearInterval(this.timer);
+    clearTimeout(this.soon);
+  }
+
+  rescanSoon() {
+    clearTimeout(this.soon);
+    this.soon = setTimeout(() => this.rescan(), 100);
+  }
+
+  /** Walks DIR and reads every new or changed file; one scan at a time. */
+  rescan() {
+    if (this.scanning) {
+      this.again = true;
+      return this.scanning;
+    }
+    this.scanning = this.scan().finally(() => {
+      this.scanning = null;
+      if (this.again) {
+        this.again = false;
+        this.rescan();
+      }
+    });
+    return this.scanning;
+  }
+
+  async scan() {
+    const found = await walkSessions(this.root);
+    const seen = new Set(found.map((f) => f.rel));
+    for (const rel of [...this.files.keys()]) {
+      if (!seen.has(rel)) {
+        this.files.delete(rel);
+        this.emit({ type: "remove", path: rel });
+      }
+    }
+    const todo = found
+      .filter((f) => {
+        const known = this.files.get(f.rel);
+        return !known || known.size !== f.size || known.mtimeMs !== f.mtimeMs;
+      })
+      .sort((a, b) => b.mtimeMs - a.mtimeMs);
+    // The first scan reports its progress: the rows first (so the whole list is
+    // there soon), then the search index, a second read of each file.
+    const first = !this.progress.ready;
+    const p = this.progress;
+    if (first) Object.assign(p, { done: 0, total: todo.length, indexed: 0, indexTotal: todo.length });
+    const report = (n, of) => first && (n % 20 === 0 || n === of) && this.emit({ type: "progress", ...p });
+    await this.pool(todo, async (f) => {
+      await this.readOne(f);
+      if (first) report(++p.done, p.total);
+    });
+    if (first) {
+      p.rowsReady = true;
+      this.emit({ type: "progress", ...p });
+    }
+    await this.pool(todo, async (f) => {
+      await this.indexOne(f);
+      if (first) report(++p.indexed, p.indexTotal);
+    });
+    if (first) {
+      p.ready = true;
+      this.emit({ type: "progress", ...p });
+    }
+  }
+
+  async pool(items, fn) {
+    let next = 0;
+    const work = async () => {
+      while (next < items.length) await fn(items[next++]);
+    };
+    await Promise.all(Array.from({ length: CONCURRENCY }, work));
+  }
+
+  /** Reads a file that is inside DIR (a symlink only if it resolves inside), or null. */
+  async bytesOf(f) {
+    try {
+      const st = await lstat(f.abs);
+      if (st.isSymbolicLink()) {
+        const real = await realpath(f.abs);
+        if (!real.startsWith(this.root + path.sep)) return null;
+      }
+      return await readFile(f.abs);
+    } catch {
+      return null; // gone or unreadable since the walk: the next rescan decides
+    }
+  }
+
+  async readOne(f) {
+    const bytes = await this.bytesOf(f);
+    if (!bytes) return;
+    const row = describeFile(this.root, f.rel, bytes, f.mtimeMs);
+    this.files.set(f.rel, { row, bloom: null, size: f.size, mtimeMs: f.mtimeMs });
+    this.emit({ type: "row", row });
+  }
+
+  async indexOne(f) {
+    const known = this.files.get(f.rel);
+    if (!known || known.size !== f.size || known.mtimeMs !== f.mtimeMs) return;
+    const bytes = await this.bytesOf(f);
+    if (!bytes) return;
+    try {
+      known.bloom = bloomOfText(new TextDecoder().decode(bytes));
+    } catch {}
+  }
+
+  /**
+   * Entries matching `query` across DIR, newest sessions first:
+   * `{ results: [{ path, entryId, line, role, snippet, title }], truncated }`.
+   */
+  async search(queryText, { limit = 200, perFile = 20 } = {}) {
+    const query = parseQuery(queryText);
+    const tokens = queryTokens(query);
+    if (!tokens.length) return { results: [], truncated: false };
+    // A file not indexed yet is read like one whose filter says yes.
+    const candidates = [...this.files.values()]
+      .filter((f) => !f.bloom || f.bloom.hasAll(tokens))
+      .sort((a, b) => (b.row.info?.modified ?? b.row.mtime).localeCompare(a.row.info?.modified ?? a.row.mtime));
+    const results = [];
+    for (const f of candidates) {
+      if (results.length >= limit) return { results, truncated: true };
+      let text;
+      try {
+        text = await readFile(path.join(this.root, ...f.row.path.split("/")), "utf8");
+      } catch {
+        continue;
+      }
+      const title = f.row.info?.name || f.row.info?.firstMessage || f.row.path;
+      for (const hit of searchText(text, query, perFile)) {
+        results.push({ path: f.row.path, title, ...hit });
+        if (results.length >= limit) break;
+      }
+    }
+    return { results, truncated: false };
+  }
+}

@@ -1,0 +1,317 @@
+// `session-tree serve`: the viewer and the sessions of one folder over HTTP,
+// read-only, for the machine it runs on.
+//
+//   /                 the viewer (pkg/viewer/index.html, told that a server is behind it)
+//   /<asset>          the viewer's own files; /pkg/<file> the package files it imports
+//   /files/<rel>      a session's bytes (Range, or ?offset=N for the bytes from N)
+//   /api/list         Server-Sent Events: a `row` per session as it is read, `progress`
+//                     while the folder is first read, then `row`/`remove` as files change
+//   /api/search?q=    JSON: the entries matching the query, as { path, entryId, … }
+//   /api/follow?path=REL&offset=N&head=H   Server-Sent Events: appended bytes (protocol.js)
+//
+// Security: GET and HEAD only; the Host header must name a loopback address
+// with the server's port (or the --host given); paths are checked by paths.js.
+
+import { watch } from "node:fs";
+import { open, readFile, realpath, stat } from "node:fs/promises";
+import { createServer } from "node:http";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { FolderIndex } from "./folder-index.js";
+import { allowedHosts, Refused, rawSegments, relSegments, resolveInside, resolveSession } from "./paths.js";
+import { HEAD_BYTES, headHash } from "./protocol.js";
+
+const PACKAGE_DIR = fileURLToPath(new URL("../../", import.meta.url));
+
+const TYPES = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".svg": "image/svg+xml",
+  ".png": "image/png",
+  ".wasm": "application/wasm",
+  ".jsonl": "application/jsonl; charset=utf-8",
+};
+
+// The package files the viewer imports (the wasm build and the pure modules).
+const PKG_ALLOWED = [
+  /^browser\.js$/,
+  /^recover\.js$/,
+  /^web\/.+\.(js|wasm)$/,
+  /^cli\/lineage\.js$/,
+  /^cli\/serve\/(search-text|protocol)\.js$/,
+];
+
+const CSP =
+  "default-src 'self'; img-src 'self' data: blob:; style-src 'self'; script-src 'self' 'wasm-unsafe-eval'; " +
+  "worker-src 'self' blob:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+const baseHeaders = (type) => ({
+  "content-type": type,
+  "cache-control": "no-store",
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "no-referrer",
+  "cross-origin-resource-policy": "same-origin",
+  "content-security-policy": CSP,
+});
+
+function sendText(res, status, text) {
+  if (res.headersSent) return res.destroy();
+  res.writeHead(status, baseHeaders("text/plain; charset=utf-8"));
+  res.end(`${text}\n`);
+}
+
+/**
+ * Starts the server. `dir`: the sessions folder; `viewerDir`/`pkgDir`: where the
+ * viewer and the package files are (default: this package's). Resolves to
+ * `{ url, port, host, close() }`.
+ */
+export async function startServer({ dir, port = 0, host = "127.0.0.1", viewerDir, pkgDir } = {}) {
+  const root = await realpath(path.resolve(dir));
+  if (!(await stat(root)).isDirectory()) throw new Error(`not a directory: ${dir}`);
+  const viewerRoot = await realpath(viewerDir ?? path.join(PACKAGE_DIR, "viewer"));
+  const pkgRoot = await realpath(pkgDir ?? PACKAGE_DIR);
+  const index = new FolderIndex(root);
+  const streams = new Set();
+  let hosts = new Set();
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error) => {
+      if (error instanceof Refused) sendText(res, error.status, error.message);
+      else sendText(res, 500, "internal error");
+    });
+  });
+
+  async function handle(req, res) {
+    if (req.method !== "GET" && req.method !== "HEAD") {
+      res.setHeader("allow", "GET, HEAD");
+      throw new Refused(405, "method not allowed");
+    }
+    if (!hosts.has(String(req.headers.host ?? "").toLowerCase())) throw new Refused(421, "unknown host");
+    const raw = req.url ?? "";
+    if (!raw.startsWith("/")) throw new Refused(400, "bad request");
+    const q = raw.indexOf("?");
+    const rawPath = q < 0 ? raw : raw.slice(0, q);
+    const params = new URLSearchParams(q < 0 ? "" : raw.slice(q + 1));
+
+    if (rawPath === "/" || rawPath === "/index.html") return sendIndex(res, req.method);
+    if (rawPath === "/api/list") return listStream(req, res);
+    if (rawPath === "/api/search") return sendJson(res, await index.search(params.get("q") ?? ""));
+    if (rawPath === "/api/follow") return follow(req, res, params);
+    if (rawPath.startsWith("/files/")) {
+      const file = await resolveSession(root, rawSegments(rawPath.slice(7)));
+      return sendFile(req, res, file, params);
+    }
+    if (rawPath.startsWith("/pkg/")) {
+      const segments = rawSegments(rawPath.slice(5));
+      if (!PKG_ALLOWED.some((re) => re.test(segments.join("/")))) throw new Refused(404, "not found");
+      return sendFile(req, res, await resolveInside(pkgRoot, segments), params);
+    }
+    const segments = rawSegments(rawPath.slice(1));
+    const ext = path.extname(segments[segments.length - 1]);
+    // The viewer's only .jsonl is its sample; sessions come from /files/.
+    if (!TYPES[ext] || (ext === ".jsonl" && segments.join("/") !== "sample.jsonl")) throw new Refused(404, "not found");
+    return sendFile(req, res, await resolveInside(viewerRoot, segments), params);
+  }
+
+  async function sendIndex(res, method) {
+    const html = await readFile(path.join(viewerRoot, "index.html"), "utf8");
+    // Tells the page that a server is behind it (folder.js reads it).
+    const body = html.replace("<head>", '<head>\n  <meta name="session-tree-serve" content="1">');
+    res.writeHead(200, baseHeaders(TYPES[".html"]));
+    res.end(method === "HEAD" ? undefined : body);
+  }
+
+  function sendJson(res, value) {
+    res.writeHead(200, baseHeaders("application/json; charset=utf-8"));
+    res.end(JSON.stringify(value));
+  }
+
+  async function sendFile(req, res, file, params) {
+    const size = (await stat(file)).size;
+    const headers = baseHeaders(TYPES[path.extname(file)] ?? "application/octet-stream");
+    headers["accept-ranges"] = "bytes";
+    let start = 0;
+    let end = size - 1;
+    let status = 200;
+    const range = /^bytes=(\d*)-(\d*)$/.exec(req.headers.range ?? "");
+    const offset = params.get("offset");
+    if (range && (range[1] || range[2])) {
+      if (range[1]) {
+        start = Number(range[1]);
+        if (range[2]) end = Math.min(Number(range[2]), size - 1);
+      } else start = Math.max(0, size - Number(range[2]));
+      status = 206;
+    } else if (offset !== null) {
+      if (!/^\d+$/.test(offset)) throw new Refused(400, "bad offset");
+      start = Number(offset);
+      status = 206;
+    }
+    if (status === 206) {
+      if (start > size || (start === size && size > 0 && range) || start > end + 1) {
+        res.writeHead(416, { ...baseHeaders("text/plain; charset=utf-8"), "content-range": `bytes */${size}` });
+        return res.end();
+      }
+      if (start <= end) headers["content-range"] = `bytes ${start}-${end}/${size}`;
+    }
+    headers["content-length"] = String(Math.max(0, end - start + 1));
+    headers["x-file-size"] = String(size);
+    res.writeHead(status, headers);
+    if (req.method === "HEAD" || end < start) return res.end();
+    const fh = await open(file, "r");
+    try {
+      const stream = fh.createReadStream({ start, end, autoClose: false });
+      await new Promise((resolve, reject) => {
+        stream.on("error", reject);
+        res.on("close", resolve);
+        stream.on("end", resolve);
+        stream.pipe(res);
+      });
+    } finally {
+      await fh.close();
+    }
+  }
+
+  function sseStart(req, res) {
+    res.writeHead(200, { ...baseHeaders("text/event-stream; charset=utf-8"), connection: "keep-alive" });
+    res.write(": session-tree\n\n");
+    const ping = setInterval(() => res.write(": ping\n\n"), 15000);
+    const entry = { res, stop: () => {} };
+    streams.add(entry);
+    req.on("close", () => {
+      clearInterval(ping);
+      streams.delete(entry);
+      entry.stop();
+    });
+    return entry;
+  }
+
+  const event = (res, type, data, id) =>
+    res.write(`event: ${type}\n${id !== undefined ? `id: ${id}\n` : ""}data: ${JSON.stringify(data)}\n\n`);
+
+  function listStream(req, res) {
+    const entry = sseStart(req, res);
+    if (req.method === "HEAD") return res.end();
+    for (const row of index.rows()) event(res, "row", row);
+    event(res, "progress", index.progress);
+    entry.stop = index.subscribe((e) => {
+      if (e.type === "row") event(res, "row", e.row);
+      else if (e.type === "remove") event(res, "remove", { path: e.path });
+      else if (e.type === "progress") {
+        const { type, ...progress } = e;
+        event(res, "progress", progress);
+      }
+    });
+  }
+
+  async function follow(req, res, params) {
+    const segments = relSegments(params.get("path") ?? "");
+    const file = await resolveSession(root, segments);
+    const offsetText = params.get("offset") ?? "0";
+    if (!/^\d+$/.test(offsetText)) throw new Refused(400, "bad offset");
+    let pos = Number(offsetText);
+    const entry = sseStart(req, res);
+    if (req.method === "HEAD") return res.end();
+    let closed = false;
+    let busy = false;
+    let again = false;
+    // The client's first bytes, as protocol.js hashes them: a change means a rewrite.
+    let headLen = Math.min(pos, HEAD_BYTES);
+    let head = params.get("head");
+    const readRange = async (fh, from, to) => {
+      const buf = Buffer.alloc(Math.max(0, to - from));
+      let got = 0;
+      while (got < buf.length) {
+        const { bytesRead } = await fh.read(buf, got, buf.length - got, from + got);
+        if (!bytesRead) break;
+        got += bytesRead;
+      }
+      return buf.subarray(0, got);
+    };
+    const reset = () => {
+      event(res, "reset", {});
+      finish();
+    };
+    const check = async () => {
+      if (closed) return;
+      if (busy) {
+        again = true;
+        return;
+      }
+      busy = true;
+      let fh;
+      try {
+        fh = await open(file, "r");
+        const size = (await fh.stat()).size;
+        if (size < pos) return reset();
+        const headNow = headHash(await readRange(fh, 0, headLen));
+        if (head === null) head = headNow;
+        else if (headNow !== head) return reset();
+        while (size > pos && !closed) {
+          const chunk = await readRange(fh, pos, Math.min(size, pos + (1 << 20)));
+          if (!chunk.length) break;
+          pos += chunk.length;
+          event(res, "append", chunk.toString("base64"), pos);
+        }
+        if (headLen < HEAD_BYTES && pos > headLen) {
+          headLen = Math.min(pos, HEAD_BYTES);
+          head = headHash(await readRange(fh, 0, headLen));
+        }
+      } catch {
+        // The file is gone (being replaced, say): the next check decides.
+      } finally {
+        await fh?.close();
+        busy = false;
+        if (again && !closed) {
+          again = false;
+          check();
+        }
+      }
+    };
+    let watcher = null;
+    try {
+      watcher = watch(file, () => check());
+      watcher.on("error", () => {});
+    } catch {}
+    const poll = setInterval(check, 500);
+    const finish = () => {
+      if (closed) return;
+      closed = true;
+      clearInterval(poll);
+      watcher?.close();
+      res.end();
+    };
+    entry.stop = finish;
+    check();
+  }
+
+  await new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const actualPort = server.address().port;
+  hosts = allowedHosts(actualPort, host);
+  index.start();
+  const shownHost = host.includes(":") ? `[${host}]` : host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host;
+  return {
+    url: `http://${shownHost}:${actualPort}/`,
+    port: actualPort,
+    host,
+    root,
+    index,
+    close() {
+      index.stop();
+      for (const s of streams) {
+        s.stop();
+        s.res.destroy();
+      }
+      return new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections?.();
+      });
+    },
+  };
+}

@@ -1,0 +1,283 @@
+// The rows of pi's `/tree` view (its TUI tree selector) for a `getTree`
+// result: which entries each filter shows, in what order, with what prefix
+// (`├─ `, `└─ `, `│`), whether each is on the active path, and its text.
+// Pure: no `node:` imports.
+//
+// How pi 1.6 lays the view out (worked out from its behaviour, written anew):
+// - order: depth first; at every branch point (and among the roots) the child
+//   whose subtree holds the current leaf comes first, the others keep the tree's
+//   order (oldest first);
+// - each shown entry hangs under its nearest shown ancestor, so hidden entries
+//   pull their shown descendants up;
+// - a chain of single children stays at one indentation; the children of a
+//   branch point are indented one step and get a connector (`├─ `, or `└─ ` for
+//   the last one), and the first entry after a branch is indented one more;
+// - a connector that is not the last leaves a `│` in the column below it for
+//   as long as its subtree lasts;
+// - with several roots, the roots get no connector and no indentation.
+
+export const FILTERS = ["default", "no-tools", "user-only", "labeled-only", "all"];
+
+const SETTINGS = new Set(["label", "context_edit", "custom", "model_change", "thinking_level_change", "session_info"]);
+
+function textOf(content) {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  let text = "";
+  for (const block of content) {
+    if (block !== null && typeof block === "object" && block.type === "text") text += block.text;
+  }
+  return text;
+}
+
+function hasText(content) {
+  if (typeof content === "string") return content.trim().length > 0;
+  if (!Array.isArray(content)) return false;
+  return content.some(
+    (b) =>
+      b !== null && typeof b === "object" && b.type === "text" && typeof b.text === "string" && b.text.trim() !== "",
+  );
+}
+
+const flat = (text) =>
+  String(text)
+    .replace(/[\n\t]/g, " ")
+    .trim();
+const preview = (content) => flat(textOf(content).slice(0, 200));
+
+/** Whether `filter` shows this node (the current leaf is `leafId`). */
+export function isShown(node, filter, leafId) {
+  const entry = node.entry;
+  if (entry === null || typeof entry !== "object") return filter === "all";
+  if (entry.type === "usage") return false;
+  const message =
+    entry.type === "message" && entry.message !== null && typeof entry.message === "object" ? entry.message : null;
+  if (message?.role === "assistant" && entry.id !== leafId) {
+    const failed = Boolean(message.stopReason) && message.stopReason !== "stop" && message.stopReason !== "toolUse";
+    if (!hasText(message.content) && !failed) return false;
+  }
+  const settings = SETTINGS.has(entry.type);
+  switch (filter) {
+    case "user-only":
+      return message?.role === "user";
+    case "no-tools":
+      return !settings && message?.role !== "toolResult";
+    case "labeled-only":
+      return node.label !== undefined;
+    case "all":
+      return true;
+    default:
+      return !settings;
+  }
+}
+
+function shortenHome(path, home) {
+  if (!home || !path.startsWith("/")) return path;
+  const base = home.endsWith("/") ? home.slice(0, -1) : home;
+  if (path === base) return "~";
+  return path.startsWith(`${base}/`) ? `~/${path.slice(base.length + 1)}` : path;
+}
+
+function lineNumber(value) {
+  const n = typeof value === "string" && value.trim() !== "" ? Number(value) : value;
+  return typeof n === "number" && Number.isFinite(n) ? n : undefined;
+}
+
+function readRange(offset, limit) {
+  if (offset == null && limit == null) return "";
+  const start = offset == null ? 1 : lineNumber(offset);
+  if (start === undefined) return "";
+  if (limit == null) return `:${start}`;
+  const count = lineNumber(limit);
+  if (count === undefined) return "";
+  const end = start + count - 1;
+  return end ? `:${start}-${end}` : `:${start}`;
+}
+
+/** A tool call as pi's tree shows the result it produced: `[read: ~/x.ts:1-20]`, `[bash: make]`. */
+export function toolCallText(name, args, home) {
+  const a = args !== null && typeof args === "object" ? args : {};
+  const path = (p) => shortenHome(String(p), home);
+  switch (name) {
+    case "read":
+      return `[read: ${path(a.path || a.file_path || "")}${readRange(a.offset, a.limit)}]`;
+    case "write":
+    case "edit":
+      return `[${name}: ${path(a.path || a.file_path || "")}]`;
+    case "bash": {
+      const command = String(a.command || "");
+      return `[bash: ${flat(command).slice(0, 50)}${command.length > 50 ? "..." : ""}]`;
+    }
+    case "grep":
+      return `[grep: /${String(a.pattern || "")}/ in ${path(a.path || ".")}]`;
+    case "find":
+      return `[find: ${String(a.pattern || "")} in ${path(a.path || ".")}]`;
+    case "ls":
+      return `[ls: ${path(a.path || ".")}]`;
+    default: {
+      const json = JSON.stringify(args) ?? "undefined";
+      return `[${name}: ${json.slice(0, 40)}${json.length > 40 ? "..." : ""}]`;
+    }
+  }
+}
+
+/**
+ * An entry's text in the view, with its style: `{ text, style }` or, for
+ * messages with a role prefix, `{ role, text, style }`. Styles: "user",
+ * "assistant", "muted", "dim", "error", "custom", "compaction", "summary".
+ */
+export function entryText(entry, toolCalls, home) {
+  if (entry === null || typeof entry !== "object") return { text: "", style: "dim" };
+  switch (entry.type) {
+    case "message": {
+      const m = entry.message !== null && typeof entry.message === "object" ? entry.message : {};
+      switch (m.role) {
+        case "user":
+          return { role: "user: ", text: preview(m.content), style: "user" };
+        case "assistant": {
+          const text = preview(m.content);
+          if (text) return { role: "assistant: ", text, style: "assistant" };
+          if (m.stopReason === "aborted") return { role: "assistant: ", text: "(aborted)", style: "muted" };
+          if (m.errorMessage) return { role: "assistant: ", text: flat(m.errorMessage).slice(0, 80), style: "error" };
+          return { role: "assistant: ", text: "(no content)", style: "muted" };
+        }
+        case "toolResult": {
+          const call = m.toolCallId ? toolCalls.get(m.toolCallId) : undefined;
+          return {
+            text: call ? toolCallText(call.name, call.arguments, home) : `[${m.toolName ?? "tool"}]`,
+            style: "muted",
+          };
+        }
+        case "bashExecution":
+          return { text: `[bash]: ${flat(m.command ?? "")}`, style: "dim" };
+        default:
+          return { text: `[${m.role}]`, style: "dim" };
+      }
+    }
+    case "custom_message":
+      return { role: `[${entry.customType}]: `, text: flat(textOf(entry.content)), style: "custom" };
+    case "compaction":
+      return { text: `[compaction: ${Math.round(entry.tokensBefore / 1000)}k tokens]`, style: "compaction" };
+    case "branch_summary":
+      return { role: "[branch summary]: ", text: flat(entry.summary ?? ""), style: "summary" };
+    case "model_change":
+      return { text: `[model: ${entry.modelId}]`, style: "dim" };
+    case "thinking_level_change":
+      return { text: `[thinking: ${entry.thinkingLevel}]`, style: "dim" };
+    case "custom":
+      return { text: `[custom: ${entry.customType}]`, style: "dim" };
+    case "context_edit":
+      return { text: `[context ${entry.replacement === null ? "omit" : "replace"}: ${entry.targetId}]`, style: "dim" };
+    case "label":
+      return { text: `[label: ${entry.label ?? "(cleared)"}]`, style: "dim" };
+    case "session_info":
+      return { text: `[title: ${entry.name ? entry.name : "empty"}]`, style: "dim" };
+    default:
+      return { text: "", style: "dim" };
+  }
+}
+
+/**
+ * The rows of the view: `[{ node, id, depth, prefix, active, isLeaf, label,
+ * role, text, style }]` in display order. `prefix` is the drawing before the
+ * entry (`│  ├─ `); `active` marks the path from the root to `leafId`.
+ */
+export function treeRows(roots, { leafId = null, filter = "default", home = "" } = {}) {
+  // The tree's parent of every node, and the nodes in depth-first order.
+  const parent = new Map();
+  const all = [];
+  for (const stack = [...roots].reverse(); stack.length > 0; ) {
+    const node = stack.pop();
+    all.push(node);
+    for (let i = node.children.length - 1; i >= 0; i--) {
+      parent.set(node.children[i], node);
+      stack.push(node.children[i]);
+    }
+  }
+  const leaf = leafId === null ? undefined : all.findLast((n) => n.entry?.id === leafId);
+  const active = new Set();
+  for (let n = leaf; n !== undefined; n = parent.get(n)) active.add(n);
+
+  // Display order: the branch holding the leaf first, at every level.
+  const leafFirst = (nodes) => [...nodes.filter((n) => active.has(n)), ...nodes.filter((n) => !active.has(n))];
+  const ordered = [];
+  const toolCalls = new Map();
+  for (const stack = leafFirst(roots).reverse(); stack.length > 0; ) {
+    const node = stack.pop();
+    ordered.push(node);
+    const m = node.entry?.type === "message" ? node.entry.message : undefined;
+    if (m?.role === "assistant" && Array.isArray(m.content)) {
+      for (const b of m.content) {
+        if (b !== null && typeof b === "object" && b.type === "toolCall") toolCalls.set(b.id, b);
+      }
+    }
+    stack.push(...leafFirst(node.children).reverse());
+  }
+
+  // The shown nodes, each under its nearest shown ancestor.
+  const shown = ordered.filter((n) => isShown(n, filter, leafId));
+  const shownSet = new Set(shown);
+  const kids = new Map([[null, []]]);
+  for (const node of shown) {
+    let up = parent.get(node);
+    while (up !== undefined && !shownSet.has(up)) up = parent.get(up);
+    const key = up ?? null;
+    if (!kids.has(key)) kids.set(key, []);
+    kids.get(key).push(node);
+  }
+
+  // Layout.
+  const topLevel = kids.get(null);
+  const several = topLevel.length > 1;
+  const rows = [];
+  const stack = [];
+  for (let i = topLevel.length - 1; i >= 0; i--) {
+    stack.push({
+      node: topLevel[i],
+      indent: several ? 1 : 0,
+      afterBranch: several,
+      connector: false,
+      last: i === topLevel.length - 1,
+      guides: [],
+    });
+  }
+  while (stack.length > 0) {
+    const { node, indent, afterBranch, connector, last, guides } = stack.pop();
+    const depth = several ? Math.max(0, indent - 1) : indent;
+    const cells = [];
+    for (let level = 0; level < depth; level++) {
+      const guide = guides.find((g) => g.level === level);
+      if (guide) cells.push(guide.line ? "│  " : "   ");
+      else if (connector && level === depth - 1) cells.push(last ? "└─ " : "├─ ");
+      else cells.push("   ");
+    }
+    const { role = "", text, style } = entryText(node.entry, toolCalls, home);
+    rows.push({
+      node,
+      id: node.entry?.id,
+      depth,
+      prefix: cells.join(""),
+      active: active.has(node),
+      isLeaf: node === leaf,
+      label: node.label,
+      role,
+      text,
+      style,
+    });
+    const children = kids.get(node) ?? [];
+    const branches = children.length > 1;
+    const childIndent = branches || (afterBranch && indent > 0) ? indent + 1 : indent;
+    const childGuides = connector ? [...guides, { level: Math.max(0, depth - 1), line: !last }] : guides;
+    for (let i = children.length - 1; i >= 0; i--) {
+      stack.push({
+        node: children[i],
+        indent: childIndent,
+        afterBranch: branches,
+        connector: branches,
+        last: i === children.length - 1,
+        guides: childGuides,
+      });
+    }
+  }
+  return rows;
+}

@@ -1,0 +1,533 @@
+// The session list page and its wiring: every session of a folder (from
+// `session-tree serve`, or a folder opened in the page), search across them,
+// and the open session followed live. Logic lives in model.js, local.js and
+// ../live.js; this file builds the DOM and connects them to the viewer's
+// controller.
+//
+// URLs: the list is the page without `session`; `?session=REL` opens a
+// session (with `&leafId=…&targetId=…` from a search result). The list stays in
+// the DOM while a session is open, so Back finds it as it was left.
+
+import { FollowSwitch, headHash, NewMarker, PollFollower, SerialQueue, ServerFollower } from "../live.js";
+import { buildLineage } from "../pkg/cli/lineage.js";
+import { ago, FolderModel, filesUrl, rowTitle } from "./model.js";
+
+const el = (doc, tag, cls, text) => {
+  const e = doc.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined) e.textContent = text;
+  return e;
+};
+
+const sessionHref = (path, leafId, targetId) => {
+  const q = new URLSearchParams({ session: path });
+  if (leafId) q.set("leafId", leafId);
+  if (targetId) q.set("targetId", targetId);
+  return `?${q}`;
+};
+
+export class FolderPage {
+  constructor({ doc, controller, store, graphElement }) {
+    Object.assign(this, { doc, controller, store, graphElement });
+    this.served = Boolean(doc.querySelector('meta[name="session-tree-serve"]'));
+    this.model = new FolderModel(buildLineage);
+    this.local = null; // a LocalFolder once a folder is opened in the page
+    this.openPath = null;
+    this.follower = null;
+    this.queue = new SerialQueue();
+    this.marker = new NewMarker();
+    this.follow = new FollowSwitch(true);
+    this.quiet = 0; // > 0 while the page itself selects (opening, following)
+    this.progress = { done: 0, total: 0, ready: false };
+    this.searchSeq = 0;
+  }
+
+  /** Builds the page's parts; returns whether the folder takes over the start (no sample). */
+  start() {
+    this.build();
+    this.doc.defaultView.addEventListener("popstate", () => this.route());
+    this.store.subscribe((state, changed) => {
+      if (changed.includes("leafId") && this.follower && !this.quiet && this.follow.selected(state.leafId)) {
+        this.renderLive();
+      }
+      // A file opened some other way (Open file…, a drop, Sample) replaces the
+      // followed session: stop following, and show it.
+      if (changed.includes("opened") && !this.loading && (this.openPath || !this.view.hidden)) {
+        this.stopFollow();
+        this.openPath = null;
+        if (!this.view.hidden) this.showViewer();
+      }
+    });
+    this.watchRows();
+    if (!this.served) return false;
+    this.listen();
+    this.route();
+    return true;
+  }
+
+  // --- DOM ----------------------------------------------------------------------
+
+  build() {
+    const { doc } = this;
+    const actions = doc.querySelector(".topbar .actions");
+    this.back = el(doc, "button", "button", "← Sessions");
+    this.back.type = "button";
+    this.back.dataset.testid = "folder-back";
+    this.back.hidden = true;
+    this.back.addEventListener("click", () => this.backToList());
+    actions?.prepend(this.back);
+    if (!this.served) {
+      const label = el(doc, "label", "button", "Open folder…");
+      label.title = "Open a folder of sessions (such as ~/.pi/agent/sessions), or drop one";
+      this.input = el(doc, "input");
+      this.input.type = "file";
+      this.input.hidden = true;
+      this.input.multiple = true;
+      this.input.webkitdirectory = true;
+      this.input.dataset.testid = "folder-input";
+      this.input.addEventListener("change", () => {
+        if (this.input.files?.length) this.openFiles("list", this.input.files);
+      });
+      label.prepend(this.input);
+      label.addEventListener("click", (e) => {
+        if (typeof this.doc.defaultView.showDirectoryPicker !== "function" || e.target === this.input) return;
+        e.preventDefault();
+        this.doc.defaultView
+          .showDirectoryPicker({ id: "sessions", mode: "read" })
+          .then((handle) => this.openFiles("handle", handle))
+          .catch(() => {});
+      });
+      actions?.insertBefore(label, actions.children[1] ?? null);
+      this.doc.defaultView.addEventListener("drop", (e) => this.dropped(e), true);
+    }
+    this.liveBox = el(doc, "span", "live-box");
+    doc.querySelector(".topbar .file-name")?.after(this.liveBox);
+
+    const view = el(doc, "section", "folder-view");
+    view.id = "folder-view";
+    view.hidden = true;
+    view.setAttribute("aria-label", "Sessions");
+    const bar = el(doc, "div", "folder-bar");
+    this.search = el(doc, "input", "folder-search");
+    Object.assign(this.search, {
+      type: "search",
+      placeholder: 'Search all sessions: words, "a phrase"',
+      autocomplete: "off",
+    });
+    this.search.spellcheck = false;
+    this.search.dataset.testid = "search";
+    this.search.setAttribute("aria-label", "Search all sessions");
+    this.filter = el(doc, "input", "folder-filter");
+    Object.assign(this.filter, { type: "search", placeholder: "Filter the list", autocomplete: "off" });
+    this.filter.dataset.testid = "folder-filter";
+    this.filter.setAttribute("aria-label", "Filter the list");
+    this.status = el(doc, "span", "folder-status");
+    this.status.dataset.testid = "folder-progress";
+    this.status.setAttribute("role", "status");
+    bar.append(this.search, this.filter, this.status);
+    this.results = el(doc, "ol", "search-results");
+    this.results.dataset.testid = "search-results";
+    this.results.hidden = true;
+    this.list = el(doc, "div", "session-list");
+    this.list.dataset.testid = "session-list";
+    view.append(bar, this.results, this.list);
+    doc.querySelector("main.layout")?.before(view);
+    this.view = view;
+
+    let timer;
+    this.search.addEventListener("input", () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => this.runSearch(), 250);
+    });
+    this.filter.addEventListener("input", () => this.renderList());
+    const follow = (e) => {
+      const a = e.target.closest("a[data-session-path]");
+      if (!a || e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey) return;
+      e.preventDefault();
+      this.openSession(a.dataset.sessionPath, a.dataset.entryId || null, a.dataset.entryId || null);
+    };
+    this.list.addEventListener("click", follow);
+    this.results.addEventListener("click", follow);
+  }
+
+  showList() {
+    this.stopFollow();
+    this.openPath = null;
+    this.view.hidden = false;
+    this.back.hidden = true;
+    this.doc.body.classList.add("showing-folder");
+    this.view.scrollTop = this.savedScroll ?? 0;
+    this.renderList();
+  }
+
+  showViewer() {
+    this.savedScroll = this.view.scrollTop;
+    this.view.hidden = true;
+    this.back.hidden = !(this.served || this.local);
+    this.doc.body.classList.remove("showing-folder");
+  }
+
+  backToList() {
+    if (this.pushed) this.doc.defaultView.history.back();
+    else {
+      this.doc.defaultView.history.pushState({}, "", "?");
+      this.showList();
+    }
+  }
+
+  /** Shows what the URL names: a session, or the list. */
+  route() {
+    const q = new URLSearchParams(this.doc.defaultView.location.search);
+    const path = q.get("session");
+    if (path && (this.served || this.local?.files.has(path))) {
+      this.showViewer();
+      this.load(path, q.get("leafId"), q.get("targetId"));
+    } else if (this.served || this.local) this.showList();
+  }
+
+  openSession(path, leafId, targetId) {
+    this.doc.defaultView.history.pushState({}, "", sessionHref(path, leafId, targetId));
+    this.pushed = true;
+    this.route();
+  }
+
+  // --- the list ---------------------------------------------------------------
+
+  listen() {
+    const source = new EventSource("api/list");
+    source.addEventListener("row", (e) => {
+      this.model.upsert(JSON.parse(e.data));
+      this.scheduleList();
+    });
+    source.addEventListener("remove", (e) => {
+      this.model.remove(JSON.parse(e.data).path);
+      this.scheduleList();
+    });
+    source.addEventListener("progress", (e) => {
+      this.progress = JSON.parse(e.data);
+      this.renderStatus();
+    });
+  }
+
+  scheduleList() {
+    if (this.listTimer) return;
+    this.listTimer = setTimeout(() => {
+      this.listTimer = null;
+      this.renderList();
+    }, 60);
+  }
+
+  renderStatus() {
+    const { done, total, rowsReady, indexed, indexTotal, ready } = this.progress;
+    const n = this.model.size;
+    const sessions = `${n} session${n === 1 ? "" : "s"}`;
+    this.status.textContent = ready
+      ? `${sessions} · search index ready`
+      : rowsReady
+        ? `${sessions} · indexing for search… ${indexed ?? 0} / ${indexTotal ?? 0}`
+        : `Reading sessions… ${done} / ${total}`;
+    this.status.dataset.ready = ready ? "true" : "false";
+  }
+
+  renderList() {
+    this.renderStatus();
+    if (this.view.hidden) return;
+    const { doc } = this;
+    const frag = doc.createDocumentFragment();
+    const now = Date.now();
+    for (const group of this.model.groups(this.filter.value)) {
+      const section = el(doc, "section", "session-group");
+      section.append(el(doc, "h3", "group-cwd", group.cwd || "(no cwd)"));
+      for (const { row, depth, forks } of group.rows) {
+        const a = el(doc, "a", "session-row");
+        a.href = sessionHref(row.path);
+        a.dataset.sessionPath = row.path;
+        a.dataset.depth = String(depth);
+        if (depth) a.style.setProperty("--depth", String(depth));
+        if (row.error || !row.info) a.classList.add("broken");
+        const title = el(doc, "span", "session-title", rowTitle(row));
+        const meta = el(doc, "span", "session-meta");
+        const bits = [];
+        if (row.info) bits.push(`${row.info.messageCount} msg`);
+        bits.push(ago(row.info?.modified ?? row.mtime, now));
+        if (forks) bits.push(`${forks} fork${forks === 1 ? "" : "s"}`);
+        meta.textContent = bits.join(" · ");
+        a.append(title, meta);
+        if (row.problems) {
+          const p = el(doc, "span", "session-problems", `${row.problems} problem${row.problems === 1 ? "" : "s"}`);
+          p.dataset.testid = "session-problems";
+          a.append(p);
+        }
+        a.title = row.path;
+        section.append(a);
+      }
+      frag.append(section);
+    }
+    this.list.replaceChildren(frag);
+  }
+
+  // --- search -----------------------------------------------------------------
+
+  async runSearch() {
+    const q = this.search.value.trim();
+    const seq = ++this.searchSeq;
+    if (!q) {
+      this.results.hidden = true;
+      this.results.replaceChildren();
+      return;
+    }
+    let found;
+    try {
+      if (this.served) {
+        const res = await fetch(`api/search?q=${encodeURIComponent(q)}`);
+        if (!res.ok) throw new Error(`HTTP ${res.status}`);
+        found = await res.json();
+      } else {
+        const order = this.model.groups().flatMap((g) => g.rows.map((r) => r.row.path));
+        found = await this.local.search(q, order);
+      }
+    } catch (error) {
+      found = { results: [], error: error.message };
+    }
+    if (seq !== this.searchSeq) return;
+    this.renderResults(found);
+  }
+
+  renderResults({ results, truncated, error }) {
+    const { doc } = this;
+    const items = [];
+    const head = el(doc, "li", "results-head");
+    head.textContent = error
+      ? `Search failed: ${error}`
+      : `${results.length}${truncated ? "+" : ""} match${results.length === 1 ? "" : "es"}${this.progress.ready || !this.served ? "" : " so far (the index is still being built)"}`;
+    items.push(head);
+    for (const r of results) {
+      const li = el(doc, "li", "result");
+      li.dataset.sessionPath = r.path;
+      li.dataset.entryId = r.entryId ?? "";
+      const a = el(doc, "a");
+      a.href = sessionHref(r.path, r.entryId, r.entryId);
+      a.dataset.sessionPath = r.path;
+      if (r.entryId) a.dataset.entryId = r.entryId;
+      const row = this.model.rows.get(r.path);
+      a.append(
+        el(doc, "span", "result-session", row ? rowTitle(row) : r.path),
+        el(doc, "span", "result-role", r.role),
+        el(doc, "span", "result-snippet", r.snippet),
+      );
+      li.append(a);
+      items.push(li);
+    }
+    this.results.replaceChildren(...items);
+    this.results.hidden = false;
+  }
+
+  // --- opening and following a session -----------------------------------------
+
+  async fetchBytes(path) {
+    if (this.local) return this.local.bytes(path);
+    const res = await fetch(filesUrl(path));
+    if (!res.ok) throw new Error(`HTTP ${res.status}: ${(await res.text()).trim()}`);
+    return res.arrayBuffer();
+  }
+
+  /** Opens `path` in the viewer and follows it; Follow starts on unless an entry was asked for. */
+  async load(path, leafId, targetId, follow = !leafId && !targetId) {
+    this.stopFollow();
+    this.openPath = path;
+    const { controller } = this;
+    let buffer;
+    try {
+      buffer = await this.fetchBytes(path);
+    } catch (error) {
+      controller.view.banner("error", `Could not read ${path}: ${error.message}`);
+      return;
+    }
+    if (this.openPath !== path) return;
+    const bytes = new Uint8Array(buffer);
+    const offset = bytes.length;
+    const head = headHash(bytes);
+    this.quiet++;
+    this.loading = true;
+    try {
+      await controller.open(buffer, path.split("/").pop());
+      this.loading = false;
+      if (this.openPath !== path) return;
+      const { graph } = controller;
+      if (leafId && graph.has(leafId)) await controller.selectLeaf(leafId);
+      const target = targetId ?? leafId;
+      if (target && graph.has(target)) graph.reveal(target);
+    } finally {
+      this.quiet--;
+      this.loading = false;
+    }
+    this.marker.look();
+    this.follow = new FollowSwitch(follow);
+    this.startFollow(path, offset, head);
+  }
+
+  startFollow(path, offset, head) {
+    const onAppend = (bytes) => this.queue.push(() => this.appended(path, bytes));
+    const onReset = () => this.queue.push(() => this.rewritten(path));
+    if (this.served) this.follower = new ServerFollower({ path, offset, head, onAppend, onReset }).start();
+    else if (this.local?.canFollow(path)) {
+      const f = this.local.files.get(path);
+      this.follower = new PollFollower({ getFile: () => f.getFile(), offset, head, onAppend, onReset }).start();
+    }
+    this.renderLive();
+  }
+
+  stopFollow() {
+    this.follower?.stop();
+    this.follower = null;
+    this.marker.look();
+    this.renderLive();
+  }
+
+  async appended(path, bytes) {
+    if (this.openPath !== path) return;
+    const before = new Set(this.store.get().nodes?.ids ?? []);
+    this.quiet++;
+    try {
+      const msg = await this.controller.appendBytes(bytes);
+      if (!msg) return;
+      const added = msg.nodes.ids.filter((id) => !before.has(id));
+      const looking = this.doc.visibilityState === "visible" && this.follow.on;
+      this.marker.arrived(added, looking);
+      const pick = this.follow.pick(added.length ? msg.defaultLeaf : null);
+      if (pick && this.controller.graph.has(pick)) {
+        await this.controller.selectLeaf(pick);
+        this.controller.graph.reveal(pick);
+      }
+    } catch (error) {
+      // The worker could not take the bytes (a migrated file, say): reload it whole.
+      if (this.openPath === path) await this.rewritten(path, error.message);
+      return;
+    } finally {
+      this.quiet--;
+    }
+    this.renderLive();
+    this.markRows();
+  }
+
+  async rewritten(path, reason) {
+    if (this.openPath !== path) return;
+    const { leafId } = this.store.get();
+    this.controller.view.banner(
+      "info",
+      reason ? `Reloaded ${path}: ${reason}` : `${path} was rewritten (not appended to); it was reloaded.`,
+      [],
+      "rewritten",
+    );
+    await this.load(path, leafId, null, this.follow.on);
+  }
+
+  renderLive() {
+    const { doc } = this;
+    if (!this.follower) {
+      this.liveBox.replaceChildren();
+      return;
+    }
+    const live = el(doc, "span", "live-badge");
+    live.dataset.testid = "live";
+    live.title = "The file is being followed: what is appended to it shows up here";
+    live.append(el(doc, "span", "live-dot"), el(doc, "span", "live-label", "Live"));
+    const follow = el(doc, "button", "button small", "Follow");
+    follow.type = "button";
+    follow.dataset.testid = "follow";
+    follow.setAttribute("aria-pressed", this.follow.on ? "true" : "false");
+    follow.title = "Keep the newest entry selected";
+    follow.addEventListener("click", () => {
+      if (this.follow.toggle()) {
+        const newest = this.store.get().info?.defaultLeaf;
+        if (newest && this.controller.graph.has(newest)) {
+          this.quiet++;
+          this.follow.pick(newest);
+          this.controller.selectLeaf(newest).finally(() => this.quiet--);
+          this.controller.graph.reveal(newest);
+        }
+        this.look();
+      }
+      this.renderLive();
+    });
+    live.append(follow);
+    if (this.marker.count) {
+      const news = el(doc, "button", "button small new-marker", `${this.marker.count} new`);
+      news.type = "button";
+      news.dataset.testid = "new-marker";
+      news.title = "Entries that arrived since you last looked: show the first";
+      news.addEventListener("click", () => {
+        const first = this.marker.first;
+        if (first) this.controller.jumpTo(first, false);
+        this.look();
+      });
+      live.append(news);
+    }
+    this.liveBox.replaceChildren(live);
+  }
+
+  look() {
+    this.marker.look();
+    for (const row of this.graphElement.querySelectorAll(".row.is-new")) row.classList.remove("is-new");
+    this.renderLive();
+  }
+
+  /** Marks the graph rows of new entries (the graph draws rows as they scroll into view). */
+  watchRows() {
+    new MutationObserver(() => this.markRows()).observe(this.graphElement, { childList: true, subtree: true });
+  }
+
+  markRows() {
+    if (!this.marker.count) return;
+    for (const row of this.graphElement.querySelectorAll(".row[data-entry-id]")) {
+      row.classList.toggle("is-new", this.marker.has(row.dataset.entryId));
+    }
+  }
+
+  // --- a folder opened in the page -----------------------------------------------
+
+  dropped(e) {
+    const items = [...(e.dataTransfer?.items ?? [])];
+    const entry = items.map((i) => i.webkitGetAsEntry?.()).find((x) => x?.isDirectory);
+    if (!entry) return;
+    e.preventDefault();
+    e.stopImmediatePropagation();
+    const overlay = this.doc.getElementById("drop-overlay");
+    if (overlay) overlay.hidden = true;
+    this.openFiles("entry", entry);
+  }
+
+  async openFiles(kind, source) {
+    const local = await import("./local.js");
+    const [lib, text] = await Promise.all([import("../pkg/browser.js"), import("../pkg/cli/serve/search-text.js")]);
+    const files =
+      kind === "list"
+        ? local.filesFromList(source)
+        : kind === "handle"
+          ? await local.filesFromHandle(source)
+          : await local.filesFromEntry(source);
+    this.local = new local.LocalFolder(files, lib, text);
+    this.model.clear();
+    this.progress = { done: 0, total: files.length, ready: false };
+    this.savedScroll = 0;
+    this.doc.defaultView.history.pushState({}, "", "?");
+    this.showList();
+    await this.local.load(
+      (row) => {
+        this.model.upsert(row);
+        this.scheduleList();
+      },
+      (done, total) => {
+        this.progress = { done, total, rowsReady: done === total, ready: done === total };
+        this.renderStatus();
+      },
+    );
+    this.progress.ready = true;
+    this.renderList();
+  }
+}
+
+export function startFolder(options) {
+  const page = new FolderPage(options);
+  return { page, takesOver: page.start() };
+}
