@@ -356,9 +356,7 @@ pub fn number(raw: &str) -> f64 {
 
 /// A decimal literal already checked for its syntax (sign, digits, optional
 /// fraction and exponent) as the f64 JS reads it. Integers of up to 15 digits
-/// are exact in f64 and read here; the rest go to the host's own reader in
-/// WebAssembly (core's float parser and its tables are a tenth of the module),
-/// and to `str::parse` natively, which rounds the same way.
+/// are exact in f64 and read here; the rest go to the [`NumberHost`].
 pub fn decimal(raw: &str) -> f64 {
     let (negative, digits) = match raw.as_bytes().first() {
         Some(b'-') => (true, &raw[1..]),
@@ -371,12 +369,11 @@ pub fn decimal(raw: &str) -> f64 {
             .fold(0u64, |n, c| n * 10 + u64::from(c - b'0')) as f64;
         return if negative { -n } else { n };
     }
-    host_decimal(raw)
+    (number_host().decimal)(raw)
 }
 
 /// A number as JS's `String(n)` writes it (and so `JSON.stringify`, when finite).
-/// Integers below 1e21 are written here; the rest by the host in WebAssembly
-/// (core's float formatter is most of the module's number code).
+/// Integers below 1e21 are written here; the rest by the [`NumberHost`].
 pub fn number_text(n: f64) -> String {
     if n.is_nan() {
         return "NaN".into();
@@ -392,27 +389,46 @@ pub fn number_text(n: f64) -> String {
             digits
         };
     }
-    host_number_text(n)
+    (number_host().text)(n)
 }
 
+/// Who reads and writes the numbers the core does not settle itself (other
+/// than integers of up to 15 digits). Natively, Rust's own parser and
+/// formatter. The WebAssembly bindings install JS's `Number` and `String` at
+/// start instead: they are exactly what JS gives, and leaving Rust's float
+/// code and tables out of the module saves a tenth of its size.
+#[derive(Clone, Copy)]
+pub struct NumberHost {
+    /// A checked decimal literal as an f64.
+    pub decimal: fn(&str) -> f64,
+    /// A finite non-integer (or huge) number as text.
+    pub text: fn(f64) -> String,
+}
+
+static NUMBER_HOST: std::sync::OnceLock<NumberHost> = std::sync::OnceLock::new();
+
+/// Installs the host's number reader and writer; the first call wins.
+pub fn set_number_host(host: NumberHost) {
+    let _ = NUMBER_HOST.set(host);
+}
+
+fn number_host() -> NumberHost {
+    NUMBER_HOST.get().copied().unwrap_or(DEFAULT_NUMBER_HOST)
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+const DEFAULT_NUMBER_HOST: NumberHost = NumberHost {
+    decimal: |raw| raw.parse::<f64>().unwrap_or(f64::NAN),
+    text: |n| format!("{n}"),
+};
+
+// In WebAssembly the bindings' start hook installs the host before any export
+// runs; a default that named Rust's float code would link it back in.
 #[cfg(target_arch = "wasm32")]
-#[wasm_bindgen::prelude::wasm_bindgen(module = "/src/wasm/helpers.js")]
-extern "C" {
-    #[wasm_bindgen(js_name = decimalOf)]
-    fn host_decimal(raw: &str) -> f64;
-    #[wasm_bindgen(js_name = numberText)]
-    fn host_number_text(n: f64) -> String;
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-fn host_decimal(raw: &str) -> f64 {
-    raw.parse::<f64>().unwrap_or(f64::NAN)
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-fn host_number_text(n: f64) -> String {
-    format!("{n}")
-}
+const DEFAULT_NUMBER_HOST: NumberHost = NumberHost {
+    decimal: |_| f64::NAN,
+    text: |_| String::from("NaN"),
+};
 
 /// JS truthiness of a JSON value given as kind and raw text.
 pub fn truthy(kind: Kind, raw: &str) -> bool {

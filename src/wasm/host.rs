@@ -1,6 +1,6 @@
 //! What the core asks of the host, answered by JS: dates as `Date` reads them,
-//! sibling order as `Array.prototype.sort` gives it, and the clock (for
-//! timestamps and session ids). Random bytes need no adapter: `crate::ids`
+//! sibling order as `Array.prototype.sort` gives it, numbers as `Number` reads
+//! and `String` writes them, and the clock (for timestamps and session ids). Random bytes need no adapter: `crate::ids`
 //! draws them through getrandom, which reads `crypto.getRandomValues` in wasm.
 
 use js_sys::{Array, Date, Function, Reflect, JSON};
@@ -12,6 +12,15 @@ use crate::document::Document;
 use crate::ids;
 use crate::time::DateParser;
 use crate::tree::SiblingSort;
+
+/// JS's own `Number` and `String`, for the numbers the core does not settle
+/// itself; installed once, by the start hook.
+pub(super) fn install_number_host() {
+    crate::json::set_number_host(crate::json::NumberHost {
+        decimal: |raw| super::js::decimal_of(raw),
+        text: |n| super::js::number_text(n),
+    });
+}
 
 /// JS's own `Date`, for every timestamp form the core does not settle itself.
 pub(super) struct JsDates;

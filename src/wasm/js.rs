@@ -33,6 +33,12 @@ extern "C" {
         children: &[u32],
         roots: &[u32],
     ) -> Result<Array, JsValue>;
+    /// `Number(raw)`: a checked decimal literal as JS reads it.
+    #[wasm_bindgen(js_name = decimalOf)]
+    pub(super) fn decimal_of(raw: &str) -> f64;
+    /// `String(n)`: a number as JS writes it.
+    #[wasm_bindgen(js_name = numberText)]
+    pub(super) fn number_text(n: f64) -> String;
     /// Appends the ASCII `bytes`, as a string, to `parts`.
     #[wasm_bindgen(js_name = pushAscii)]
     pub(super) fn push_ascii(parts: &Array, bytes: &[u8]);

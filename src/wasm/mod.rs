@@ -33,6 +33,7 @@ use wasm_bindgen::prelude::*;
 #[wasm_bindgen(start)]
 fn start() {
     console_error_panic_hook::set_once();
+    host::install_number_host();
 }
 
 /// Test builds only (`--features test-trap`): traps, to test the recovery.
