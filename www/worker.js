@@ -124,10 +124,7 @@ async function open(msg) {
   lap("tree");
 
   progress(req, "Indexing", 0.75);
-  const { nodes, parent, labels } = flattenTree(roots);
-  const nodeOf = indexById(nodes);
-  const columns = describeNodes(nodes);
-  const stats = computeStats(entries, { count: nodes.length, ...treeShape(parent), roots: roots.length });
+  const { columns, stats, ...indexed } = indexTree(roots, entries);
   lap("index");
 
   progress(req, "Opening the session", 0.85);
@@ -137,18 +134,17 @@ async function open(msg) {
   lap("session");
 
   doc?.session.free();
-  doc = { name, nodes, parent, labels, toolOnly: columns.toolOnly, nodeOf, session, migratedBytes, search: null };
+  doc = { name, ...indexed, session, migratedBytes };
   progress(req, "Laying out the graph", 0.95);
   const view = viewOf(msg.filter ?? "default", msg.query ?? "", msg.keepId ?? null);
   lap("layout");
-  const { kinds, summaries, times, refs } = columns;
   post(
     {
       type: REPLY.opened,
       req,
       info: {
         name,
-        count: nodes.length,
+        count: doc.nodes.length,
         fromVersion,
         migrated: migratedBytes !== null,
         header: header ? plainCopy(header) : null,
@@ -158,11 +154,29 @@ async function open(msg) {
         defaultLeaf: lastEntryId(entries),
         bytes: bytes.length,
       },
-      nodes: { ids: nodes.map((e) => e.id), kinds, summaries, labels, times, parent, refs },
+      nodes: nodeColumns(columns),
       view,
     },
     viewBuffers(view),
   );
+}
+
+/**
+ * The open document's tree, indexed: the nodes in graph order, their parents
+ * and labels, id → node, the graph's columns and the stats. Opening and live
+ * appends both build it from the whole tree.
+ */
+function indexTree(roots, entries) {
+  const { nodes, parent, labels } = flattenTree(roots);
+  const columns = describeNodes(nodes);
+  const stats = computeStats(entries, { count: nodes.length, ...treeShape(parent), roots: roots.length });
+  return { nodes, parent, labels, toolOnly: columns.toolOnly, nodeOf: indexById(nodes), search: null, columns, stats };
+}
+
+/** The node columns the page draws the graph from (`doc` indexed by indexTree). */
+function nodeColumns({ kinds, summaries, times, refs }) {
+  const { nodes, labels, parent } = doc;
+  return { ids: nodes.map((e) => e.id), kinds, summaries, labels, times, parent, refs };
 }
 
 /**
@@ -175,23 +189,18 @@ function appendLive({ req, bytes, filter, query, keepId }) {
   const before = doc.nodes.length;
   doc.session.appendJsonl(new Uint8Array(bytes));
   const entries = doc.session.getEntries();
-  const { nodes, parent, labels } = flattenTree(doc.session.getTree());
-  const nodeOf = indexById(nodes);
-  const columns = describeNodes(nodes);
-  const roots = parent.reduce((n, p) => n + (p < 0 ? 1 : 0), 0);
-  const stats = computeStats(entries, { count: nodes.length, ...treeShape(parent), roots });
-  Object.assign(doc, { nodes, parent, labels, toolOnly: columns.toolOnly, nodeOf, search: null });
+  const { columns, stats, ...indexed } = indexTree(doc.session.getTree(), entries);
+  Object.assign(doc, indexed);
   const view = viewOf(filter ?? "default", query ?? "", keepId ?? null);
-  const { kinds, summaries, times, refs } = columns;
   post(
     {
       type: REPLY.appended,
       req,
-      count: nodes.length,
-      added: nodes.length - before,
+      count: doc.nodes.length,
+      added: doc.nodes.length - before,
       stats,
       defaultLeaf: lastEntryId(entries),
-      nodes: { ids: nodes.map((e) => e.id), kinds, summaries, labels, times, parent, refs },
+      nodes: nodeColumns(columns),
       view,
     },
     viewBuffers(view),

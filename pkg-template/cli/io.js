@@ -62,6 +62,22 @@ export async function readInput(io, file) {
   }
 }
 
+/**
+ * `readInput` for a command that goes through several files: one that cannot
+ * be read is reported on stderr and recorded in `results` as `{ file, error }`,
+ * and gives `null`, so the command goes on with the next file.
+ */
+export async function readOrReport(io, command, file, results) {
+  try {
+    return await readInput(io, file);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    line(io.stderr, `session-tree ${command}: ${error.message}`);
+    results.push({ file, error: error.message });
+    return null;
+  }
+}
+
 /** The name to show for an input: `<stdin>` for `-`. */
 export function displayName(file) {
   return file === "-" ? "<stdin>" : file;

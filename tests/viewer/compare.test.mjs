@@ -12,6 +12,7 @@ import { fileURLToPath } from "node:url";
 import { startStaticServer } from "../../tools/static-server.mjs";
 import { launchChromium } from "../browser/chromium.mjs";
 import { envSeed, Rng } from "../shared/rng.mjs";
+import { dropFile } from "./page.mjs";
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 const OUT = here("./output/");
@@ -102,21 +103,6 @@ async function openViewer(hash = "") {
   await page.goto(server.url + hash);
   await page.waitForFunction(() => window.__viewer?.opened >= 1, null, { timeout: 20_000 });
   return { page, problems };
-}
-
-async function dropFile(page, text, name) {
-  const before = await page.evaluate(() => window.__viewer.opened);
-  await page.evaluate(
-    ({ text, name }) => {
-      const dt = new DataTransfer();
-      dt.items.add(new File([text], name, { type: "application/jsonl" }));
-      for (const type of ["dragenter", "dragover", "drop"]) {
-        document.body.dispatchEvent(new DragEvent(type, { bubbles: true, cancelable: true, dataTransfer: dt }));
-      }
-    },
-    { text, name },
-  );
-  await page.waitForFunction((n) => window.__viewer.opened > n, before, { timeout: 60_000 });
 }
 
 /** What the compare view shows, once it shows leaves `a` and `b`. */

@@ -13,6 +13,7 @@ import { startStaticServer } from "../../tools/static-server.mjs";
 import { launchChromium } from "../browser/chromium.mjs";
 import { buildSessionContext as piContext, piLoad } from "../shared/pi.mjs";
 import { generateLargeSession } from "./large-session.mjs";
+import { dropFile } from "./page.mjs";
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 const OUT = here("./output/");
@@ -71,20 +72,9 @@ const contextRoles = (page) =>
   page.$$eval("[data-testid=context] > [data-role]", (els) => els.map((e) => e.dataset.role));
 const statusText = (page) => page.textContent("[data-testid=status]");
 
-/** Drops `text` on the page as a file, through a real `drop` event carrying a DataTransfer. */
-async function dropFile(page, text, name) {
-  const before = await page.evaluate(() => window.__viewer.opened);
-  await page.evaluate(
-    ({ text, name }) => {
-      const dt = new DataTransfer();
-      dt.items.add(new File([text], name, { type: "application/jsonl" }));
-      for (const type of ["dragenter", "dragover", "drop"]) {
-        document.body.dispatchEvent(new DragEvent(type, { bubbles: true, cancelable: true, dataTransfer: dt }));
-      }
-    },
-    { text, name },
-  );
-  await page.waitForFunction((n) => window.__viewer.opened > n, before, { timeout: 60_000 });
+/** Drops `text` on the page as a file (page.mjs) and waits for its context. */
+async function dropAndShow(page, text, name) {
+  await dropFile(page, text, name);
   await waitForContext(page);
 }
 
@@ -342,7 +332,7 @@ test("a dropped v1 file opens, migrated in memory, with a migrated download", as
   ]
     .map((e) => JSON.stringify(e))
     .join("\n")}\n`;
-  await dropFile(page, v1, "old-session.jsonl");
+  await dropAndShow(page, v1, "old-session.jsonl");
   assert.match(await statusText(page), /^4 entries/);
   assert.match(await page.textContent("#banners"), /version 1 session: it was migrated to version 3/);
   assert.deepEqual(await contextRoles(page), ["user", "assistant", "user"]);
@@ -374,7 +364,7 @@ test("a malformed file shows its diagnostics and the page keeps working", async 
     '{"type":"compaction","id":"aa000007","parentId":"aa000006","timestamp":"2025-01-01T00:00:08.000Z","summary":"s","firstKeptEntryId":"gone","tokensBefore":10}',
     '{"type":"message","id":"aa000008","parentId":"aa000007","timestamp":"2025-01-01T00:00:09.000Z","message":{"role":"user","content":"last',
   ].join("\n");
-  await dropFile(page, broken, "broken.jsonl");
+  await dropAndShow(page, broken, "broken.jsonl");
   const expected = inspectSession(broken);
   assert.ok(expected.length >= 8);
   await page.click(".tab[data-tab=diagnostics]");
@@ -491,7 +481,7 @@ test("session content is never run as HTML", async () => {
   ]
     .map((e) => JSON.stringify(e))
     .join("\n");
-  await dropFile(page, lines, "<img src=x onerror=alert(1)>.jsonl");
+  await dropAndShow(page, lines, "<img src=x onerror=alert(1)>.jsonl");
   await page.click(".filter[data-filter=all]");
   for (const tab of ["entry", "stats", "diagnostics", "context"]) await page.click(`.tab[data-tab=${tab}]`);
   await page.waitForTimeout(300);

@@ -11,7 +11,7 @@ import {
   oneLine,
   printable,
   printJson,
-  readInput,
+  readOrReport,
   UsageError,
 } from "../io.js";
 
@@ -51,13 +51,8 @@ Exit codes: 0 ok; 1 a file is not a session (its first entry is no header);
     let code = 0;
     let printed = 0;
     for (const file of positionals) {
-      let bytes;
-      try {
-        bytes = await readInput(io, file);
-      } catch (error) {
-        if (!(error instanceof UsageError)) throw error;
-        line(io.stderr, `session-tree info: ${error.message}`);
-        results.push({ file, error: error.message });
+      const bytes = await readOrReport(io, "info", file, results);
+      if (bytes === null) {
         code = 2;
         continue;
       }

@@ -1,7 +1,7 @@
 // `session-tree inspect FILE…`: what is wrong with each file, line by line.
 
 import { inspectSession } from "../../node.js";
-import { colours, displayName, line, printable, printJson, readInput, UsageError } from "../io.js";
+import { colours, displayName, line, printable, printJson, readOrReport, UsageError } from "../io.js";
 
 // The diagnostics' messages start with "line N: " (or "line N, column C: ");
 // the command prints the line number in front already.
@@ -36,13 +36,8 @@ found; 2 bad usage or a file that cannot be read.`,
     let problems = false;
     let unreadable = false;
     for (const file of positionals) {
-      let bytes;
-      try {
-        bytes = await readInput(io, file);
-      } catch (error) {
-        if (!(error instanceof UsageError)) throw error;
-        line(io.stderr, `session-tree inspect: ${error.message}`);
-        report.push({ file, error: error.message });
+      const bytes = await readOrReport(io, "inspect", file, report);
+      if (bytes === null) {
         unreadable = true;
         continue;
       }
