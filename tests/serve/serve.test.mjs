@@ -134,6 +134,12 @@ test("a planted phrase is found, and opening the result selects its entry", asyn
   assert.equal(url.searchParams.get("session"), target.rel);
   assert.equal(url.searchParams.get("leafId"), target.planted);
   assert.equal(url.searchParams.get("targetId"), target.planted);
+  // The store takes the leaf at once; the context is drawn when the worker answers.
+  await page
+    .waitForFunction((id) => document.querySelector("[data-testid=context]")?.dataset.leaf === id, target.planted, {
+      timeout: 20_000,
+    })
+    .catch(() => {});
   assert.equal(await page.getAttribute("[data-testid=context]", "data-leaf"), target.planted);
   // Back: the list again, with the search kept.
   await page.goBack();

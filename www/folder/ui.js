@@ -354,7 +354,11 @@ export class FolderPage {
       this.loading = false;
       if (this.openPath !== path) return;
       const { graph } = controller;
-      if (leafId && graph.has(leafId)) await controller.selectLeaf(leafId);
+      // open() has followed the address (`?leafId=&targetId=` or `#leaf=`):
+      // select only a leaf it did not reach, and leave the address as it is.
+      if (leafId && graph.has(leafId) && controller.store.get().leafId !== leafId) {
+        await controller.selectLeaf(leafId, { updateHash: false });
+      }
       const target = targetId ?? leafId;
       if (target && graph.has(target)) graph.reveal(target);
     } finally {
