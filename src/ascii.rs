@@ -6,56 +6,7 @@
 //! store it as one byte per character. In valid JSON a non-ASCII character can
 //! only be inside a string, where `\uXXXX` means the same to `JSON.parse`.
 
-/// Escapes, in place, every non-ASCII character of `json`: a valid JSON text
-/// (or several joined by ASCII). Text that would grow by more than a quarter
-/// (mostly non-Latin script) is left as it is, to bound the memory it takes.
-pub fn escape_non_ascii(json: &mut String) {
-    let b = json.as_bytes();
-    // Each character's escape is 6 bytes per UTF-16 unit, in place of its
-    // 2, 3 or 4 bytes of UTF-8: the growth is known from the lead bytes.
-    let mut growth = 0usize;
-    let mut i = 0;
-    while let Some(p) = first_non_ascii(b, i) {
-        growth += match b[p] {
-            0x80..=0xbf => 0,
-            0xc0..=0xdf => 4,
-            0xe0..=0xef => 3,
-            _ => 8,
-        };
-        i = p + 1;
-    }
-    if growth == 0 || growth > b.len() / 4 {
-        return;
-    }
-    // From the end: move the text after each character to its final place,
-    // and write the character's escape in front of it.
-    let old_len = b.len();
-    let mut bytes = std::mem::take(json).into_bytes();
-    bytes.resize(old_len + growth, 0);
-    let (mut src_end, mut dst_end) = (old_len, old_len + growth);
-    while let Some(last) = last_non_ascii(&bytes[..src_end]) {
-        let mut start = last;
-        while bytes[start] & 0xc0 == 0x80 {
-            start -= 1;
-        }
-        let c = std::str::from_utf8(&bytes[start..=last])
-            .ok()
-            .and_then(|s| s.chars().next())
-            .unwrap_or('\u{FFFD}');
-        let run = src_end - (last + 1);
-        bytes.copy_within(last + 1..src_end, dst_end - run);
-        dst_end -= run;
-        let mut units = [0u16; 2];
-        for &unit in c.encode_utf16(&mut units).iter().rev() {
-            dst_end -= 6;
-            write_escape(&mut bytes[dst_end..dst_end + 6], unit);
-        }
-        src_end = start;
-    }
-    debug_assert_eq!(src_end, dst_end);
-    // Every byte written is ASCII and the untouched ones were valid UTF-8.
-    *json = String::from_utf8(bytes).unwrap_or_default();
-}
+use std::ops::Range;
 
 /// The bytes of `json` (valid JSON, or several texts joined by ASCII) with
 /// every non-ASCII character escaped, handed to `emit` a piece at a time:
@@ -83,35 +34,8 @@ pub fn escape_in_chunks(json: &str, chunk: usize, mut emit: impl FnMut(&[u8])) {
         i = end;
         if i < b.len() {
             // A whole character (the text is valid UTF-8), as one or two units.
-            let c = b[i];
-            let (cp, len) = if c < 0xe0 {
-                ((u32::from(c & 0x1f) << 6) | u32::from(b[i + 1] & 0x3f), 2)
-            } else if c < 0xf0 {
-                (
-                    (u32::from(c & 0x0f) << 12)
-                        | (u32::from(b[i + 1] & 0x3f) << 6)
-                        | u32::from(b[i + 2] & 0x3f),
-                    3,
-                )
-            } else {
-                (
-                    (u32::from(c & 0x07) << 18)
-                        | (u32::from(b[i + 1] & 0x3f) << 12)
-                        | (u32::from(b[i + 2] & 0x3f) << 6)
-                        | u32::from(b[i + 3] & 0x3f),
-                    4,
-                )
-            };
-            let n = buf.len();
-            if cp < 0x1_0000 {
-                buf.resize(n + 6, 0);
-                write_escape(&mut buf[n..n + 6], cp as u16);
-            } else {
-                let v = cp - 0x1_0000;
-                buf.resize(n + 12, 0);
-                write_escape(&mut buf[n..n + 6], 0xd800 | (v >> 10) as u16);
-                write_escape(&mut buf[n + 6..n + 12], 0xdc00 | (v & 0x3ff) as u16);
-            }
+            let (cp, len) = char_at(b, i);
+            push_escape(&mut buf, cp);
             i += len;
             if buf.len() >= chunk {
                 emit(&buf);
@@ -148,12 +72,11 @@ pub fn crossing(json: &str) -> Crossing {
 }
 
 /// In `b`: the bytes that start a non-ASCII character, the continuation
-/// bytes, and the bytes that start a four-byte character; eight bytes a step.
+/// bytes, and the bytes that start a four-byte character. 32 bytes a step
+/// while they are ASCII (most JSON is), counted eight at a time where not.
 fn counts(b: &[u8]) -> (usize, usize, usize) {
     const HIGH: u64 = 0x8080_8080_8080_8080;
     let (mut leads, mut conts, mut fours) = (0u32, 0u32, 0u32);
-    let words = b.chunks_exact(8);
-    let rest = words.remainder();
     let mut add = |w: u64| {
         let hi = w & HIGH;
         if hi != 0 {
@@ -163,12 +86,25 @@ fn counts(b: &[u8]) -> (usize, usize, usize) {
             fours += (w & (w << 1) & (w << 2) & (w << 3) & HIGH).count_ones();
         }
     };
-    for w in words {
-        add(u64::from_le_bytes(w.try_into().unwrap_or([0; 8])));
+    let word = |s: &[u8]| u64::from_le_bytes(s.try_into().unwrap_or([0; 8]));
+    let blocks = b.chunks_exact(32);
+    let rest = blocks.remainder();
+    for block in blocks {
+        let w = [
+            word(&block[..8]),
+            word(&block[8..16]),
+            word(&block[16..24]),
+            word(&block[24..]),
+        ];
+        if (w[0] | w[1] | w[2] | w[3]) & HIGH != 0 {
+            w.into_iter().for_each(&mut add);
+        }
     }
-    let mut last = [0u8; 8];
-    last[..rest.len()].copy_from_slice(rest);
-    add(u64::from_le_bytes(last));
+    for piece in rest.chunks(8) {
+        let mut last = [0u8; 8];
+        last[..piece.len()].copy_from_slice(piece);
+        add(u64::from_le_bytes(last));
+    }
     (leads as usize, conts as usize, fours as usize)
 }
 
@@ -198,31 +134,22 @@ pub fn utf16_in_chunks(text: &str, chunk: usize, mut emit: impl FnMut(&[u16])) {
                 continue;
             }
         }
-        let c = b[i];
-        if c < 0x80 {
-            buf[n] = u16::from(c);
+        if b[i] < 0x80 {
+            buf[n] = u16::from(b[i]);
             n += 1;
             i += 1;
-        } else if c < 0xe0 {
-            buf[n] = (u16::from(c & 0x1f) << 6) | u16::from(b[i + 1] & 0x3f);
-            n += 1;
-            i += 2;
-        } else if c < 0xf0 {
-            buf[n] = (u16::from(c & 0x0f) << 12)
-                | (u16::from(b[i + 1] & 0x3f) << 6)
-                | u16::from(b[i + 2] & 0x3f);
-            n += 1;
-            i += 3;
         } else {
-            let cp = (u32::from(c & 0x07) << 18)
-                | (u32::from(b[i + 1] & 0x3f) << 12)
-                | (u32::from(b[i + 2] & 0x3f) << 6)
-                | u32::from(b[i + 3] & 0x3f);
-            let v = cp - 0x1_0000;
-            buf[n] = 0xd800 | (v >> 10) as u16;
-            buf[n + 1] = 0xdc00 | (v & 0x3ff) as u16;
-            n += 2;
-            i += 4;
+            let (cp, len) = char_at(b, i);
+            if cp < 0x1_0000 {
+                buf[n] = cp as u16;
+                n += 1;
+            } else {
+                let v = cp - 0x1_0000;
+                buf[n] = 0xd800 | (v >> 10) as u16;
+                buf[n + 1] = 0xdc00 | (v & 0x3ff) as u16;
+                n += 2;
+            }
+            i += len;
         }
         if n >= chunk {
             emit(&buf[..n]);
@@ -234,36 +161,182 @@ pub fn utf16_in_chunks(text: &str, chunk: usize, mut emit: impl FnMut(&[u16])) {
     }
 }
 
-/// Where byte `positions` of `json` (increasing, on character boundaries)
-/// land once it crosses as `how` ([`escape_in_chunks`] or
-/// [`utf16_in_chunks`]): offsets in the JS string, in UTF-16 units.
-pub fn crossed_positions(
-    json: &str,
+/// One piece of a JSON array crossing to JS (see [`array_pieces`]).
+#[derive(Debug, PartialEq, Eq)]
+pub enum Piece<'a> {
+    /// ASCII bytes (non-ASCII characters escaped, or none there).
+    Ascii(&'a [u8]),
+    /// UTF-16 code units.
+    Utf16(&'a [u16]),
+}
+
+/// The JSON values at `elements` (byte ranges of `text`, on character
+/// boundaries) as JSON array texts `[v,v,...]` of about `chunk` units each,
+/// encoded as `how` says and handed to `emit` from one reused buffer. A piece
+/// closes after the value that fills it (a value bigger than `chunk` makes
+/// one piece of its size), so each is a whole array that `JSON.parse` reads
+/// on its own: no piece needs joining to another. There is always at least
+/// one piece (`[]` for no values).
+///
+/// Returns where each value went: `[piece, start, end]` for each, in UTF-16
+/// units of its piece's string.
+pub fn array_pieces(
+    text: &str,
+    elements: impl IntoIterator<Item = Range<usize>>,
     how: Crossing,
-    positions: impl IntoIterator<Item = usize>,
+    chunk: usize,
+    mut emit: impl FnMut(Piece<'_>),
 ) -> Vec<u32> {
-    let b = json.as_bytes();
-    let (mut byte, mut out) = (0usize, 0usize);
-    positions
-        .into_iter()
-        .map(|p| {
-            let seg = &b[byte..p];
-            out += match how {
-                Crossing::Ascii => seg.len(),
-                _ => {
-                    let (leads, conts, fours) = counts(seg);
-                    match how {
-                        // units = bytes - continuations + a second unit per four-byte character
-                        Crossing::Utf16 => seg.len() - conts + fours,
-                        // six bytes per unit in place of each character's bytes
-                        _ => seg.len() + 5 * leads + 6 * fours - conts,
-                    }
+    let b = text.as_bytes();
+    let chunk = chunk.max(16);
+    let mut at = Vec::new();
+    let mut piece = 0u32;
+    if how == Crossing::Utf16 {
+        let mut buf: Vec<u16> = Vec::new();
+        for r in elements {
+            buf.push(if buf.is_empty() { b'[' } else { b',' }.into());
+            let start = buf.len() as u32;
+            push_utf16(&mut buf, &b[r]);
+            at.extend([piece, start, buf.len() as u32]);
+            if buf.len() >= chunk {
+                buf.push(b']'.into());
+                emit(Piece::Utf16(&buf));
+                buf.clear();
+                piece += 1;
+            }
+        }
+        if !buf.is_empty() || piece == 0 {
+            if buf.is_empty() {
+                buf.push(b'['.into());
+            }
+            buf.push(b']'.into());
+            emit(Piece::Utf16(&buf));
+        }
+    } else {
+        let mut buf: Vec<u8> = Vec::new();
+        for r in elements {
+            buf.push(if buf.is_empty() { b'[' } else { b',' });
+            let start = buf.len() as u32;
+            match how {
+                Crossing::Ascii => buf.extend_from_slice(&b[r]),
+                _ => push_escaped(&mut buf, &b[r]),
+            }
+            at.extend([piece, start, buf.len() as u32]);
+            if buf.len() >= chunk {
+                buf.push(b']');
+                emit(Piece::Ascii(&buf));
+                buf.clear();
+                piece += 1;
+            }
+        }
+        if !buf.is_empty() || piece == 0 {
+            if buf.is_empty() {
+                buf.push(b'[');
+            }
+            buf.push(b']');
+            emit(Piece::Ascii(&buf));
+        }
+    }
+    at
+}
+
+/// Appends the UTF-8 `b` (whole characters) with each non-ASCII character
+/// written as its `\uXXXX` escape (two for a character outside the BMP).
+fn push_escaped(out: &mut Vec<u8>, b: &[u8]) {
+    let mut i = 0;
+    while i < b.len() {
+        let end = first_non_ascii(b, i).unwrap_or(b.len());
+        out.extend_from_slice(&b[i..end]);
+        i = end;
+        if i < b.len() {
+            let (cp, len) = char_at(b, i);
+            push_escape(out, cp);
+            i += len;
+        }
+    }
+}
+
+/// Appends the UTF-8 `b` (whole characters) as UTF-16 code units.
+fn push_utf16(out: &mut Vec<u16>, b: &[u8]) {
+    // A character never takes more units than bytes.
+    let base = out.len();
+    out.resize(base + b.len(), 0);
+    let dst = &mut out[base..];
+    let (mut i, mut n) = (0, 0);
+    while i < b.len() {
+        let c = b[i];
+        if c < 0x80 {
+            // An ASCII run, sixteen bytes a step while they last.
+            while i + 16 <= b.len() {
+                let mut w = [0u8; 16];
+                w.copy_from_slice(&b[i..i + 16]);
+                if u128::from_le_bytes(w) & 0x8080_8080_8080_8080_8080_8080_8080_8080 != 0 {
+                    break;
                 }
-            };
-            byte = p;
-            out as u32
-        })
-        .collect()
+                for (slot, &c) in dst[n..n + 16].iter_mut().zip(&w) {
+                    *slot = u16::from(c);
+                }
+                i += 16;
+                n += 16;
+            }
+            while i < b.len() && b[i] < 0x80 {
+                dst[n] = u16::from(b[i]);
+                i += 1;
+                n += 1;
+            }
+        } else if c < 0xe0 {
+            dst[n] = (u16::from(c & 0x1f) << 6) | u16::from(b[i + 1] & 0x3f);
+            i += 2;
+            n += 1;
+        } else if c < 0xf0 {
+            dst[n] = (u16::from(c & 0x0f) << 12)
+                | (u16::from(b[i + 1] & 0x3f) << 6)
+                | u16::from(b[i + 2] & 0x3f);
+            i += 3;
+            n += 1;
+        } else {
+            let (cp, len) = char_at(b, i);
+            let v = cp - 0x1_0000;
+            dst[n] = 0xd800 | (v >> 10) as u16;
+            dst[n + 1] = 0xdc00 | (v & 0x3ff) as u16;
+            i += len;
+            n += 2;
+        }
+    }
+    out.truncate(base + n);
+}
+
+/// Appends code point `cp`'s `\uXXXX` escape (two for a character outside
+/// the BMP).
+fn push_escape(out: &mut Vec<u8>, cp: u32) {
+    let n = out.len();
+    if cp < 0x1_0000 {
+        out.resize(n + 6, 0);
+        write_escape(&mut out[n..n + 6], cp as u16);
+    } else {
+        let v = cp - 0x1_0000;
+        out.resize(n + 12, 0);
+        write_escape(&mut out[n..n + 6], 0xd800 | (v >> 10) as u16);
+        write_escape(&mut out[n + 6..n + 12], 0xdc00 | (v & 0x3ff) as u16);
+    }
+}
+
+/// The code point of the non-ASCII character starting at `b[i]` (valid
+/// UTF-8), and its length in bytes.
+#[inline]
+fn char_at(b: &[u8], i: usize) -> (u32, usize) {
+    let c = b[i];
+    let cont = |k: usize| u32::from(b[i + k] & 0x3f);
+    if c < 0xe0 {
+        ((u32::from(c & 0x1f) << 6) | cont(1), 2)
+    } else if c < 0xf0 {
+        ((u32::from(c & 0x0f) << 12) | (cont(1) << 6) | cont(2), 3)
+    } else {
+        (
+            (u32::from(c & 0x07) << 18) | (cont(1) << 12) | (cont(2) << 6) | cont(3),
+            4,
+        )
+    }
 }
 
 fn write_escape(out: &mut [u8], unit: u16) {
@@ -293,28 +366,14 @@ fn first_non_ascii(b: &[u8], from: usize) -> Option<usize> {
         .map(|p| i + p)
 }
 
-/// The index of the last byte of `b` that is not ASCII.
-fn last_non_ascii(b: &[u8]) -> Option<usize> {
-    let mut end = b.len();
-    while end >= 8 {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(&b[end - 8..end]);
-        if u64::from_le_bytes(w) & 0x8080_8080_8080_8080 != 0 {
-            break;
-        }
-        end -= 8;
-    }
-    b[..end].iter().rposition(|&c| c >= 0x80)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn escaped(s: &str) -> String {
-        let mut t = s.to_owned();
-        escape_non_ascii(&mut t);
-        t
+        let mut out = Vec::new();
+        escape_in_chunks(s, 64, |p| out.extend_from_slice(p));
+        String::from_utf8(out).unwrap()
     }
 
     #[test]
@@ -333,17 +392,6 @@ mod tests {
         let a: serde_json::Value = serde_json::from_str(&s).unwrap();
         let b: serde_json::Value = serde_json::from_str(&out).unwrap();
         assert_eq!(a, b);
-    }
-
-    #[test]
-    fn leaves_ascii_and_mostly_non_latin_text_alone() {
-        assert_eq!(
-            escaped(r#"{"a":"plain \n text"}"#),
-            r#"{"a":"plain \n text"}"#
-        );
-        assert_eq!(escaped(""), "");
-        let cjk = format!(r#"["{}"]"#, "漢字".repeat(100));
-        assert_eq!(escaped(&cjk), cjk);
     }
 
     #[test]
@@ -408,47 +456,82 @@ mod tests {
     }
 
     #[test]
-    fn crossed_positions_find_each_piece() {
-        let s = format!(
-            "[\"a\",\"é{}\",\"漢😀\",{{\"x\":\"€\"}},\"{}\"]",
-            "z".repeat(20),
-            "y".repeat(9)
-        );
-        // The pieces between commas, as byte spans.
-        let mut bounds = Vec::new();
-        let mut start = 1;
-        for (i, c) in s.char_indices() {
-            if c == ',' || i == s.len() - 1 {
-                bounds.push((start, i));
-                start = i + 1;
-            }
+    fn array_pieces_are_whole_arrays_that_locate_each_value() {
+        pieces_hold(&[
+            r#""a""#.to_owned(),
+            r#"{"x":"\\","y":[1,2,{"z":null}]}"#.to_owned(),
+            format!(r#""{}""#, "y".repeat(90)),
+            "-1.5e3".to_owned(),
+        ]);
+        pieces_hold(&[
+            r#""a""#.to_owned(),
+            format!(r#""é{}""#, "z".repeat(20)),
+            r#""漢😀""#.to_owned(),
+            r#"{"x":"€","y":[1,2]}"#.to_owned(),
+            format!(r#""{}""#, "y".repeat(90)),
+            "null".to_owned(),
+        ]);
+    }
+
+    fn pieces_hold(values: &[String]) {
+        // The values as lines of a text, and their byte ranges in it.
+        let text = values.join("\n");
+        let mut ranges = Vec::new();
+        let mut at = 0;
+        for v in values {
+            ranges.push(at..at + v.len());
+            at += v.len() + 1;
         }
-        for how in [Crossing::Escaped, Crossing::Utf16] {
-            let crossed: Vec<u16> = match how {
-                Crossing::Utf16 => s.encode_utf16().collect(),
-                _ => {
-                    let mut out = Vec::new();
-                    escape_in_chunks(&s, 64, |p| out.extend(p.iter().map(|&c| u16::from(c))));
-                    out
+        // ASCII crossing is only chosen for ASCII text: it copies bytes as they are.
+        let ascii_only = values.iter().all(|v| v.is_ascii());
+        for how in [Crossing::Ascii, Crossing::Escaped, Crossing::Utf16] {
+            if how == Crossing::Ascii && !ascii_only {
+                continue;
+            }
+            for chunk in [1, 16, 40, 100, 10_000] {
+                let mut pieces: Vec<Vec<u16>> = Vec::new();
+                let at = array_pieces(&text, ranges.clone(), how, chunk, |p| {
+                    pieces.push(match p {
+                        Piece::Ascii(b) => b.iter().map(|&c| u16::from(c)).collect(),
+                        Piece::Utf16(u) => u.to_vec(),
+                    })
+                });
+                // Each piece parses as an array; together they hold every value.
+                let mut all = Vec::new();
+                for p in &pieces {
+                    let piece = String::from_utf16(p).unwrap();
+                    assert!(how == Crossing::Utf16 || piece.is_ascii(), "{how:?}");
+                    let arr: Vec<serde_json::Value> = serde_json::from_str(&piece).unwrap();
+                    assert!(!arr.is_empty(), "{how:?} {chunk}: no empty piece");
+                    all.extend(arr);
                 }
-            };
-            let at = crossed_positions(&s, how, bounds.iter().flat_map(|&(a, b)| [a, b]));
-            for (k, &(a, b)) in bounds.iter().enumerate() {
-                let piece = &crossed[at[2 * k] as usize..at[2 * k + 1] as usize];
-                let want: Vec<u16> = match how {
-                    Crossing::Utf16 => s[a..b].encode_utf16().collect(),
-                    _ => {
-                        let mut out = Vec::new();
-                        escape_in_chunks(&s[a..b], 64, |p| {
-                            out.extend(p.iter().map(|&c| u16::from(c)))
-                        });
-                        out
-                    }
-                };
-                assert_eq!(piece, &want[..], "{how:?} {k}");
+                let want: Vec<serde_json::Value> = values
+                    .iter()
+                    .map(|v| serde_json::from_str(v).unwrap())
+                    .collect();
+                assert_eq!(all, want, "{how:?} {chunk}");
+                // Each value's place: its own text, once decoded.
+                for (k, v) in values.iter().enumerate() {
+                    let piece = &pieces[at[3 * k] as usize];
+                    let units = &piece[at[3 * k + 1] as usize..at[3 * k + 2] as usize];
+                    let got: serde_json::Value =
+                        serde_json::from_str(&String::from_utf16(units).unwrap()).unwrap();
+                    assert_eq!(got, want[k], "{how:?} {chunk} {k}");
+                    assert_eq!(
+                        String::from_utf16(units).unwrap().len() == v.len(),
+                        how == Crossing::Utf16 || v.is_ascii(),
+                        "{how:?}: escapes only where not ASCII"
+                    );
+                }
             }
+            // No values: one empty array.
+            let mut pieces = Vec::new();
+            let at = array_pieces("", std::iter::empty(), how, 10, |p| {
+                pieces.push(format!("{p:?}"))
+            });
+            assert!(at.is_empty());
+            assert_eq!(pieces.len(), 1);
         }
-        assert_eq!(crossed_positions("abc", Crossing::Ascii, [1, 3]), [1, 3]);
     }
 
     #[test]

@@ -13,9 +13,8 @@
 //! build it from the caller's own objects for the array form.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 
-use crate::entry::{Detail, Entry, EntryType, Key, Replacement, Role};
+use crate::entry::{Detail, Entry, EntryType, IdMap, Key, Replacement, Role};
 use crate::json::{self, Kind, Member, Span};
 
 /// Which leaf to start from.
@@ -116,7 +115,7 @@ impl Plan {
 
 /// `id → index` over the entries that are not headers, later duplicates
 /// winning: pi's manager holds no header, so none is a leaf or a parent.
-pub fn index(entries: &[Entry]) -> HashMap<&Key, usize> {
+pub fn index(entries: &[Entry]) -> IdMap<'_, usize> {
     crate::entry::index_by_id(entries.iter().enumerate().filter(|(_, e)| !e.is_header()))
 }
 
@@ -253,7 +252,7 @@ pub fn plan_from(
 
     // The last edit of each target among the context entries wins; most paths
     // have none, and then no map is built.
-    let mut edits: HashMap<&Key, usize> = HashMap::new();
+    let mut edits: IdMap<usize> = IdMap::default();
     for &i in context.iter().filter(|_| any_edit) {
         if let Detail::ContextEdit { target_id, .. } = &entries[i].detail {
             if entries[i].kind == EntryType::ContextEdit {

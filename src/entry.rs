@@ -8,6 +8,8 @@
 
 use std::collections::HashMap;
 
+use crate::ids::IdHash;
+
 use crate::json::{self, JsString, Kind, Member, Span};
 use crate::time::{self, DateParser};
 
@@ -561,11 +563,12 @@ pub fn string_to_number(s: &str) -> f64 {
     json::decimal(t)
 }
 
+/// A map keyed by entry ids (see [`IdHash`]).
+pub type IdMap<'a, V> = HashMap<&'a Key, V, IdHash>;
+
 /// `id → entry index`, later duplicates winning, as pi's `Map` does.
-pub fn index_by_id<'a>(
-    entries: impl IntoIterator<Item = (usize, &'a Entry)>,
-) -> HashMap<&'a Key, usize> {
-    let mut by_id = HashMap::new();
+pub fn index_by_id<'a>(entries: impl IntoIterator<Item = (usize, &'a Entry)>) -> IdMap<'a, usize> {
+    let mut by_id = HashMap::default();
     for (i, e) in entries {
         by_id.insert(&e.id, i);
     }

@@ -5,7 +5,7 @@
 //! time-ordered). The bytes come from one pool refilled in bulk.
 
 use std::collections::HashSet;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::{BuildHasher, BuildHasherDefault, Hasher};
 
 thread_local! {
     /// Bytes drawn from the cryptographic source in bulk, each used once: one
@@ -150,6 +150,67 @@ impl Hasher for WordHasher {
     }
     fn finish(&self) -> u64 {
         self.0 ^ self.0 >> 32
+    }
+}
+
+/// The hash of maps keyed by entry ids, which come from files: a folded
+/// multiply per eight bytes (several times faster than std's SipHash over
+/// short ids), keyed per process from the random pool so that no file can be
+/// made to collide in advance (and so to make a lookup slow).
+#[derive(Clone, Copy)]
+pub struct IdHash {
+    key: u64,
+}
+
+impl Default for IdHash {
+    fn default() -> IdHash {
+        thread_local! {
+            static KEY: u64 = {
+                let mut bytes = [0u8; 8];
+                // Without a random source, a fixed key: still a fast hash.
+                match random_bytes(&mut bytes) {
+                    Ok(()) => u64::from_le_bytes(bytes),
+                    Err(_) => 0x2d35_8dcc_aa6c_78a5,
+                }
+            };
+        }
+        IdHash {
+            key: KEY.with(|k| *k),
+        }
+    }
+}
+
+impl BuildHasher for IdHash {
+    type Hasher = IdHasher;
+    fn build_hasher(&self) -> IdHasher {
+        IdHasher(self.key)
+    }
+}
+
+pub struct IdHasher(u64);
+
+/// The high and low halves of the 128-bit product, folded together.
+fn fold(a: u64, b: u64) -> u64 {
+    let p = u128::from(a) * u128::from(b);
+    (p as u64) ^ (p >> 64) as u64
+}
+
+impl Hasher for IdHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        const K: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut h = self.0;
+        let words = bytes.chunks_exact(8);
+        let rest = words.remainder();
+        for w in words {
+            h = fold(h ^ u64::from_le_bytes(w.try_into().unwrap_or([0; 8])), K);
+        }
+        let mut last = [0u8; 8];
+        last[..rest.len()].copy_from_slice(rest);
+        // The length keeps "a" apart from "a\0".
+        self.0 = fold(h ^ u64::from_le_bytes(last), K ^ rest.len() as u64);
+    }
+    fn finish(&self) -> u64 {
+        fold(self.0, 0xA076_1D64_78BD_642F)
     }
 }
 

@@ -313,44 +313,6 @@ fn trimmed(text: &str) -> (usize, usize) {
     (start, trim_end(b).max(start))
 }
 
-/// The values at `spans` (the valid lines of `text`, in order) as one JSON
-/// array text `[v1,v2,...]`, written over the text itself instead of into a
-/// copy: everything outside the spans (blank and malformed lines too) becomes
-/// a space, one separator after each span a comma. This needs a text that
-/// starts and ends outside any span (a space on either side does: `trim()`
-/// drops it); otherwise the text comes back unchanged.
-pub fn into_json_array(text: String, spans: &[Span]) -> Result<String, String> {
-    let n = text.len();
-    let fits = n >= 2
-        && spans.first().is_none_or(|s| s.start > 0)
-        && spans.last().is_none_or(|s| s.end < n);
-    if !fits {
-        return Err(text);
-    }
-    let mut b = text.into_bytes();
-    let mut at = 0;
-    for (k, span) in spans.iter().enumerate() {
-        b[at..span.start].fill(b' ');
-        at = span.end;
-        if k + 1 < spans.len() {
-            // The byte after a value is outside it (a newline or whitespace).
-            b[at] = b',';
-            at += 1;
-        }
-    }
-    b[at..].fill(b' ');
-    b[0] = b'[';
-    b[n - 1] = b']';
-    // Only whole characters were replaced, by ASCII: still UTF-8 (checked
-    // again all the same, by the fast check).
-    if crate::scan::is_utf8(&b) {
-        // SAFETY: just checked to be UTF-8.
-        Ok(unsafe { String::from_utf8_unchecked(b) })
-    } else {
-        Err(String::from_utf8_lossy(&b).into_owned())
-    }
-}
-
 /// Where the valid lines of `text` are (each span may hold JSON whitespace
 /// around its value), and the first line that is not blank and not valid, as
 /// [`line_error`] gives it: what handing the values to JS needs, found
@@ -503,23 +465,20 @@ mod tests {
     }
 
     #[test]
-    fn writes_the_values_as_one_array_in_place() {
-        let t = " \u{feff}{\"a\":1}\r\n\n\u{a0}\n[2] \n\"é\" ".to_owned();
-        let (spans, _) = value_spans(&t);
-        let json = into_json_array(t, &spans).unwrap();
-        let squeezed = |s: &str| s.replace([' ', '\r'], "");
-        assert_eq!(squeezed(&json), "[{\"a\":1},[2],\"é\"]");
-        assert!(
-            into_json_array("{}".into(), &value_spans("{}").0).is_err(),
-            "no room for the brackets"
-        );
-        // Malformed lines are blanked out with the rest.
-        let bad = " {}\n{x \n[ 1 ]\r\n".to_owned();
-        let (spans, error) = value_spans(&bad);
+    fn value_spans_are_the_values_of_the_valid_lines() {
+        let t = " \u{feff}{\"a\":1}\r\n\n\u{a0}\n[2] \n\"é\" ";
+        let (spans, error) = value_spans(t);
+        assert_eq!(error, None);
+        // A span may keep the line's trailing white space (JSON allows it).
+        let values: Vec<&str> = spans.iter().map(|s| s.of(t).trim_end()).collect();
+        assert_eq!(values, ["{\"a\":1}", "[2]", "\"é\""]);
+        // A malformed line is skipped, and the first one said where.
+        let bad = " {}\n{x \n[ 1 ]\r\n";
+        let (spans, error) = value_spans(bad);
         assert_eq!(error.map(|e| (e.line, e.column)), Some((2, 2)));
-        let json = into_json_array(bad, &spans).unwrap();
-        assert_eq!(squeezed(&json), "[{},[1]]");
-        assert_eq!(into_json_array("  ".into(), &[]).unwrap(), "[]");
+        let values: Vec<&str> = spans.iter().map(|s| s.of(bad).trim_end()).collect();
+        assert_eq!(values, ["{}", "[ 1 ]"]);
+        assert!(value_spans("  ").0.is_empty());
     }
 
     /// The non-blank lines of the trimmed text, with their 1-based numbers.

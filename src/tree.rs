@@ -15,6 +15,8 @@
 
 use std::collections::HashMap;
 
+use crate::ids::IdHash;
+
 use crate::entry::{Detail, Entry, EntryType, Key};
 
 /// Orders siblings whose times include NaN in a way this module cannot
@@ -51,7 +53,7 @@ impl Tree {
 
 /// The current label of each entry: `label[i]` is the label entry for entry `i`.
 pub fn labels(entries: &[Entry]) -> Vec<Option<usize>> {
-    let mut by_target: HashMap<&Key, usize> = HashMap::new();
+    let mut by_target: HashMap<&Key, usize, IdHash> = HashMap::default();
     for (i, e) in entries.iter().enumerate() {
         if let Detail::Label {
             target_id,
@@ -82,7 +84,8 @@ pub fn labels(entries: &[Entry]) -> Vec<Option<usize>> {
 pub fn build(entries: &[Entry], fallback: &dyn SiblingSort) -> Tree {
     let n = entries.len();
     let nodes = || (0..n).filter(|&i| !entries[i].is_header());
-    let mut by_id: HashMap<&Key, usize> = HashMap::new();
+    let mut by_id: HashMap<&Key, usize, IdHash> =
+        HashMap::with_capacity_and_hasher(n, IdHash::default());
     for i in nodes() {
         by_id.insert(&entries[i].id, i);
     }

@@ -6,10 +6,10 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::error::Api;
-use super::js::{is_array, parse_joined, push_ascii, push_utf16, time_of, to_number};
+use super::js::{is_array, parse_joined, parse_pieces, push_ascii, push_utf16, time_of, to_number};
 use crate::ascii;
 use crate::entry::{Content, Detail, Entry, EntryType, Key, Replacement, Role};
-use crate::json;
+use crate::json::Span;
 
 /// `target[key]`, or `undefined` when `target` is no object or the read throws.
 pub(super) fn get(target: &JsValue, key: &str) -> JsValue {
@@ -171,8 +171,11 @@ pub(super) fn stringify(value: &JsValue) -> Result<Option<String>, JsValue> {
     Ok(JsValue::from(JSON::stringify(value)?).as_string())
 }
 
-/// How much escaped JSON is handed to JS at a time: the most that crossing
-/// adds to wasm memory, however much the escapes grow the text.
+/// How much JSON is handed to JS at a time, in bytes or UTF-16 units: the
+/// most that crossing adds to wasm memory (two bytes a unit), however much the
+/// escapes grow the text. Node makes a string of more than about a MB by
+/// one copy to memory of its own, and a smaller one with a slower copy that
+/// checks each unit: a piece is a MiB or more.
 const CROSSING_CHUNK: usize = 1 << 20;
 
 /// `json` in JS as pieces of one string, a chunk at a time, each crossing
@@ -185,19 +188,16 @@ pub(super) fn ascii_parts(json: &str) -> Array {
 }
 
 /// [`ascii_parts`], crossing as `how` says.
-pub(super) fn crossing_parts(json: &str, how: ascii::Crossing) -> Array {
+fn crossing_parts(json: &str, how: ascii::Crossing) -> Array {
     let parts = Array::new();
     match how {
-        ascii::Crossing::Ascii => {
-            for piece in json.as_bytes().chunks(CROSSING_CHUNK) {
-                push_ascii(&parts, piece);
-            }
-        }
+        // Already in wasm memory as it is: one string, no copy here.
+        ascii::Crossing::Ascii => push_ascii(&parts, json.as_bytes()),
         ascii::Crossing::Escaped => {
             ascii::escape_in_chunks(json, CROSSING_CHUNK, |piece| push_ascii(&parts, piece));
         }
         ascii::Crossing::Utf16 => {
-            ascii::utf16_in_chunks(json, CROSSING_CHUNK / 2, |units| push_utf16(&parts, units));
+            ascii::utf16_in_chunks(json, CROSSING_CHUNK, |units| push_utf16(&parts, units));
         }
     }
     parts
@@ -208,16 +208,35 @@ pub(super) fn parse_json(json: String) -> Result<JsValue, JsValue> {
     parse_joined(&ascii_parts(&json))
 }
 
-/// `JSON.parse` of a JSON array text built from lines the core validated; if it
-/// ever disagrees with that validation, each element is parsed on its own.
-pub(super) fn parse_array(json: String) -> Array {
-    if let Ok(v) = parse_joined(&ascii_parts(&json)) {
-        if let Ok(a) = v.dyn_into::<Array>() {
-            return a;
-        }
+/// The JSON values at `spans` of `text` in JS as whole JSON array texts, a
+/// chunk of values to each (see [`ascii::array_pieces`]), crossing the
+/// cheapest way for the text; and where each value is in them, as
+/// `[piece, start, end]` triples.
+pub(super) fn array_parts(text: &str, spans: &[Span]) -> (Array, Vec<u32>) {
+    let how = ascii::crossing(text);
+    let parts = Array::new();
+    let at = ascii::array_pieces(
+        text,
+        spans.iter().map(|s| s.start..s.end),
+        how,
+        CROSSING_CHUNK,
+        |piece| match piece {
+            ascii::Piece::Ascii(bytes) => push_ascii(&parts, bytes),
+            ascii::Piece::Utf16(units) => push_utf16(&parts, units),
+        },
+    );
+    (parts, at)
+}
+
+/// The JSON values at `spans` of `text` (lines the core validated) as one JS
+/// array, one `JSON.parse` per piece; if that ever disagrees with the
+/// validation, each value is parsed on its own.
+pub(super) fn parse_values(text: &str, spans: &[Span]) -> Array {
+    if let Ok(values) = parse_pieces(&array_parts(text, spans).0) {
+        return values;
     }
-    json::elements(&json, json::Span::new(0, json.len()))
+    spans
         .iter()
-        .filter_map(|e| JSON::parse(e.value.of(&json)).ok())
+        .filter_map(|s| JSON::parse(s.of(text)).ok())
         .collect()
 }

@@ -21,13 +21,13 @@ extern "C" {
         children: &[u32],
         roots: &[u32],
     ) -> Result<Array, JsValue>;
-    /// pi's tree nodes whose entries are parsed from the JSON array text
-    /// `parts.join("")` (or `parts[0]`, its UTF-8 bytes) when first read:
-    /// entry `i` is `text.slice(offsets[2i], offsets[2i + 1])`.
+    /// pi's tree nodes whose entries are parsed when first read from `parts`,
+    /// JSON array texts (see [`super::convert::array_parts`]): entry `i` is
+    /// `parts[at[3i]].slice(at[3i + 1], at[3i + 2])`.
     #[wasm_bindgen(catch, js_name = buildLazyTree)]
     pub(super) fn build_lazy_tree(
         parts: &Array,
-        offsets: &[u32],
+        at: &[u32],
         nodes: &[u32],
         labels: &[i32],
         children: &[u32],
@@ -48,6 +48,9 @@ extern "C" {
     /// `JSON.parse(parts.join(""))`.
     #[wasm_bindgen(catch, js_name = parseJoined)]
     pub(super) fn parse_joined(parts: &Array) -> Result<JsValue, JsValue>;
+    /// The values of the JSON array texts `parts`, in order, as one array.
+    #[wasm_bindgen(catch, js_name = parsePieces)]
+    pub(super) fn parse_pieces(parts: &Array) -> Result<Array, JsValue>;
     /// `{ ...message, content }`: `content` keeps its place, or comes last.
     #[wasm_bindgen(catch, js_name = withContent)]
     pub(super) fn with_content(message: &JsValue, content: &JsValue) -> Result<JsValue, JsValue>;

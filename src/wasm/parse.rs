@@ -1,17 +1,16 @@
 //! `parseSession`, `migrate` and `countEntries`: JSONL read line by line.
 
-use js_sys::{Array, JsString, Object, Reflect, Uint8Array};
+use js_sys::{JsString, Object, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use super::convert::{entries_of, get, parse_array, set};
+use super::convert::{entries_of, get, parse_values, set};
 use super::error::Api;
 use super::host::JsDates;
 use super::js::{copy_bytes, is_bytes};
 use super::read::{append_bytes, bytes_of, Accept, Reader, Source};
 use crate::document::Document;
 use crate::ids;
-use crate::json;
 use crate::migrate::{self, Edit};
 use crate::parse;
 
@@ -21,9 +20,7 @@ use crate::parse;
 pub fn parse_session(source: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
     let reader = Reader::new(Api("parseSession"), &options)?;
     let strict = reader.options.strict.unwrap_or(false);
-    // A space on either side (which `trim()` drops) leaves room to turn the
-    // text itself into one JSON array for `JSON.parse`, without a copy.
-    let text = match reader.source(&source, Accept::PADDED)?.source {
+    let text = match reader.source(&source, Accept::ANY)?.source {
         Source::Text(text) => text,
         Source::Entries(array) => return Ok(array.slice(0, array.length()).into()),
     };
@@ -34,26 +31,7 @@ pub fn parse_session(source: JsValue, options: JsValue) -> Result<JsValue, JsVal
         set(&err, "column", &JsValue::from(e.column as u32))?;
         return Err(err.into());
     }
-    Ok(values_array(text, &spans).into())
-}
-
-/// The values at `spans` of `text` as one JS array, from one `JSON.parse`: of
-/// the text itself turned into an array in place when it allows that, else of
-/// a copy holding just the values.
-fn values_array(text: String, spans: &[json::Span]) -> Array {
-    let json = parse::into_json_array(text, spans).unwrap_or_else(|text| {
-        let mut json = String::with_capacity(text.len() + 2);
-        json.push('[');
-        for span in spans {
-            if json.len() > 1 {
-                json.push(',');
-            }
-            json.push_str(span.of(&text));
-        }
-        json.push(']');
-        json
-    });
-    parse_array(json)
+    Ok(parse_values(&text, &spans).into())
 }
 
 /// Migrates to v3. An entry array is changed in place (returns whether anything
@@ -144,7 +122,7 @@ fn current_text(reader: &Reader, source: &JsValue) -> Result<Option<JsValue>, Js
     } else if is_bytes(source)? {
         let bytes: &Uint8Array = source.unchecked_ref();
         reader.check_bytes(bytes)?;
-        let head = bytes_of(&bytes.subarray(0, bytes.length().min(HEAD)), false);
+        let head = bytes_of(&bytes.subarray(0, bytes.length().min(HEAD)));
         match head.iter().position(|&b| b == b'\n') {
             Some(end) => parse::decode(&head[..end]).into_owned(),
             None => return Ok(None),

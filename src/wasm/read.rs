@@ -32,27 +32,13 @@ pub(super) enum Source {
 pub(super) struct Accept {
     /// An entry array too, not only JSONL.
     pub entries: bool,
-    /// A space on either side of the text (which `trim()` drops): room to
-    /// turn the text itself into a JSON array.
-    pub pad: bool,
 }
 
 impl Accept {
     /// JSONL only.
-    pub const TEXT: Accept = Accept {
-        entries: false,
-        pad: false,
-    };
+    pub const TEXT: Accept = Accept { entries: false };
     /// JSONL or an entry array.
-    pub const ANY: Accept = Accept {
-        entries: true,
-        pad: false,
-    };
-    /// JSONL, padded, or an entry array.
-    pub const PADDED: Accept = Accept {
-        entries: true,
-        pad: true,
-    };
+    pub const ANY: Accept = Accept { entries: true };
 }
 
 /// A source as read: `lossy` if its bytes had invalid UTF-8 (replaced).
@@ -93,21 +79,13 @@ impl Reader {
         };
         if let Some(s) = v.dyn_ref::<JsString>() {
             self.check_string(s)?;
-            let string = string_text(s);
-            if !accept.pad {
-                return Ok(text(string));
-            }
-            let mut padded = String::with_capacity(string.len() + 2 + spare(string.len()));
-            padded.push(' ');
-            padded.push_str(&string);
-            padded.push(' ');
-            return Ok(text(padded));
+            return Ok(text(string_text(s)));
         }
         if is_bytes(v)? {
             let bytes: &Uint8Array = v.unchecked_ref();
             self.check_bytes(bytes)?;
             // Valid UTF-8 becomes the text in place, without a second copy.
-            let bytes = bytes_of(bytes, accept.pad);
+            let bytes = bytes_of(bytes);
             return Ok(if scan::is_utf8(&bytes) {
                 // SAFETY: just checked to be UTF-8 (std's check, with ASCII blocks skipped).
                 text(unsafe { String::from_utf8_unchecked(bytes) })
@@ -220,19 +198,11 @@ pub(super) fn string_text(s: &JsString) -> String {
     String::from(fixed)
 }
 
-/// The bytes of a view, copied into wasm, with a space on either side if
-/// `pad`. An empty view is not read at all: the copy of a detached one would
+/// The bytes of a view, copied into wasm. An empty view is not read at all: the copy of a detached one would
 /// throw through wasm.
-pub(super) fn bytes_of(bytes: &Uint8Array, pad: bool) -> Vec<u8> {
-    let n = bytes.length() as usize;
-    let mut out = Vec::with_capacity(n + if pad { 2 + spare(n) } else { 0 });
-    if pad {
-        out.push(b' ');
-    }
+pub(super) fn bytes_of(bytes: &Uint8Array) -> Vec<u8> {
+    let mut out = Vec::new();
     append_bytes(&mut out, bytes);
-    if pad {
-        out.push(b' ');
-    }
     out
 }
 
@@ -247,10 +217,4 @@ pub(super) fn append_bytes(buf: &mut Vec<u8>, bytes: &Uint8Array) {
     bytes.copy_to_uninit(&mut buf.spare_capacity_mut()[..n]);
     // SAFETY: the n bytes after `len` were just written by the copy.
     unsafe { buf.set_len(len + n) };
-}
-
-/// Room left after a padded text: it becomes JSON for JS, and escaping its
-/// few non-ASCII characters then grows it in place instead of copying it.
-fn spare(n: usize) -> usize {
-    n / 64 + 64
 }

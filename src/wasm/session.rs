@@ -518,7 +518,7 @@ impl JsSession {
     pub fn append_jsonl(&mut self, chunk: JsValue) -> Result<(), JsValue> {
         // Bytes stay bytes: a chunk may end inside a UTF-8 character.
         let bytes = if is_bytes(&chunk)? {
-            bytes_of(chunk.unchecked_ref::<Uint8Array>(), false)
+            bytes_of(chunk.unchecked_ref::<Uint8Array>())
         } else if let Some(s) = chunk.dyn_ref::<JsString>() {
             string_text(s).into_bytes()
         } else {

@@ -1,52 +1,38 @@
 //! `getTree`: pi's tree nodes, made in JS from index arrays in one call.
 
-use js_sys::{Array, Uint8Array};
+use js_sys::Array;
 use wasm_bindgen::prelude::*;
 
-use super::convert::{crossing_parts, entries_of};
+use super::convert::{array_parts, entries_of};
 use super::error::Api;
 use super::host::{open_text, JsSort};
 use super::js::{build_lazy_tree, build_tree};
 use super::read::{Accept, Reader, Source};
-use crate::ascii;
 use crate::entry::Entry;
-use crate::json::Span;
-use crate::parse;
 use crate::tree::{self, Tree};
 
 /// The session as a tree of `{ entry, children, label, labelTimestamp }` nodes,
 /// as pi's `SessionManager.getTree()` gives it. From text, each node's `entry`
 /// is parsed when it is first read: a tree is mostly walked for its shape, and
 /// the entries a caller never reads cost little. The entries cross into JS as
-/// one JSON array text (see [`crossing_parts`]); the first few reads parse
-/// their own piece of it, and once they add up to a 32nd of it the whole
-/// array is parsed at once, as fast as pi's parse of the file.
+/// JSON array texts of about a MiB each (see [`array_parts`]); the first few
+/// reads parse just their entry, and once they add up to a 32nd of the text,
+/// a read parses the whole array its entry is in, as fast as pi's parse.
 #[wasm_bindgen(js_name = getTree, skip_typescript)]
 pub fn get_tree(source: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
     let api = Api("getTree");
     match Reader::new(api, &options)?
-        .source(&source, Accept::PADDED)?
+        .source(&source, Accept::ANY)?
         .source
     {
         Source::Text(text) => {
             let doc = open_text(api, text)?;
             let tree = tree::build(&doc.entries, &JsSort);
             let shape = TreeShape::of(&doc.entries, &tree);
-            let (json, spans) = entries_array(doc.text, doc.spans);
-            // Mostly non-Latin text goes over as UTF-8 bytes (a copy), decoded
-            // only when read: its UTF-16 form costs the shape-only walk too much.
-            let (parts, how) = match ascii::crossing(&json) {
-                ascii::Crossing::Utf16 => (
-                    Array::of1(&Uint8Array::from(json.as_bytes())),
-                    ascii::Crossing::Ascii,
-                ),
-                how => (crossing_parts(&json, how), how),
-            };
-            let offsets =
-                ascii::crossed_positions(&json, how, spans.iter().flat_map(|s| [s.start, s.end]));
+            let (parts, at) = array_parts(&doc.text, &doc.spans);
             build_lazy_tree(
                 &parts,
-                &offsets,
+                &at,
                 &shape.nodes,
                 &shape.labels,
                 &shape.children,
@@ -58,30 +44,6 @@ pub fn get_tree(source: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
             let entries = entries_of(&array);
             let tree = tree::build(&entries, &JsSort);
             tree_nodes(&entries, &array, &tree)
-        }
-    }
-}
-
-/// The entries at `spans` of `text` as one JSON array text, `[e0,e1,...]`,
-/// and where each is in it: the text itself, turned into the array in place
-/// when it has room (a padded source), else a copy of just the entries.
-fn entries_array(text: String, spans: Vec<Span>) -> (String, Vec<Span>) {
-    match parse::into_json_array(text, &spans) {
-        Ok(json) => (json, spans),
-        Err(text) => {
-            let mut json = String::with_capacity(text.len() + 2);
-            let mut at = Vec::with_capacity(spans.len());
-            json.push('[');
-            for (k, span) in spans.iter().enumerate() {
-                if k > 0 {
-                    json.push(',');
-                }
-                let start = json.len();
-                json.push_str(span.of(&text));
-                at.push(Span::new(start, json.len()));
-            }
-            json.push(']');
-            (json, at)
         }
     }
 }

@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { getTree } from "session-tree";
+import { envSeed, Rng } from "../shared/rng.mjs";
 import { assistant, at, entry, header, inputForms, ms, runInWorker, shape, user } from "./helpers/session.mjs";
 
 // u1 ─ a1 ─┬─ u2 (t=5) ─ a2
@@ -183,20 +184,33 @@ test("wrong argument types throw a TypeError naming the argument", () => {
   assert.deepStrictEqual(shape(getTree(session)), expectedShape, "still works");
 });
 
-test("from text, entries are parsed when first read and then stay plain data", () => {
+test("from text, entries are parsed when first read, through an accessor that acts as data", () => {
   const { Uint8Array: bytes, string } = inputForms(session);
   for (const source of [bytes, string]) {
     const [u1] = getTree(source);
-    const before = Object.getOwnPropertyDescriptor(u1, "entry");
-    assert.equal(typeof before.get, "function", "not parsed until read");
-    assert.ok(before.enumerable && before.configurable);
+    const accessor = Object.getOwnPropertyDescriptor(u1, "entry");
+    assert.equal(typeof accessor.get, "function", "not parsed until read");
+    assert.equal(typeof accessor.set, "function", "writable");
+    assert.ok(accessor.enumerable && accessor.configurable);
     assert.deepStrictEqual(Object.keys(u1), ["entry", "children", "label", "labelTimestamp"]);
+    assert.deepStrictEqual(Reflect.ownKeys(u1), ["entry", "children", "label", "labelTimestamp"], "nothing hidden");
+    assert.equal(Object.getPrototypeOf(u1), Object.prototype);
     const e = u1.entry;
     assert.equal(e.id, "u1");
     assert.equal(u1.entry, e, "parsed once: the same object on every read");
-    const after = Object.getOwnPropertyDescriptor(u1, "entry");
-    assert.deepStrictEqual(after, { value: e, writable: true, enumerable: true, configurable: true });
     assert.deepStrictEqual(Object.keys(u1), ["entry", "children", "label", "labelTimestamp"], "key order kept");
+    // Deep equality with a plain node holding the same entry.
+    assert.deepStrictEqual(u1.children[0], {
+      entry: u1.children[0].entry,
+      children: u1.children[0].children,
+      label: undefined,
+      labelTimestamp: undefined,
+    });
+    // Written after reading: the new value stays.
+    u1.entry = { written: true };
+    assert.deepStrictEqual(u1.entry, { written: true });
+    // The getter of one node, called on another object, reads nothing.
+    assert.equal(accessor.get.call({}), undefined);
     // Writing before reading replaces the entry, as on a plain object.
     const [fresh] = getTree(source);
     fresh.entry = { replaced: true };
@@ -272,5 +286,54 @@ test("pi 1.6 entries are ordinary nodes: usage, context_edit, system messages", 
       form,
     );
     assert.deepStrictEqual(roots[0].children[0].children[1].entry, entries[3], `${form}: the usage entry`);
+  }
+});
+
+// Past a MiB the entries cross into JS as several JSON arrays (pieces): ASCII,
+// ASCII with escapes, or UTF-16, as the text asks. Whichever way, and in any
+// order of reading, each entry is what JSON.parse makes of its line.
+test("entries of a multi-MiB tree, in every crossing, read in any order, equal their lines", () => {
+  const seed = envSeed("TREE_PIECES_SEED");
+  const rng = new Rng(seed);
+  const words = {
+    ascii: ["alpha", "beta", "gamma", "delta", 'q"uote', "back\\slash", "tab\t"],
+    accents: ["alpha", "beta", "gamma", "café", "naïve", "\u{1F600}", "delta"],
+    cjk: ["会话", "树", "분기", "ветка", "\u{1F680}", "abc", "ü"],
+  };
+  for (const [name, pool] of Object.entries(words)) {
+    const entries = [header()];
+    let parent = null;
+    let size = 0;
+    for (let i = 0; size < 3.5 * 2 ** 20; i++) {
+      const n = rng.int(1, i % 97 === 0 ? 200_000 : 400);
+      const text = Array.from({ length: n }, () => rng.pick(pool)).join(" ");
+      const id = `e${i}`;
+      entries.push(user(id, parent, text, i + 1));
+      size += text.length;
+      parent = rng.chance(0.9) ? id : parent;
+    }
+    const expected = new Map(entries.slice(1).map((e) => [e.id, e]));
+    for (const [form, source] of Object.entries(inputForms(entries))) {
+      const nodes = [];
+      const stack = [...getTree(source)];
+      while (stack.length) {
+        const node = stack.pop();
+        nodes.push(node);
+        stack.push(...node.children);
+      }
+      assert.equal(nodes.length, expected.size, `${name} ${form}: every entry is a node (seed ${seed})`);
+      // A random order: single entries first, then whole pieces.
+      for (let k = nodes.length - 1; k > 0; k--) {
+        const j = rng.range(0, k);
+        [nodes[k], nodes[j]] = [nodes[j], nodes[k]];
+      }
+      const seen = new Set();
+      for (const node of nodes) {
+        const { id } = node.entry;
+        assert.ok(!seen.has(id), `${name} ${form}: ${id} once (seed ${seed})`);
+        seen.add(id);
+        assert.deepStrictEqual(node.entry, expected.get(id), `${name} ${form}: ${id} (seed ${seed})`);
+      }
+    }
   }
 });
