@@ -27,6 +27,53 @@ pub struct Document {
     value_lines: Vec<usize>,
 }
 
+/// A current session's entries and where each is in its text: what its tree
+/// needs, read in one pass that keeps nothing else of its lines (a
+/// [`Document`] keeps each line's members too, for a context or a migration).
+pub struct Entries {
+    pub text: String,
+    pub entries: Vec<Entry>,
+    /// `spans[i]`: where entry `i`'s JSON value is in `text`.
+    pub spans: Vec<Span>,
+}
+
+impl From<Document> for Entries {
+    fn from(doc: Document) -> Entries {
+        Entries {
+            text: doc.text,
+            entries: doc.entries,
+            spans: doc.spans,
+        }
+    }
+}
+
+impl Entries {
+    /// The entries of `text`, as [`Document::parse_with`] reads them; or the
+    /// text back when the session needs migrating (its entries then change:
+    /// read it as a [`Document`]).
+    pub fn read(text: String, dates: &dyn DateParser) -> Result<Entries, String> {
+        let mut unique = 0;
+        let mut entries = Vec::new();
+        let mut spans = Vec::new();
+        let mut reader = parse::LineReader::<true>::new(&text);
+        while let Some((_, _, parsed)) = reader.next() {
+            let value = &reader.value;
+            if parsed.is_ok() && parse::is_kept(&text, value) {
+                entries.push(Entry::from_json(&text, value, Some(dates), &mut unique));
+                spans.push(value.span);
+            }
+        }
+        if !migrate::is_current(&entries) {
+            return Err(text);
+        }
+        Ok(Entries {
+            text,
+            entries,
+            spans,
+        })
+    }
+}
+
 impl Document {
     /// Parses with the native date fallback (ISO forms only).
     pub fn parse(text: &str) -> Document {
@@ -149,5 +196,39 @@ impl Document {
             }
             _ => self,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_read_as_a_document_reads_them() {
+        let text = concat!(
+            "{\"type\":\"session\",\"version\":3,\"id\":\"s\"}\n",
+            "null\n0\nfalse\n\"\"\n",
+            "{\"type\":\"message\",\"id\":\"a\",\"parentId\":null,\"message\":{\"role\":\"user\",\"content\":\"x\"}}\r\n",
+            "{broken\n\n",
+            "\"text\"\n[1]\n",
+            "{\"type\":\"label\",\"id\":\"b\",\"parentId\":\"a\",\"targetId\":\"a\",\"label\":\"l\"}  \n",
+        );
+        let doc = Document::parse(text);
+        let read = Entries::read(text.to_owned(), &IsoOnly).ok().unwrap();
+        assert_eq!(
+            read.entries.len(),
+            5,
+            "the falsy lines and the broken one are no entries"
+        );
+        assert_eq!(format!("{:?}", read.entries), format!("{:?}", doc.entries));
+        assert_eq!(read.spans, doc.spans);
+        assert_eq!(read.text, text);
+        // A session that needs migrating comes back as it was.
+        for old in [
+            "{\"type\":\"session\",\"id\":\"s\"}\n",
+            "{\"type\":\"session\",\"version\":2}\n",
+        ] {
+            assert_eq!(Entries::read(old.to_owned(), &IsoOnly).err().unwrap(), old);
+        }
     }
 }

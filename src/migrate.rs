@@ -71,6 +71,12 @@ pub fn declared_version(entries: &[Entry]) -> f64 {
     }
 }
 
+/// Whether the session of `entries` is current (v3 or later): no migration
+/// changes it.
+pub fn is_current(entries: &[Entry]) -> bool {
+    declared_version(entries) >= f64::from(CURRENT_VERSION)
+}
+
 /// Whether a session whose first line is `line` is current (v3 or later),
 /// judged from that line alone: it holds when the line is a header, since the
 /// first header decides. `false` means "read the whole file to know".
@@ -99,12 +105,12 @@ pub fn try_plan<E>(
     entries: &[Entry],
     new_id: &mut dyn FnMut(&HashSet<String>) -> Result<String, E>,
 ) -> Result<Option<Vec<Edit>>, E> {
-    let version = declared_version(entries);
     // JS comparisons: NaN is neither >= 3 nor < 2, so such a file is "migrated"
     // by no step at all, and pi still reports a migration.
-    if version >= f64::from(CURRENT_VERSION) {
+    if is_current(entries) {
         return Ok(None);
     }
+    let version = declared_version(entries);
     let mut edits = Vec::new();
     if version < 2.0 {
         v1_to_v2(entries, new_id, &mut edits)?;

@@ -42,6 +42,9 @@ pub fn decode(bytes: &[u8]) -> Cow<'_, str> {
 /// the falsy ones (`null`, `false`, `0`, `""`), which its string parser
 /// `parseSessionEntries` (and so [`value_spans`]) keeps.
 pub fn is_kept(text: &str, value: &Value) -> bool {
+    if value.kind == json::Kind::Object {
+        return true;
+    }
     let raw = value
         .span
         .of(text)

@@ -31,7 +31,7 @@ pub trait SiblingSort {
 pub struct Tree {
     pub roots: Vec<usize>,
     /// `children[i]`: the children of entry `i`, in order.
-    pub children: Vec<Vec<usize>>,
+    pub children: Children,
     /// `label[i]`: the label entry that currently labels entry `i`.
     pub label: Vec<Option<usize>>,
     /// Entries made roots to cut a `parentId` cycle, one per cycle.
@@ -98,23 +98,74 @@ pub fn build(entries: &[Entry], fallback: &dyn SiblingSort) -> Tree {
     }
     let cycle_cuts = break_cycles(entries, &mut parent);
 
-    let mut tree = Tree {
-        roots: Vec::new(),
-        children: vec![Vec::new(); n],
+    let roots = nodes().filter(|&i| parent[i].is_none()).collect();
+    let mut children = Children::of(&parent);
+    let times: Vec<f64> = entries.iter().map(|e| e.time).collect();
+    for i in 0..n {
+        sort_siblings(children.of_mut(i), &times, fallback);
+    }
+    Tree {
+        roots,
+        children,
         label: labels(entries),
         cycle_cuts,
-    };
-    for i in nodes() {
-        match parent[i] {
-            Some(p) => tree.children[p].push(i),
-            None => tree.roots.push(i),
+    }
+}
+
+/// The children of every entry in one list, each entry's a range of it (one
+/// allocation for the whole tree, not one per parent).
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Children {
+    /// Entry `i`'s children are `list[start[i]..start[i + 1]]`.
+    start: Vec<usize>,
+    list: Vec<usize>,
+}
+
+impl Children {
+    /// The children of each entry from its parent, in entry order.
+    fn of(parent: &[Option<usize>]) -> Children {
+        let mut start = vec![0; parent.len() + 1];
+        for &p in parent.iter().flatten() {
+            start[p + 1] += 1;
         }
+        for i in 0..parent.len() {
+            start[i + 1] += start[i];
+        }
+        let mut list = vec![0; start[parent.len()]];
+        let mut next = start.clone();
+        for (i, p) in parent.iter().enumerate() {
+            if let Some(p) = *p {
+                list[next[p]] = i;
+                next[p] += 1;
+            }
+        }
+        Children { start, list }
     }
-    let times: Vec<f64> = entries.iter().map(|e| e.time).collect();
-    for list in &mut tree.children {
-        sort_siblings(list, &times, fallback);
+
+    /// How many entries there are (with or without children).
+    pub fn len(&self) -> usize {
+        self.start.len().saturating_sub(1)
     }
-    tree
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn of_mut(&mut self, i: usize) -> &mut [usize] {
+        &mut self.list[self.start[i]..self.start[i + 1]]
+    }
+
+    /// Each entry's children, in entry order.
+    pub fn iter(&self) -> impl Iterator<Item = &[usize]> + '_ {
+        (0..self.len()).map(|i| &self[i])
+    }
+}
+
+impl std::ops::Index<usize> for Children {
+    type Output = [usize];
+    fn index(&self, i: usize) -> &[usize] {
+        &self.list[self.start[i]..self.start[i + 1]]
+    }
 }
 
 /// Makes every node reachable from a root by cutting each cycle once; returns

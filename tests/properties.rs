@@ -662,7 +662,22 @@ proptest! {
             })
             .collect();
         // As text: NaN (a time, a version) is not equal to itself.
-        prop_assert_eq!(format!("{:?}", Document::parse(&text).entries), format!("{full:?}"));
+        let doc = Document::parse(&text);
+        prop_assert_eq!(format!("{:?}", doc.entries), format!("{full:?}"));
+        // The one pass for a tree reads the same entries at the same places,
+        // or hands back a text that needs migrating.
+        match session_tree::document::Entries::read(text.clone().into_owned(), &IsoOnly) {
+            Ok(read) => {
+                prop_assert!(session_tree::migrate::is_current(&doc.entries));
+                prop_assert_eq!(format!("{:?}", read.entries), format!("{full:?}"));
+                prop_assert_eq!(read.spans, doc.spans);
+                prop_assert_eq!(read.text, text.as_ref());
+            }
+            Err(back) => {
+                prop_assert!(!session_tree::migrate::is_current(&doc.entries));
+                prop_assert_eq!(back, text.as_ref());
+            }
+        }
     }
 
     #[test]

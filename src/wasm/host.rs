@@ -8,7 +8,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::error::Api;
-use crate::document::Document;
+use crate::document::{Document, Entries};
 use crate::ids;
 use crate::time::DateParser;
 use crate::tree::SiblingSort;
@@ -71,6 +71,15 @@ pub(super) fn now_iso() -> String {
 /// A new session id (a UUID v7 from the clock and the crypto source).
 pub(super) fn new_session_id(api: Api) -> Result<String, JsValue> {
     ids::uuid_v7(Date::now() as u64).map_err(|e| api.error(e))
+}
+
+/// A JSONL text's entries, migrated in memory as pi does when opening a file:
+/// a current file's read in the one pass that keeps nothing else.
+pub(super) fn open_entries(api: Api, text: String) -> Result<Entries, JsValue> {
+    match Entries::read(text, &JsDates) {
+        Ok(entries) => Ok(entries),
+        Err(text) => open_text(api, text).map(Entries::from),
+    }
 }
 
 /// A JSONL text parsed and migrated in memory, as pi does when opening a file.

@@ -5,7 +5,7 @@ use wasm_bindgen::prelude::*;
 
 use super::convert::{array_parts, entries_of};
 use super::error::Api;
-use super::host::{open_text, JsSort};
+use super::host::{open_entries, JsSort};
 use super::js::{build_lazy_tree, build_tree};
 use super::read::{Accept, Reader, Source};
 use crate::entry::Entry;
@@ -26,7 +26,7 @@ pub fn get_tree(source: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
         .source
     {
         Source::Text(text) => {
-            let doc = open_text(api, text)?;
+            let doc = open_entries(api, text)?;
             let tree = tree::build(&doc.entries, &JsSort);
             let shape = TreeShape::of(&doc.entries, &tree);
             let (parts, at) = array_parts(&doc.text, &doc.spans);
