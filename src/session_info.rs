@@ -9,7 +9,7 @@
 //! other Unicode whitespace at either end does not hide the session or its
 //! last line.
 
-use crate::entry::{self, Entry, EntryType};
+use crate::entry::{Entry, EntryType};
 use crate::json::{self, Span};
 use crate::time::DateParser;
 
@@ -18,7 +18,10 @@ use crate::time::DateParser;
 pub struct SessionInfo {
     /// The header's `id`, as JSON text.
     pub id: String,
+    /// The header's `cwd` as a JSON string literal (`""` when not a string).
     pub cwd: String,
+    /// The latest `session_info` name, trimmed, as a JSON string literal
+    /// (`None`: no name, or cleared).
     pub name: Option<String>,
     /// The header's `parentSession`, as JSON text.
     pub parent_session: Option<String>,
@@ -57,6 +60,53 @@ fn listing_lines(text: &str) -> impl Iterator<Item = Span> + '_ {
     })
 }
 
+/// The `name` of the `session_info` entry at `span` as pi reads it
+/// (`entry.name?.trim() || undefined`): trimmed as JS `trim()` does, as a
+/// JSON string literal; `None` when it is not a string or trims to nothing.
+pub fn session_name(text: &str, span: Span) -> Option<String> {
+    let fields = json::members(text, span);
+    let name = json::get(text, &fields, "name").filter(|m| m.kind == json::Kind::String)?;
+    trimmed_literal(name.value.of(text))
+}
+
+/// A JSON string literal's value trimmed as JS `trim()` does, as a JSON
+/// string literal (a lone surrogate kept as its `\u` escape); `None` when
+/// nothing is left.
+pub fn trimmed_literal(raw: &str) -> Option<String> {
+    let inner = &raw[1..raw.len() - 1];
+    if !inner.contains('\\') {
+        let t = inner.trim_matches(crate::scan::is_js_space);
+        return (!t.is_empty()).then(|| format!("\"{t}\""));
+    }
+    match json::decode_string(raw)? {
+        json::JsString::Utf8(s) => {
+            let t = s.trim_matches(crate::scan::is_js_space);
+            (!t.is_empty()).then(|| json::stringify(t))
+        }
+        json::JsString::Utf16(units) => {
+            // JS whitespace is all in the BMP and no surrogate: trim by unit.
+            let space =
+                |u: &u16| char::from_u32(u32::from(*u)).is_some_and(crate::scan::is_js_space);
+            let start = units.iter().position(|u| !space(u))?;
+            let end = units.iter().rposition(|u| !space(u))? + 1;
+            let mut out = String::with_capacity(end - start + 2);
+            out.push('"');
+            for c in char::decode_utf16(units[start..end].iter().copied()) {
+                match c {
+                    Ok(c) => {
+                        let mut buf = [0u8; 4];
+                        let s = json::stringify(c.encode_utf8(&mut buf));
+                        out.push_str(&s[1..s.len() - 1]);
+                    }
+                    Err(e) => out.push_str(&format!("\\u{:04x}", e.unpaired_surrogate())),
+                }
+            }
+            out.push('"');
+            Some(out)
+        }
+    }
+}
+
 /// pi's `buildSessionInfo`: `None` when the first entry is not a header.
 pub fn session_info(text: &str, dates: &dyn DateParser) -> Option<SessionInfo> {
     let mut unique = 0;
@@ -83,11 +133,11 @@ pub fn session_info(text: &str, dates: &dyn DateParser) -> Option<SessionInfo> {
     let t = text;
     let head = json::members(t, head_span);
     let raw = |name: &str| json::get(t, &head, name).map(|m| (m.kind, m.value.of(t)));
+    // Strings stay JSON text until JS reads them: a Rust string cannot hold
+    // a lone surrogate (`"\ud83d"`), a JS string can.
     let cwd = match raw("cwd") {
-        Some((json::Kind::String, v)) => {
-            json::as_str(v).map(|s| s.into_owned()).unwrap_or_default()
-        }
-        _ => String::new(),
+        Some((json::Kind::String, v)) => v.to_owned(),
+        _ => String::from("\"\""),
     };
     let header_time = match raw("timestamp") {
         Some((json::Kind::String, v)) => {
@@ -108,7 +158,7 @@ pub fn session_info(text: &str, dates: &dyn DateParser) -> Option<SessionInfo> {
     };
     for (e, span) in kept {
         if e.kind == EntryType::SessionInfo {
-            info.name = entry::session_name(t, span);
+            info.name = session_name(t, span);
         }
         if e.kind != EntryType::Message {
             continue;
@@ -238,5 +288,38 @@ mod tests {
             let i = info(&format!("{before}{HEADER}\n{u}{after}")).unwrap();
             assert_eq!(i.message_count, 1, "{before:?} {after:?}");
         }
+    }
+
+    #[test]
+    fn names_are_trimmed_as_js_does_and_keep_lone_surrogates() {
+        let t = |raw: &str| trimmed_literal(raw);
+        assert_eq!(t(r#""  a b  ""#), Some(r#""a b""#.into()));
+        assert_eq!(t("\"\u{3000}x\u{feff}\""), Some(r#""x""#.into()));
+        assert_eq!(t(r#"" 	 ""#), None);
+        assert_eq!(t(r#""\n\u0020""#), None);
+        assert_eq!(t(r#""\ud83d""#), Some(r#""\ud83d""#.into()));
+        assert_eq!(t(r#"" \udc00\t""#), Some(r#""\udc00""#.into()));
+        assert_eq!(
+            t(r#""\u0020\ud83d \"q\"\n""#),
+            Some(r#""\ud83d \"q\"""#.into())
+        );
+        assert_eq!(t(r#""\ud83d\ude00""#), Some("\"\u{1f600}\"".into()));
+    }
+
+    #[test]
+    fn string_fields_stay_json_text() {
+        let head = r#"{"type":"session","version":3,"id":"\ud83d","timestamp":"2025-03-01T10:00:00.000Z","cwd":"\udc00/w","parentSession":"p\ud800"}"#;
+        let name = r#"{"type":"session_info","id":"n","parentId":null,"timestamp":"2025-03-01T10:00:00.000Z","name":" \ud83d "}"#;
+        let i = info(&format!("{head}\n{name}\n")).unwrap();
+        assert_eq!(i.id, r#""\ud83d""#);
+        assert_eq!(i.cwd, r#""\udc00/w""#);
+        assert_eq!(i.parent_session.as_deref(), Some(r#""p\ud800""#));
+        assert_eq!(i.name.as_deref(), Some(r#""\ud83d""#));
+        let i = info(&format!(
+            "{}\n",
+            HEADER.replace(r#""cwd":"/w""#, r#""cwd":4"#)
+        ))
+        .unwrap();
+        assert_eq!((i.cwd.as_str(), i.name), (r#""""#, None));
     }
 }

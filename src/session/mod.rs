@@ -744,13 +744,14 @@ impl Session {
         crate::tree::build(&self.entries, sort)
     }
 
-    /// The name from the latest `session_info` entry (trimmed; empty is none).
+    /// The name from the latest `session_info` entry (trimmed; empty is
+    /// none), as a JSON string literal: it may hold a lone surrogate.
     pub fn name(&self) -> Option<String> {
         let i = self
             .entries
             .iter()
             .rposition(|e| e.kind == EntryType::SessionInfo)?;
-        crate::entry::session_name(&self.text, self.spans[i])
+        crate::session_info::session_name(&self.text, self.spans[i])
     }
 }
 

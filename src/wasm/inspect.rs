@@ -62,12 +62,8 @@ pub fn session_info(source: JsValue, options: JsValue) -> Result<JsValue, JsValu
     };
     let o = Object::new();
     set(&o, "id", &parse(&Some(info.id))?)?;
-    set(&o, "cwd", &info.cwd.into())?;
-    set(
-        &o,
-        "name",
-        &info.name.map_or(JsValue::UNDEFINED, JsValue::from),
-    )?;
+    set(&o, "cwd", &JSON::parse(&info.cwd)?)?;
+    set(&o, "name", &parse(&info.name)?)?;
     set(&o, "parentSession", &parse(&info.parent_session)?)?;
     set(&o, "created", &Date::new(&created).into())?;
     set(&o, "modified", &modified)?;

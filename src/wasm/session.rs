@@ -223,8 +223,10 @@ impl JsSession {
     }
 
     #[wasm_bindgen(js_name = getSessionName)]
-    pub fn get_session_name(&self) -> JsValue {
-        self.inner.name().map_or(JsValue::UNDEFINED, |n| n.into())
+    pub fn get_session_name(&self) -> Result<JsValue, JsValue> {
+        self.inner
+            .name()
+            .map_or(Ok(JsValue::UNDEFINED), |n| js_sys::JSON::parse(&n))
     }
 
     /// The context at `leafId` (default: the session's leaf; `null`: empty).
