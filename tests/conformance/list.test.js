@@ -196,7 +196,7 @@ const EDITS = [
     const at = rng.pick(spots);
     return `${l.slice(0, at)}${rng.pick(["\r", "\r\n", "\n", " \t", "\u00a0", "\r\r"])}${l.slice(at)}`;
   },
-  (rng, l) => (l.startsWith("{") ? `{"type":"custom",${l.slice(1)}` : l),
+  (_rng, l) => (l.startsWith("{") ? `{"type":"custom",${l.slice(1)}` : l),
   // (a message entry without a message object makes pi's list throw: a documented difference)
   (rng, l) =>
     l.endsWith("}")
@@ -211,7 +211,7 @@ const EDITS = [
           '"text"',
         ])}}`
       : l,
-  (rng, l) =>
+  (_rng, l) =>
     l
       .replace('"type":"message"', '"typ\\u0065":"m\\u0065ssage"')
       .replace('"role":"user"', '"role":"\\u0075ser"')
@@ -219,7 +219,7 @@ const EDITS = [
   (rng, l) => `${rng.pick(["  ", "\t", ""])}${l}${rng.pick([" ", "\t ", ""])}`,
   (rng, l) => `${rng.pick(["null", "0", "false", '""', "[]", '"x"', "{}", "42", "-0", "true"])}\n${l}`,
   (rng, l) => l.slice(0, rng.range(0, l.length)),
-  (rng, l) => l.replace('"timestamp":"', '"timestamp":"garbage').replace(/"timestamp":\d+/, '"timestamp":"1"'),
+  (_rng, l) => l.replace('"timestamp":"', '"timestamp":"garbage').replace(/"timestamp":\d+/, '"timestamp":"1"'),
 ];
 
 /** A generated session, sometimes with a name line (a lone surrogate now and then) and edited lines. */
