@@ -151,11 +151,12 @@ pub fn session_info(text: &str, dates: &dyn DateParser) -> Option<SessionInfo> {
     if !next_kept(&mut value) || value.kind != json::Kind::Object {
         return None;
     }
-    let [ty, id, cwd, timestamp, parent] = last_of(
+    let [ty, id, cwd, timestamp, parent] = json::find_all(
         t,
-        value.members.iter(),
+        &value.members,
         ["type", "id", "cwd", "timestamp", "parentSession"],
-    );
+    )
+    .map(|i| i.map(|i| &value.members[i]));
     if !is_str(t, ty, "session") {
         return None;
     }
@@ -187,19 +188,9 @@ pub fn session_info(text: &str, dates: &dyn DateParser) -> Option<SessionInfo> {
         if value.kind != json::Kind::Object {
             continue;
         }
-        let mut found = [None; 3];
-        let mut message_at = None;
-        for (i, m) in value.members.iter().enumerate() {
-            for (k, name) in ["type", "timestamp", "name"].into_iter().enumerate() {
-                if json::key_is(t, m.key, name) {
-                    found[k] = Some(m);
-                }
-            }
-            if json::key_is(t, m.key, "message") {
-                message_at = Some(i);
-            }
-        }
-        let [ty, entry_time, name] = found;
+        let found = json::find_all(t, &value.members, ["type", "timestamp", "name", "message"]);
+        let [ty, entry_time, name, _] = found.map(|i| i.map(|i| &value.members[i]));
+        let message_at = found[3];
         if is_str(t, ty, "session_info") {
             info.name = name
                 .filter(|m| m.kind == json::Kind::String)
