@@ -457,7 +457,19 @@ impl Session {
             in_run = newline;
         }
         let name = json::stringify(folded.trim_matches(crate::scan::is_js_space));
-        self.append("session_info", &[], &[("name", Some(&name))], now, dates)
+        self.append_session_info_literal(&name, now, dates)
+    }
+
+    /// [`Self::append_session_info`] of a name already folded and trimmed,
+    /// given as a JSON string literal (for a name Rust cannot hold: a lone
+    /// surrogate, as its `\u` escape).
+    pub fn append_session_info_literal(
+        &mut self,
+        name: &str,
+        now: &str,
+        dates: &dyn DateParser,
+    ) -> Result<String, SessionError> {
+        self.append("session_info", &[], &[("name", Some(name))], now, dates)
     }
 
     #[allow(clippy::too_many_arguments)]

@@ -167,6 +167,19 @@ describe("lone surrogates in the strings the list shows", () => {
     assert.deepEqual(await compareWithPi(Object.entries(TRICKY_FILES)), []);
   });
 
+  it("Session#appendSessionInfo keeps a lone surrogate, as pi 1.6.0's appendSessionInfo does", () => {
+    for (const name of ["\ud83d", " a\udc00\r\n\r b\u00a0", "\r\n\ud800\n", "\udfff\ud83d\ude00 "]) {
+      const pi = SessionManager.inMemory("/w");
+      pi.appendSessionInfo(name);
+      const s = Session.create({ cwd: "/w" });
+      s.appendSessionInfo(name);
+      const shown = JSON.stringify(name);
+      assert.equal(s.getSessionName(), pi.getSessionName(), shown);
+      assert.equal(s.getEntries().at(-1).name, pi.getEntries().at(-1).name, shown);
+      assert.equal(Session.open(s.toJsonl()).getSessionName(), pi.getSessionName(), `${shown}, written and read`);
+    }
+  });
+
   it("Session#getSessionName gives what pi 1.6.0's getSessionName gives", () => {
     const dir = freshDir();
     for (const [name, text] of Object.entries(SURROGATE_FILES)) {
