@@ -159,7 +159,7 @@ test-readme: test-deps
 # One file at a time: generated.test.js and broken.test.js run worker pools of their own.
 test-conformance: test-deps
 	cd tests && node --test --test-concurrency=1 conformance/scenarios.test.js conformance/broken.test.js \
-	  conformance/generated.test.js conformance/session.test.js
+	  conformance/generated.test.js conformance/session.test.js conformance/list.test.js
 
 test-browser: test-deps chromium
 	node --test tests/browser/

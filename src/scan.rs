@@ -301,6 +301,23 @@ pub fn newline(b: &[u8], from: usize) -> usize {
     b.len()
 }
 
+/// The index of the first `\n` or `\r` in `b[from..end]`, or `end` if there
+/// is none: where Node's `readline` ends a line.
+pub fn line_break(b: &[u8], from: usize, end: usize) -> usize {
+    let end = end.min(b.len());
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    let mut i = simd::line_break(b, from, end);
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+    let mut i = words::line_break(b, from, end);
+    while i < end {
+        if matches!(b[i], b'\n' | b'\r') {
+            return i;
+        }
+        i += 1;
+    }
+    end
+}
+
 /// The end of the valid JSON value starting at `b[i]`.
 pub fn skip_value(b: &[u8], i: usize) -> usize {
     match b.get(i) {
@@ -388,6 +405,19 @@ mod words {
     pub fn newline(b: &[u8], mut i: usize) -> usize {
         while i + 8 <= b.len() {
             let hits = zero_bytes(load(b, i) ^ (ONES * u64::from(b'\n')));
+            if hits != 0 {
+                return i + (hits.trailing_zeros() / 8) as usize;
+            }
+            i += 8;
+        }
+        i
+    }
+
+    pub fn line_break(b: &[u8], mut i: usize, end: usize) -> usize {
+        while i + 8 <= end {
+            let x = load(b, i);
+            let hits = zero_bytes(x ^ (ONES * u64::from(b'\n')))
+                | zero_bytes(x ^ (ONES * u64::from(b'\r')));
             if hits != 0 {
                 return i + (hits.trailing_zeros() / 8) as usize;
             }
@@ -637,6 +667,19 @@ mod simd {
         }
         i
     }
+
+    pub fn line_break(b: &[u8], mut i: usize, end: usize) -> usize {
+        let (nl, cr) = (u8x16_splat(b'\n'), u8x16_splat(b'\r'));
+        while i + 16 <= end {
+            let x = load(b, i);
+            let mask = i8x16_bitmask(v128_or(i8x16_eq(x, nl), i8x16_eq(x, cr)));
+            if mask != 0 {
+                return i + mask.trailing_zeros() as usize;
+            }
+            i += 16;
+        }
+        i
+    }
 }
 
 #[cfg(test)]
@@ -705,6 +748,24 @@ mod tests {
         let b = b"0123456789abcdef\nxyz";
         assert_eq!(newline(b, 0), 16);
         assert_eq!(newline(b, 17), b.len());
+    }
+
+    #[test]
+    fn finds_the_first_line_break_at_every_offset() {
+        for len in 0..40 {
+            for at in 0..len {
+                for (first, second) in [(b'\n', b'\r'), (b'\r', b'\n'), (b'\r', b'\r')] {
+                    let mut b = vec![0x0b; len + 3];
+                    b[at] = first;
+                    b[at + 1] = second;
+                    assert_eq!(line_break(&b, 0, len), at, "{first} at {at} of {len}");
+                    assert_eq!(line_break(&b, at + 1, len + 3), at + 1);
+                }
+            }
+            assert_eq!(line_break(&vec![0xe2; len], 0, len), len);
+            // The end given, not the slice's, bounds the search.
+            assert_eq!(line_break(b"aa\n", 0, 2), 2);
+        }
     }
 
     #[test]

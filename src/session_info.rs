@@ -9,7 +9,6 @@
 //! other Unicode whitespace at either end does not hide the session or its
 //! last line.
 
-use crate::entry::{self, Entry, EntryType};
 use crate::json::{self, Span};
 use crate::time::DateParser;
 
@@ -18,7 +17,10 @@ use crate::time::DateParser;
 pub struct SessionInfo {
     /// The header's `id`, as JSON text.
     pub id: String,
+    /// The header's `cwd` as a JSON string literal (`""` when not a string).
     pub cwd: String,
+    /// The latest `session_info` name, trimmed, as a JSON string literal
+    /// (`None`: no name, or cleared).
     pub name: Option<String>,
     /// The header's `parentSession`, as JSON text.
     pub parent_session: Option<String>,
@@ -45,10 +47,7 @@ fn listing_lines(text: &str) -> impl Iterator<Item = Span> + '_ {
             return None;
         }
         let from = at;
-        let stop = b[from..end]
-            .iter()
-            .position(|&c| c == b'\n' || c == b'\r')
-            .map_or(end, |k| from + k);
+        let stop = crate::scan::line_break(b, from, end);
         at = stop + 1;
         if b.get(stop) == Some(&b'\r') && b.get(stop + 1) == Some(&b'\n') && stop + 1 < end {
             at += 1;
@@ -57,121 +56,215 @@ fn listing_lines(text: &str) -> impl Iterator<Item = Span> + '_ {
     })
 }
 
+/// The `name` of the `session_info` entry at `span` as pi reads it
+/// (`entry.name?.trim() || undefined`): trimmed as JS `trim()` does, as a
+/// JSON string literal; `None` when it is not a string or trims to nothing.
+pub fn session_name(text: &str, span: Span) -> Option<String> {
+    let fields = json::members(text, span);
+    let name = json::get(text, &fields, "name").filter(|m| m.kind == json::Kind::String)?;
+    trimmed_literal(name.value.of(text))
+}
+
+/// A JSON string literal's value trimmed as JS `trim()` does, as a JSON
+/// string literal (a lone surrogate kept as its `\u` escape); `None` when
+/// nothing is left.
+pub fn trimmed_literal(raw: &str) -> Option<String> {
+    let inner = &raw[1..raw.len() - 1];
+    if !inner.contains('\\') {
+        let t = inner.trim_matches(crate::scan::is_js_space);
+        return (!t.is_empty()).then(|| format!("\"{t}\""));
+    }
+    match json::decode_string(raw)? {
+        json::JsString::Utf8(s) => {
+            let t = s.trim_matches(crate::scan::is_js_space);
+            (!t.is_empty()).then(|| json::stringify(t))
+        }
+        json::JsString::Utf16(units) => {
+            // JS whitespace is all in the BMP and no surrogate: trim by unit.
+            let space =
+                |u: &u16| char::from_u32(u32::from(*u)).is_some_and(crate::scan::is_js_space);
+            let start = units.iter().position(|u| !space(u))?;
+            let end = units.iter().rposition(|u| !space(u))? + 1;
+            let mut out = String::with_capacity(end - start + 2);
+            out.push('"');
+            for c in char::decode_utf16(units[start..end].iter().copied()) {
+                match c {
+                    Ok(c) => {
+                        let mut buf = [0u8; 4];
+                        let s = json::stringify(c.encode_utf8(&mut buf));
+                        out.push_str(&s[1..s.len() - 1]);
+                    }
+                    Err(e) => out.push_str(&format!("\\u{:04x}", e.unpaired_surrogate())),
+                }
+            }
+            out.push('"');
+            Some(out)
+        }
+    }
+}
+
+/// The last of `members` named by each of `names` (as `JSON.parse` keeps the
+/// last of repeated keys).
+fn last_of<'m, const N: usize>(
+    text: &str,
+    members: impl Iterator<Item = &'m json::Member>,
+    names: [&str; N],
+) -> [Option<&'m json::Member>; N] {
+    let mut found = [None; N];
+    for m in members {
+        for (slot, name) in found.iter_mut().zip(names) {
+            if json::key_is(text, m.key, name) {
+                *slot = Some(m);
+            }
+        }
+    }
+    found
+}
+
+/// Whether `m` is a string that `JSON.parse` reads as `name`.
+fn is_str(text: &str, m: Option<&json::Member>, name: &str) -> bool {
+    m.is_some_and(|m| m.kind == json::Kind::String && json::key_is(text, m.value, name))
+}
+
 /// pi's `buildSessionInfo`: `None` when the first entry is not a header.
+///
+/// One pass: each line is validated as `JSON.parse` would read it, recording
+/// only the spans of its top-level members and of the members of objects
+/// among them (an entry's `message.role`), into vectors reused from line to
+/// line. Nothing else of a line is decoded; a message's text only while no
+/// first user message is known.
 pub fn session_info(text: &str, dates: &dyn DateParser) -> Option<SessionInfo> {
-    let mut unique = 0;
-    // (entry, its value's span) for every line pi 1.6 keeps.
-    let mut kept = listing_lines(text).filter_map(|span| {
-        if span
-            .of(text)
-            .trim_matches(crate::scan::is_js_space)
-            .is_empty()
-        {
-            return None;
+    let t = text;
+    let mut value = json::Value::default();
+    let mut lines = listing_lines(text);
+    // The lines pi 1.6 keeps: valid JSON (a blank line is not), and truthy.
+    let mut next_kept = |value: &mut json::Value| {
+        for span in lines.by_ref() {
+            if json::parse_line_into(t, span.start, span.end, value).is_some()
+                && json::truthy(value.kind, value.span.of(t))
+            {
+                return true;
+            }
         }
-        let value = json::parse(text, span).ok()?;
-        if !json::truthy(value.kind, value.span.of(text)) {
-            return None;
-        }
-        let e = Entry::from_json(text, &value, Some(dates), &mut unique);
-        Some((e, value.span))
-    });
-    let (first, head_span) = kept.next()?;
-    if first.kind != EntryType::Session {
+        false
+    };
+    if !next_kept(&mut value) || value.kind != json::Kind::Object {
         return None;
     }
-    let t = text;
-    let head = json::members(t, head_span);
-    let raw = |name: &str| json::get(t, &head, name).map(|m| (m.kind, m.value.of(t)));
-    let cwd = match raw("cwd") {
-        Some((json::Kind::String, v)) => {
-            json::as_str(v).map(|s| s.into_owned()).unwrap_or_default()
-        }
-        _ => String::new(),
+    let [ty, id, cwd, timestamp, parent] = json::find_all(
+        t,
+        &value.members,
+        ["type", "id", "cwd", "timestamp", "parentSession"],
+    )
+    .map(|i| i.map(|i| &value.members[i]));
+    if !is_str(t, ty, "session") {
+        return None;
+    }
+    let raw = |m: Option<&json::Member>| m.map(|m| (m.kind, m.value.of(t)));
+    // Strings stay JSON text until JS reads them: a Rust string cannot hold
+    // a lone surrogate (`"\ud83d"`), a JS string can.
+    let cwd = match raw(cwd) {
+        Some((json::Kind::String, v)) => v.to_owned(),
+        _ => String::from("\"\""),
     };
-    let header_time = match raw("timestamp") {
+    let header_time = match raw(timestamp) {
         Some((json::Kind::String, v)) => {
             Some(crate::time::time_of(Some((json::Kind::String, v)), dates)).filter(|t| !t.is_nan())
         }
         _ => None,
     };
     let mut info = SessionInfo {
-        id: raw("id").map_or("null".into(), |(_, v)| v.to_owned()),
+        id: raw(id).map_or("null".into(), |(_, v)| v.to_owned()),
         cwd,
         name: None,
-        parent_session: raw("parentSession").map(|(_, v)| v.to_owned()),
-        created: raw("timestamp").map(|(_, v)| v.to_owned()),
+        parent_session: raw(parent).map(|(_, v)| v.to_owned()),
+        created: raw(timestamp).map(|(_, v)| v.to_owned()),
         last_activity: None,
         header_time,
         message_count: 0,
         first_message: String::new(),
     };
-    for (e, span) in kept {
-        if e.kind == EntryType::SessionInfo {
-            info.name = entry::session_name(t, span);
+    while next_kept(&mut value) {
+        if value.kind != json::Kind::Object {
+            continue;
         }
-        if e.kind != EntryType::Message {
+        let found = json::find_all(t, &value.members, ["type", "timestamp", "name", "message"]);
+        let [ty, entry_time, name, _] = found.map(|i| i.map(|i| &value.members[i]));
+        let message_at = found[3];
+        if is_str(t, ty, "session_info") {
+            info.name = name
+                .filter(|m| m.kind == json::Kind::String)
+                .and_then(|m| trimmed_literal(m.value.of(t)));
+            continue;
+        }
+        if !is_str(t, ty, "message") {
             continue;
         }
         info.message_count += 1;
-        let fields = json::members(t, span);
-        let Some(msg) = json::get(t, &fields, "message").filter(|m| m.kind == json::Kind::Object)
-        else {
+        let Some(i) = message_at.filter(|&i| value.members[i].kind == json::Kind::Object) else {
             continue;
         };
-        let m = json::members(t, msg.value);
-        let role = json::get(t, &m, "role")
-            .filter(|r| r.kind == json::Kind::String)
-            .and_then(|r| json::as_str(r.value.of(t)));
-        let Some(content) = json::get(t, &m, "content") else {
+        let [role, content, msg_time] =
+            last_of(t, value.nested_in(i), ["role", "content", "timestamp"]);
+        let Some(content) = content else {
             continue;
         };
-        let role = role.as_deref().unwrap_or("");
-        if role != "user" && role != "assistant" {
+        let user = is_str(t, role, "user");
+        if !user && !is_str(t, role, "assistant") {
             continue;
         }
         // Last activity: the message's numeric timestamp, else
         // `new Date(entry.timestamp)` of whatever the entry's is (pi 1.6).
-        let activity = match json::get(t, &m, "timestamp") {
-            Some(ts) if ts.kind == json::Kind::Number => Some(json::number(ts.value.of(t))),
-            _ => Some(e.time).filter(|x| !x.is_nan()),
+        let activity = match msg_time {
+            Some(ts) if ts.kind == json::Kind::Number => json::number(ts.value.of(t)),
+            _ => crate::time::time_of(raw(entry_time), dates),
         };
-        if let Some(a) = activity {
-            info.last_activity = Some(info.last_activity.unwrap_or(0.0).max(a));
+        if !activity.is_nan() {
+            info.last_activity = Some(info.last_activity.unwrap_or(0.0).max(activity));
         }
-        // The text as the inside of a JSON string literal, so that what JS
-        // strings hold and Rust strings cannot (lone surrogates) survives.
-        let inner = |m: &json::Member| -> String {
-            let raw = m.value.of(t);
-            match m.kind {
-                json::Kind::String => raw[1..raw.len() - 1].to_owned(),
-                json::Kind::Number | json::Kind::True | json::Kind::False => raw.to_owned(),
-                json::Kind::Object => "[object Object]".to_owned(),
-                // `join` writes null and undefined as "" (nested arrays: approximated as "").
-                json::Kind::Null | json::Kind::Array => String::new(),
+        if !user || !info.first_message.is_empty() {
+            continue;
+        }
+        if let Some(text) = message_text(t, content) {
+            if !text.is_empty() {
+                info.first_message = format!("\"{text}\"");
             }
-        };
-        let text = match content.kind {
-            json::Kind::String => inner(content),
-            json::Kind::Array => json::elements(t, content.value)
-                .iter()
-                .filter(|b| b.kind == json::Kind::Object)
-                .filter_map(|b| {
-                    let f = json::members(t, b.value);
-                    let is_text = json::get(t, &f, "type")
-                        .is_some_and(|ty| json::key_is(t, ty.value, "text"));
-                    is_text.then(|| json::get(t, &f, "text").map(inner).unwrap_or_default())
-                })
-                .collect::<Vec<_>>()
-                .join(" "),
-            _ => continue,
-        };
-        if !text.is_empty() && info.first_message.is_empty() && role == "user" {
-            info.first_message = format!("\"{text}\"");
         }
     }
     info.last_activity = info.last_activity.filter(|&a| a > 0.0);
     Some(info)
+}
+
+/// pi's `extractTextContent` of a message's `content`, as the inside of a
+/// JSON string literal, so that what JS strings hold and Rust strings cannot
+/// (lone surrogates) survives. `None` when content is neither a string nor
+/// an array.
+fn message_text(t: &str, content: &json::Member) -> Option<String> {
+    let inner = |m: &json::Member| -> String {
+        let raw = m.value.of(t);
+        match m.kind {
+            json::Kind::String => raw[1..raw.len() - 1].to_owned(),
+            json::Kind::Number | json::Kind::True | json::Kind::False => raw.to_owned(),
+            json::Kind::Object => "[object Object]".to_owned(),
+            // `join` writes null and undefined as "" (nested arrays: approximated as "").
+            json::Kind::Null | json::Kind::Array => String::new(),
+        }
+    };
+    Some(match content.kind {
+        json::Kind::String => inner(content),
+        json::Kind::Array => json::elements(t, content.value)
+            .iter()
+            .filter(|b| b.kind == json::Kind::Object)
+            .filter_map(|b| {
+                let f = json::members(t, b.value);
+                let is_text =
+                    json::get(t, &f, "type").is_some_and(|ty| json::key_is(t, ty.value, "text"));
+                is_text.then(|| json::get(t, &f, "text").map(inner).unwrap_or_default())
+            })
+            .collect::<Vec<_>>()
+            .join(" "),
+        _ => return None,
+    })
 }
 
 #[cfg(test)]
@@ -238,5 +331,38 @@ mod tests {
             let i = info(&format!("{before}{HEADER}\n{u}{after}")).unwrap();
             assert_eq!(i.message_count, 1, "{before:?} {after:?}");
         }
+    }
+
+    #[test]
+    fn names_are_trimmed_as_js_does_and_keep_lone_surrogates() {
+        let t = |raw: &str| trimmed_literal(raw);
+        assert_eq!(t(r#""  a b  ""#), Some(r#""a b""#.into()));
+        assert_eq!(t("\"\u{3000}x\u{feff}\""), Some(r#""x""#.into()));
+        assert_eq!(t(r#"" 	 ""#), None);
+        assert_eq!(t(r#""\n\u0020""#), None);
+        assert_eq!(t(r#""\ud83d""#), Some(r#""\ud83d""#.into()));
+        assert_eq!(t(r#"" \udc00\t""#), Some(r#""\udc00""#.into()));
+        assert_eq!(
+            t(r#""\u0020\ud83d \"q\"\n""#),
+            Some(r#""\ud83d \"q\"""#.into())
+        );
+        assert_eq!(t(r#""\ud83d\ude00""#), Some("\"\u{1f600}\"".into()));
+    }
+
+    #[test]
+    fn string_fields_stay_json_text() {
+        let head = r#"{"type":"session","version":3,"id":"\ud83d","timestamp":"2025-03-01T10:00:00.000Z","cwd":"\udc00/w","parentSession":"p\ud800"}"#;
+        let name = r#"{"type":"session_info","id":"n","parentId":null,"timestamp":"2025-03-01T10:00:00.000Z","name":" \ud83d "}"#;
+        let i = info(&format!("{head}\n{name}\n")).unwrap();
+        assert_eq!(i.id, r#""\ud83d""#);
+        assert_eq!(i.cwd, r#""\udc00/w""#);
+        assert_eq!(i.parent_session.as_deref(), Some(r#""p\ud800""#));
+        assert_eq!(i.name.as_deref(), Some(r#""\ud83d""#));
+        let i = info(&format!(
+            "{}\n",
+            HEADER.replace(r#""cwd":"/w""#, r#""cwd":4"#)
+        ))
+        .unwrap();
+        assert_eq!((i.cwd.as_str(), i.name), (r#""""#, None));
     }
 }

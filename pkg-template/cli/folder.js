@@ -3,6 +3,7 @@
 // that cannot be read, or is no session, becomes an `error` on its row: one bad
 // file never stops a listing.
 
+import { readFile as readFileCallback } from "node:fs";
 import * as nodeFs from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { inspectSession, sessionInfo } from "../node.js";
@@ -73,13 +74,16 @@ export function describeError(error) {
  */
 export async function readSessionInfos(paths, options = {}) {
   const { concurrency = 32, onProgress, inspect = false, fs = nodeFs } = options;
+  // node:fs's callback readFile reads a file in about half the time of the
+  // promise one; an injected `fs` (tests) is used as given
+  const read = options.fs ? (path) => fs.readFile(path) : readWhole;
   const results = new Array(paths.length);
   let next = 0;
   let done = 0;
   const readOne = async (path) => {
     let bytes;
     try {
-      bytes = await fs.readFile(path);
+      bytes = await read(path);
     } catch (error) {
       return { path, info: null, error: describeError(error) };
     }
@@ -116,4 +120,11 @@ export async function readSessionInfos(paths, options = {}) {
   const workers = Math.max(1, Math.min(concurrency, paths.length));
   await Promise.all(Array.from({ length: workers }, worker));
   return results;
+}
+
+/** `readFile` of node:fs (its callback form) as a promise. */
+function readWhole(path) {
+  return new Promise((resolve, reject) => {
+    readFileCallback(path, (error, bytes) => (error ? reject(error) : resolve(bytes)));
+  });
 }

@@ -457,7 +457,19 @@ impl Session {
             in_run = newline;
         }
         let name = json::stringify(folded.trim_matches(crate::scan::is_js_space));
-        self.append("session_info", &[], &[("name", Some(&name))], now, dates)
+        self.append_session_info_literal(&name, now, dates)
+    }
+
+    /// [`Self::append_session_info`] of a name already folded and trimmed,
+    /// given as a JSON string literal (for a name Rust cannot hold: a lone
+    /// surrogate, as its `\u` escape).
+    pub fn append_session_info_literal(
+        &mut self,
+        name: &str,
+        now: &str,
+        dates: &dyn DateParser,
+    ) -> Result<String, SessionError> {
+        self.append("session_info", &[], &[("name", Some(name))], now, dates)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -744,13 +756,14 @@ impl Session {
         crate::tree::build(&self.entries, sort)
     }
 
-    /// The name from the latest `session_info` entry (trimmed; empty is none).
+    /// The name from the latest `session_info` entry (trimmed; empty is
+    /// none), as a JSON string literal: it may hold a lone surrogate.
     pub fn name(&self) -> Option<String> {
         let i = self
             .entries
             .iter()
             .rposition(|e| e.kind == EntryType::SessionInfo)?;
-        crate::entry::session_name(&self.text, self.spans[i])
+        crate::session_info::session_name(&self.text, self.spans[i])
     }
 }
 

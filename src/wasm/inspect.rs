@@ -1,7 +1,7 @@
 //! `inspectSession` and `sessionInfo`: what is wrong with a session, and what
 //! pi's session list shows for it. Also the memory size, for benchmarks.
 
-use js_sys::{Array, Date, Object, JSON};
+use js_sys::{Array, Date, Object, Reflect, JSON};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -11,6 +11,7 @@ use super::host::JsDates;
 use super::read::{Accept, Input, Reader, Source};
 use crate::diagnostics;
 use crate::document::Document;
+use crate::json;
 use crate::session_info;
 
 /// Everything wrong with a session: `{ kind, line?, entryId?, message }` per problem.
@@ -54,31 +55,71 @@ pub fn session_info(source: JsValue, options: JsValue) -> Result<JsValue, JsValu
     let Some(info) = session_info::session_info(&text, &JsDates) else {
         return Ok(JsValue::NULL);
     };
-    let parse = |raw: &Option<String>| raw.as_deref().map_or(Ok(JsValue::UNDEFINED), JSON::parse);
-    let created = parse(&info.created)?;
+    // `new Date(header.timestamp)`: the time of whatever JSON value it is.
+    let created = crate::time::time_of(
+        info.created
+            .as_deref()
+            .map(|raw| (json::Kind::of_first_byte(raw.as_bytes()[0]), raw)),
+        &JsDates,
+    );
     let modified: JsValue = match (info.last_activity, info.header_time) {
         (Some(t), _) | (None, Some(t)) => Date::new(&t.into()).into(),
         _ => get(&options, "mtime"),
     };
-    let o = Object::new();
-    set(&o, "id", &parse(&Some(info.id))?)?;
-    set(&o, "cwd", &info.cwd.into())?;
-    set(
-        &o,
-        "name",
-        &info.name.map_or(JsValue::UNDEFINED, JsValue::from),
-    )?;
-    set(&o, "parentSession", &parse(&info.parent_session)?)?;
-    set(&o, "created", &Date::new(&created).into())?;
-    set(&o, "modified", &modified)?;
-    set(&o, "messageCount", &(info.message_count as u32).into())?;
-    let first = if info.first_message.is_empty() {
-        JsValue::from_str("(no messages)")
-    } else {
-        JSON::parse(&info.first_message)?
-    };
-    set(&o, "firstMessage", &first)?;
-    Ok(o.into())
+    // One JSON text for the object, keys in their order: the strings stay
+    // JSON until JS reads them (a lone surrogate survives), and the object
+    // crosses at once. What JSON cannot hold (dates, undefined) is set after
+    // on the placeholders, which keeps the keys' order.
+    let mut j = String::with_capacity(
+        96 + info.id.len()
+            + info.cwd.len()
+            + info.first_message.len()
+            + info.name.as_ref().map_or(0, String::len)
+            + info.parent_session.as_ref().map_or(0, String::len),
+    );
+    for (key, value) in [
+        ("{\"id\":", info.id.as_str()),
+        (",\"cwd\":", &info.cwd),
+        (",\"name\":", info.name.as_deref().unwrap_or("0")),
+        (
+            ",\"parentSession\":",
+            info.parent_session.as_deref().unwrap_or("0"),
+        ),
+        (
+            ",\"created\":0,\"modified\":0,\"messageCount\":",
+            &info.message_count.to_string(),
+        ),
+        (
+            ",\"firstMessage\":",
+            if info.first_message.is_empty() {
+                "\"(no messages)\""
+            } else {
+                &info.first_message
+            },
+        ),
+    ] {
+        j.push_str(key);
+        j.push_str(value);
+    }
+    j.push('}');
+    let o = JSON::parse(&j)?;
+    INFO_KEYS.with(|[name, parent, created_key, modified_key]| {
+        if info.name.is_none() {
+            Reflect::set(&o, name, &JsValue::UNDEFINED)?;
+        }
+        if info.parent_session.is_none() {
+            Reflect::set(&o, parent, &JsValue::UNDEFINED)?;
+        }
+        Reflect::set(&o, created_key, &Date::new(&created.into()))?;
+        Reflect::set(&o, modified_key, &modified)
+    })?;
+    Ok(o)
+}
+
+thread_local! {
+    /// The keys `sessionInfo` sets after its `JSON.parse`, made once.
+    static INFO_KEYS: [JsValue; 4] =
+        ["name", "parentSession", "created", "modified"].map(JsValue::from_str);
 }
 
 /// The size of the module's linear memory in bytes, for benchmarks and

@@ -223,8 +223,10 @@ impl JsSession {
     }
 
     #[wasm_bindgen(js_name = getSessionName)]
-    pub fn get_session_name(&self) -> JsValue {
-        self.inner.name().map_or(JsValue::UNDEFINED, |n| n.into())
+    pub fn get_session_name(&self) -> Result<JsValue, JsValue> {
+        self.inner
+            .name()
+            .map_or(Ok(JsValue::UNDEFINED), |n| js_sys::JSON::parse(&n))
     }
 
     /// The context at `leafId` (default: the session's leaf; `null`: empty).
@@ -409,9 +411,21 @@ impl JsSession {
     #[wasm_bindgen(js_name = appendSessionInfo)]
     pub fn append_session_info(&mut self, name: JsValue) -> Result<String, JsValue> {
         let api = Api("appendSessionInfo");
-        let name = api.string("name", &name)?;
+        let text = api.string("name", &name)?;
+        let js: &JsString = name.unchecked_ref();
+        if js.is_valid_utf16() {
+            return self.append(api, |s, now, dates| {
+                s.append_session_info(&text, now, dates)
+            });
+        }
+        // A lone surrogate, which a Rust string cannot hold: folded and
+        // trimmed by JS, then kept as its `\u` escape (as pi writes it).
+        let folded = js
+            .replace_by_pattern(&js_sys::RegExp::new("[\\r\\n]+", "g"), " ")
+            .trim();
+        let literal = JSON::stringify(&folded)?.as_string().unwrap_or_default();
         self.append(api, |s, now, dates| {
-            s.append_session_info(&name, now, dates)
+            s.append_session_info_literal(&literal, now, dates)
         })
     }
 

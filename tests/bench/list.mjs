@@ -4,7 +4,7 @@
 // (`findSessions`, `readSessionInfos`, `orderSessions` from pkg/cli). Both
 // sides read every `.jsonl` file directly in the folder (pi's listAll of a
 // folder: readdir, the names ending in .jsonl, read ten at a time; ours: the
-// same names, read sixteen at a time), reading included in the timing.
+// same names, read 32 at a time), reading included in the timing.
 //
 //   BENCH_ONLY=list node --expose-gc bench/bench.mjs     (from tests/: only this row)
 
