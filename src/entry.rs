@@ -575,16 +575,6 @@ pub fn index_by_id<'a>(entries: impl IntoIterator<Item = (usize, &'a Entry)>) ->
     by_id
 }
 
-/// The name a `session_info` entry at `span` gives: its `name`, trimmed as JS
-/// `trim()` does, if that is a non-empty string.
-pub fn session_name(text: &str, span: Span) -> Option<String> {
-    let fields = json::members(text, span);
-    let name = json::get(text, &fields, "name")?;
-    let s = json::as_str(name.value.of(text)).filter(|_| name.kind == json::Kind::String)?;
-    let t = s.trim_matches(crate::scan::is_js_space);
-    (!t.is_empty()).then(|| t.to_owned())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
