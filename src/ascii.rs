@@ -108,56 +108,24 @@ fn counts(b: &[u8]) -> (usize, usize, usize) {
     (leads as usize, conts as usize, fours as usize)
 }
 
-/// `text` as UTF-16 code units, handed to `emit` about `chunk` units at a
-/// time from one reused buffer (each piece ends on a character boundary).
+/// `text` as UTF-16 code units, handed to `emit` at most `chunk` units at a
+/// time from one reused buffer: the text of up to `chunk` bytes each time,
+/// ending on a character boundary (a character never takes more units than
+/// bytes).
 pub fn utf16_in_chunks(text: &str, chunk: usize, mut emit: impl FnMut(&[u16])) {
     let b = text.as_bytes();
     let chunk = chunk.max(16);
-    // Room for a whole step (8 ASCII bytes, or one character) past `chunk`.
-    let mut buf = vec![0u16; chunk.min(b.len()) + 8];
-    let mut n = 0;
+    let mut buf = Vec::with_capacity(chunk.min(b.len()));
     let mut i = 0;
     while i < b.len() {
-        if i + 8 <= b.len() {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(&b[i..i + 8]);
-            if u64::from_le_bytes(w) & 0x8080_8080_8080_8080 == 0 {
-                for (slot, &c) in buf[n..n + 8].iter_mut().zip(&w) {
-                    *slot = u16::from(c);
-                }
-                n += 8;
-                i += 8;
-                if n >= chunk {
-                    emit(&buf[..n]);
-                    n = 0;
-                }
-                continue;
-            }
+        let mut end = (i + chunk).min(b.len());
+        while !text.is_char_boundary(end) {
+            end -= 1;
         }
-        if b[i] < 0x80 {
-            buf[n] = u16::from(b[i]);
-            n += 1;
-            i += 1;
-        } else {
-            let (cp, len) = char_at(b, i);
-            if cp < 0x1_0000 {
-                buf[n] = cp as u16;
-                n += 1;
-            } else {
-                let v = cp - 0x1_0000;
-                buf[n] = 0xd800 | (v >> 10) as u16;
-                buf[n + 1] = 0xdc00 | (v & 0x3ff) as u16;
-                n += 2;
-            }
-            i += len;
-        }
-        if n >= chunk {
-            emit(&buf[..n]);
-            n = 0;
-        }
-    }
-    if n > 0 {
-        emit(&buf[..n]);
+        buf.clear();
+        push_utf16(&mut buf, &b[i..end]);
+        emit(&buf);
+        i = end;
     }
 }
 

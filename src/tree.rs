@@ -53,6 +53,40 @@ impl Tree {
 
 /// The current label of each entry: `label[i]` is the label entry for entry `i`.
 pub fn labels(entries: &[Entry]) -> Vec<Option<usize>> {
+    let by_target = label_targets(entries);
+    entries
+        .iter()
+        .map(|e| {
+            if e.is_header() {
+                None
+            } else {
+                by_target.get(&e.id).copied()
+            }
+        })
+        .collect()
+}
+
+/// [`labels`], given the index of nodes by id and whether their ids are
+/// unique: then each target is looked up once, instead of every entry's id.
+fn labels_by_id(
+    entries: &[Entry],
+    by_id: &HashMap<&Key, usize, IdHash>,
+    unique_ids: bool,
+) -> Vec<Option<usize>> {
+    if !unique_ids {
+        return labels(entries);
+    }
+    let mut label = vec![None; entries.len()];
+    for (target, l) in label_targets(entries) {
+        if let Some(&i) = by_id.get(target) {
+            label[i] = Some(l);
+        }
+    }
+    label
+}
+
+/// The label entry that currently labels each target id.
+fn label_targets(entries: &[Entry]) -> HashMap<&Key, usize, IdHash> {
     let mut by_target: HashMap<&Key, usize, IdHash> = HashMap::default();
     for (i, e) in entries.iter().enumerate() {
         if let Detail::Label {
@@ -69,16 +103,7 @@ pub fn labels(entries: &[Entry]) -> Vec<Option<usize>> {
             }
         }
     }
-    entries
-        .iter()
-        .map(|e| {
-            if e.is_header() {
-                None
-            } else {
-                by_target.get(&e.id).copied()
-            }
-        })
-        .collect()
+    by_target
 }
 
 pub fn build(entries: &[Entry], fallback: &dyn SiblingSort) -> Tree {
@@ -86,8 +111,9 @@ pub fn build(entries: &[Entry], fallback: &dyn SiblingSort) -> Tree {
     let nodes = || (0..n).filter(|&i| !entries[i].is_header());
     let mut by_id: HashMap<&Key, usize, IdHash> =
         HashMap::with_capacity_and_hasher(n, IdHash::default());
+    let mut unique_ids = true;
     for i in nodes() {
-        by_id.insert(&entries[i].id, i);
+        unique_ids &= by_id.insert(&entries[i].id, i).is_none();
     }
     let mut parent: Vec<Option<usize>> = vec![None; n];
     for i in nodes() {
@@ -107,7 +133,7 @@ pub fn build(entries: &[Entry], fallback: &dyn SiblingSort) -> Tree {
     Tree {
         roots,
         children,
-        label: labels(entries),
+        label: labels_by_id(entries, &by_id, unique_ids),
         cycle_cuts,
     }
 }
@@ -306,6 +332,36 @@ mod tests {
     fn e(id: &str, parent: Option<&str>, secs: u32) -> String {
         let p = parent.map_or("null".into(), |p| format!("\"{p}\""));
         format!("{{\"type\":\"message\",\"id\":\"{id}\",\"parentId\":{p},\"timestamp\":\"2025-01-01T00:00:{secs:02}.000Z\"}}\n")
+    }
+
+    #[test]
+    fn labels_by_id_agree_with_a_lookup_of_every_entry() {
+        let label = |id: &str, target: &str, text: &str| {
+            format!("{{\"type\":\"label\",\"id\":\"{id}\",\"parentId\":null,\"targetId\":\"{target}\",\"label\":\"{text}\"}}\n")
+        };
+        let head = "{\"type\":\"session\",\"id\":\"a\",\"version\":3}\n".to_owned();
+        // Unique ids; then the same with "b" twice (both copies get its label),
+        // and a header whose id is a target (headers get none).
+        for dup in [false, true] {
+            let mut lines = vec![head.clone(), e("a", None, 0), e("b", Some("a"), 1)];
+            if dup {
+                lines.push(e("b", Some("a"), 2));
+            }
+            lines.push(label("l1", "b", "one"));
+            lines.push(label("l2", "a", "two"));
+            lines.push(label("l3", "a", ""));
+            lines.push(label("l4", "missing", "x"));
+            let (doc, t) = tree(&lines.concat());
+            assert_eq!(t.label, labels(&doc.entries), "dup {dup}");
+            let labelled: Vec<usize> = (0..t.label.len())
+                .filter(|&i| t.label[i].is_some())
+                .collect();
+            assert_eq!(
+                labelled,
+                if dup { vec![2, 3] } else { vec![2] },
+                "dup {dup}"
+            );
+        }
     }
 
     #[test]

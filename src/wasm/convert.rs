@@ -171,11 +171,11 @@ pub(super) fn stringify(value: &JsValue) -> Result<Option<String>, JsValue> {
     Ok(JsValue::from(JSON::stringify(value)?).as_string())
 }
 
-/// How much JSON is handed to JS at a time, in bytes or UTF-16 units: the
-/// most that crossing adds to wasm memory (two bytes a unit), however much the
-/// escapes grow the text. Node makes a string of more than about a MB by
-/// one copy to memory of its own, and a smaller one with a slower copy that
-/// checks each unit: a piece is a MiB or more.
+/// About how much JSON is handed to JS at a time, in bytes or UTF-16 units:
+/// crossing adds at most a few MiB to wasm memory, however much the escapes
+/// grow the text. Node makes a string of more than about a MB by one copy to
+/// memory of its own, and a smaller one with a slower copy that checks each
+/// unit: a piece is a MiB or more (but the last).
 const CROSSING_CHUNK: usize = 1 << 20;
 
 /// `json` in JS as pieces of one string, a chunk at a time, each crossing
@@ -197,7 +197,9 @@ fn crossing_parts(json: &str, how: ascii::Crossing) -> Array {
             ascii::escape_in_chunks(json, CROSSING_CHUNK, |piece| push_ascii(&parts, piece));
         }
         ascii::Crossing::Utf16 => {
-            ascii::utf16_in_chunks(json, CROSSING_CHUNK, |units| push_utf16(&parts, units));
+            // Two MiB of text a piece: at least a MiB of UTF-16 however many
+            // bytes its characters take (see [`CROSSING_CHUNK`]).
+            ascii::utf16_in_chunks(json, 2 * CROSSING_CHUNK, |units| push_utf16(&parts, units));
         }
     }
     parts

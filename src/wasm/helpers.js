@@ -23,10 +23,18 @@ export function buildTree(objects, nodes, labels, children, roots) {
 }
 
 // Fills in the children (runs of `parent, count, child...`) and gives the roots.
+// An only child gets an array of one: a push onto an empty array reserves
+// room for 17.
 function link(made, children, roots) {
   for (let k = 0; k < children.length; ) {
-    const list = made[children[k++]].children;
-    for (let n = children[k++]; n > 0; n--) list.push(made[children[k++]]);
+    const node = made[children[k++]];
+    const n = children[k++];
+    if (n === 1) {
+      node.children = [made[children[k++]]];
+      continue;
+    }
+    const list = node.children;
+    for (let j = 0; j < n; j++) list.push(made[children[k++]]);
   }
   return Array.from(roots, (r) => made[r]);
 }

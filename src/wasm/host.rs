@@ -10,6 +10,7 @@ use wasm_bindgen::JsCast;
 use super::error::Api;
 use crate::document::{Document, Entries};
 use crate::ids;
+use crate::migrate;
 use crate::time::DateParser;
 use crate::tree::SiblingSort;
 
@@ -76,6 +77,12 @@ pub(super) fn new_session_id(api: Api) -> Result<String, JsValue> {
 /// A JSONL text's entries, migrated in memory as pi does when opening a file:
 /// a current file's read in the one pass that keeps nothing else.
 pub(super) fn open_entries(api: Api, text: String) -> Result<Entries, JsValue> {
+    // The first line tells a current file (most are) without reading the rest;
+    // any other is read whole as a Document.
+    let first = text.split('\n').next().unwrap_or("");
+    if !migrate::first_line_is_current_header(first.trim_matches(crate::scan::is_js_space)) {
+        return open_text(api, text).map(Entries::from);
+    }
     match Entries::read(text, &JsDates) {
         Ok(entries) => Ok(entries),
         Err(text) => open_text(api, text).map(Entries::from),
