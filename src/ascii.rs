@@ -229,49 +229,79 @@ fn push_utf16(out: &mut Vec<u16>, b: &[u8]) {
     // A character never takes more units than bytes.
     let base = out.len();
     out.resize(base + b.len(), 0);
-    let dst = &mut out[base..];
+    let n = utf16_into(&mut out[base..], b);
+    out.truncate(base + n);
+}
+
+/// Writes the UTF-8 `b` (whole characters) as UTF-16 into `dst` (at least as
+/// long as `b`); returns how many units. Each step reads a word: eight ASCII
+/// bytes at once, else one character decoded from its first four bytes.
+fn utf16_into(dst: &mut [u16], b: &[u8]) -> usize {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
     let (mut i, mut n) = (0, 0);
-    while i < b.len() {
-        let c = b[i];
+    while i + 8 <= b.len() && n + 8 <= dst.len() {
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        if i + 16 <= b.len() && n + 16 <= dst.len() && simd::widen_ascii16(b, i, dst, n) {
+            i += 16;
+            n += 16;
+            continue;
+        }
+        let mut bytes = [0u8; 8];
+        bytes.copy_from_slice(&b[i..i + 8]);
+        let word = u64::from_le_bytes(bytes);
+        if word & HIGH == 0 {
+            for (slot, c) in dst[n..n + 8].iter_mut().zip(bytes) {
+                *slot = u16::from(c);
+            }
+            i += 8;
+            n += 8;
+            continue;
+        }
+        // The first character: ASCII bytes one at a time up to it.
+        let w = word as u32;
+        let c = w & 0xff;
+        let cont = |k: u32| (w >> (8 * k)) & 0x3f;
         if c < 0x80 {
-            // An ASCII run, sixteen bytes a step while they last.
-            while i + 16 <= b.len() {
-                let mut w = [0u8; 16];
-                w.copy_from_slice(&b[i..i + 16]);
-                if u128::from_le_bytes(w) & 0x8080_8080_8080_8080_8080_8080_8080_8080 != 0 {
-                    break;
-                }
-                for (slot, &c) in dst[n..n + 16].iter_mut().zip(&w) {
-                    *slot = u16::from(c);
-                }
-                i += 16;
-                n += 16;
-            }
-            while i < b.len() && b[i] < 0x80 {
-                dst[n] = u16::from(b[i]);
-                i += 1;
-                n += 1;
-            }
+            dst[n] = c as u16;
+            i += 1;
+            n += 1;
         } else if c < 0xe0 {
-            dst[n] = (u16::from(c & 0x1f) << 6) | u16::from(b[i + 1] & 0x3f);
+            dst[n] = (((c & 0x1f) << 6) | cont(1)) as u16;
             i += 2;
             n += 1;
         } else if c < 0xf0 {
-            dst[n] = (u16::from(c & 0x0f) << 12)
-                | (u16::from(b[i + 1] & 0x3f) << 6)
-                | u16::from(b[i + 2] & 0x3f);
+            dst[n] = (((c & 0x0f) << 12) | (cont(1) << 6) | cont(2)) as u16;
             i += 3;
             n += 1;
         } else {
-            let (cp, len) = char_at(b, i);
-            let v = cp - 0x1_0000;
+            let v = (((c & 0x07) << 18) | (cont(1) << 12) | (cont(2) << 6) | cont(3)) - 0x1_0000;
             dst[n] = 0xd800 | (v >> 10) as u16;
             dst[n + 1] = 0xdc00 | (v & 0x3ff) as u16;
-            i += len;
+            i += 4;
             n += 2;
         }
     }
-    out.truncate(base + n);
+    // The last few bytes.
+    while i < b.len() {
+        if b[i] < 0x80 {
+            dst[n] = u16::from(b[i]);
+            i += 1;
+            n += 1;
+            continue;
+        }
+        let (cp, len) = char_at(b, i);
+        if cp < 0x1_0000 {
+            dst[n] = cp as u16;
+            n += 1;
+        } else {
+            let v = cp - 0x1_0000;
+            dst[n] = 0xd800 | (v >> 10) as u16;
+            dst[n + 1] = 0xdc00 | (v & 0x3ff) as u16;
+            n += 2;
+        }
+        i += len;
+    }
+    n
 }
 
 /// Appends code point `cp`'s `\uXXXX` escape (two for a character outside
@@ -332,6 +362,30 @@ fn first_non_ascii(b: &[u8], from: usize) -> Option<usize> {
         .iter()
         .position(|&c| c >= 0x80)
         .map(|p| i + p)
+}
+
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+mod simd {
+    use core::arch::wasm32::*;
+
+    /// Widens the sixteen bytes at `b[i..]` into `dst[n..]` if they are all
+    /// ASCII (the caller keeps `i + 16 <= b.len()` and `n + 16 <= dst.len()`).
+    #[inline]
+    pub fn widen_ascii16(b: &[u8], i: usize, dst: &mut [u16], n: usize) -> bool {
+        assert!(i + 16 <= b.len() && n + 16 <= dst.len());
+        // SAFETY: the assert keeps the 16 bytes read and the 32 written in
+        // bounds; v128_load and v128_store allow unaligned addresses.
+        unsafe {
+            let v = v128_load(b.as_ptr().add(i) as *const v128);
+            if u8x16_bitmask(v) != 0 {
+                return false;
+            }
+            let out = dst.as_mut_ptr().add(n) as *mut v128;
+            v128_store(out, u16x8_extend_low_u8x16(v));
+            v128_store(out.add(1), u16x8_extend_high_u8x16(v));
+        }
+        true
+    }
 }
 
 #[cfg(test)]

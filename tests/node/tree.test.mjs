@@ -298,7 +298,7 @@ test("entries of a multi-MiB tree, in every crossing, read in any order, equal t
   const words = {
     ascii: ["alpha", "beta", "gamma", "delta", 'q"uote', "back\\slash", "tab\t"],
     accents: ["alpha", "beta", "gamma", "café", "naïve", "\u{1F600}", "delta"],
-    cjk: ["会话", "树", "분기", "ветка", "\u{1F680}", "abc", "ü"],
+    cjk: ["会话", "树", "분기", "ветка", "\u{1F680}", "abc", "ü", "an ASCII run of more than sixteen bytes"],
   };
   for (const [name, pool] of Object.entries(words)) {
     const entries = [header()];
