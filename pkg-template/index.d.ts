@@ -531,8 +531,8 @@ export function migrate(source: SessionText, options?: ReadOptions): SessionText
  * header). Text is parsed and migrated first. An array is not modified and
  * its entry objects are reused in the nodes.
  * @returns The roots. From text, each node's `entry` is parsed when first
- * read (an own enumerable getter until then, a data property after), so a
- * walk over the shape parses nothing.
+ * read and the same object returned after (an own enumerable accessor that
+ * reads and writes like data), so a walk over the shape parses nothing.
  * @throws `TypeError` if `source` has the wrong type.
  */
 export function getTree(source: SessionText | readonly FileEntry[], options?: ReadOptions): SessionTreeNode[];
