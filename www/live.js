@@ -6,8 +6,8 @@
 //
 // No DOM here: the page passes EventSource and the file getter in.
 
-// The same as the package's cli/serve/protocol.js (a unit test holds them
-// equal); kept here so this module loads without the package.
+// How the page tells a rewritten file from a grown one; `session-tree serve`
+// answers with the same (its cli/serve/protocol.js re-exports these).
 export const HEAD_BYTES = 4096;
 
 /** FNV-1a (32 bits) of the first HEAD_BYTES of `bytes`, as 8 hex digits. */

@@ -184,13 +184,8 @@ const CROSSING_CHUNK: usize = 1 << 20;
 /// non-ASCII in it several times slower than ASCII), mostly non-Latin text as
 /// UTF-16. Crossing adds at most a chunk to wasm memory.
 pub(super) fn ascii_parts(json: &str) -> Array {
-    crossing_parts(json, ascii::crossing(json))
-}
-
-/// [`ascii_parts`], crossing as `how` says.
-fn crossing_parts(json: &str, how: ascii::Crossing) -> Array {
     let parts = Array::new();
-    match how {
+    match ascii::crossing(json) {
         // Already in wasm memory as it is: one string, no copy here.
         ascii::Crossing::Ascii => push_ascii(&parts, json.as_bytes()),
         ascii::Crossing::Escaped => {

@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import { startStaticServer } from "../../tools/static-server.mjs";
 import { launchChromium } from "../browser/chromium.mjs";
 import { envSeed, Rng } from "../shared/rng.mjs";
-import { dropFile } from "./page.mjs";
+import { dropFile, rowOf, watchProblems } from "./page.mjs";
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 const OUT = here("./output/");
@@ -95,11 +95,7 @@ const leavesOf = (entries) => {
 
 async function openViewer(hash = "") {
   const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
-  const problems = [];
-  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
-  page.on("console", (m) => {
-    if (m.type() === "error" || m.type() === "warning") problems.push(`console ${m.type()}: ${m.text()}`);
-  });
+  const problems = watchProblems(page);
   await page.goto(server.url + hash);
   await page.waitForFunction(() => window.__viewer?.opened >= 1, null, { timeout: 20_000 });
   return { page, problems };
@@ -123,22 +119,6 @@ async function shown(page, a, b) {
       b: ids("[data-testid=side-b]"),
     };
   });
-}
-
-/** Scrolls the virtualized graph until the row of `id` is in the DOM. */
-async function rowOf(page, id) {
-  // The graph is drawn again once it is back on screen (after the compare view closes).
-  await page.waitForFunction(() => document.getElementById("graph").clientHeight > 0);
-  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
-  for (let top = 0; top < 100_000; top += 300) {
-    const selector = `.row[data-entry-id="${id}"]`;
-    if (await page.$(selector)) return page.locator(selector);
-    await page.evaluate((top) => {
-      document.getElementById("graph").scrollTop = top;
-    }, top);
-    await page.waitForTimeout(40);
-  }
-  throw new Error(`row ${id} not found`);
 }
 
 const setHash = (page, hash) =>

@@ -19,3 +19,32 @@ export async function dropFile(page, text, name) {
   );
   await page.waitForFunction((n) => window.__viewer.opened > n, before, { timeout: 60_000 });
 }
+
+/** Collects the page's errors and its console errors and warnings, as lines. */
+export function watchProblems(page) {
+  const problems = [];
+  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
+  page.on("console", (m) => {
+    if (m.type() === "error" || m.type() === "warning") problems.push(`console ${m.type()}: ${m.text()}`);
+  });
+  return problems;
+}
+
+/**
+ * Scrolls the virtualized graph until the row of `id` is in the DOM, and gives
+ * its locator. The graph is drawn once it is on screen (after a compare view
+ * closes, say): that is waited for first.
+ */
+export async function rowOf(page, id) {
+  await page.waitForFunction(() => document.getElementById("graph").clientHeight > 0);
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  for (let top = 0; top < 200_000; top += 300) {
+    const selector = `.row[data-entry-id="${id}"]`;
+    if (await page.$(selector)) return page.locator(selector);
+    await page.evaluate((top) => {
+      document.getElementById("graph").scrollTop = top;
+    }, top);
+    await page.waitForTimeout(40);
+  }
+  throw new Error(`row ${id} not found`);
+}

@@ -15,6 +15,7 @@ import { fileURLToPath } from "node:url";
 import { startStaticServer } from "../../tools/static-server.mjs";
 import { launchChromium } from "../browser/chromium.mjs";
 import { buildSessionContext, buildSessionProjection, getCurrentSystemMessage, piLoad } from "../shared/pi.mjs";
+import { watchProblems } from "./page.mjs";
 import { pi16Session } from "./pi16-session.mjs";
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
@@ -45,11 +46,7 @@ after(async () => {
 /** Opens the viewer at `address` (query and hash); resolves once the context of `leaf` is shown. */
 async function openAt(address, leaf, { base = server, colorScheme = "light" } = {}) {
   const page = await browser.newPage({ viewport: { width: 1440, height: 900 }, colorScheme });
-  const problems = [];
-  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
-  page.on("console", (m) => {
-    if (m.type() === "error" || m.type() === "warning") problems.push(`console ${m.type()}: ${m.text()}`);
-  });
+  const problems = watchProblems(page);
   await page.goto(base.url + address);
   await page.waitForFunction(() => window.__viewer?.opened >= 1, null, { timeout: 20_000 });
   await page.waitForFunction(

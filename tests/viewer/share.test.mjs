@@ -14,6 +14,7 @@ import { fileURLToPath } from "node:url";
 import { startStaticServer } from "../../tools/static-server.mjs";
 import { launchChromium } from "../browser/chromium.mjs";
 import { loadPi } from "../shared/pi.mjs";
+import { watchProblems } from "./page.mjs";
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 const OUT = here("./output/");
@@ -201,11 +202,7 @@ after(async () => {
 
 async function openWithFile() {
   const page = await browser.newPage({ viewport: { width: 1440, height: 900 }, acceptDownloads: true });
-  const problems = [];
-  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
-  page.on("console", (m) => {
-    if (m.type() === "error" || m.type() === "warning") problems.push(`console ${m.type()}: ${m.text()}`);
-  });
+  const problems = watchProblems(page);
   await page.goto(server.url);
   await page.waitForFunction(() => window.__viewer?.opened >= 1, null, { timeout: 20_000 });
   await page.evaluate((text) => {

@@ -13,7 +13,7 @@ import { startStaticServer } from "../../tools/static-server.mjs";
 import { launchChromium } from "../browser/chromium.mjs";
 import { buildSessionContext as piContext, piLoad } from "../shared/pi.mjs";
 import { generateLargeSession } from "./large-session.mjs";
-import { dropFile } from "./page.mjs";
+import { dropFile, rowOf, watchProblems } from "./page.mjs";
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 const OUT = here("./output/");
@@ -42,11 +42,7 @@ after(async () => {
 /** Opens the viewer; resolves once the sample (or the hash's leaf) is shown. */
 async function openViewer(hash = "", { width = 1440, height = 900 } = {}) {
   const page = await browser.newPage({ viewport: { width, height } });
-  const problems = [];
-  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
-  page.on("console", (m) => {
-    if (m.type() === "error" || m.type() === "warning") problems.push(`console ${m.type()}: ${m.text()}`);
-  });
+  const problems = watchProblems(page);
   page.on("requestfailed", (r) => problems.push(`request failed: ${r.url()}`));
   page.on("response", (r) => {
     if (!r.url().startsWith(server.url) && !r.url().startsWith("data:")) problems.push(`foreign request: ${r.url()}`);
@@ -76,19 +72,6 @@ const statusText = (page) => page.textContent("[data-testid=status]");
 async function dropAndShow(page, text, name) {
   await dropFile(page, text, name);
   await waitForContext(page);
-}
-
-/** Scrolls the virtualized graph until the row of `id` is in the DOM. */
-async function rowOf(page, id) {
-  for (let top = 0; top < 200_000; top += 300) {
-    const selector = `.row[data-entry-id="${id}"]`;
-    if (await page.$(selector)) return page.locator(selector);
-    await page.evaluate((top) => {
-      document.getElementById("graph").scrollTop = top;
-    }, top);
-    await page.waitForTimeout(40);
-  }
-  throw new Error(`row ${id} not found`);
 }
 
 function leavesOf(source) {
