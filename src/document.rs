@@ -72,6 +72,25 @@ impl Entries {
             spans,
         })
     }
+
+    /// An old session of the shape pi's older versions wrote, migrated in one
+    /// pass that reads its entries as they come out (see
+    /// [`migrate::try_migrate_entries_in_one_pass`]); `None` for any other.
+    pub fn migrated_in_one_pass<E>(
+        text: &str,
+        draw: &mut dyn FnMut() -> Result<[u8; 4], E>,
+        dates: &dyn DateParser,
+    ) -> Result<Option<Entries>, E> {
+        Ok(
+            migrate::try_migrate_entries_in_one_pass(text, draw, dates)?.map(
+                |(text, entries, spans)| Entries {
+                    text,
+                    entries,
+                    spans,
+                },
+            ),
+        )
+    }
 }
 
 impl Document {

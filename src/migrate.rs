@@ -16,6 +16,7 @@ use crate::entry::{Detail, Entry, EntryType, Key, Role};
 use crate::ids::{fresh_word, hex, hex_word, push_hex, Words};
 use crate::json::{self, Kind, Member, Span};
 use crate::parse::{Line, LineContent, LineReader};
+use crate::time::DateParser;
 
 /// The version this crate writes and migrates to.
 pub const CURRENT_VERSION: u32 = 3;
@@ -51,6 +52,36 @@ pub enum Edit {
 }
 
 impl Edit {
+    /// The facts of an entry after this edit, as a parse of the edited text reads them.
+    pub fn apply_to(&self, entry: &mut Entry) {
+        let text_key = |s: &String| Key::Str(s.as_str().into());
+        match (self, &mut entry.detail) {
+            (Edit::SetVersion { .. }, Detail::Header { version }) => {
+                *version = Some(f64::from(CURRENT_VERSION));
+            }
+            (Edit::SetId { id, .. }, _) => entry.id = text_key(id),
+            (Edit::SetParentId { parent, .. }, _) => {
+                entry.parent_id = parent.as_ref().map_or(Key::Null, text_key);
+            }
+            (
+                Edit::SetFirstKeptEntryId { id, .. },
+                Detail::Compaction {
+                    first_kept_entry_id,
+                    ..
+                },
+            ) => *first_kept_entry_id = id.as_ref().map_or(Key::Undefined, text_key),
+            (
+                Edit::DeleteFirstKeptEntryIndex { .. },
+                Detail::Compaction {
+                    first_kept_entry_index,
+                    ..
+                },
+            ) => *first_kept_entry_index = None,
+            (Edit::RenameHookMessage { .. }, Detail::Message { role, .. }) => *role = Role::Custom,
+            _ => {}
+        }
+    }
+
     pub fn entry(&self) -> usize {
         match self {
             Edit::SetVersion { entry }
@@ -225,6 +256,53 @@ pub fn try_migrate_in_one_pass<E>(
     text: &str,
     draw: &mut dyn FnMut() -> Result<[u8; 4], E>,
 ) -> Result<Option<String>, E> {
+    Ok(one_pass(text, draw, None)?.map(|(out, _)| out))
+}
+
+/// The entries of the text [`try_migrate_in_one_pass`] writes, read in the
+/// same pass: each entry as a parse of the new text gives it (times read with
+/// `dates`), and where its value is there. What a tree needs, without reading
+/// the new text again.
+pub type MigratedEntries = (String, Vec<Entry>, Vec<Span>);
+
+/// [`try_migrate_in_one_pass`], keeping what [`MigratedEntries`] says.
+pub fn try_migrate_entries_in_one_pass<E>(
+    text: &str,
+    draw: &mut dyn FnMut() -> Result<[u8; 4], E>,
+    dates: &dyn DateParser,
+) -> Result<Option<MigratedEntries>, E> {
+    let collect = Collect {
+        dates,
+        entries: Vec::new(),
+        spans: Vec::new(),
+    };
+    Ok(one_pass(text, draw, Some(collect))?
+        .and_then(|(out, c)| c.map(|c| (out, c.entries, c.spans))))
+}
+
+/// What the one pass keeps of each entry when asked to (see [`MigratedEntries`]).
+struct Collect<'a> {
+    dates: &'a dyn DateParser,
+    entries: Vec<Entry>,
+    spans: Vec<Span>,
+}
+
+impl Collect<'_> {
+    /// Notes `entry`, with `edits` made to it, at `start..end` of the new text.
+    fn note(&mut self, mut entry: Entry, edits: &[Edit], start: usize, end: usize) {
+        for edit in edits {
+            edit.apply_to(&mut entry);
+        }
+        self.entries.push(entry);
+        self.spans.push(Span::new(start, end));
+    }
+}
+
+fn one_pass<'a, E>(
+    text: &str,
+    draw: &mut dyn FnMut() -> Result<[u8; 4], E>,
+    mut collect: Option<Collect<'a>>,
+) -> Result<Option<(String, Option<Collect<'a>>)>, E> {
     // What a compaction's `firstKeptEntryIndex` may name: each entry so far.
     #[derive(Clone, Copy, PartialEq)]
     enum Kept {
@@ -246,7 +324,8 @@ pub fn try_migrate_in_one_pass<E>(
             continue;
         }
         let value = &reader.value;
-        let entry = Entry::from_json(text, value, None, &mut unique);
+        let dates = collect.as_ref().map(|c| c.dates);
+        let entry = Entry::from_json(text, value, dates, &mut unique);
         let index = kept.len();
         let renamed = to_v3 && is_hook_message(&entry);
         if entry.is_header() {
@@ -288,9 +367,23 @@ pub fn try_migrate_in_one_pass<E>(
                 && is_compact(value.span, &value.members)
             {
                 out.push_str(&text[copied..value.span.start]);
+                let start = out.len();
                 let object = value.span.of(text);
                 append_id_and_parent(object, !value.members.is_empty(), id, parent, &mut out);
                 copied = value.span.end;
+                if let Some(c) = collect.as_mut() {
+                    let edits = [
+                        Edit::SetId {
+                            entry: index,
+                            id: hex(&id.to_be_bytes()),
+                        },
+                        Edit::SetParentId {
+                            entry: index,
+                            parent: parent.map(|p| hex(&p.to_be_bytes())),
+                        },
+                    ];
+                    c.note(entry, &edits, start, out.len());
+                }
                 continue;
             }
             edits.push(Edit::SetId {
@@ -333,10 +426,18 @@ pub fn try_migrate_in_one_pass<E>(
         }
         if !edits.is_empty() {
             out.push_str(&text[copied..value.span.start]);
+            let start = out.len();
             let mine: Vec<&Edit> = edits.iter().collect();
             rewrite_object(text, value.span, &value.members, &mine, &mut out);
             copied = value.span.end;
+            if let Some(c) = collect.as_mut() {
+                c.note(entry, &edits, start, out.len());
+            }
             edits.clear();
+        } else if let Some(c) = collect.as_mut() {
+            // Copied later as it is, after what lies between.
+            let start = out.len() + (value.span.start - copied);
+            c.note(entry, &[], start, start + value.span.len());
         }
     }
     if kept.is_empty() {
@@ -346,7 +447,7 @@ pub fn try_migrate_in_one_pass<E>(
     if !out.ends_with('\n') {
         out.push('\n');
     }
-    Ok(Some(out))
+    Ok(Some((out, collect)))
 }
 
 /// A compact `object` with `"id"` and `"parentId"` added last: what

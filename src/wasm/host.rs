@@ -78,10 +78,18 @@ pub(super) fn new_session_id(api: Api) -> Result<String, JsValue> {
 /// a current file's read in the one pass that keeps nothing else.
 pub(super) fn open_entries(api: Api, text: String) -> Result<Entries, JsValue> {
     // The first line tells a current file (most are) without reading the rest;
-    // any other is read whole as a Document.
+    // an old one of an unusual shape is read whole as a Document.
     let first = text.split('\n').next().unwrap_or("");
     if !migrate::first_line_is_current_header(first.trim_matches(crate::scan::is_js_space)) {
-        return open_text(api, text).map(Entries::from);
+        // An old file of the usual shape is migrated in one pass over its
+        // lines that reads the entries as they come out: no Document, edits
+        // or second read.
+        let one_pass = Entries::migrated_in_one_pass(&text, &mut ids::random_word, &JsDates)
+            .map_err(|e| api.no_random(e))?;
+        return match one_pass {
+            Some(entries) => Ok(entries),
+            None => open_text(api, text).map(Entries::from),
+        };
     }
     match Entries::read(text, &JsDates) {
         Ok(entries) => Ok(entries),
