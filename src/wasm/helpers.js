@@ -106,32 +106,33 @@ class Stamped {
 }
 
 class LazyEntry extends Stamped {
+  // The tree's entry reader until the entry is read, then null (nodes are
+  // many: three fields, no flag).
   #read;
   #i;
-  #value;
-  #set = false;
+  #entry;
 
   constructor(node, read, i) {
     super(node);
     this.#read = read;
     this.#i = i;
+    this.#entry = undefined;
   }
 
   static get(node) {
-    if (!(#set in node)) return undefined; // the getter called on something else
-    if (!node.#set) {
-      node.#value = node.#read(node.#i);
-      node.#set = true;
-      node.#read = undefined;
+    if (!(#read in node)) return undefined; // the getter called on something else
+    const read = node.#read;
+    if (read !== null) {
+      node.#entry = read(node.#i);
+      node.#read = null;
     }
-    return node.#value;
+    return node.#entry;
   }
 
   static set(node, value) {
-    if (!(#set in node)) return;
-    node.#value = value;
-    node.#set = true;
-    node.#read = undefined;
+    if (!(#read in node)) return;
+    node.#entry = value;
+    node.#read = null;
   }
 }
 
