@@ -298,6 +298,7 @@ impl Collect<'_> {
     }
 }
 
+/// The pass behind both: the migrated text, and `collect` with what it noted.
 fn one_pass<'a, E>(
     text: &str,
     draw: &mut dyn FnMut() -> Result<[u8; 4], E>,
