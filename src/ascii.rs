@@ -274,9 +274,8 @@ fn utf16_into(dst: &mut [u16], b: &[u8]) -> usize {
             i += 3;
             n += 1;
         } else {
-            let v = (((c & 0x07) << 18) | (cont(1) << 12) | (cont(2) << 6) | cont(3)) - 0x1_0000;
-            dst[n] = 0xd800 | (v >> 10) as u16;
-            dst[n + 1] = 0xdc00 | (v & 0x3ff) as u16;
+            let cp = ((c & 0x07) << 18) | (cont(1) << 12) | (cont(2) << 6) | cont(3);
+            dst[n..n + 2].copy_from_slice(&surrogates(cp));
             i += 4;
             n += 2;
         }
@@ -294,9 +293,7 @@ fn utf16_into(dst: &mut [u16], b: &[u8]) -> usize {
             dst[n] = cp as u16;
             n += 1;
         } else {
-            let v = cp - 0x1_0000;
-            dst[n] = 0xd800 | (v >> 10) as u16;
-            dst[n + 1] = 0xdc00 | (v & 0x3ff) as u16;
+            dst[n..n + 2].copy_from_slice(&surrogates(cp));
             n += 2;
         }
         i += len;
@@ -312,11 +309,18 @@ fn push_escape(out: &mut Vec<u8>, cp: u32) {
         out.resize(n + 6, 0);
         write_escape(&mut out[n..n + 6], cp as u16);
     } else {
-        let v = cp - 0x1_0000;
+        let [high, low] = surrogates(cp);
         out.resize(n + 12, 0);
-        write_escape(&mut out[n..n + 6], 0xd800 | (v >> 10) as u16);
-        write_escape(&mut out[n + 6..n + 12], 0xdc00 | (v & 0x3ff) as u16);
+        write_escape(&mut out[n..n + 6], high);
+        write_escape(&mut out[n + 6..n + 12], low);
     }
+}
+
+/// The UTF-16 surrogate pair of a code point outside the BMP.
+#[inline(always)]
+fn surrogates(cp: u32) -> [u16; 2] {
+    let v = cp - 0x1_0000;
+    [0xd800 | (v >> 10) as u16, 0xdc00 | (v & 0x3ff) as u16]
 }
 
 /// The code point of the non-ASCII character starting at `b[i]` (valid

@@ -373,28 +373,11 @@ fn one_pass<'a, E>(
                 append_id_and_parent(object, !value.members.is_empty(), id, parent, &mut out);
                 copied = value.span.end;
                 if let Some(c) = collect.as_mut() {
-                    let edits = [
-                        Edit::SetId {
-                            entry: index,
-                            id: hex(&id.to_be_bytes()),
-                        },
-                        Edit::SetParentId {
-                            entry: index,
-                            parent: parent.map(|p| hex(&p.to_be_bytes())),
-                        },
-                    ];
-                    c.note(entry, &edits, start, out.len());
+                    c.note(entry, &id_edits(index, id, parent), start, out.len());
                 }
                 continue;
             }
-            edits.push(Edit::SetId {
-                entry: index,
-                id: hex(&id.to_be_bytes()),
-            });
-            edits.push(Edit::SetParentId {
-                entry: index,
-                parent: parent.map(|p| hex(&p.to_be_bytes())),
-            });
+            edits.extend(id_edits(index, id, parent));
             if let Some(at) = kept_index {
                 // `entries[index]` with the ids given so far; one not yet
                 // reached would need the rest of the file.
@@ -449,6 +432,20 @@ fn one_pass<'a, E>(
         out.push('\n');
     }
     Ok(Some((out, collect)))
+}
+
+/// The edits that give entry `index` the id `id` and its parent's id.
+fn id_edits(index: usize, id: u32, parent: Option<u32>) -> [Edit; 2] {
+    [
+        Edit::SetId {
+            entry: index,
+            id: hex(&id.to_be_bytes()),
+        },
+        Edit::SetParentId {
+            entry: index,
+            parent: parent.map(|p| hex(&p.to_be_bytes())),
+        },
+    ]
 }
 
 /// A compact `object` with `"id"` and `"parentId"` added last: what
