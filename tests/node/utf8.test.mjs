@@ -85,15 +85,34 @@ test("the UTF-8 check agrees with TextDecoder on random bytes", () => {
   assert.ok(invalid > 500, `only ${invalid} invalid cases`);
 });
 
-test("every forbidden sequence at every offset of a 16-byte step", () => {
+test("every forbidden sequence at every offset of a 16- and a 64-byte step", () => {
   for (const bad of BAD) {
-    for (let pad = 0; pad < 40; pad++) {
+    for (let pad = 0; pad < 140; pad++) {
       for (const fill of [0x61, 0xa9]) {
         // ASCII before, or a run of é (c3 a9) cut to keep the sequence whole.
         const before = fill === 0x61 ? Array(pad).fill(0x61) : [...Buffer.from("é".repeat(pad >> 1))];
         const bytes = Uint8Array.from([...before, ...bad, ...Array(pad % 7).fill(0x62)]);
         const got = !inspectSession(bytes).some((d) => d.kind === "invalid-utf8");
         assert.equal(got, valid(bytes), Buffer.from(bytes).toString("hex"));
+      }
+    }
+  }
+});
+
+test("a character cut off before a run of 64 ASCII bytes or more", () => {
+  // The check takes 64 ASCII bytes at once: a character left open before
+  // them must still be an error, and a whole one must not.
+  for (const cut of [[0xc3], [0xe2, 0x82], [0xf0, 0x9f, 0x98]]) {
+    for (let pad = 0; pad < 80; pad++) {
+      for (const run of [63, 64, 65, 128, 130]) {
+        const before = Array(pad).fill(0x61);
+        const after = Array(run).fill(0x62);
+        const broken = Uint8Array.from([...before, ...cut, ...after]);
+        const whole = Uint8Array.from([...before, ...Buffer.from("€"), ...after]);
+        for (const bytes of [broken, whole]) {
+          const got = !inspectSession(bytes).some((d) => d.kind === "invalid-utf8");
+          assert.equal(got, valid(bytes), Buffer.from(bytes).toString("hex"));
+        }
       }
     }
   }
