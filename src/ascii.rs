@@ -60,6 +60,10 @@ pub enum Crossing {
 }
 
 pub fn crossing(json: &str) -> Crossing {
+    // Most sessions are all ASCII: one quick pass says so.
+    if is_ascii(json.as_bytes()) {
+        return Crossing::Ascii;
+    }
     let (leads, conts, fours) = counts(json.as_bytes());
     let growth = 5 * leads + 6 * fours - conts;
     if leads == 0 {
@@ -71,8 +75,22 @@ pub fn crossing(json: &str) -> Crossing {
     }
 }
 
+/// Whether every byte of `b` is ASCII: 64 bytes a step with SIMD, where
+/// std's check goes a 32-bit word at a time on wasm32.
+pub fn is_ascii(b: &[u8]) -> bool {
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    {
+        let blocks = b.len() / 64 * 64;
+        simd::ascii_blocks(&b[..blocks]) && b[blocks..].is_ascii()
+    }
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+    {
+        b.is_ascii()
+    }
+}
+
 /// In `b`: the bytes that start a non-ASCII character, the continuation
-/// bytes, and the bytes that start a four-byte character. 32 bytes a step
+/// bytes, and the bytes that start a four-byte character. 64 bytes a step
 /// while they are ASCII (most JSON is), counted eight at a time where not.
 fn counts(b: &[u8]) -> (usize, usize, usize) {
     const HIGH: u64 = 0x8080_8080_8080_8080;
@@ -87,17 +105,11 @@ fn counts(b: &[u8]) -> (usize, usize, usize) {
         }
     };
     let word = |s: &[u8]| u64::from_le_bytes(s.try_into().unwrap_or([0; 8]));
-    let blocks = b.chunks_exact(32);
+    let blocks = b.chunks_exact(64);
     let rest = blocks.remainder();
     for block in blocks {
-        let w = [
-            word(&block[..8]),
-            word(&block[8..16]),
-            word(&block[16..24]),
-            word(&block[24..]),
-        ];
-        if (w[0] | w[1] | w[2] | w[3]) & HIGH != 0 {
-            w.into_iter().for_each(&mut add);
+        if !is_ascii_block(block) {
+            block.chunks_exact(8).for_each(|w| add(word(w)));
         }
     }
     for piece in rest.chunks(8) {
@@ -106,6 +118,22 @@ fn counts(b: &[u8]) -> (usize, usize, usize) {
         add(u64::from_le_bytes(last));
     }
     (leads as usize, conts as usize, fours as usize)
+}
+
+/// Whether the 64 bytes of `block` are all ASCII.
+#[inline(always)]
+fn is_ascii_block(block: &[u8]) -> bool {
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    {
+        simd::ascii_blocks(block)
+    }
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+    {
+        block.chunks_exact(8).fold(0u64, |acc, w| {
+            acc | u64::from_le_bytes(w.try_into().unwrap_or([0; 8]))
+        }) & 0x8080_8080_8080_8080
+            == 0
+    }
 }
 
 /// `text` as UTF-16 code units, handed to `emit` at most `chunk` units at a
@@ -206,6 +234,72 @@ pub fn array_pieces(
         }
     }
     at
+}
+
+/// [`array_pieces`] with [`Crossing::Ascii`] for an ASCII text that is ours
+/// to change and is no longer needed as it is: each piece is framed where it
+/// lies in `text`, and handed to `emit` from there, with no copy. The byte
+/// before a piece's first value becomes `[`, the one after its last `]`, and
+/// the gap between two values a comma and JSON whitespace (an invalid line
+/// there becomes spaces). Only ASCII is written, so an ASCII text stays ASCII.
+///
+/// Returns `None`, having changed nothing, when a value has no byte before
+/// or after it to frame with: no values, the first at offset 0, the last at
+/// the end of the text, or values out of order or touching.
+pub fn array_pieces_in_place<I>(
+    text: &mut [u8],
+    elements: I,
+    chunk: usize,
+    mut emit: impl FnMut(&[u8]),
+) -> Option<Vec<u32>>
+where
+    I: IntoIterator<Item = Range<usize>>,
+    I::IntoIter: Clone,
+{
+    let elements = elements.into_iter();
+    let mut before = 1; // the first offset the next value may start at
+    let mut count = 0;
+    for r in elements.clone() {
+        if r.start < before || r.end < r.start {
+            return None;
+        }
+        before = r.end + 1;
+        count += 1;
+    }
+    if count == 0 || before > text.len() {
+        return None;
+    }
+    let chunk = chunk.max(16);
+    let mut at = Vec::with_capacity(3 * count);
+    let mut piece = 0u32;
+    let mut base = None; // where the open piece's `[` is
+    let mut elements = elements.peekable();
+    while let Some(r) = elements.next() {
+        let from = *base.get_or_insert_with(|| {
+            text[r.start - 1] = b'[';
+            r.start - 1
+        });
+        at.extend([piece, (r.start - from) as u32, (r.end - from) as u32]);
+        match elements.peek() {
+            Some(next) if r.end - from < chunk => {
+                text[r.end] = b',';
+                for b in &mut text[r.end + 1..next.start] {
+                    if !matches!(*b, b' ' | b'\t' | b'\n' | b'\r') {
+                        *b = b' ';
+                    }
+                }
+            }
+            _ => {
+                // The piece ends here (the next one's `[` may then take this
+                // `]`'s place: it is handed over first).
+                text[r.end] = b']';
+                emit(&text[from..=r.end]);
+                base = None;
+                piece += 1;
+            }
+        }
+    }
+    Some(at)
 }
 
 /// Appends the UTF-8 `b` (whole characters) with each non-ASCII character
@@ -352,6 +446,9 @@ fn write_escape(out: &mut [u8], unit: u16) {
 
 /// The index of the first byte at or after `from` that is not ASCII.
 fn first_non_ascii(b: &[u8], from: usize) -> Option<usize> {
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    let mut i = simd::ascii_run(b, from);
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
     let mut i = from;
     // Eight bytes a step: a high bit anywhere in the word means non-ASCII.
     while i + 8 <= b.len() {
@@ -371,6 +468,42 @@ fn first_non_ascii(b: &[u8], from: usize) -> Option<usize> {
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 mod simd {
     use core::arch::wasm32::*;
+
+    /// From `i`, 16 bytes a step: the index of the first byte that is not
+    /// ASCII, or where fewer than 16 bytes are left.
+    #[inline]
+    pub fn ascii_run(b: &[u8], mut i: usize) -> usize {
+        while i + 16 <= b.len() {
+            // SAFETY: in bounds (the loop condition); v128_load allows unaligned addresses.
+            let mask = u8x16_bitmask(unsafe { v128_load(b.as_ptr().add(i) as *const v128) });
+            if mask != 0 {
+                return i + mask.trailing_zeros() as usize;
+            }
+            i += 16;
+        }
+        i
+    }
+
+    /// Whether `b` (a multiple of 64 bytes long) is all ASCII.
+    #[inline]
+    pub fn ascii_blocks(b: &[u8]) -> bool {
+        assert!(b.len() % 64 == 0);
+        let p = b.as_ptr() as *const v128;
+        for k in (0..b.len() / 16).step_by(4) {
+            // SAFETY: the assert keeps the four 16-byte loads in bounds;
+            // v128_load allows unaligned addresses.
+            let any = unsafe {
+                v128_or(
+                    v128_or(v128_load(p.add(k)), v128_load(p.add(k + 1))),
+                    v128_or(v128_load(p.add(k + 2)), v128_load(p.add(k + 3))),
+                )
+            };
+            if u8x16_bitmask(any) != 0 {
+                return false;
+            }
+        }
+        true
+    }
 
     /// Widens the sixteen bytes at `b[i..]` into `dst[n..]` if they are all
     /// ASCII (the caller keeps `i + 16 <= b.len()` and `n + 16 <= dst.len()`).
@@ -479,6 +612,100 @@ mod tests {
             crossing(&format!("\"{}\"", "漢字".repeat(10))),
             Crossing::Utf16
         );
+    }
+
+    #[test]
+    fn pieces_framed_in_place_are_the_copied_pieces() {
+        let values = [
+            r#""a""#.to_owned(),
+            r#"{"x":"\\","y":[1,2,{"z":null}]}"#.to_owned(),
+            format!(r#""{}""#, "y".repeat(90)),
+            "-1.5e3".to_owned(),
+            "{}".to_owned(),
+        ];
+        // Between the values: one newline, CRLF, a blank line, an invalid line
+        // with trailing spaces; before the first a header, after the last a newline.
+        for gaps in [["\n"; 4], ["\r\n", "\n\n", "  \nnot json {\n", "\t\n"]] {
+            let mut text = String::from("{\"type\":\"session\"}\n");
+            let mut ranges = Vec::new();
+            for (k, v) in values.iter().enumerate() {
+                ranges.push(text.len()..text.len() + v.len());
+                text.push_str(v);
+                text.push_str(gaps.get(k).copied().unwrap_or("\n"));
+            }
+            for chunk in [1, 16, 40, 100, 10_000] {
+                let mut copied = Vec::new();
+                let want_at = array_pieces(&text, ranges.clone(), Crossing::Ascii, chunk, |p| {
+                    copied.push(format!("{p:?}"))
+                });
+                let mut bytes = text.clone().into_bytes();
+                let mut pieces = Vec::new();
+                let at = array_pieces_in_place(&mut bytes, ranges.clone(), chunk, |p| {
+                    pieces.push(String::from_utf8(p.to_vec()).unwrap())
+                })
+                .unwrap();
+                let mut all = Vec::new();
+                for p in &pieces {
+                    let arr: Vec<serde_json::Value> = serde_json::from_str(p).unwrap();
+                    all.extend(arr);
+                }
+                let want: Vec<serde_json::Value> = values
+                    .iter()
+                    .map(|v| serde_json::from_str(v).unwrap())
+                    .collect();
+                assert_eq!(all, want, "{chunk}");
+                for (k, v) in values.iter().enumerate() {
+                    let piece = &pieces[at[3 * k] as usize];
+                    assert_eq!(&piece[at[3 * k + 1] as usize..at[3 * k + 2] as usize], v);
+                }
+                if gaps[0] == "\n" {
+                    assert_eq!(at, want_at, "{chunk}: the same places");
+                    let framed: Vec<String> = pieces
+                        .iter()
+                        .map(|p| format!("{:?}", Piece::Ascii(p.as_bytes())))
+                        .collect();
+                    assert_eq!(
+                        framed, copied,
+                        "{chunk}: one newline apart, the very same bytes"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn pieces_are_not_framed_in_place_without_room() {
+        let text = "[1]\n[2]\n";
+        let untouched = |ranges: Vec<Range<usize>>| {
+            let mut bytes = text.as_bytes().to_vec();
+            let mut emitted = 0;
+            let at = array_pieces_in_place(&mut bytes, ranges, 100, |_| emitted += 1);
+            assert_eq!((at, emitted, bytes.as_slice()), (None, 0, text.as_bytes()));
+        };
+        untouched(vec![]); // no values
+        untouched(std::iter::once(0..3).collect()); // nothing before the first
+        untouched(std::iter::once(4..9).collect()); // nothing after the last
+        untouched(vec![4..7, 1..2]); // out of order
+        untouched(vec![1..2, 2..3]); // touching
+        let mut bytes = text.as_bytes().to_vec();
+        let mut pieces = Vec::new();
+        let at = array_pieces_in_place(&mut bytes, std::iter::once(4..7), 100, |p| {
+            pieces.push(p.to_vec())
+        });
+        assert_eq!((at, pieces), (Some(vec![0, 1, 4]), vec![b"[[2]]".to_vec()]));
+    }
+
+    #[test]
+    fn ascii_is_told_at_every_length_and_offset() {
+        let base = "a".repeat(200);
+        for len in [0, 1, 15, 16, 63, 64, 65, 127, 128, 129, 200] {
+            assert!(is_ascii(&base.as_bytes()[..len]));
+            for at in 0..len {
+                let mut b = base.as_bytes()[..len].to_vec();
+                b[at] = 0x80;
+                assert!(!is_ascii(&b), "{len} {at}");
+            }
+        }
     }
 
     #[test]

@@ -337,3 +337,55 @@ test("entries of a multi-MiB tree, in every crossing, read in any order, equal t
     }
   }
 });
+
+test("an ASCII file's entries read right whatever lies between its lines", () => {
+  // ASCII pieces are framed in the text itself: the gap between two lines
+  // becomes a comma and spaces, whatever it held.
+  const seed = envSeed("TREE_GAPS_SEED");
+  const rng = new Rng(seed);
+  const gaps = ["\n", "\r\n", "\n\n", "  \n", "\n{broken\n", "\n   \n", '\n"a string"x\n', "\t\r\n"];
+  const entries = [header()];
+  let text = `${JSON.stringify(entries[0])}\n`;
+  let parent = null;
+  for (let i = 0; text.length < 2.5 * 2 ** 20; i++) {
+    const id = `g${i}`;
+    const body = Array.from({ length: rng.int(1, i % 50 === 0 ? 40_000 : 300) }, () =>
+      rng.pick(["x", "y z", "q"]),
+    ).join("");
+    entries.push(user(id, parent, body, i + 1));
+    parent = rng.chance(0.8) ? id : parent;
+    text += JSON.stringify(entries.at(-1)) + rng.pick(gaps);
+  }
+  const expected = new Map(entries.slice(1).map((e) => [e.id, e]));
+  // with and without a newline at the very end
+  for (const source of [text, text.trimEnd(), Buffer.from(text)]) {
+    const nodes = [];
+    const stack = [...getTree(source)];
+    while (stack.length) {
+      const node = stack.pop();
+      nodes.push(node);
+      stack.push(...node.children);
+    }
+    assert.equal(nodes.length, expected.size, `every entry is a node (seed ${seed})`);
+    for (let k = nodes.length - 1; k > 0; k--) {
+      const j = rng.range(0, k);
+      [nodes[k], nodes[j]] = [nodes[j], nodes[k]];
+    }
+    for (const node of nodes) {
+      assert.deepStrictEqual(node.entry, expected.get(node.entry.id), `seed ${seed}`);
+    }
+    assert.deepStrictEqual(preorder(getTree(source)), preorder(getTree(entries)), `seed ${seed}`);
+  }
+});
+
+/** Each node's id and child count, in preorder (iteratively: chains run deep). */
+function preorder(roots) {
+  const out = [];
+  const stack = [...roots].reverse();
+  while (stack.length) {
+    const node = stack.pop();
+    out.push(`${node.entry.id}:${node.children.length}`);
+    for (let k = node.children.length - 1; k >= 0; k--) stack.push(node.children[k]);
+  }
+  return out;
+}
