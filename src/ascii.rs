@@ -328,50 +328,34 @@ fn push_utf16(out: &mut Vec<u16>, b: &[u8]) {
 }
 
 /// Writes the UTF-8 `b` (whole characters) as UTF-16 into `dst` (at least as
-/// long as `b`); returns how many units. Each step reads a word: eight ASCII
-/// bytes at once, else one character decoded from its first four bytes.
+/// long as `b`); returns how many units. Sixteen bytes a step: the ASCII ones
+/// up to the first that is not are widened at once, then the characters that
+/// follow are decoded one after another while they are not ASCII (text in
+/// CJK or Cyrillic is long runs of them between spaces).
 fn utf16_into(dst: &mut [u16], b: &[u8]) -> usize {
-    const HIGH: u64 = 0x8080_8080_8080_8080;
     let (mut i, mut n) = (0, 0);
-    while i + 8 <= b.len() && n + 8 <= dst.len() {
-        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-        if i + 16 <= b.len() && n + 16 <= dst.len() && simd::widen_ascii16(b, i, dst, n) {
-            i += 16;
-            n += 16;
-            continue;
-        }
-        let mut bytes = [0u8; 8];
-        bytes.copy_from_slice(&b[i..i + 8]);
-        let word = u64::from_le_bytes(bytes);
-        if word & HIGH == 0 {
-            for (slot, c) in dst[n..n + 8].iter_mut().zip(bytes) {
-                *slot = u16::from(c);
+    while i + 16 <= b.len() && n + 16 <= dst.len() {
+        let ascii = ascii16_into(b, i, dst, n);
+        i += ascii;
+        n += ascii;
+        while i + 4 <= b.len() && b[i] >= 0x80 {
+            let w = u32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
+            let c = w & 0xff;
+            let cont = |k: u32| (w >> (8 * k)) & 0x3f;
+            if c < 0xe0 {
+                dst[n] = (((c & 0x1f) << 6) | cont(1)) as u16;
+                i += 2;
+                n += 1;
+            } else if c < 0xf0 {
+                dst[n] = (((c & 0x0f) << 12) | (cont(1) << 6) | cont(2)) as u16;
+                i += 3;
+                n += 1;
+            } else {
+                let cp = ((c & 0x07) << 18) | (cont(1) << 12) | (cont(2) << 6) | cont(3);
+                dst[n..n + 2].copy_from_slice(&surrogates(cp));
+                i += 4;
+                n += 2;
             }
-            i += 8;
-            n += 8;
-            continue;
-        }
-        // The first character: ASCII bytes one at a time up to it.
-        let w = word as u32;
-        let c = w & 0xff;
-        let cont = |k: u32| (w >> (8 * k)) & 0x3f;
-        if c < 0x80 {
-            dst[n] = c as u16;
-            i += 1;
-            n += 1;
-        } else if c < 0xe0 {
-            dst[n] = (((c & 0x1f) << 6) | cont(1)) as u16;
-            i += 2;
-            n += 1;
-        } else if c < 0xf0 {
-            dst[n] = (((c & 0x0f) << 12) | (cont(1) << 6) | cont(2)) as u16;
-            i += 3;
-            n += 1;
-        } else {
-            let cp = ((c & 0x07) << 18) | (cont(1) << 12) | (cont(2) << 6) | cont(3);
-            dst[n..n + 2].copy_from_slice(&surrogates(cp));
-            i += 4;
-            n += 2;
         }
     }
     // The last few bytes.
@@ -393,6 +377,25 @@ fn utf16_into(dst: &mut [u16], b: &[u8]) -> usize {
         i += len;
     }
     n
+}
+
+/// Widens the ASCII bytes at the start of `b[i..i + 16]` into `dst[n..]`
+/// (the caller keeps both 16 long); returns how many there are (16 when all
+/// are). Units past that count may be written too: the caller overwrites them.
+#[inline(always)]
+fn ascii16_into(b: &[u8], i: usize, dst: &mut [u16], n: usize) -> usize {
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    {
+        simd::widen_ascii16(b, i, dst, n)
+    }
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+    {
+        let run = b[i..i + 16].iter().take_while(|&&c| c < 0x80).count();
+        for (slot, &c) in dst[n..n + run].iter_mut().zip(&b[i..i + run]) {
+            *slot = u16::from(c);
+        }
+        run
+    }
 }
 
 /// Appends code point `cp`'s `\uXXXX` escape (two for a character outside
@@ -505,23 +508,21 @@ mod simd {
         true
     }
 
-    /// Widens the sixteen bytes at `b[i..]` into `dst[n..]` if they are all
-    /// ASCII (the caller keeps `i + 16 <= b.len()` and `n + 16 <= dst.len()`).
+    /// Widens the sixteen bytes at `b[i..]` into `dst[n..]` and says how many
+    /// of them, from the first, are ASCII (the caller keeps `i + 16 <= b.len()`
+    /// and `n + 16 <= dst.len()`, and uses only that many units).
     #[inline]
-    pub fn widen_ascii16(b: &[u8], i: usize, dst: &mut [u16], n: usize) -> bool {
+    pub fn widen_ascii16(b: &[u8], i: usize, dst: &mut [u16], n: usize) -> usize {
         assert!(i + 16 <= b.len() && n + 16 <= dst.len());
         // SAFETY: the assert keeps the 16 bytes read and the 32 written in
         // bounds; v128_load and v128_store allow unaligned addresses.
         unsafe {
             let v = v128_load(b.as_ptr().add(i) as *const v128);
-            if u8x16_bitmask(v) != 0 {
-                return false;
-            }
             let out = dst.as_mut_ptr().add(n) as *mut v128;
             v128_store(out, u16x8_extend_low_u8x16(v));
             v128_store(out.add(1), u16x8_extend_high_u8x16(v));
+            u8x16_bitmask(v).trailing_zeros().min(16) as usize
         }
-        true
     }
 }
 
