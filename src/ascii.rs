@@ -615,6 +615,13 @@ mod tests {
         );
     }
 
+    fn json_values(values: &[String]) -> Vec<serde_json::Value> {
+        values
+            .iter()
+            .map(|v| serde_json::from_str(v).unwrap())
+            .collect()
+    }
+
     #[test]
     fn pieces_framed_in_place_are_the_copied_pieces() {
         let values = [
@@ -650,10 +657,7 @@ mod tests {
                     let arr: Vec<serde_json::Value> = serde_json::from_str(p).unwrap();
                     all.extend(arr);
                 }
-                let want: Vec<serde_json::Value> = values
-                    .iter()
-                    .map(|v| serde_json::from_str(v).unwrap())
-                    .collect();
+                let want = json_values(&values);
                 assert_eq!(all, want, "{chunk}");
                 for (k, v) in values.iter().enumerate() {
                     let piece = &pieces[at[3 * k] as usize];
@@ -759,10 +763,7 @@ mod tests {
                     assert!(!arr.is_empty(), "{how:?} {chunk}: no empty piece");
                     all.extend(arr);
                 }
-                let want: Vec<serde_json::Value> = values
-                    .iter()
-                    .map(|v| serde_json::from_str(v).unwrap())
-                    .collect();
+                let want = json_values(values);
                 assert_eq!(all, want, "{how:?} {chunk}");
                 // Each value's place: its own text, once decoded.
                 for (k, v) in values.iter().enumerate() {

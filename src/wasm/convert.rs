@@ -178,12 +178,14 @@ pub(super) fn stringify(value: &JsValue) -> Result<Option<String>, JsValue> {
 /// unit: a piece is a MiB or more (but the last).
 const CROSSING_CHUNK: usize = 1 << 20;
 
-/// The size of a tree's pieces of ASCII (see [`array_parts_of`]), kept under
-/// the about a MB at which Node makes a string outside the JS heap. A tree
-/// holds its pieces until its entries are read, and strings outside the heap
-/// count as external memory, which forces a full mark-compact in the middle
-/// of the reading every 64 MB (Node 20, 69 MB session, every entry read:
-/// 18–41 ms of mark-compact per tree, against 8–17 with pieces in the heap).
+/// The size of a tree's pieces (see [`array_parts_of`]), in bytes or UTF-16
+/// units. A piece of bytes stays under the about a MB at which Node makes a
+/// string outside the JS heap: a tree holds its pieces until its entries are
+/// read, and strings outside the heap count as external memory, which forces
+/// a full mark-compact in the middle of the reading every 64 MB (Node 20, 69
+/// MB session, every entry read: 18–41 ms of mark-compact per tree, against
+/// 8–17 with pieces in the heap). A piece of UTF-16 (two bytes a unit) stays
+/// over it, where Node copies it fastest (see [`CROSSING_CHUNK`]).
 const TREE_PIECE: usize = 900_000;
 
 /// `json` in JS as pieces of one string, a chunk at a time, each crossing

@@ -314,19 +314,8 @@ test("entries of a multi-MiB tree, in every crossing, read in any order, equal t
     }
     const expected = new Map(entries.slice(1).map((e) => [e.id, e]));
     for (const [form, source] of Object.entries(inputForms(entries))) {
-      const nodes = [];
-      const stack = [...getTree(source)];
-      while (stack.length) {
-        const node = stack.pop();
-        nodes.push(node);
-        stack.push(...node.children);
-      }
+      const nodes = shuffledNodes(getTree(source), rng);
       assert.equal(nodes.length, expected.size, `${name} ${form}: every entry is a node (seed ${seed})`);
-      // A random order: single entries first, then whole pieces.
-      for (let k = nodes.length - 1; k > 0; k--) {
-        const j = rng.range(0, k);
-        [nodes[k], nodes[j]] = [nodes[j], nodes[k]];
-      }
       const seen = new Set();
       for (const node of nodes) {
         const { id } = node.entry;
@@ -359,24 +348,33 @@ test("an ASCII file's entries read right whatever lies between its lines", () =>
   const expected = new Map(entries.slice(1).map((e) => [e.id, e]));
   // with and without a newline at the very end
   for (const source of [text, text.trimEnd(), Buffer.from(text)]) {
-    const nodes = [];
-    const stack = [...getTree(source)];
-    while (stack.length) {
-      const node = stack.pop();
-      nodes.push(node);
-      stack.push(...node.children);
-    }
+    const nodes = shuffledNodes(getTree(source), rng);
     assert.equal(nodes.length, expected.size, `every entry is a node (seed ${seed})`);
-    for (let k = nodes.length - 1; k > 0; k--) {
-      const j = rng.range(0, k);
-      [nodes[k], nodes[j]] = [nodes[j], nodes[k]];
-    }
     for (const node of nodes) {
       assert.deepStrictEqual(node.entry, expected.get(node.entry.id), `seed ${seed}`);
     }
     assert.deepStrictEqual(preorder(getTree(source)), preorder(getTree(entries)), `seed ${seed}`);
   }
 });
+
+/**
+ * Every node of the tree, in a random order: the first reads parse single
+ * entries, the later ones whole pieces (iteratively: chains run deep).
+ */
+function shuffledNodes(roots, rng) {
+  const nodes = [];
+  const stack = [...roots];
+  while (stack.length) {
+    const node = stack.pop();
+    nodes.push(node);
+    stack.push(...node.children);
+  }
+  for (let k = nodes.length - 1; k > 0; k--) {
+    const j = rng.range(0, k);
+    [nodes[k], nodes[j]] = [nodes[j], nodes[k]];
+  }
+  return nodes;
+}
 
 /** Each node's id and child count, in preorder (iteratively: chains run deep). */
 function preorder(roots) {
