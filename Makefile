@@ -153,7 +153,7 @@ test-tarball: test-deps
 test-runtimes: test-deps
 	node --test tests/runtimes/
 
-test-readme: test-deps
+test-readme: test-deps chromium
 	node --test tests/readme/
 
 # One file at a time: generated.test.js and broken.test.js run worker pools of their own.

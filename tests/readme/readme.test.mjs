@@ -153,8 +153,10 @@ test("the IndexedDB example keeps a session across page loads", async () => {
       `<script type="module">${example("indexedDB")}\nwindow.__done = true;</script>`,
   );
   const server = await startStaticServer({ root: page, mounts: { "/pkg": join(root, "pkg") } });
-  const browser = await launchChromium();
+  // (the server is closed whatever happens: an open one would keep the test process alive)
+  let browser;
   try {
+    browser = await launchChromium();
     const tab = await browser.newPage();
     const logs = [];
     const errors = [];
@@ -186,7 +188,7 @@ test("the IndexedDB example keeps a session across page loads", async () => {
     );
     assert.equal(lines[3].parentId, lines[2].id);
   } finally {
-    await browser.close();
+    await browser?.close();
     await server.close();
   }
 });
