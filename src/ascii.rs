@@ -129,10 +129,7 @@ fn is_ascii_block(block: &[u8]) -> bool {
     }
     #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
     {
-        block.chunks_exact(8).fold(0u64, |acc, w| {
-            acc | u64::from_le_bytes(w.try_into().unwrap_or([0; 8]))
-        }) & 0x8080_8080_8080_8080
-            == 0
+        block.is_ascii()
     }
 }
 
@@ -339,23 +336,22 @@ fn utf16_into(dst: &mut [u16], b: &[u8]) -> usize {
         i += ascii;
         n += ascii;
         while i + 4 <= b.len() && b[i] >= 0x80 {
+            // char_at's decode from one word read: the hot loop of text far from ASCII.
             let w = u32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
             let c = w & 0xff;
             let cont = |k: u32| (w >> (8 * k)) & 0x3f;
-            if c < 0xe0 {
-                dst[n] = (((c & 0x1f) << 6) | cont(1)) as u16;
-                i += 2;
-                n += 1;
+            let (cp, len) = if c < 0xe0 {
+                (((c & 0x1f) << 6) | cont(1), 2)
             } else if c < 0xf0 {
-                dst[n] = (((c & 0x0f) << 12) | (cont(1) << 6) | cont(2)) as u16;
-                i += 3;
-                n += 1;
+                (((c & 0x0f) << 12) | (cont(1) << 6) | cont(2), 3)
             } else {
-                let cp = ((c & 0x07) << 18) | (cont(1) << 12) | (cont(2) << 6) | cont(3);
-                dst[n..n + 2].copy_from_slice(&surrogates(cp));
-                i += 4;
-                n += 2;
-            }
+                (
+                    ((c & 0x07) << 18) | (cont(1) << 12) | (cont(2) << 6) | cont(3),
+                    4,
+                )
+            };
+            n += put_units(dst, n, cp);
+            i += len;
         }
     }
     // The last few bytes.
@@ -367,16 +363,23 @@ fn utf16_into(dst: &mut [u16], b: &[u8]) -> usize {
             continue;
         }
         let (cp, len) = char_at(b, i);
-        if cp < 0x1_0000 {
-            dst[n] = cp as u16;
-            n += 1;
-        } else {
-            dst[n..n + 2].copy_from_slice(&surrogates(cp));
-            n += 2;
-        }
+        n += put_units(dst, n, cp);
         i += len;
     }
     n
+}
+
+/// Writes code point `cp` at `dst[n..]` as its UTF-16 unit or surrogate
+/// pair; returns how many units.
+#[inline(always)]
+fn put_units(dst: &mut [u16], n: usize, cp: u32) -> usize {
+    if cp < 0x1_0000 {
+        dst[n] = cp as u16;
+        1
+    } else {
+        dst[n..n + 2].copy_from_slice(&surrogates(cp));
+        2
+    }
 }
 
 /// Widens the ASCII bytes at the start of `b[i..i + 16]` into `dst[n..]`

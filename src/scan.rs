@@ -279,10 +279,7 @@ fn is_utf8_by_std(b: &[u8]) -> bool {
 #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
 #[inline]
 fn ascii_block(b: &[u8], i: usize) -> bool {
-    b[i..i + 64].chunks_exact(8).fold(0u64, |acc, w| {
-        acc | u64::from_le_bytes(w.try_into().unwrap_or([0; 8]))
-    }) & 0x8080_8080_8080_8080
-        == 0
+    b[i..i + 64].is_ascii()
 }
 
 /// The index of the first `\n` in `b[from..]`, or `b.len()`.
