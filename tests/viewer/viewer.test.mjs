@@ -559,6 +559,12 @@ test("a 100,000-entry session opens and stays responsive", async () => {
   // Keyboard: End, then Enter selects the last row as the leaf.
   await page.focus("#graph");
   await page.keyboard.press("End");
+  // The list draws on the next animation frame: wait for the cursor's row, the last one drawn.
+  await page.waitForFunction(() => {
+    const cursor = document.querySelector(".row.cursor");
+    const rows = [...document.querySelectorAll(".row")].map((r) => Number(r.dataset.row));
+    return cursor !== null && Number(cursor.dataset.row) === Math.max(...rows);
+  });
   const t1 = Date.now();
   await page.keyboard.press("Enter");
   const prev = await page.evaluate(() => document.querySelector("[data-testid=context]").dataset.leaf);
