@@ -3,6 +3,7 @@
 #   make build   toolchain check, cargo build (wasm32, release), wasm-bindgen, assemble pkg/
 #   make test    cargo test, build, Node tests, conformance, browser smoke test, Vite consumer
 #   make lint    rustfmt, clippy (native and wasm32, warnings denied), Biome on the JavaScript
+#   make mutants cargo-mutants on the core (hours; not in make test); mutants-diff: changed lines only
 #   make demo    build and serve www/ (and pkg/ under /pkg/) on http://127.0.0.1:$(PORT)
 #   make clean   remove build output and test installs
 
@@ -184,6 +185,36 @@ bench: test-deps
 .PHONY: test-serve
 test-serve: test-deps chromium
 	node --test tests/serve/
+
+# --- mutation testing (not in `make test`: hours on two cores) -------------
+
+# cargo-mutants over the core: all of src/ but the wasm bindings
+# (.cargo/mutants.toml), scored by `cargo test` alone. Reports go to
+# target/mutation/*/mutants.out (caught.txt, missed.txt, timeout.txt,
+# unviable.txt). MUTANTS_ARGS adds flags: `--file src/tree.rs` runs one module,
+# `--iterate` re-tests only what the last run did not catch.
+# `make mutants-diff` tests only the mutants in lines changed since
+# MUTANTS_BASE (default main, uncommitted changes included): minutes, not hours.
+.PHONY: mutants mutants-diff mutants-tool
+CARGO_MUTANTS_VERSION := 27.1.0
+MUTANTS_JOBS ?= 1
+MUTANTS_ARGS ?=
+MUTANTS_BASE ?= main
+
+mutants-tool:
+	@if [ "$$($(CARGO) mutants --version 2>/dev/null || true)" != "cargo-mutants $(CARGO_MUTANTS_VERSION)" ]; then \
+	  echo "installing cargo-mutants $(CARGO_MUTANTS_VERSION)"; \
+	  $(CARGO) install cargo-mutants --version $(CARGO_MUTANTS_VERSION) --locked --force; fi
+
+mutants: mutants-tool
+	nice $(CARGO) mutants -j $(MUTANTS_JOBS) --output target/mutation/all $(MUTANTS_ARGS)
+
+mutants-diff: mutants-tool
+	mkdir -p target/mutation
+	git diff "$$(git merge-base $(MUTANTS_BASE) HEAD)" -- src > target/mutation/changes.diff
+	@if [ -s target/mutation/changes.diff ]; then \
+	  nice $(CARGO) mutants -j $(MUTANTS_JOBS) --in-diff target/mutation/changes.diff --output target/mutation/diff $(MUTANTS_ARGS); \
+	else echo "no change under src/ since $(MUTANTS_BASE)"; fi
 
 # --- lint --------------------------------------------------------------------
 
