@@ -886,4 +886,129 @@ mod tests {
             r#"{"messages":[],"thinkingLevel":"off","model":null}"#
         );
     }
+
+    /// pi 1.6.0's answers on a session with context edits aimed at every kind
+    /// of target, at five leaves: written by running pi
+    /// (`tests/fixtures/pi16-context.mjs`), so Rust users, who get no JS
+    /// suite, still have pi as the reference.
+    const PI16: &str = include_str!("../tests/fixtures/pi16-context.json");
+
+    /// The value `JSON.stringify` gives of the object a caller builds from
+    /// `r`: an `undefined` key is left out, NaN is written `null` (as `r`
+    /// has it); in a projection each shared message is the source entry's
+    /// own and `messages` is the entries' messages flattened.
+    fn as_stringified(r: &Rendered) -> serde_json::Value {
+        use serde_json::Value;
+        let mut v: Value =
+            serde_json::from_str(&r.json).unwrap_or_else(|e| panic!("{e}: {}", r.json));
+        let projection = v.get("entries").is_some();
+        // Message n of the flat list is messages[m] of entries[k].
+        let mut places = Vec::new();
+        if projection {
+            for fixup in &r.fixups {
+                if let Fixup::Shared { entry, index } = *fixup {
+                    let own = v["entries"][entry]["sourceEntry"]["message"].clone();
+                    v["entries"][entry]["messages"][index] = own;
+                }
+            }
+            for (k, e) in v["entries"].as_array().unwrap().iter().enumerate() {
+                places.extend((0..e["messages"].as_array().unwrap().len()).map(|m| (k, m)));
+            }
+        }
+        for fixup in &r.fixups {
+            let Fixup::Undefined(slot) = fixup else {
+                continue;
+            };
+            let remove = |o: &mut Value, key: &str| {
+                let o = o.as_object_mut().unwrap();
+                assert_eq!(o.remove(key), Some(Value::Null), "{key}: {}", r.json);
+            };
+            match *slot {
+                // `undefined` in an array is written `null`.
+                Slot::Message(_) => {}
+                Slot::MessageField(n, key) if projection => {
+                    let (k, m) = places[n];
+                    remove(&mut v["entries"][k]["messages"][m], key);
+                }
+                Slot::MessageField(n, key) => remove(&mut v["messages"][n], key),
+                Slot::ThinkingLevel => remove(&mut v, "thinkingLevel"),
+                Slot::ModelField(key) => remove(&mut v["model"], key),
+            }
+        }
+        if projection {
+            let flat = v["entries"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .flat_map(|e| e["messages"].as_array().unwrap().clone())
+                .collect();
+            v["messages"] = Value::Array(flat);
+        }
+        v
+    }
+
+    #[test]
+    fn context_edits_and_compaction_as_pi_16_answers() {
+        use serde_json::Value;
+        let pi: Value = serde_json::from_str(PI16).unwrap();
+        let text = pi["text"].as_str().unwrap();
+        let doc = Document::parse(text);
+        let by_id = index(&doc.entries);
+        let members = |i| doc.members(i);
+        let leaves = pi["leaves"].as_object().unwrap();
+        assert_eq!(leaves.len(), 5);
+        for (leaf, want) in leaves {
+            let key = Key::Str(leaf.as_str().into());
+            let at = if leaf.is_empty() {
+                Leaf::Last
+            } else {
+                Leaf::Id(&key)
+            };
+            let p = plan(&doc.entries, &|k| by_id.get(k).copied(), at);
+            let parse = |v: &Value| -> Value { serde_json::from_str(v.as_str().unwrap()).unwrap() };
+
+            let context = render(&doc.text, &members, &doc.entries, &p);
+            assert_eq!(
+                as_stringified(&context),
+                parse(&want["context"]),
+                "context at {leaf:?}: {}",
+                context.json
+            );
+
+            let projection = render_projection(&doc.text, &doc.spans, &members, &doc.entries, &p);
+            assert_eq!(
+                as_stringified(&projection),
+                parse(&want["projection"]),
+                "projection at {leaf:?}: {}",
+                projection.json
+            );
+            // Each entry's messages are the plan's for it.
+            let entries = as_stringified(&projection)["entries"].clone();
+            for (k, e) in entries.as_array().unwrap().iter().enumerate() {
+                assert_eq!(
+                    e["messages"].as_array().unwrap().len(),
+                    p.messages_of(k).len()
+                );
+            }
+
+            let json = render_entries(&doc.text, &doc.spans, &p);
+            let entries: Value =
+                serde_json::from_str(&json).unwrap_or_else(|e| panic!("{e}: {json}"));
+            let ids: Vec<&Value> = entries
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|e| &e["id"])
+                .collect();
+            let want_ids: Vec<&Value> = want["entries"].as_array().unwrap().iter().collect();
+            assert_eq!(ids, want_ids, "entries at {leaf:?}");
+            let lines: Vec<Value> = text
+                .lines()
+                .map(|l| serde_json::from_str(l).unwrap())
+                .collect();
+            for e in entries.as_array().unwrap() {
+                assert!(lines.contains(e), "{e} is not a line of the file");
+            }
+        }
+    }
 }

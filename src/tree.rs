@@ -122,7 +122,7 @@ pub fn build(entries: &[Entry], fallback: &dyn SiblingSort) -> Tree {
             parent[i] = by_id.get(&e.parent_id).copied();
         }
     }
-    let cycle_cuts = break_cycles(entries, &mut parent);
+    let cycle_cuts = break_cycles(&mut parent);
 
     let roots = nodes().filter(|&i| parent[i].is_none()).collect();
     let mut children = Children::of(&parent);
@@ -195,8 +195,9 @@ impl std::ops::Index<usize> for Children {
 }
 
 /// Makes every node reachable from a root by cutting each cycle once; returns
-/// the entries that became roots.
-fn break_cycles(entries: &[Entry], parent: &mut [Option<usize>]) -> Vec<usize> {
+/// the entries that became roots. Headers need no care: none has a parent or
+/// is one, so a walk from a header stops where it starts.
+fn break_cycles(parent: &mut [Option<usize>]) -> Vec<usize> {
     let mut cuts = Vec::new();
     const UNSEEN: u8 = 0;
     const ON_WALK: u8 = 1;
@@ -204,7 +205,7 @@ fn break_cycles(entries: &[Entry], parent: &mut [Option<usize>]) -> Vec<usize> {
     let mut state = vec![UNSEEN; parent.len()];
     let mut walk = Vec::new();
     for start in 0..parent.len() {
-        if entries[start].is_header() || state[start] != UNSEEN {
+        if state[start] != UNSEEN {
             continue;
         }
         // Walk up until a root, a settled node, or a node of this walk.
@@ -463,5 +464,169 @@ mod tests {
         check(&[3.0, 2.0, nan, 1.0], &[3, 1, 0, 2]);
         check(&[nan, 2.0, 1.0], &[0, 2, 1]);
         check(&[2.0, 1.0, 0.0, nan, 5.0, -1.0], &[5, 2, 1, 0, 3, 4]);
+    }
+
+    /// Times as the cases below write them: a number, or `N` for NaN.
+    fn times_of(text: &str) -> Vec<f64> {
+        text.split(' ')
+            .map(|t| {
+                if t == "N" {
+                    f64::NAN
+                } else {
+                    t.parse().unwrap()
+                }
+            })
+            .collect()
+    }
+
+    fn order_of(text: &str) -> Vec<usize> {
+        text.split(' ').map(|t| t.parse().unwrap()).collect()
+    }
+
+    /// Sibling times with NaN and the order V8 gives them. Computed once in
+    /// Node 20 (V8), as pi sorts children:
+    /// `items.sort((a, b) => t[a] - t[b])` on `items = [0, 1, …, n - 1]`,
+    /// with `t` drawn by a seeded generator: mixed, descending then random,
+    /// ascending then random, and mostly descending times, 2 to 63 of them.
+    const V8_NAN_SORTS: &[(&str, &str)] = &[
+            ("3 N", "0 1"),
+            ("2 N", "0 1"),
+            ("0 1 N 2", "0 1 2 3"),
+            ("1 3 N N 1", "0 1 2 3 4"),
+            ("6 5 4 4 3 N", "4 2 3 1 0 5"),
+            ("7 7 6 5 N 2 N 1", "7 5 3 2 0 1 4 6"),
+            ("10 9 8 7 6 0 0 5 N 1", "5 6 9 7 4 3 2 1 0 8"),
+            ("0 1 2 3 4 5 6 5 10 N 2 5", "0 1 2 10 3 4 5 7 11 6 8 9"),
+            ("16 15 14 13 12 11 N 9 8 7 N 4 N 2 2 N", "13 14 11 9 8 7 5 4 3 2 1 0 6 10 12 15"),
+            ("N N N 2 4 0 4 5 5 N 4 0 N 0 1 3 4 3 0 4", "0 1 2 5 11 13 18 14 3 15 17 4 6 10 16 7 8 9 12 19"),
+            ("24 23 22 21 20 19 18 17 16 15 14 13 14 7 9 N N 22 5 10 8 N 18 N", "18 13 20 14 19 11 10 12 9 8 7 6 22 5 4 3 2 17 1 0 15 16 21 23"),
+            ("0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 N 2 0 N N 1 20 15 2 13 8 0 2 N 12", "0 18 27 1 21 2 24 28 3 4 5 6 7 8 26 9 10 11 12 13 14 15 16 17 19 20 30 25 23 22 29"),
+            ("N 31 N 29 N 27 26 24 24 N 22 20 20 18 18 17 N N 14 12 11 11 9 N 8 N 5 5 4 2 1 1", "0 30 28 26 24 22 20 14 12 10 8 6 1 2 3 4 31 29 27 21 19 18 15 13 11 7 5 9 16 17 23 25"),
+            ("N 1 4 3 5 3 5 1 2 2 2 5 N 5 N N 3 0 1 3 4 5 0 2 2 3 N N 5 2 2 3 2", "0 17 22 1 7 18 8 9 10 23 24 29 30 32 3 5 16 19 25 2 20 4 6 11 12 13 14 15 31 21 26 27 28"),
+            ("40 39 38 37 36 35 34 33 32 31 30 29 28 27 26 25 24 23 22 21 N N N N 32 N N 29 N 25 N 34 N 33 11 N 28 N 17 21", "34 38 19 39 18 17 16 15 29 14 13 12 36 11 27 10 9 8 24 7 33 6 5 4 3 2 1 0 20 21 22 23 25 26 28 30 31 32 35 37"),
+            ("0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 N 24 4 N N 30 0 33 N N 25 3 17 N 2 46 17 1 47 10 26 N 21 27", "0 30 1 41 2 38 3 35 4 26 5 6 7 8 9 10 43 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 27 28 36 40 34 29 31 32 33 37 46 44 47 39 42 45"),
+            ("63 62 N N 59 57 56 56 55 53 53 N 51 50 48 48 46 45 45 43 N 41 40 40 38 37 N 35 34 33 33 31 N 30 29 N 26 25 24 23 N N N N 18 N 16 15 15 13 13 11 11 9 8 8 N 6 5 3 3 2 N", "1 0 2 3 61 59 60 58 57 54 55 53 51 52 49 50 47 48 46 44 39 38 37 36 34 33 31 29 30 28 27 25 24 22 23 21 19 17 18 16 14 15 13 12 9 10 8 6 7 5 4 11 20 26 32 35 40 41 42 43 45 56 62"),
+            ("0 N 0 3 5 3 N N 3 4 1 2 N 4 4 N 4 N 1 0 1 N 2 1 0 N N 2 0 4 4 1 4 0 4 1 3 0 4 5 N 1 3 N 5 0 5 N 1 N 2 1 4 4 N 3 4 N N N 5 4 4", "0 1 2 19 24 28 33 37 45 10 18 20 23 31 35 41 48 51 11 22 27 50 3 5 36 42 55 14 16 4 6 7 8 9 12 13 15 17 21 25 26 29 30 32 34 38 61 62 39 40 43 52 53 44 46 47 49 54 56 57 58 59 60"),
+            ("N 2 0", "0 2 1"),
+            ("0 N 4", "0 1 2"),
+            ("4 3 N 1", "3 1 0 2"),
+            ("2 4 2 2 N", "0 2 3 1 4"),
+            ("N 5 5 4 0 3 0 4", "0 4 6 5 3 7 1 2"),
+            ("9 8 7 6 5 N 7 3 N", "7 4 3 2 6 1 0 5 8"),
+            ("0 1 2 3 4 8 2 N 6 4", "0 1 2 6 3 4 9 8 5 7"),
+            ("N 10 9 8 N 7 6 5 N 3 1 1", "0 10 11 9 7 6 5 3 2 1 4 8"),
+            ("2 4 0 2 N 3 4 5 N 1 0 0 1 0 1 1", "2 10 0 3 1 4 11 13 9 12 14 15 5 6 7 8"),
+            ("20 19 18 17 16 15 14 13 12 11 N 7 N N 16 N 5 0 8 5", "17 16 19 11 18 9 8 7 6 5 4 14 3 2 1 0 10 12 13 15"),
+            ("0 1 2 3 4 5 6 7 8 9 10 11 N 11 22 11 12 21 1 21 3 15 12 22", "0 1 18 2 3 20 4 5 6 7 8 9 10 11 12 13 15 16 22 21 17 19 14 23"),
+            ("31 29 28 28 26 N N N N 21 20 19 19 17 16 15 15 14 12 11 11 10 9 7 7 N 5 N 2 1 0", "30 29 28 26 23 24 22 21 19 20 18 17 15 16 14 13 11 12 10 9 4 2 3 1 0 5 6 7 8 25 27"),
+            ("N N N 0 3 2 3 3 2 2 2 1 0 0 3 4 3 5 1 0 N N N 3 3 3 2 4 4 2 5 3", "0 1 2 3 12 13 19 11 18 5 8 9 10 26 29 4 6 7 14 16 24 25 31 15 17 20 21 22 23 27 28 30"),
+            ("33 32 31 30 29 28 27 26 25 24 23 22 21 20 19 18 17 15 N 2 11 24 32 11 6 6 5 N N 28 N 19 25", "19 26 24 25 20 23 17 16 15 14 31 13 12 11 10 9 21 8 32 7 6 5 29 4 3 2 1 22 0 18 27 28 30"),
+            ("0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 29 4 N 27 33 33 6 39 39 15 25 6 0 24 8 24 4 N N N", "0 32 1 2 3 4 21 36 5 6 26 31 7 8 34 9 10 11 12 13 14 15 29 16 17 18 19 33 30 20 22 35 23 24 25 27 28 37 38 39"),
+            ("47 46 45 N 43 42 41 40 39 39 N N 36 34 34 32 31 31 29 29 28 26 26 25 24 23 21 20 N 18 N 16 15 15 14 13 12 11 10 9 7 7 5 4 4 2 2 N", "45 46 43 44 42 40 41 39 38 37 36 35 34 32 33 31 29 27 26 25 24 23 21 22 20 18 19 16 17 15 13 14 12 8 9 7 6 5 4 2 1 0 3 10 11 28 30 47"),
+            ("4 N N N N 0 N 5 3 1 4 1 0 N 2 5 1 1 0 5 2 3 4 2 N N 5 4 4 1 3 0 2 5 4 2 N 1 N 0 4 1 0 N N 2 5 5 4 0 N N N 4 0 4 2 5 3 N 4 0 N", "0 1 2 3 4 5 6 12 18 31 39 42 49 54 61 9 11 16 17 29 37 41 14 20 23 32 35 45 56 8 21 30 10 7 13 58 22 34 40 60 15 19 24 25 27 28 26 33 36 38 43 44 48 46 47 50 51 52 53 55 57 59 62"),
+            ("63 62 61 60 59 58 57 56 55 54 53 52 51 50 49 48 47 46 45 44 43 42 41 40 39 38 37 36 35 34 33 32 26 6 5 N 61 54 21 N 19 57 N N 7 2 35 17 52 34 N 20 N 41 49 6 N 44 35 N 34 56 40", "45 34 33 55 44 47 40 51 38 32 31 30 29 49 60 28 46 58 27 26 25 24 23 62 22 53 21 20 19 57 18 17 16 15 14 54 13 12 11 48 10 9 37 8 7 61 6 41 5 4 3 2 36 1 0 35 39 42 43 50 52 56 59"),
+        // By hand (and Node agrees): the descending run stops at the equal
+        // time, as V8 reverses strictly descending runs only, so the two
+        // equal times keep their order.
+        ("2 1 1 N", "1 2 0 3"),
+    ];
+
+    #[test]
+    fn nan_times_match_v8_on_generated_cases() {
+        for &(times, expected) in V8_NAN_SORTS {
+            let t = times_of(times);
+            let expected = order_of(expected);
+            let mut items: Vec<usize> = (0..t.len()).collect();
+            sort_siblings(&mut items, &t, &Unused);
+            assert_eq!(items, expected, "times {times}");
+            // Below 64 siblings V8's sort is the fallback's algorithm too.
+            let mut items: Vec<usize> = (0..t.len()).collect();
+            InsertionSort.sort(&mut items, &t);
+            assert_eq!(items, expected, "fallback, times {times}");
+        }
+    }
+
+    /// A fallback that must not be asked.
+    struct Unused;
+    impl SiblingSort for Unused {
+        fn sort(&self, items: &mut [usize], _: &[f64]) {
+            panic!("fallback asked for {} siblings", items.len());
+        }
+    }
+
+    /// A fallback that reverses, so a test sees that it was asked.
+    struct Reverse;
+    impl SiblingSort for Reverse {
+        fn sort(&self, items: &mut [usize], _: &[f64]) {
+            items.reverse();
+        }
+    }
+
+    #[test]
+    fn only_long_sibling_lists_with_nan_go_to_the_fallback() {
+        for n in [63, 64, 65] {
+            let mut times: Vec<f64> = (0..n).map(|i| (n - i) as f64).collect();
+            let descending: Vec<usize> = (0..n).rev().collect();
+            // Valid times are sorted here whatever the length.
+            let mut items: Vec<usize> = (0..n).collect();
+            sort_siblings(&mut items, &times, &Unused);
+            assert_eq!(items, descending, "{n} valid times");
+            times[n / 2] = f64::NAN;
+            let mut items: Vec<usize> = (0..n).collect();
+            if n < 64 {
+                sort_siblings(&mut items, &times, &Unused);
+                assert_ne!(items, descending, "{n} times with NaN");
+            } else {
+                sort_siblings(&mut items, &times, &Reverse);
+                assert_eq!(
+                    items, descending,
+                    "{n} times with NaN: the fallback's order"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn short_lists_sort_without_a_fallback() {
+        let nan = f64::NAN;
+        for (times, expected) in [
+            (vec![], vec![]),
+            (vec![nan], vec![0]),
+            (vec![5.0], vec![0]),
+            (vec![5.0, 1.0], vec![1, 0]),
+            (vec![1.0, 1.0], vec![0, 1]),
+            (vec![-0.0, 0.0], vec![0, 1]),
+        ] {
+            let mut items: Vec<usize> = (0..times.len()).collect();
+            sort_siblings(&mut items, &times, &Unused);
+            assert_eq!(items, expected, "times {times:?}");
+            let mut items: Vec<usize> = (0..times.len()).collect();
+            InsertionSort.sort(&mut items, &times);
+            if times.iter().any(|t| t.is_nan()) || times.len() < 2 {
+                assert_eq!(items, expected, "fallback, times {times:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn children_has_a_slot_for_every_entry() {
+        let text = [
+            "{\"type\":\"session\",\"id\":\"s\",\"version\":3}\n".to_owned(),
+            e("a", None, 0),
+            e("b", Some("a"), 1),
+            e("c", Some("a"), 2),
+        ]
+        .concat();
+        let (_, t) = tree(&text);
+        assert_eq!(t.children.len(), 4);
+        assert!(!t.children.is_empty());
+        let all: Vec<&[usize]> = t.children.iter().collect();
+        assert_eq!(all, [&[][..], &[2, 3], &[], &[]]);
+        let (doc, t) = tree("");
+        assert!(doc.entries.is_empty());
+        assert_eq!(t.children.len(), 0);
+        assert!(t.children.is_empty());
+        assert_eq!(t.children.iter().count(), 0);
+        assert!(t.preorder().is_empty());
     }
 }
