@@ -888,7 +888,7 @@ mod tests {
     }
 
     /// pi 1.6.0's answers on a session with context edits aimed at every kind
-    /// of target, at five leaves: written by running pi
+    /// of target, at seven leaves: written by running pi
     /// (`tests/fixtures/pi16-context.mjs`), so Rust users, who get no JS
     /// suite, still have pi as the reference.
     const PI16: &str = include_str!("../tests/fixtures/pi16-context.json");
@@ -956,7 +956,7 @@ mod tests {
         let by_id = index(&doc.entries);
         let members = |i| doc.members(i);
         let leaves = pi["leaves"].as_object().unwrap();
-        assert_eq!(leaves.len(), 5);
+        assert_eq!(leaves.len(), 7);
         for (leaf, want) in leaves {
             let key = Key::Str(leaf.as_str().into());
             let at = if leaf.is_empty() {

@@ -412,6 +412,8 @@ mod tests {
         // The walk from a meets a again after b: b becomes the root.
         assert_eq!(ids(&doc, &t.roots), ["b", "d"]);
         assert_eq!(ids(&doc, &t.preorder()), ["b", "a", "c", "d"]);
+        // d names itself: a root as in pi, not a cut cycle.
+        assert_eq!(ids(&doc, &t.cycle_cuts), ["b"]);
 
         let dup = [e("a", None, 0), e("a", None, 1), e("b", Some("a"), 2)].concat();
         let (doc, t) = tree(&dup);
