@@ -146,7 +146,9 @@ pub fn try_plan<E>(
     if version < 2.0 {
         v1_to_v2(entries, new_id, &mut edits)?;
     }
-    if version < 3.0 {
+    // Below 3 here, or NaN, which no JS comparison admits (and `< 3` would
+    // only hide that a version of 3 never gets here).
+    if !version.is_nan() {
         for (i, e) in entries.iter().enumerate() {
             match (&e.kind, &e.detail) {
                 (EntryType::Session, _) => edits.push(Edit::SetVersion { entry: i }),
@@ -337,8 +339,8 @@ fn one_pass<'a, E>(
             if version >= f64::from(CURRENT_VERSION) {
                 return Ok(None);
             }
-            // NaN: neither step, as in `plan`.
-            (to_v2, to_v3) = (version < 2.0, version < 3.0);
+            // Below 3 here, or NaN: then neither step, as in `plan`.
+            (to_v2, to_v3) = (version < 2.0, !version.is_nan());
             if let Some(id) = entry.id.as_str().and_then(hex_word) {
                 taken.insert(id);
             }
@@ -974,5 +976,87 @@ mod tests {
             "{\"type\":\"message\",\"version\":3}"
         ));
         assert!(!first_line_is_current_header("garbage"));
+    }
+
+    #[test]
+    fn v2_files_take_the_v3_step_only() {
+        // pi runs its v1 step below version 2 only: a v2 entry without an
+        // id keeps none, and an index stays an index.
+        let v2 = concat!(
+            r#"{"type":"session","version":2}"#,
+            "\n",
+            r#"{"type":"message","message":{"role":"hookMessage"}}"#,
+            "\n",
+            r#"{"type":"compaction","firstKeptEntryIndex":1}"#,
+            "\n",
+        );
+        assert_eq!(
+            migrate(v2),
+            concat!(
+                r#"{"type":"session","version":3}"#,
+                "\n",
+                r#"{"type":"message","message":{"role":"custom"}}"#,
+                "\n",
+                r#"{"type":"compaction","firstKeptEntryIndex":1}"#,
+                "\n",
+            )
+        );
+    }
+
+    #[test]
+    fn an_index_just_past_the_end_or_not_whole_names_nothing() {
+        // `entries[2]` of two entries, and `entries[1.5]`, are undefined in
+        // pi: the index goes and no id comes.
+        let past = concat!(
+            r#"{"type":"session","id":"s"}"#,
+            "\n",
+            r#"{"type":"compaction","firstKeptEntryIndex":2}"#,
+            "\n",
+        );
+        assert_eq!(
+            migrate(past).lines().nth(1),
+            Some(r#"{"type":"compaction","id":"00000001","parentId":null}"#)
+        );
+        let half = concat!(
+            r#"{"type":"session","id":"s"}"#,
+            "\n",
+            r#"{"type":"message"}"#,
+            "\n",
+            r#"{"type":"compaction","firstKeptEntryIndex":1.5}"#,
+            "\n",
+        );
+        let expected = r#"{"type":"compaction","id":"00000002","parentId":"00000001"}"#;
+        assert_eq!(migrate(half).lines().nth(2), Some(expected));
+        let one_pass = migrate_in_one_pass(half, &mut words()).expect("taken on");
+        assert_eq!(one_pass.lines().nth(2), Some(expected));
+    }
+
+    #[test]
+    fn one_pass_entries_are_a_parse_of_its_text() {
+        let v1 = concat!(
+            r#"{"type":"session","id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}"#,
+            "\n",
+            r#"{"type":"message","timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":"hi"}}"#,
+            "\n",
+            "not json\n",
+            r#"{"type":"message","timestamp":"2025-01-01T00:00:02.000Z","message":{"role":"hookMessage"}}"#,
+            "\n",
+            r#"{"type":"compaction","timestamp":"2025-01-01T00:00:03.000Z","summary":"s","firstKeptEntryIndex":1}"#,
+            "\n",
+            r#"{"type":"label","timestamp":"2025-01-01T00:00:04.000Z","targetId":"x","label":"l"}"#,
+        );
+        let mut counting = words();
+        let draw = &mut || Ok::<_, Infallible>(counting());
+        let (text, entries, spans) = infallible(try_migrate_entries_in_one_pass(
+            v1,
+            draw,
+            &crate::time::IsoOnly,
+        ))
+        .expect("taken on");
+        assert_eq!(text, migrate(v1));
+        let doc = Document::parse(&text);
+        assert_eq!(entries.len(), 5);
+        assert_eq!(entries, doc.entries);
+        assert_eq!(spans, doc.spans);
     }
 }
