@@ -1059,4 +1059,66 @@ mod tests {
         assert_eq!(entries, doc.entries);
         assert_eq!(spans, doc.spans);
     }
+
+    #[test]
+    fn compact_means_members_joined_by_commas_between_braces() {
+        for text in [
+            "{}",
+            r#"{"a":1}"#,
+            r#"{"a":1,"b":[1, 2],"c":{ }}"#,
+            "{ }",
+            r#"{ "a":1}"#,
+            r#"{"a" :1}"#,
+            r#"{"a": 1}"#,
+            r#"{"a":1 }"#,
+            r#"{"a":1 ,"b":2}"#,
+            r#"{"a":1, "b":2}"#,
+            r#"{"a":1,"b":2 }"#,
+        ] {
+            let span = Span::new(0, text.len());
+            let members = json::members(text, span);
+            // What the member-by-member rewrite writes for these members.
+            let joined: Vec<&str> = members
+                .iter()
+                .map(|m| &text[m.key.start..m.value.end])
+                .collect();
+            let rewritten = format!("{{{}}}", joined.join(","));
+            let no_space_around_colons = members.iter().all(|m| m.value.start == m.key.end + 1);
+            assert_eq!(
+                is_compact(span, &members),
+                rewritten == text && no_space_around_colons,
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn falsy_lines_and_spaced_objects_in_v1_files() {
+        // Falsy lines are no entries for pi 1.6's loader: they stay as they
+        // are and take no id. A line with spaces is written member by member,
+        // and a message's role is renamed only from hookMessage.
+        let v1 = concat!(
+            r#"{"type":"session","id":"s"}"#,
+            "\n",
+            "null\n",
+            r#"{"type":"message", "message":{"role":"user"}}"#,
+            "\n",
+            "0\n",
+            r#"{"type":"message","message":{"role":"assistant"}}"#,
+            "\n",
+        );
+        assert_eq!(
+            migrate(v1),
+            concat!(
+                r#"{"type":"session","id":"s","version":3}"#,
+                "\n",
+                "null\n",
+                r#"{"type":"message","message":{"role":"user"},"id":"00000001","parentId":null}"#,
+                "\n",
+                "0\n",
+                r#"{"type":"message","message":{"role":"assistant"},"id":"00000002","parentId":"00000001"}"#,
+                "\n",
+            )
+        );
+    }
 }
