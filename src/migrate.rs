@@ -1121,4 +1121,15 @@ mod tests {
             )
         );
     }
+
+    #[test]
+    fn only_the_last_of_duplicate_keys_gets_the_new_value() {
+        // JSON.parse keeps the last duplicate, so only its value changes;
+        // the other stays as written (no byte is lost that need not be).
+        let v1 = "{\"type\":\"session\",\"version\":0,\"version\":1}\n{\"type\":\"message\",\"id\":5,\"id\":6}\n";
+        assert_eq!(
+            migrate(v1),
+            "{\"type\":\"session\",\"version\":0,\"version\":3}\n{\"type\":\"message\",\"id\":5,\"id\":\"00000001\",\"parentId\":null}\n"
+        );
+    }
 }
