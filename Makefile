@@ -99,7 +99,7 @@ $(STAMP): $(WASM) $(TEMPLATE_FILES) $(VIEWER_FILES) $(wildcard README.md) Makefi
 
 # --- tests -------------------------------------------------------------------
 
-test: test-cargo build test-node test-cli test-readme test-reliability test-conformance test-browser test-consumer test-viewer test-tarball test-runtimes test-serve
+test: test-cargo build test-node test-cli test-readme test-reliability test-conformance test-browser test-consumer test-viewer test-tarball test-runtimes test-serve test-a11y
 	@echo "all test suites passed"
 
 test-cargo:
@@ -184,6 +184,12 @@ bench: test-deps
 .PHONY: test-serve
 test-serve: test-deps chromium
 	node --test tests/serve/
+
+# WCAG 2.1 A/AA (axe-core) on every state of the viewer, the shared file and
+# `serve`; the keyboard alone; a phone (tests/a11y/).
+.PHONY: test-a11y
+test-a11y: test-deps chromium
+	node --test tests/a11y/
 
 # --- lint --------------------------------------------------------------------
 
