@@ -1,4 +1,4 @@
-// What assistive technology hears, without the DOM: the spoken name of a
+// What assistive technology hears and which keys move where, without the DOM: the spoken name of a
 // graph row's marks, the name of a context message, and the live announcements of a
 // followed session (at most one per burst of arrivals). graph.js,
 // panels/context.js and folder/ui.js put these strings in the page.
@@ -83,4 +83,19 @@ export class BurstAnnouncer {
     this.count = 0;
     this.last = null;
   }
+}
+
+/**
+ * Where the arrows move in a group with one tab stop (tabs, radio buttons):
+ * the index after `at` of `count` items for `key`, wrapping, or -1 when the
+ * key is not one of the group's. ← and → always; ↑ and ↓ too in a radio
+ * group (`upDown`); Home and End go to the ends.
+ */
+export function rovingIndex(key, at, count, { upDown = false } = {}) {
+  if (at < 0 || count <= 0) return -1;
+  const step = { ArrowRight: 1, ArrowLeft: -1, ...(upDown ? { ArrowDown: 1, ArrowUp: -1 } : {}) }[key];
+  if (step) return (at + step + count) % count;
+  if (key === "Home") return 0;
+  if (key === "End") return count - 1;
+  return -1;
 }

@@ -369,7 +369,7 @@ export class Graph {
     const body = el("div", "row-body");
     const kindKey = KINDS[kinds[node]]?.key ?? "other";
     body.append(el("span", `kind-badge k-${kindKey}`, KINDS[kinds[node]]?.name ?? "Other"));
-    body.append(el("span", "sr-only", ": "));
+    body.append(el("span", "sr-only", ":"));
     if (labels[node] !== undefined && labels[node] !== null) body.append(el("span", "tag", labels[node]));
     const kept = this.keptFrom.get(id);
     if (kept) {

@@ -3,6 +3,7 @@
 // (picker, drop, paste) and the address's `#leaf=`. It renders the store's
 // state and hands user actions to the handlers its `bind*` methods receive.
 
+import { rovingIndex } from "./a11y.js";
 import { statusLine } from "./analysis.js";
 import { compareHash, parseCompareHash } from "./compare.js";
 import { legendIcon } from "./graph.js";
@@ -32,6 +33,7 @@ export class View {
       b.title = f.title;
       b.setAttribute("role", "radio");
       b.setAttribute("aria-checked", f.key === filter ? "true" : "false");
+      b.tabIndex = f.key === filter ? 0 : -1; // one tab stop for the group; the arrows move within it
       this.$("filters").append(b);
     }
     // A phone starts with the legend folded: the graph's rows come first.
@@ -61,6 +63,7 @@ export class View {
     if (has("filter")) {
       for (const b of this.$("filters").children) {
         b.setAttribute("aria-checked", b.dataset.filter === state.filter ? "true" : "false");
+        b.tabIndex = b.dataset.filter === state.filter ? 0 : -1;
       }
     }
     if (has("tab")) {
@@ -203,10 +206,20 @@ export class View {
     window.addEventListener("hashchange", () => handler(this.hashLeaf()));
   }
 
+  /** Clicks, and the radio group's arrows (wrapping), which check the next filter as they move. */
   bindFilter(handler) {
-    this.$("filters").addEventListener("click", (e) => {
+    const group = this.$("filters");
+    group.addEventListener("click", (e) => {
       const b = e.target.closest?.(".filter");
       if (b) handler(b.dataset.filter);
+    });
+    group.addEventListener("keydown", (e) => {
+      const buttons = [...group.children];
+      const next = rovingIndex(e.key, buttons.indexOf(e.target), buttons.length, { upDown: true });
+      if (next < 0) return;
+      e.preventDefault();
+      buttons[next].focus();
+      handler(buttons[next].dataset.filter);
     });
   }
 
@@ -215,13 +228,7 @@ export class View {
     const tabs = [...this.doc.querySelectorAll(".tab")];
     for (const tab of tabs) tab.addEventListener("click", () => handler(tab.dataset.tab));
     tabs[0]?.parentElement.addEventListener("keydown", (e) => {
-      const at = tabs.indexOf(e.target);
-      if (at < 0) return;
-      const step = { ArrowRight: 1, ArrowLeft: -1 }[e.key];
-      let next = -1;
-      if (step) next = (at + step + tabs.length) % tabs.length;
-      else if (e.key === "Home") next = 0;
-      else if (e.key === "End") next = tabs.length - 1;
+      const next = rovingIndex(e.key, tabs.indexOf(e.target), tabs.length);
       if (next < 0) return;
       e.preventDefault();
       handler(tabs[next].dataset.tab);

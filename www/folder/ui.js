@@ -84,7 +84,9 @@ export class FolderPage {
     this.back.addEventListener("click", () => this.backToList());
     actions?.prepend(this.back);
     if (!this.served) {
-      const label = el(doc, "label", "button", "Open folder…");
+      // A button (a label is no tab stop): the directory picker where there is one, else the folder input.
+      const label = el(doc, "button", "button", "Open folder…");
+      label.type = "button";
       label.title = "Open a folder of sessions (such as ~/.pi/agent/sessions), or drop one";
       this.input = el(doc, "input");
       this.input.type = "file";
@@ -95,16 +97,19 @@ export class FolderPage {
       this.input.addEventListener("change", () => {
         if (this.input.files?.length) this.openFiles("list", this.input.files);
       });
-      label.prepend(this.input);
-      label.addEventListener("click", (e) => {
-        if (typeof this.doc.defaultView.showDirectoryPicker !== "function" || e.target === this.input) return;
-        e.preventDefault();
+      this.input.setAttribute("aria-label", "Sessions folder");
+      label.addEventListener("click", () => {
+        if (typeof this.doc.defaultView.showDirectoryPicker !== "function") {
+          this.input.click();
+          return;
+        }
         this.doc.defaultView
           .showDirectoryPicker({ id: "sessions", mode: "read" })
           .then((handle) => this.openFiles("handle", handle))
           .catch(() => {});
       });
       actions?.insertBefore(label, actions.children[1] ?? null);
+      label.after(this.input);
       this.doc.defaultView.addEventListener("drop", (e) => this.dropped(e), true);
     }
     this.liveBox = el(doc, "span", "live-box");

@@ -3,7 +3,7 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { arrivalText, BurstAnnouncer, messageLabel, rowMarks } from "../../../www/a11y.js";
+import { arrivalText, BurstAnnouncer, messageLabel, rovingIndex, rowMarks } from "../../../www/a11y.js";
 import { PATH } from "../../../www/messages.js";
 
 test("a row says whether it is the leaf or on the path to it", () => {
@@ -77,4 +77,17 @@ test("nothing arrived, nothing said; a cancelled burst is never said", () => {
   a.cancel();
   timers.advance(5000);
   assert.deepEqual(said, []);
+});
+
+test("the arrows move within a group with one tab stop, wrapping; Home and End go to the ends", () => {
+  assert.equal(rovingIndex("ArrowRight", 0, 6), 1);
+  assert.equal(rovingIndex("ArrowRight", 5, 6), 0);
+  assert.equal(rovingIndex("ArrowLeft", 0, 6), 5);
+  assert.equal(rovingIndex("Home", 3, 6), 0);
+  assert.equal(rovingIndex("End", 3, 6), 5);
+  assert.equal(rovingIndex("ArrowDown", 1, 6), -1, "tabs leave ↑ ↓ to the page");
+  assert.equal(rovingIndex("ArrowDown", 1, 5, { upDown: true }), 2);
+  assert.equal(rovingIndex("ArrowUp", 0, 5, { upDown: true }), 4);
+  assert.equal(rovingIndex("Enter", 1, 5), -1);
+  assert.equal(rovingIndex("ArrowRight", -1, 5), -1, "focus outside the group");
 });
