@@ -2,7 +2,8 @@
 // light and the dark theme: each tab, every filter's graph, the compare view,
 // the paste and share dialogs, the shared HTML file the share dialog makes,
 // and `session-tree serve`'s session list, search results and an open
-// session. Any violation fails, with the rule and the element named.
+// session (and the list on a phone). Any violation fails, with the rule and
+// the element named.
 //
 //   node --test tests/a11y/        (after `make build` and the tests/ npm install)
 
@@ -17,7 +18,7 @@ import { startStaticServer } from "../../tools/static-server.mjs";
 import { launchChromium } from "../browser/chromium.mjs";
 import { writeFolder } from "../serve/folder.mjs";
 import { startServe } from "../serve/helpers.mjs";
-import { axeViolations } from "./axe.mjs";
+import { axeViolations, sidewaysScroll } from "./axe.mjs";
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 const OUT = here("./output/");
@@ -166,6 +167,21 @@ test("serve: the session list, search results and an open session, light and dar
       await check(page, `serve open session, ${scheme}`, found);
       await page.close();
     }
+    // The list and the results on a phone: nothing scrolls sideways.
+    const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
+    const page = await phone.newPage();
+    await page.goto(serve.url);
+    await page.waitForFunction(
+      () => document.querySelectorAll("[data-testid=session-list] [data-session-path]").length >= 24,
+      null,
+      { timeout: 30_000 },
+    );
+    assert.equal(await sidewaysScroll(page), null, "the session list on a phone");
+    await page.fill("[data-testid=search]", "zorblax");
+    await page.waitForSelector("[data-testid=search-results] .result");
+    assert.equal(await sidewaysScroll(page), null, "search results on a phone");
+    await check(page, "serve search results, phone", found);
+    await phone.close();
     assertNone(found);
   } finally {
     await serve.stop();

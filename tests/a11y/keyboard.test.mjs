@@ -97,13 +97,43 @@ test("open, move to a leaf, read its context, compare, share: the keyboard alone
   await page.goto(server.url);
   await page.waitForFunction(() => window.__viewer?.opened >= 1, null, { timeout: 20_000 });
 
+  // Paste a session: "Paste" opens a dialog with the focus in its text box; Tab, Enter opens it.
+  await tabTo(page, (f) => f.id === "paste-button", "Paste");
+  await page.keyboard.press("Enter");
+  assert.equal((await focused(page)).id, "paste-text");
+  await page.keyboard.insertText(SAMPLE.replace("Cache forecast API responses", "Pasted by keyboard"));
+  await tabTo(page, (f) => f.id === "paste-open", "Open", { max: 3 });
+  await page.keyboard.press("Enter");
+  await page.waitForFunction(() => window.__viewer.opened >= 2, null, { timeout: 20_000 });
+  assert.match(await page.textContent("#file-name"), /Pasted by keyboard/);
+  assert.equal((await focused(page)).id, "paste-button", "the focus is back on Paste");
+
+  // "Open folder…" is a tab stop (its picker is the system's).
+  await tabTo(page, (f) => f.text === "Open folder…", "Open folder…", { back: true });
+
   // Open a session: "Open file…" with Enter opens the file picker.
   await tabTo(page, (f) => f.id === "open-button", "Open file…");
   const [chooser] = await Promise.all([page.waitForEvent("filechooser"), page.keyboard.press("Enter")]);
   const file = `${OUT}keyboard.jsonl`;
   writeFileSync(file, SAMPLE);
   await chooser.setFiles(file);
-  await page.waitForFunction(() => window.__viewer.opened >= 2, null, { timeout: 20_000 });
+  await page.waitForFunction(() => window.__viewer.opened >= 3, null, { timeout: 20_000 });
+  assert.match(await page.textContent("#file-name"), /keyboard\.jsonl/);
+
+  // The theme: Enter on the toggle steps auto → light → dark.
+  await tabTo(page, (f) => f.testid === "theme", "Theme");
+  await page.keyboard.press("Enter");
+  await page.keyboard.press("Enter");
+  assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), "dark");
+
+  // The filters: one tab stop; the arrows check the next one.
+  await tabTo(page, (f) => f.role === "radio", "the filters");
+  await page.keyboard.press("ArrowRight");
+  const next = await page.evaluate(() => window.__viewer.state.filter);
+  assert.notEqual(next, "default");
+  assert.equal(await page.getAttribute(`#filters [data-filter="${next}"]`, "aria-checked"), "true");
+  await page.keyboard.press("ArrowLeft");
+  await page.waitForFunction(() => window.__viewer.state.filter === "default");
 
   // Move to the first leaf in the graph, and make it the leaf with Enter.
   await tabTo(page, (f) => f.id === "graph", "the graph");
@@ -111,6 +141,25 @@ test("open, move to a leaf, read its context, compare, share: the keyboard alone
   await page.keyboard.press("Enter");
   await page.waitForFunction((id) => document.querySelector("[data-testid=context]").dataset.leaf === id, first);
   assert.deepEqual(await cursorRow(page), { id: first, selected: "true" });
+  // What a screen reader hears of rows (the accessibility tree's name): kind, text and time,
+  // then whether the row is the selected leaf or on the path to it.
+  const heard = async (id) => {
+    const row = page.locator(`.row[data-entry-id="${id}"]`);
+    const [kind, text, time] = await row.evaluate((r) =>
+      [".kind-badge", ".row-text", ".row-time"].map((c) => r.querySelector(c).textContent),
+    );
+    return { kind, text, time, snapshot: await row.ariaSnapshot() };
+  };
+  const leafRow = await heard(first);
+  // The name is on the first line, `- option "<name>" [selected]` (YAML-quoted when it holds a colon).
+  const nameOf = (snapshot) => /option "(.*)"/.exec(snapshot.split("\n")[0])?.[1].replace(/\s+/g, " ") ?? "";
+  const squash = (t) => t.replace(/\s+/g, " ").trim();
+  const leafName = nameOf(leafRow.snapshot);
+  assert.ok(leafName.startsWith(`${leafRow.kind} : ${squash(leafRow.text).slice(0, 20)}`), leafName);
+  assert.ok(leafName.endsWith(`${leafRow.time} , selected leaf`), leafName);
+  assert.match(leafRow.snapshot, /\[selected\]/);
+  const parentRow = await heard(leaves.get(first).at(-2));
+  assert.ok(nameOf(parentRow.snapshot).endsWith(`${parentRow.time} , on the path`), parentRow.snapshot);
 
   // Read its context: Tab reaches the tab list, then the panel (a list of messages).
   await tabTo(page, (f) => f.role === "tab", "the tabs");

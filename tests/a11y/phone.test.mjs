@@ -139,3 +139,41 @@ test("the viewer on a phone: no sideways scroll, rows to tap, the context below,
   assert.deepEqual(sharedFound, [], sharedFound.join("\n"));
   await context.close();
 });
+
+// 360 px, the narrowest phone we promise; and a 1280 × 900 window at 200% zoom (640 × 450 CSS px).
+for (const [name, size] of [
+  ["360 × 740 with touch", { viewport: { width: 360, height: 740 }, hasTouch: true, isMobile: true }],
+  ["1280 × 900 at 200% zoom", { viewport: { width: 640, height: 450 }, deviceScaleFactor: 2 }],
+]) {
+  test(`${name}: every tab and the compare view fit the width; rows, menu and context are there`, async () => {
+    const [a, b] = leavesOf(SAMPLE);
+    const context = await browser.newContext(size);
+    const page = await context.newPage();
+    await page.goto(server.url);
+    await page.waitForFunction(() => window.__viewer?.opened >= 1, null, { timeout: 20_000 });
+    await page.waitForFunction(() => document.querySelector("[data-testid=context]")?.dataset.leaf);
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    const rows = await rowsOnScreen(page, "#graph .row[data-entry-id]");
+    assert.ok(rows.length >= 5, `graph rows on screen: ${rows.length}`);
+    assert.equal(await page.isVisible("#menu-button"), true);
+    assert.equal(await page.isVisible("#share-button"), false);
+    for (const tab of ["context", "system", "composition", "entry", "stats", "diagnostics"]) {
+      await page.click(`.tab[data-tab=${tab}]`);
+      assert.equal(await sidewaysScroll(page), null, `tab ${tab}`);
+      assert.ok(await reachable(page, `#panel-${tab}`), `the ${tab} panel scrolls into view`);
+    }
+    await page.click(".tab[data-tab=context]");
+    assert.ok(await reachable(page, "[data-testid=context] [data-role]"), "the context scrolls into view");
+    await page.evaluate(
+      ([a, b]) => {
+        location.hash = `#compare=${encodeURIComponent(a)},${encodeURIComponent(b)}`;
+      },
+      [a, b],
+    );
+    await page.waitForSelector("[data-testid=compare]:not([hidden]) [data-testid=side-b]");
+    assert.equal(await sidewaysScroll(page), null, "the compare view");
+    const found = await axeViolations(page);
+    assert.deepEqual(found, [], found.join("\n"));
+    await context.close();
+  });
+}
