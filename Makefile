@@ -90,7 +90,7 @@ $(STAMP): $(WASM) $(TEMPLATE_FILES) $(VIEWER_FILES) $(wildcard README.md) Makefi
 	for w in pkg/node/session_tree_bg.wasm pkg/web/session_tree_bg.wasm; do \
 	  $(WASM_OPT) $(WASM_OPT_FLAGS) "$$w" -o "$$w"; done
 	cp -R pkg-template/. pkg/
-	cp -R www pkg/viewer && rm -f pkg/viewer/screenshot.png
+	cp -R www pkg/viewer && rm -f pkg/viewer/screenshot*.png
 	cp pkg/index.d.ts pkg/index.d.cts
 	sed -e 's/^export function recovering/function recovering/' -e '$$a module.exports = { recovering };' pkg/recover.js > pkg/recover.cjs
 	if [ -f README.md ]; then cp README.md pkg/README.md; fi
