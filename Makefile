@@ -162,9 +162,11 @@ test-readme: test-deps chromium
 	$(NODE_TEST) tests/readme/
 
 # One file at a time: generated.test.js and broken.test.js run worker pools of their own.
+# harness.test.js runs the comparisons on deliberately wrong implementations: each must fail.
 test-conformance: test-deps
 	cd tests && $(NODE_TEST) --test-concurrency=1 conformance/scenarios.test.js conformance/broken.test.js \
-	  conformance/generated.test.js conformance/session.test.js conformance/list.test.js
+	  conformance/generated.test.js conformance/session.test.js conformance/list.test.js \
+	  conformance/harness.test.js
 
 test-browser: test-deps chromium
 	$(NODE_TEST) tests/browser/

@@ -1,12 +1,14 @@
 // Loads the implementation under test.
 //   default                        the `session-tree` package (file:../../pkg, built by `make build`)
 //   CONFORMANCE_IMPL=shim          the pi-based shim in ./shim.js (validates the harness itself)
-//   CONFORMANCE_IMPL=/abs/path.js  any module exporting the functions below (e.g. a mutant of the shim)
+//   CONFORMANCE_IMPL=/abs/path.js  any module exporting the functions below
+//   CONFORMANCE_IMPL=mutant:NAME   a deliberately wrong implementation (./mutants.js), for harness.test.js
 import { isAbsolute } from "node:path";
 import { pathToFileURL } from "node:url";
 
 const choice = process.env.CONFORMANCE_IMPL ?? "";
-export const implName = choice === "shim" ? "shim" : isAbsolute(choice) ? choice : "session-tree";
+export const implName =
+  choice === "shim" || choice.startsWith("mutant:") || isAbsolute(choice) ? choice : "session-tree";
 
 /** What every implementation under test must export (the package exports more: `Session`, …). */
 export const FUNCTIONS = [
@@ -22,6 +24,7 @@ export const FUNCTIONS = [
 async function load() {
   let mod;
   if (choice === "shim") mod = await import("./shim.js");
+  else if (choice.startsWith("mutant:")) mod = await (await import("./mutants.js")).loadMutant(choice.slice(7));
   else if (isAbsolute(choice)) mod = await import(pathToFileURL(choice).href);
   else mod = await import("session-tree");
   // the nodejs build is CommonJS; named exports may only be reachable through `default`
