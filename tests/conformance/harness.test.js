@@ -47,14 +47,17 @@ test("generated sessions: the shim (pi itself) passes, with pi 1.6 sessions amon
   assert.ok(Number(pi16) > 0 && Number(edits) > 0, `pi 1.6 sessions: ${pi16}, with edits: ${edits}`);
 });
 
-for (const [mutant, fns] of [
-  ["edit-ignored", ["buildSessionContext", "buildContextEntries", "buildSessionProjection"]],
-  ["siblings-swapped", ["getTree"]],
-  ["id-rewritten", ["parseSession"]],
-  ["line-dropped", ["migrate"]],
+// An ignored edit shows only where the omitted entry is on a compared path: about one generated
+// session in ten (214 of 2,000 with the emit mutation), so 200 make a miss a 1e-9 event.
+for (const [mutant, fns, count] of [
+  ["edit-ignored", ["buildSessionContext", "buildContextEntries", "buildSessionProjection"], "200"],
+  ["siblings-swapped", ["getTree"], "60"],
+  ["id-rewritten", ["parseSession"], "60"],
+  ["line-dropped", ["migrate"], "60"],
 ])
   test(`generated sessions: the ${mutant} mutant is reported (${fns.join(", ")})`, () => {
-    caught(suite("conformance/generated.test.js", `mutant:${mutant}`), mutant, fns.map(byFunction));
+    const r = suite("conformance/generated.test.js", `mutant:${mutant}`, { env: { CONFORMANCE_COUNT: count } });
+    caught(r, mutant, fns.map(byFunction));
   });
 
 // pi's scenarios but "save-entry and file": there a v1 file's ids are kept by us and renewed by
@@ -96,12 +99,7 @@ for (const [file, mutant, failing, env] of [
   ["node/projection.test.mjs", "edit-ignored", /✖ null edits and kept ranges: the same as pi 1\.6\.0/, {}],
   ["node/session-pi16.test.mjs", "edit-ignored", /AssertionError \[ERR_ASSERTION\]: buildSessionContext\(\)/, {}],
   ["node/session-pi16.test.mjs", "siblings-swapped", /AssertionError \[ERR_ASSERTION\]: getTree\(\)/, {}],
-  [
-    "cli/tree.test.mjs",
-    "siblings-swapped",
-    /✖ tree equals pi 1\.6\.0's \/tree view on random sessions/,
-    { CLI_TREE_COUNT: "10" },
-  ],
+  ["cli/tree.test.mjs", "siblings-swapped", /✖ tree equals pi 1\.6\.0's \/tree view/, { CLI_TREE_COUNT: "10" }],
   ["reliability/parse-vs-pi.test.mjs", "id-rewritten", /\d+ parse differences from pi/, { FUZZ_COUNT: "60" }],
   ["reliability/session-info.test.mjs", "info-wrong", /✖ sessionInfo equals pi 1\.6\.0's session list/, {}],
   [
