@@ -99,6 +99,11 @@ $(STAMP): $(WASM) $(TEMPLATE_FILES) $(VIEWER_FILES) $(wildcard README.md) Makefi
 
 # --- tests -------------------------------------------------------------------
 
+# Every node:test run: the spec report, and tests/shared/skip-reporter.mjs, which fails the run
+# on a skip or todo outside its short allow-list (tests/README.md, "Skips").
+NODE_TEST := node --test --test-reporter=spec --test-reporter-destination=stdout \
+  --test-reporter=$(CURDIR)/tests/shared/skip-reporter.mjs --test-reporter-destination=stderr
+
 test: test-cargo build test-node test-cli test-readme test-reliability test-conformance test-browser test-consumer test-viewer test-tarball test-runtimes test-serve test-a11y
 	@echo "all test suites passed"
 
@@ -119,7 +124,7 @@ chromium:
 
 # tests/shared/ holds the suites' helpers and the test of the pi loader.
 test-node: test-deps
-	node --test tests/node/ tests/shared/
+	$(NODE_TEST) tests/node/ tests/shared/
 
 # A test build that can force a trap (`__forceTrap`), to test recovery from one.
 TRAP_WASM := target/trap/$(TARGET)/release/session_tree.wasm
@@ -133,42 +138,44 @@ $(TRAP_PKG): $(RUST_SOURCES) $(TEMPLATE_FILES) Makefile | toolchain
 	$(call cjs_snippets,target/trap-pkg/node)
 
 test-reliability: test-deps $(TRAP_PKG)
-	node --test tests/reliability/
+	$(NODE_TEST) tests/reliability/
 
 # Longer property runs than `make test` does.
 fuzz: test-deps $(TRAP_PKG)
 	PROPTEST_CASES=$${PROPTEST_CASES:-20000} $(CARGO) test --release --test properties
-	FUZZ_COUNT=$${FUZZ_COUNT:-20000} node --test tests/reliability/
+	FUZZ_COUNT=$${FUZZ_COUNT:-20000} $(NODE_TEST) tests/reliability/
 
 # The `session-tree` command (pkg/bin, pkg/cli), run in-process on fake streams.
 test-cli: test-deps
-	node --test tests/cli/
+	$(NODE_TEST) tests/cli/
 
 # `npm pack` of pkg/, installed from the tarball into a scratch project under
 # the system's temporary folder: ESM, CJS, tsc, publint, attw, the command.
 test-tarball: test-deps
-	node --test tests/tarball/
+	$(NODE_TEST) tests/tarball/
 
 # The smoke suite under Bun and Deno, both from npm (tests/package.json).
 test-runtimes: test-deps
-	node --test tests/runtimes/
+	$(NODE_TEST) tests/runtimes/
 
 test-readme: test-deps chromium
-	node --test tests/readme/
+	$(NODE_TEST) tests/readme/
 
 # One file at a time: generated.test.js and broken.test.js run worker pools of their own.
+# harness.test.js runs the comparisons on deliberately wrong implementations: each must fail.
 test-conformance: test-deps
-	cd tests && node --test --test-concurrency=1 conformance/scenarios.test.js conformance/broken.test.js \
-	  conformance/generated.test.js conformance/session.test.js conformance/list.test.js
+	cd tests && $(NODE_TEST) --test-concurrency=1 conformance/scenarios.test.js conformance/broken.test.js \
+	  conformance/generated.test.js conformance/session.test.js conformance/list.test.js \
+	  conformance/harness.test.js
 
 test-browser: test-deps chromium
-	node --test tests/browser/
+	$(NODE_TEST) tests/browser/
 
 test-consumer: test-deps chromium
-	node --test tests/consumer/
+	$(NODE_TEST) tests/consumer/
 
 test-viewer: test-deps chromium
-	node --test tests/viewer/
+	$(NODE_TEST) tests/viewer/
 
 # Rewrites www/sample.jsonl, the demo's embedded session (its compaction checkpoint comes from pi 1.6.0).
 sample: test-deps
@@ -183,13 +190,13 @@ bench: test-deps
 # security rules) and the static page's "Open folder…".
 .PHONY: test-serve
 test-serve: test-deps chromium
-	node --test tests/serve/
+	$(NODE_TEST) tests/serve/
 
 # WCAG 2.1 A/AA (axe-core) on every state of the viewer, the shared file and
 # `serve`; the keyboard alone; a phone (tests/a11y/).
 .PHONY: test-a11y
 test-a11y: test-deps chromium
-	node --test tests/a11y/
+	$(NODE_TEST) tests/a11y/
 
 # --- lint --------------------------------------------------------------------
 
