@@ -66,10 +66,19 @@ const cursorRow = (page) =>
     return row ? { id: row.dataset.entryId, selected: row.getAttribute("aria-selected") } : null;
   });
 
+/**
+ * Waits until the graph has drawn what the last key asked for: it draws, and sets
+ * `aria-activedescendant`, on the next animation frame, so reading it at once after a key
+ * can see the row before (on a loaded machine the arrows then ran past their row).
+ */
+const drawn = (page) =>
+  page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
+
 /** Moves the graph's cursor with the arrow keys until it is on `id`. */
 async function arrowTo(page, id) {
   await page.keyboard.press("Home");
   for (let i = 0; i < 400; i++) {
+    await drawn(page);
     if ((await cursorRow(page))?.id === id) return;
     await page.keyboard.press("ArrowDown");
   }
@@ -140,6 +149,7 @@ test("open, move to a leaf, read its context, compare, share: the keyboard alone
   await arrowTo(page, first);
   await page.keyboard.press("Enter");
   await page.waitForFunction((id) => document.querySelector("[data-testid=context]").dataset.leaf === id, first);
+  await drawn(page);
   assert.deepEqual(await cursorRow(page), { id: first, selected: "true" });
   // What a screen reader hears of rows (the accessibility tree's name): kind, text and time,
   // then whether the row is the selected leaf or on the path to it.
