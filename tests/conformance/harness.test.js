@@ -140,6 +140,11 @@ for (const [file, mutant, marks, env = {}] of [
     ],
   ],
   [
+    "viewer/unit/projection.test.mjs",
+    "edit-unmarked",
+    [/✖ projectionView matches pi 1\.6\.0's projection at every entry/, /expected: 'omit'/],
+  ],
+  [
     "viewer/unit/composition.test.mjs",
     "estimate-off-by-one",
     [/✖ each message's estimate equals pi 1\.6\.0's estimateTokens/, /(\d+) !== (?!\1)\d+/],

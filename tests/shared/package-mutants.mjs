@@ -18,6 +18,7 @@
 // that module, to every importer, with the one export replaced.
 //
 //   estimate-off-by-one  www/composition.js's estimateTokens one token too high
+//   edit-unmarked        www/analysis.js's projectionView no longer marks an entry an edit omits
 
 export const PACKAGE_MUTANTS = [
   "edit-ignored",
@@ -34,6 +35,15 @@ export const VIEWER_MUTANTS = {
     name: "estimateTokens",
     // source text: it is evaluated in the served module
     wrap: "(estimate) => (...args) => estimate(...args) + 1",
+  },
+  "edit-unmarked": {
+    module: new URL("../../www/analysis.js", import.meta.url).href,
+    name: "projectionView",
+    wrap: `(view) => (...args) => {
+      const v = view(...args);
+      for (const [id, edit] of v.edits) if (edit.kind === "omit") v.edits.delete(id);
+      return v;
+    }`,
   },
 };
 
