@@ -5,13 +5,47 @@
 //
 //   edit-ignored      a context edit with `replacement: null` no longer omits its target (what
 //                     deleting the ContextEdit arm of context::emit does): the context functions
-//                     and Session#buildSessionContext
+//                     and Session's (buildSessionContext, buildContextEntries, buildSessionProjection)
 //   siblings-swapped  every node's children in reverse order: getTree and Session#getTree
 //   id-rewritten      the last entry's id renamed: parseSession and Session#getEntries
 //   line-dropped      the last line lost: migrate(text) and Session#takePendingLines
 //   info-wrong        sessionInfo counts one message too many
+//   timestamp-shifted every finite message timestamp of a context 1 ms late: buildSessionContext
+//                     and Session#buildSessionContext
+//
+// And the viewer's DOM-free modules (www/), which an ES module namespace keeps out of reach:
+// `VIEWER_MUTANTS` names a module, an export and how to make it wrong; mutant-hooks.mjs serves
+// that module, to every importer, with the one export replaced.
+//
+//   estimate-off-by-one  www/composition.js's estimateTokens one token too high
+//   edit-unmarked        www/analysis.js's projectionView no longer marks an entry an edit omits
 
-export const PACKAGE_MUTANTS = ["edit-ignored", "siblings-swapped", "id-rewritten", "line-dropped", "info-wrong"];
+export const PACKAGE_MUTANTS = [
+  "edit-ignored",
+  "siblings-swapped",
+  "id-rewritten",
+  "line-dropped",
+  "info-wrong",
+  "timestamp-shifted",
+];
+
+export const VIEWER_MUTANTS = {
+  "estimate-off-by-one": {
+    module: new URL("../../www/composition.js", import.meta.url).href,
+    name: "estimateTokens",
+    // source text: it is evaluated in the served module
+    wrap: "(estimate) => (...args) => estimate(...args) + 1",
+  },
+  "edit-unmarked": {
+    module: new URL("../../www/analysis.js", import.meta.url).href,
+    name: "projectionView",
+    wrap: `(view) => (...args) => {
+      const v = view(...args);
+      for (const [id, edit] of v.edits) if (edit.kind === "omit") v.edits.delete(id);
+      return v;
+    }`,
+  },
+};
 
 const omits = (e) => e?.type === "context_edit" && e.replacement === null;
 export const hasOmittingEdit = (entries) => entries.some(omits);
@@ -73,12 +107,15 @@ export function mutatePackage(api, kind) {
         return hasOmittingEdit(entries) ? orig(ignoreOmittingEdits(entries), ...leaf) : orig(source, ...leaf);
       };
     }
-    const context = api.buildSessionContext;
-    patch("buildSessionContext", function (orig, leaf) {
-      const entries = [this.header, ...this.getEntries()];
-      if (!hasOmittingEdit(entries)) return orig.call(this, leaf);
-      return context(entries, leaf === undefined ? this.leafId : leaf);
-    });
+    // the Session methods through the functions above, on its entries
+    for (const name of ["buildSessionContext", "buildContextEntries", "buildSessionProjection"]) {
+      const ignoring = api[name];
+      patch(name, function (orig, leaf) {
+        const entries = [this.header, ...this.getEntries()];
+        if (!hasOmittingEdit(entries)) return orig.call(this, leaf);
+        return ignoring(entries, leaf === undefined ? this.leafId : leaf);
+      });
+    }
   } else if (kind === "siblings-swapped") {
     const getTree = api.getTree;
     api.getTree = (...a) => reverseSiblings(getTree(...a));
@@ -103,6 +140,16 @@ export function mutatePackage(api, kind) {
       const r = info(...a);
       return r && r.messageCount > 0 ? { ...r, messageCount: r.messageCount + 1 } : r;
     };
+  } else if (kind === "timestamp-shifted") {
+    const shift = (context) => {
+      for (const m of context?.messages ?? []) if (Number.isFinite(m?.timestamp)) m.timestamp += 1;
+      return context;
+    };
+    const context = api.buildSessionContext;
+    api.buildSessionContext = (...a) => shift(context(...a));
+    patch("buildSessionContext", function (orig, ...a) {
+      return shift(orig.call(this, ...a));
+    });
   } else throw new Error(`unknown package mutant ${kind}: one of ${PACKAGE_MUTANTS.join(", ")}`);
   return api;
 }
