@@ -93,6 +93,10 @@ $(STAMP): $(WASM) $(TEMPLATE_FILES) $(VIEWER_FILES) $(wildcard README.md) Makefi
 	cp -R www pkg/viewer && rm -f pkg/viewer/screenshot.png
 	cp pkg/index.d.ts pkg/index.d.cts
 	sed -e 's/^export function recovering/function recovering/' -e '$$a module.exports = { recovering };' pkg/recover.js > pkg/recover.cjs
+	# session-tree/node: cli/lineage.js (the browser loads it too) as CommonJS, and its CJS types
+	names=$$(sed -n 's/^export function \([A-Za-z0-9_]*\).*/\1/p' pkg/cli/lineage.js | paste -sd, -); \
+	  sed -e 's/^export function /function /' -e "\$$a module.exports = { $$names };" pkg/cli/lineage.js > pkg/cli/lineage.cjs
+	sed -e 's#"\.\./index\.js"#"../index.cjs"#' pkg/files/index.d.ts > pkg/files/index.d.cts
 	if [ -f README.md ]; then cp README.md pkg/README.md; fi
 	touch $@
 	@echo "package ready in pkg/"

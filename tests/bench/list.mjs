@@ -11,7 +11,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
-import { findSessions, readSessionInfos } from "../../pkg/cli/folder.js";
+import { findSessions, readSessionInfos } from "../../pkg/files/folder.cjs";
 import { orderSessions } from "../../pkg/cli/lineage.js";
 import { SessionManager } from "../shared/pi.mjs";
 import { caseSeed } from "../shared/rng.mjs";

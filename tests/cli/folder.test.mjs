@@ -6,7 +6,7 @@ import * as realFs from "node:fs/promises";
 import os from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
-import { findSessions, readSessionInfos } from "../../pkg/cli/folder.js";
+import { findSessions, readSessionInfos } from "../../pkg/files/folder.cjs";
 
 const root = mkdtempSync(join(os.tmpdir(), "session-tree-folder-"));
 after(() => rmSync(root, { recursive: true, force: true }));
