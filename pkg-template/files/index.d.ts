@@ -201,8 +201,13 @@ export class SessionManager {
   /** The durability level of appends. */
   getDurability(): Durability;
   isReadOnly(): boolean;
-  /** fsyncs what `"batch"` still owes now; throws if an earlier background fsync failed. */
-  flush(): void;
+  /**
+   * Puts the session on disk now: writes a new session's file even before its
+   * first user or assistant message, and fsyncs what `"batch"` owes. Returns
+   * false for a session that is never written (in memory, read-only).
+   * @throws the error of an earlier background fsync that failed.
+   */
+  flush(): boolean;
   /** Syncs, releases the write lock and the session's memory; the manager cannot be used afterwards. */
   close(): void;
 }

@@ -414,9 +414,10 @@ class SessionManager {
         this.newSession();
         this.#file = file;
         if (!this.#readOnly) {
-          publishText(file, this.#session.toJsonl(), true);
+          const text = this.#session.toJsonl();
+          publishText(file, text, true);
           this.#flushed = true;
-          this.#session.takePendingLines();
+          this.#reopen(text);
         }
         return;
       }
@@ -512,23 +513,15 @@ class SessionManager {
         throw new Error(`an earlier fsync of ${this.#file} failed: ${error.message}`, { cause: error });
       }
       if (!this.#flushed) {
-        if (!conversation) return result;
-        const file = this.#file;
-        if (this.#locked !== file) {
-          lock.acquire(file, this.#lockTimeout);
-          this.#locked = file;
-        }
-        try {
-          createText(file, this.#session.toJsonl(), this.#durability !== "flush");
-        } catch (error) {
-          lock.release(file);
-          this.#locked = undefined;
-          throw error;
-        }
-        this.#flushed = true;
+        if (conversation) this.#writeWhole();
       } else if (lines.length > 0) {
-        appendText(this.#file, `${lines.join("\n")}\n`, this.#durability === "fsync");
-        if (this.#durability === "batch") this.#scheduleSync();
+        // a file removed under a running session (its folder deleted, say) is
+        // written again whole: an appended line alone would have no header
+        if (!fs.existsSync(this.#file)) this.#writeWhole();
+        else {
+          appendText(this.#file, `${lines.join("\n")}\n`, this.#durability === "fsync");
+          if (this.#durability === "batch") this.#scheduleSync();
+        }
       }
     } catch (error) {
       this.#rollback(leafAfterFailure);
@@ -537,14 +530,43 @@ class SessionManager {
     return result;
   }
 
+  /** Creates the file with the whole session (header and every entry), under its lock, its folder made if missing. */
+  #writeWhole() {
+    const file = this.#file;
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    if (this.#locked !== file) {
+      lock.acquire(file, this.#lockTimeout);
+      this.#locked = file;
+    }
+    const text = this.#session.toJsonl();
+    try {
+      createText(file, text, this.#durability !== "flush");
+    } catch (error) {
+      lock.release(file);
+      this.#locked = undefined;
+      throw error;
+    }
+    this.#flushed = true;
+    this.#reopen(text);
+  }
+
+  /**
+   * The session read back from `text`, leaf kept. A new Session holds its
+   * lines back until the first user or assistant message; once the file
+   * exists, an opened one hands out every line as it is appended.
+   */
+  #reopen(text, leafId = this.#session.leafId) {
+    const session = Session.open(text);
+    if (leafId === null || leafId === undefined) session.resetLeaf();
+    else session.branch(leafId);
+    session.takePendingLines();
+    this.#replace(session);
+  }
+
   /** The session without its last line (the append that could not be stored), leaf at `leafId`. */
   #rollback(leafId) {
     const text = this.#session.toJsonl();
-    const restored = Session.open(text.slice(0, text.lastIndexOf("\n", text.length - 2) + 1));
-    if (leafId === null || leafId === undefined) restored.resetLeaf();
-    else restored.branch(leafId);
-    restored.takePendingLines();
-    this.#replace(restored);
+    this.#reopen(text.slice(0, text.lastIndexOf("\n", text.length - 2) + 1), leafId);
   }
 
   // --- pi's instance API -------------------------------------------------------
@@ -726,14 +748,26 @@ class SessionManager {
     return this.#readOnly;
   }
 
-  /** fsyncs what "batch" still owes now. Throws if an earlier background fsync failed. */
+  /**
+   * Puts the session on disk now: a new session's file is written even before
+   * its first user or assistant message, and what "batch" owes is fsynced.
+   * Returns false for a session that is never written (in memory, read-only),
+   * true otherwise (as pi's later `flush`). Throws if an earlier background
+   * fsync failed.
+   */
   flush() {
+    if (!this.#persist || this.#readOnly || !this.#file || this.#closed) return false;
+    if (!this.#flushed) {
+      this.#session.takePendingLines();
+      this.#writeWhole();
+    }
     this.#syncNow();
     if (this.#syncError) {
       const error = this.#syncError;
       this.#syncError = undefined;
       throw error;
     }
+    return true;
   }
 
   /**
@@ -742,10 +776,10 @@ class SessionManager {
    */
   close() {
     if (this.#closed) return;
-    this.#closed = true;
     try {
-      this.flush();
+      if (this.#flushed) this.flush();
     } finally {
+      this.#closed = true;
       this.#let_go();
       this.#session.free();
     }
