@@ -45,7 +45,7 @@ TEMPLATE_FILES := $(shell find pkg-template -type f 2>/dev/null)
 VIEWER_FILES := $(shell find www -type f 2>/dev/null)
 STAMP := pkg/.stamp
 
-.PHONY: build test test-cargo test-cli test-tarball test-runtimes test-node test-readme test-reliability fuzz test-conformance test-viewer bench sample test-browser test-consumer \
+.PHONY: build test test-cargo test-cli test-tarball test-runtimes test-node-manager test-node test-readme test-reliability fuzz test-conformance test-viewer bench sample test-browser test-consumer \
         demo clean toolchain test-deps chromium
 
 build: $(STAMP)
@@ -103,7 +103,7 @@ $(STAMP): $(WASM) $(TEMPLATE_FILES) $(VIEWER_FILES) $(wildcard README.md) Makefi
 
 # --- tests -------------------------------------------------------------------
 
-test: test-cargo build test-node test-cli test-readme test-reliability test-conformance test-browser test-consumer test-viewer test-tarball test-runtimes test-serve
+test: test-cargo build test-node test-cli test-readme test-reliability test-conformance test-browser test-consumer test-viewer test-tarball test-runtimes test-serve test-node-manager
 	@echo "all test suites passed"
 
 test-cargo:
@@ -156,6 +156,12 @@ test-tarball: test-deps
 # The smoke suite under Bun and Deno, both from npm (tests/package.json).
 test-runtimes: test-deps
 	node --test tests/runtimes/
+
+# session-tree/node's SessionManager: pi's rules, injected write failures,
+# the lock across processes, SIGKILL mid-append (KILL_COUNT, KILL_SEED), under
+# Node, Bun and Deno.
+test-node-manager: test-deps
+	node --test tests/node-manager/
 
 test-readme: test-deps chromium
 	node --test tests/readme/

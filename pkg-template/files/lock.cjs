@@ -105,9 +105,14 @@ function tryAcquire(file) {
   }
   try {
     fs.writeSync(fd, JSON.stringify({ pid: process.pid, hostname: os.hostname(), acquired: new Date().toISOString() }));
-  } finally {
+  } catch (error) {
     fs.closeSync(fd);
+    try {
+      fs.unlinkSync(lock);
+    } catch {}
+    throw error;
   }
+  fs.closeSync(fd);
   held.set(lock, 1);
   if (!exitHook) {
     exitHook = true;
