@@ -30,13 +30,14 @@ const HEADER_SCAN_BYTES = 1024 * 1024;
 
 // --- reading files as pi does --------------------------------------------------
 
-// Lines are decoded one at a time with the BOM kept: pi's reader keeps it,
-// and JSON.parse then rejects that line.
+// Lines are decoded one at a time. A byte order mark at the start of the
+// file is skipped, as everywhere in session-tree (pi's loader keeps it, so
+// its header line fails to parse and pi refuses the file).
 const lineDecoder = new TextDecoder("utf-8", { ignoreBOM: true });
 
 /** The first line of `bytes` that is not blank, parses as JSON and is truthy (pi's first entry). */
 function firstEntry(bytes, limit = bytes.length) {
-  let start = 0;
+  let start = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
   while (start < Math.min(bytes.length, limit)) {
     let end = bytes.indexOf(0x0a, start);
     if (end === -1) end = bytes.length;

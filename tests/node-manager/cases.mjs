@@ -207,11 +207,13 @@ check("a v1 file is migrated on open and replaced through a rename", () => {
       { type: "message", timestamp: t, message: assistant("two", 2) },
     ]
       .map((e) => `${JSON.stringify(e)}\n`)
-      .join(""),
+      .join("")
+      .concat("not json, kept\n"),
   );
   const inode = fs.statSync(file).ino;
   const manager = SessionManager.open(file);
-  const onDisk = jsonLines(file);
+  assert.equal(lines(file).at(-1), "not json, kept", "a line that is no JSON stays where it was");
+  const onDisk = lines(file).slice(0, -1).map((line) => JSON.parse(line));
   assert.equal(onDisk[0].version, 3);
   assert.equal(onDisk[1].parentId, null);
   assert.equal(onDisk[2].parentId, onDisk[1].id, "v1 entries chained by id");
@@ -251,13 +253,18 @@ check("an empty file gets a header; a file that is no session throws pi's error 
   assert.deepEqual(jsonLines(empty), [manager.getHeader()]);
   manager.appendModelChange("p", "m");
   assert.equal(jsonLines(empty).length, 2, "an initialized file takes appends at once");
-  for (const text of ['{"type":"message","id":"a"}\n', "not json\n", "\uFEFF" + read(empty)]) {
+  for (const text of ['{"type":"message","id":"a"}\n', "not json\n", `{"type":"custom","id":"x"}\n${read(empty)}`]) {
     const file = path.join(dir, "bad.jsonl");
     fs.writeFileSync(file, text);
     assert.throws(() => SessionManager.open(file), { message: `Session file is not a valid pi session: ${file}` });
     assert.equal(read(file), text);
     assert.ok(!fs.existsSync(`${file}.lock`), "the lock is given back");
   }
+  // a byte order mark is no reason to refuse a session (pi refuses it)
+  const bom = path.join(dir, "bom.jsonl");
+  fs.writeFileSync(bom, `\uFEFF${read(empty)}`);
+  assert.equal(SessionManager.open(bom).getEntries().length, 1);
+  assert.equal(loadEntriesFromFile(bom).length, 2);
 });
 
 check("a path that does not exist is a new session that keeps the path", () => {
