@@ -6,11 +6,11 @@ import type {
   ContextEditContent,
   Diagnostic,
   FileEntry,
+  SessionInfo as FileSessionInfo,
   ImageContent,
   SessionContext,
   SessionEntry,
   SessionHeader,
-  SessionInfo as FileSessionInfo,
   SessionProjection,
   SessionTreeNode,
   SystemMessage,
@@ -126,7 +126,12 @@ export class SessionManager {
   /** The file of the session with id `id`, or undefined. */
   static findById(cwd: string, id: string, sessionDir?: string): string | undefined;
   /** The sessions of `cwd`, newest first. */
-  static list(cwd: string, sessionDir?: string, onProgress?: ListProgress, signal?: AbortSignal): Promise<SessionInfo[]>;
+  static list(
+    cwd: string,
+    sessionDir?: string,
+    onProgress?: ListProgress,
+    signal?: AbortSignal,
+  ): Promise<SessionInfo[]>;
   /** The sessions of every project (or of `sessionDir`), newest first. */
   static listAll(sessionDir?: string, onProgress?: ListProgress, signal?: AbortSignal): Promise<SessionInfo[]>;
   static listAll(onProgress?: ListProgress, signal?: AbortSignal): Promise<SessionInfo[]>;

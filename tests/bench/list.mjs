@@ -11,8 +11,8 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
-import { findSessions, readSessionInfos } from "../../pkg/files/folder.cjs";
 import { orderSessions } from "../../pkg/cli/lineage.js";
+import { findSessions, readSessionInfos } from "../../pkg/files/folder.cjs";
 import { SessionManager } from "../shared/pi.mjs";
 import { caseSeed } from "../shared/rng.mjs";
 import { generateSession, PI16_FEATURES } from "../shared/sessions.mjs";

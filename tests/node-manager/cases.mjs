@@ -99,7 +99,12 @@ function startChild(args) {
   child.stderr.on("data", (chunk) => {
     state.err += chunk;
   });
-  state.exit = new Promise((resolve) => child.on("exit", (code, signal) => resolve((state.exited = { code, signal }))));
+  state.exit = new Promise((resolve) =>
+    child.on("exit", (code, signal) => {
+      state.exited = { code, signal };
+      resolve(state.exited);
+    }),
+  );
   state.ready = new Promise((resolve, reject) => {
     const poll = () => {
       if (state.out.startsWith("ready\n")) resolve(state);
@@ -213,7 +218,9 @@ check("a v1 file is migrated on open and replaced through a rename", () => {
   const inode = fs.statSync(file).ino;
   const manager = SessionManager.open(file);
   assert.equal(lines(file).at(-1), "not json, kept", "a line that is no JSON stays where it was");
-  const onDisk = lines(file).slice(0, -1).map((line) => JSON.parse(line));
+  const onDisk = lines(file)
+    .slice(0, -1)
+    .map((line) => JSON.parse(line));
   assert.equal(onDisk[0].version, 3);
   assert.equal(onDisk[1].parentId, null);
   assert.equal(onDisk[2].parentId, onDisk[1].id, "v1 entries chained by id");
@@ -280,35 +287,44 @@ check("a path that does not exist is a new session that keeps the path", () => {
   );
 });
 
-check("createBranchedSession writes the path to a new file naming its source; forkFrom copies under a new header", () => {
-  const dir = folder();
-  const manager = started(dir);
-  const source = manager.getSessionFile();
-  const [u] = manager.getEntries();
-  manager.appendLabelChange(u.id, "start");
-  manager.appendMessage(user("more"));
-  const branched = manager.createBranchedSession(u.id);
-  assert.notEqual(branched, source);
-  assert.equal(manager.getSessionFile(), branched);
-  const onDisk = jsonLines(branched);
-  assert.equal(onDisk[0].parentSession, source);
-  assert.deepEqual(
-    onDisk.slice(1).map((e) => e.type),
-    ["message", "label"],
-  );
-  assert.equal(manager.getLabel(u.id), "start");
-  const target = folder();
-  const fork = SessionManager.forkFrom(source, "/other/project", target, { id: "forked" });
-  const forked = jsonLines(fork.getSessionFile());
-  assert.deepEqual(forked[0], { ...forked[0], id: "forked", cwd: "/other/project", parentSession: source, version: 3 });
-  assert.deepEqual(
-    forked.slice(1).map((e) => e.id),
-    loadEntriesFromFile(source)
-      .slice(1)
-      .map((e) => e.id),
-  );
-  assert.throws(() => SessionManager.forkFrom(path.join(target, "none.jsonl"), "/x", target), /Cannot fork/);
-});
+check(
+  "createBranchedSession writes the path to a new file naming its source; forkFrom copies under a new header",
+  () => {
+    const dir = folder();
+    const manager = started(dir);
+    const source = manager.getSessionFile();
+    const [u] = manager.getEntries();
+    manager.appendLabelChange(u.id, "start");
+    manager.appendMessage(user("more"));
+    const branched = manager.createBranchedSession(u.id);
+    assert.notEqual(branched, source);
+    assert.equal(manager.getSessionFile(), branched);
+    const onDisk = jsonLines(branched);
+    assert.equal(onDisk[0].parentSession, source);
+    assert.deepEqual(
+      onDisk.slice(1).map((e) => e.type),
+      ["message", "label"],
+    );
+    assert.equal(manager.getLabel(u.id), "start");
+    const target = folder();
+    const fork = SessionManager.forkFrom(source, "/other/project", target, { id: "forked" });
+    const forked = jsonLines(fork.getSessionFile());
+    assert.deepEqual(forked[0], {
+      ...forked[0],
+      id: "forked",
+      cwd: "/other/project",
+      parentSession: source,
+      version: 3,
+    });
+    assert.deepEqual(
+      forked.slice(1).map((e) => e.id),
+      loadEntriesFromFile(source)
+        .slice(1)
+        .map((e) => e.id),
+    );
+    assert.throws(() => SessionManager.forkFrom(path.join(target, "none.jsonl"), "/x", target), /Cannot fork/);
+  },
+);
 
 check("list, findById, continueRecent and findMostRecentSession", async () => {
   const dir = folder();
@@ -511,10 +527,9 @@ check("a failed publish of a branched session leaves the manager on its file", (
   const fail = () => {
     throw failure("ENOSPC", "no space left on device");
   };
-  assert.throws(
-    () => withFs({ linkSync: fail, renameSync: fail }, () => manager.createBranchedSession(first.id)),
-    { code: "ENOSPC" },
-  );
+  assert.throws(() => withFs({ linkSync: fail, renameSync: fail }, () => manager.createBranchedSession(first.id)), {
+    code: "ENOSPC",
+  });
   assert.equal(manager.getSessionFile(), file);
   assert.deepEqual(others(dir, path.basename(file), `${path.basename(file)}.lock`), []);
   manager.appendMessage(user("still here"));
@@ -642,7 +657,8 @@ check("a stale lock from a dead process is taken over", async () => {
 
 const KILLS = Number(process.env.KILL_COUNT ?? 100);
 check(`SIGKILL during appends, ${KILLS} times: no complete line lost, the next append well formed`, async () => {
-  const seed = process.env.KILL_SEED !== undefined ? Number(process.env.KILL_SEED) >>> 0 : (Math.random() * 2 ** 32) >>> 0;
+  const seed =
+    process.env.KILL_SEED !== undefined ? Number(process.env.KILL_SEED) >>> 0 : (Math.random() * 2 ** 32) >>> 0;
   const rng = new Rng(seed);
   const where = () => `(KILL_SEED=${seed})`;
   const dir = folder();

@@ -4,7 +4,11 @@
 import { checks, cleanup } from "./cases.mjs";
 
 const runtime =
-  typeof Bun !== "undefined" ? `bun ${Bun.version}` : typeof Deno !== "undefined" ? `deno ${Deno.version.deno}` : `node ${process.version}`;
+  typeof Bun !== "undefined"
+    ? `bun ${Bun.version}`
+    : typeof Deno !== "undefined"
+      ? `deno ${Deno.version.deno}`
+      : `node ${process.version}`;
 let failed = 0;
 for (const { name, fn } of checks) {
   try {

@@ -139,7 +139,10 @@ test("the session-tree/node agent writes its session, then continues it", () => 
   const second = run(code, sessions);
   assert.match(second, /^I have 5 messages of context\.\nI have 7 messages of context\.\n8 entries in /);
   assert.deepEqual(readdirSync(sessions), [file], "one session, continued; its lock given back");
-  const lines = readFileSync(join(sessions, file), "utf8").trimEnd().split("\n").map((l) => JSON.parse(l));
+  const lines = readFileSync(join(sessions, file), "utf8")
+    .trimEnd()
+    .split("\n")
+    .map((l) => JSON.parse(l));
   assert.equal(lines.length, 9);
   assert.equal(lines[0].cwd, dir);
   for (let i = 2; i < lines.length; i++) assert.equal(lines[i].parentId, lines[i - 1].id);

@@ -137,7 +137,15 @@ test("@arethetypeswrong/cli finds no problem: the main entry under every resolut
   assert.equal(browser.status, 0, browser.stdout + browser.stderr);
   // session-tree/node is a subpath export for Node 20+, Bun and Deno: checked
   // under node16 (CJS and ESM) and bundler; node10 resolution knows no subpath exports
-  const node = inProject(join(bins, "attw"), [tarball, "--entrypoints", "./node", "--profile", "node16", "--format", "ascii"]);
+  const node = inProject(join(bins, "attw"), [
+    tarball,
+    "--entrypoints",
+    "./node",
+    "--profile",
+    "node16",
+    "--format",
+    "ascii",
+  ]);
   assert.equal(node.status, 0, node.stdout + node.stderr);
   assert.match(node.stdout, /node16 \(from CJS\): 🟢 \(CJS\)\nnode16 \(from ESM\): 🟢 \(ESM\)\nbundler: 🟢/);
 });

@@ -10,4 +10,6 @@ manager.appendMessage({ role: "user", content: "hi", timestamp: 1 });
 manager.close();
 const reopened = SessionManager.open(manager.getSessionFile());
 const rows = await listSessions(dir);
-console.log(JSON.stringify({ entries: reopened.getEntries().length, listed: rows.length, first: rows[0].info.firstMessage }));
+console.log(
+  JSON.stringify({ entries: reopened.getEntries().length, listed: rows.length, first: rows[0].info.firstMessage }),
+);
