@@ -7,7 +7,7 @@
 
 const { readFile: readFileCallback } = require("node:fs");
 const nodeFs = require("node:fs/promises");
-const { join, resolve } = require("node:path");
+const { join, resolve, sep } = require("node:path");
 const { inspectSession, sessionInfo } = require("../node.cjs");
 
 /**
@@ -15,10 +15,12 @@ const { inspectSession, sessionInfo } = require("../node.cjs");
  * absolute paths, sorted by file name, descending, within each folder (the
  * order pi's list reads them in, which decides ties of equal times).
  * Throws when `dir` itself cannot be read; a subfolder that cannot be read is
- * passed to `onError(path, error)` and skipped.
+ * passed to `onError(path, error)` and skipped. With `confine` (a real path,
+ * what `serve` shares), links to folders are not followed and a linked file
+ * is kept only when it resolves inside `confine`.
  */
 async function findSessions(dir, options = {}) {
-  const { recursive = false, onError = () => {}, fs = nodeFs } = options;
+  const { recursive = false, onError = () => {}, fs = nodeFs, confine } = options;
   const top = resolve(dir);
   const found = [];
   const pending = [top];
@@ -36,9 +38,10 @@ async function findSessions(dir, options = {}) {
     const subfolders = [];
     for (const dirent of dirents) {
       const path = join(folder, dirent.name);
-      if (dirent.name.endsWith(".jsonl") && !dirent.isDirectory()) files.push(dirent.name);
-      else if (recursive && (dirent.isDirectory() || (dirent.isSymbolicLink() && (await isFolder(fs, path)))))
-        subfolders.push(path);
+      if (dirent.name.endsWith(".jsonl") && !dirent.isDirectory()) {
+        if (!confine || !dirent.isSymbolicLink() || (await inside(fs, path, confine))) files.push(dirent.name);
+      } else if (recursive && dirent.isDirectory()) subfolders.push(path);
+      else if (recursive && !confine && dirent.isSymbolicLink() && (await isFolder(fs, path))) subfolders.push(path);
     }
     files.sort((a, b) => (a < b ? 1 : a > b ? -1 : 0));
     for (const name of files) found.push(join(folder, name));
@@ -46,6 +49,15 @@ async function findSessions(dir, options = {}) {
     pending.push(...subfolders);
   }
   return found;
+}
+
+/** Whether the link at `path` resolves inside the real folder `root`. */
+async function inside(fs, path, root) {
+  try {
+    return (await fs.realpath(path)).startsWith(root + sep);
+  } catch {
+    return false;
+  }
 }
 
 async function isFolder(fs, path) {
