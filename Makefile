@@ -188,6 +188,7 @@ sample: test-deps
 # into the README, never into a test.
 bench: test-deps
 	cd tests && node --expose-gc bench/bench.mjs
+	cd tests && node --expose-gc bench/manager.mjs
 
 # `session-tree serve` (Playwright over a generated folder, raw HTTP for its
 # security rules) and the static page's "Open folder…".
