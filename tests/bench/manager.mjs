@@ -72,7 +72,11 @@ let mismatch = false;
 // --- appends --------------------------------------------------------------------------
 {
   const APPENDS = 10_000;
-  const message = (i) => ({ role: i % 2 ? "assistant" : "user", content: `message ${i} ${"x".repeat(200)}`, timestamp: i });
+  const message = (i) => ({
+    role: i % 2 ? "assistant" : "user",
+    content: `message ${i} ${"x".repeat(200)}`,
+    timestamp: i,
+  });
   let n = 0;
   const folder = () => join(root, `appends-${n++}`);
   const appendAll = (manager) => {
@@ -94,7 +98,13 @@ let mismatch = false;
       () => appendAll(SessionManager.create("/bench", folder(), { durability })).close(),
       durability === "fsync" ? 1 : runs,
     );
-    rows.push({ row: "10,000 appends", input: `"${durability}"`, pi, ours: st, target: durability === "flush" ? 1 : null });
+    rows.push({
+      row: "10,000 appends",
+      input: `"${durability}"`,
+      pi,
+      ours: st,
+      target: durability === "flush" ? 1 : null,
+    });
     log(`appends ${durability}: pi ${pi.toFixed(0)} ms, ours ${st.toFixed(0)} ms`);
   }
 }
