@@ -112,8 +112,8 @@ export class SessionManager {
    * {@link SessionLockedError} if another live process writes it.
    */
   static open(path: string, sessionDir?: string, cwdOverride?: string, options?: OpenOptions): SessionManager;
-  /** The most recently modified session of `cwd`, or a new one. */
-  static continueRecent(cwd: string, sessionDir?: string, options?: ManagerOptions): SessionManager;
+  /** The most recently modified session of `cwd` that no other live process is writing, or a new one. */
+  static continueRecent(cwd: string, sessionDir?: string, options?: OpenOptions): SessionManager;
   /** A session that is never written, new or from `entries` (with or without a header). */
   static inMemory(cwd?: string, options?: { id?: string }, entries?: readonly FileEntry[]): SessionManager;
   /** Copies `sourcePath`'s entries into a new session of `targetCwd` (its `parentSession` the source). */

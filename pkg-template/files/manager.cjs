@@ -118,8 +118,11 @@ function loadEntriesFromFile(filePath) {
 const headerCwd = (header) => (typeof header?.cwd === "string" ? header.cwd : undefined);
 const cwdMatches = (cwd, resolvedCwd) => cwd !== undefined && cwd !== "" && pathsEqual(resolvePath(cwd), resolvedCwd);
 
-/** pi's `findMostRecentSession`: the newest file (by mtime) in `sessionDir` with a header (and `cwd`, if given). */
-function findMostRecentSession(sessionDir, cwd) {
+/**
+ * The newest file (by mtime) in `sessionDir` with a header (and `cwd`, if
+ * given) that `accept` takes; null if none.
+ */
+function mostRecent(sessionDir, cwd, accept = () => true) {
   const dir = expandPath(sessionDir);
   const resolvedCwd = cwd ? resolvePath(cwd) : undefined;
   try {
@@ -131,12 +134,17 @@ function findMostRecentSession(sessionDir, cwd) {
       .sort((a, b) => b.mtime - a.mtime);
     for (const { file } of files) {
       const header = readHeader(file);
-      if (header && (!resolvedCwd || cwdMatches(headerCwd(header), resolvedCwd))) return file;
+      if (header && (!resolvedCwd || cwdMatches(headerCwd(header), resolvedCwd)) && accept(file)) return file;
     }
   } catch {
     // a folder that cannot be read has no recent session, as in pi
   }
   return null;
+}
+
+/** pi's `findMostRecentSession`: the newest file (by mtime) in `sessionDir` with a header (and `cwd`, if given). */
+function findMostRecentSession(sessionDir, cwd) {
+  return mostRecent(sessionDir, cwd);
 }
 
 // --- listing ------------------------------------------------------------------
@@ -277,11 +285,16 @@ class SessionManager {
     return manager;
   }
 
-  /** The most recent session of `cwd` in `sessionDir` (default: pi's folder), or a new one. */
+  /**
+   * The most recent session of `cwd` in `sessionDir` (default: pi's folder)
+   * that no other live process is writing, or a new one.
+   */
   static continueRecent(cwd, sessionDir, options) {
     const dir = sessionDir ? expandPath(sessionDir) : getDefaultSessionDir(cwd);
     const filter = sessionDir !== undefined && !pathsEqual(dir, sessionDirPath(cwd));
-    const recent = findMostRecentSession(dir, filter ? cwd : undefined);
+    // a second agent in the same project continues the latest session nobody is writing
+    const free = options?.readOnly ? undefined : (file) => !lock.isLockedByOther(file);
+    const recent = mostRecent(dir, filter ? cwd : undefined, free);
     const manager = new SessionManager(TOKEN, cwd, dir, true, options);
     if (recent) manager.#setFile(recent, false);
     else manager.newSession();

@@ -610,6 +610,10 @@ check("a second process opening the session for writing gets SessionLockedError 
     assert.equal(loadEntriesFromFile(file).length, 3);
     assert.equal(SessionManager.open(file, undefined, undefined, { readOnly: true }).getEntries().length, 2);
     assert.equal((await listSessions(dir)).length, 1);
+    // a second agent continuing the project does not pick the session being written
+    const second = SessionManager.continueRecent(dir, dir);
+    assert.notEqual(second.getSessionFile(), file);
+    assert.equal(fs.existsSync(second.getSessionFile()), false, "a new session");
   } finally {
     holder.child.kill("SIGKILL");
     await holder.exit;
