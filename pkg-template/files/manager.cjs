@@ -548,6 +548,11 @@ class SessionManager {
   #writeWhole() {
     const file = this.#file;
     fs.mkdirSync(path.dirname(file), { recursive: true });
+    if (this.#locked === file && !fs.existsSync(lock.lockPath(file))) {
+      // the folder went away with the lock file in it: take the lock again
+      lock.release(file);
+      this.#locked = undefined;
+    }
     if (this.#locked !== file) {
       lock.acquire(file, this.#lockTimeout);
       this.#locked = file;

@@ -401,6 +401,24 @@ check("orderSessions puts a fork under the session it came from", async () => {
   );
 });
 
+check("a session whose folder is removed while it runs is written again whole, under a new lock", () => {
+  const dir = path.join(folder(), "sessions");
+  const manager = started(dir);
+  const file = manager.getSessionFile();
+  fs.rmSync(dir, { recursive: true });
+  const id = manager.appendMessage(user("after the folder went"));
+  const onDisk = jsonLines(file);
+  assert.deepEqual(
+    onDisk.map((e) => e.type),
+    ["session", "message", "message", "message"],
+    "the header and every entry, not a lone line",
+  );
+  assert.equal(onDisk.at(-1).id, id);
+  assert.equal(JSON.parse(read(`${file}.lock`)).pid, process.pid, "the lock file is back");
+  manager.close();
+  assert.deepEqual(others(dir, path.basename(file)), []);
+});
+
 check("a read-only manager takes no lock, writes nothing and refuses appends", () => {
   const dir = folder();
   const file = started(dir).getSessionFile();
