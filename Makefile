@@ -45,7 +45,7 @@ TEMPLATE_FILES := $(shell find pkg-template -type f 2>/dev/null)
 VIEWER_FILES := $(shell find www -type f 2>/dev/null)
 STAMP := pkg/.stamp
 
-.PHONY: build test test-cargo test-cli test-tarball test-runtimes test-node test-readme test-reliability fuzz test-conformance test-viewer bench sample test-browser test-consumer \
+.PHONY: build test test-cargo test-cli test-tarball test-runtimes test-node-manager test-node test-readme test-reliability fuzz test-conformance test-viewer bench sample test-browser test-consumer \
         demo clean toolchain test-deps chromium
 
 build: $(STAMP)
@@ -93,6 +93,10 @@ $(STAMP): $(WASM) $(TEMPLATE_FILES) $(VIEWER_FILES) $(wildcard README.md) Makefi
 	cp -R www pkg/viewer && rm -f pkg/viewer/screenshot*.png
 	cp pkg/index.d.ts pkg/index.d.cts
 	sed -e 's/^export function recovering/function recovering/' -e '$$a module.exports = { recovering };' pkg/recover.js > pkg/recover.cjs
+	# session-tree/node: cli/lineage.js (the browser loads it too) as CommonJS, and its CJS types
+	names=$$(sed -n 's/^export function \([A-Za-z0-9_]*\).*/\1/p' pkg/cli/lineage.js | paste -sd, -); \
+	  sed -e 's/^export function /function /' -e "\$$a module.exports = { $$names };" pkg/cli/lineage.js > pkg/cli/lineage.cjs
+	sed -e 's#"\.\./index\.js"#"../index.cjs"#' pkg/files/index.d.ts > pkg/files/index.d.cts
 	if [ -f README.md ]; then cp README.md pkg/README.md; fi
 	touch $@
 	@echo "package ready in pkg/"
@@ -104,7 +108,7 @@ $(STAMP): $(WASM) $(TEMPLATE_FILES) $(VIEWER_FILES) $(wildcard README.md) Makefi
 NODE_TEST := node --test --test-reporter=spec --test-reporter-destination=stdout \
   --test-reporter=$(CURDIR)/tests/shared/skip-reporter.mjs --test-reporter-destination=stderr
 
-test: test-cargo build test-node test-cli test-readme test-reliability test-conformance test-browser test-consumer test-viewer test-tarball test-runtimes test-serve test-a11y
+test: test-cargo build test-node test-cli test-readme test-reliability test-conformance test-browser test-consumer test-viewer test-tarball test-runtimes test-serve test-a11y test-node-manager
 	@echo "all test suites passed"
 
 test-cargo:
@@ -158,6 +162,12 @@ test-tarball: test-deps
 test-runtimes: test-deps
 	$(NODE_TEST) tests/runtimes/
 
+# session-tree/node's SessionManager: pi's rules, injected write failures,
+# the lock across processes, SIGKILL mid-append (KILL_COUNT, KILL_SEED), under
+# Node, Bun and Deno.
+test-node-manager: test-deps
+	$(NODE_TEST) tests/node-manager/
+
 test-readme: test-deps chromium
 	$(NODE_TEST) tests/readme/
 
@@ -185,6 +195,7 @@ sample: test-deps
 # into the README, never into a test.
 bench: test-deps
 	cd tests && node --expose-gc bench/bench.mjs
+	cd tests && node --expose-gc bench/manager.mjs
 
 # `session-tree serve` (Playwright over a generated folder, raw HTTP for its
 # security rules) and the static page's "Open folder…".

@@ -1,7 +1,7 @@
 // The bench's "list" row: a folder of 1,000 generated sessions of mixed sizes
 // (v1, v2 and v3, half of them as pi 1.6 writes them), listed by pi 1.6.0's
 // `SessionManager.listAll(dir)` and by our `session-tree list` path
-// (`findSessions`, `readSessionInfos`, `orderSessions` from pkg/cli). Both
+// (`listSessions` of session-tree/node, then `orderSessions`). Both
 // sides read every `.jsonl` file directly in the folder (pi's listAll of a
 // folder: readdir, the names ending in .jsonl, read ten at a time; ours: the
 // same names, read 32 at a time), reading included in the timing.
@@ -11,8 +11,8 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
-import { findSessions, readSessionInfos } from "../../pkg/cli/folder.js";
 import { orderSessions } from "../../pkg/cli/lineage.js";
+import { listSessions } from "../../pkg/files/folder.cjs";
 import { SessionManager } from "../shared/pi.mjs";
 import { caseSeed } from "../shared/rng.mjs";
 import { generateSession, PI16_FEATURES } from "../shared/sessions.mjs";
@@ -49,9 +49,9 @@ export function piList(dir) {
   return SessionManager.listAll(dir);
 }
 
-/** Our side: what `session-tree list DIR` does before printing. */
+/** Our side: what `session-tree list DIR` does before printing (session-tree/node's `listSessions`, then the lineage). */
 export async function ourList(dir) {
-  const rows = await readSessionInfos(await findSessions(dir));
+  const rows = await listSessions(dir);
   return orderSessions(rows.filter((row) => row.info !== null));
 }
 

@@ -1,4 +1,4 @@
-// cli/folder.js: finding session files and reading their sessionInfo, with
+// files/folder.cjs: finding session files and reading their sessionInfo, with
 // unreadable and non-session files as rows with an error, never a throw.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -7,7 +7,7 @@ import * as realFs from "node:fs/promises";
 import os from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
-import { findSessions, readSessionInfos } from "../../pkg/cli/folder.js";
+import { findSessions, readSessionInfos } from "../../pkg/files/folder.cjs";
 
 const root = mkdtempSync(join(os.tmpdir(), "session-tree-folder-"));
 after(() => rmSync(root, { recursive: true, force: true }));
@@ -136,12 +136,12 @@ test("readSessionInfos: with inspect, each row carries its diagnostics", async (
 });
 
 // Root reads any file whatever its mode, so as root (CI) the read runs in a child process that
-// loads folder.js and then drops to the unprivileged user `nobody` before reading.
+// loads files/folder.cjs and then drops to the unprivileged user `nobody` before reading.
 const NOBODY = 65534;
 async function readAsUnprivileged(path) {
   if (process.getuid?.() !== 0) return (await readSessionInfos([path]))[0];
   const script = `
-    const { readSessionInfos } = await import(${JSON.stringify(new URL("../../pkg/cli/folder.js", import.meta.url).href)});
+    const { readSessionInfos } = await import(${JSON.stringify(new URL("../../pkg/files/folder.cjs", import.meta.url).href)});
     process.setgid(${NOBODY});
     process.setuid(${NOBODY});
     const [row] = await readSessionInfos([${JSON.stringify(path)}]);

@@ -2,7 +2,7 @@
 // under the session they came from, as pi's resume list threads them.
 
 import { relative } from "node:path";
-import { findSessions, readSessionInfos } from "../folder.js";
+import { listSessions } from "../../files/index.js";
 import {
   absolute,
   clip,
@@ -80,19 +80,20 @@ cannot be read.`,
     const [dir] = positionals;
     const top = absolute(io, dir);
     const skipped = [];
-    let paths;
+    const meter = progress(io);
+    let rows;
     try {
-      paths = await findSessions(top, {
+      rows = await listSessions(top, {
         recursive: Boolean(values.recursive),
         fs: io.fs,
         onError: (path, error) => skipped.push({ path, error: describeFsError(path, error) }),
+        onProgress: meter.update,
       });
     } catch (error) {
       throw new UsageError(describeFsError(dir, error));
+    } finally {
+      meter.clear();
     }
-    const meter = progress(io);
-    const rows = await readSessionInfos(paths, { fs: io.fs, onProgress: meter.update });
-    meter.clear();
     for (const row of rows) if (row.error !== null) skipped.push({ path: row.path, error: row.error });
     const listed = orderSessions(rows.filter((row) => row.info !== null));
     for (const s of skipped)

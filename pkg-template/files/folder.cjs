@@ -1,22 +1,26 @@
-// A folder of session files, for `list` and `serve` (Node only): find the
-// `.jsonl` files, then read each one's `sessionInfo`, several at a time. A file
-// that cannot be read, or is no session, becomes an `error` on its row: one bad
-// file never stops a listing.
+"use strict";
+// A folder of session files (Node, Bun, Deno): find the `.jsonl` files, then
+// read each one's `sessionInfo`, several at a time. A file that cannot be
+// read, or is no session, becomes an `error` on its row: one bad file never
+// stops a listing. `listSessions` is the public entry (session-tree/node);
+// `session-tree list` and the manager's `list` use it.
 
-import { readFile as readFileCallback } from "node:fs";
-import * as nodeFs from "node:fs/promises";
-import { join, resolve } from "node:path";
-import { inspectSession, sessionInfo } from "../node.js";
+const { readFile: readFileCallback } = require("node:fs");
+const nodeFs = require("node:fs/promises");
+const { join, resolve, sep } = require("node:path");
+const { inspectSession, sessionInfo } = require("../node.cjs");
 
 /**
  * The `.jsonl` files in `dir` (and, with `recursive`, in its subfolders), as
  * absolute paths, sorted by file name, descending, within each folder (the
  * order pi's list reads them in, which decides ties of equal times).
  * Throws when `dir` itself cannot be read; a subfolder that cannot be read is
- * passed to `onError(path, error)` and skipped.
+ * passed to `onError(path, error)` and skipped. With `confine` (a real path,
+ * what `serve` shares), links to folders are not followed and a linked file
+ * is kept only when it resolves inside `confine`.
  */
-export async function findSessions(dir, options = {}) {
-  const { recursive = false, onError = () => {}, fs = nodeFs } = options;
+async function findSessions(dir, options = {}) {
+  const { recursive = false, onError = () => {}, fs = nodeFs, confine } = options;
   const top = resolve(dir);
   const found = [];
   const pending = [top];
@@ -34,9 +38,10 @@ export async function findSessions(dir, options = {}) {
     const subfolders = [];
     for (const dirent of dirents) {
       const path = join(folder, dirent.name);
-      if (dirent.name.endsWith(".jsonl") && !dirent.isDirectory()) files.push(dirent.name);
-      else if (recursive && (dirent.isDirectory() || (dirent.isSymbolicLink() && (await isFolder(fs, path)))))
-        subfolders.push(path);
+      if (dirent.name.endsWith(".jsonl") && !dirent.isDirectory()) {
+        if (!confine || !dirent.isSymbolicLink() || (await inside(fs, path, confine))) files.push(dirent.name);
+      } else if (recursive && dirent.isDirectory()) subfolders.push(path);
+      else if (recursive && !confine && dirent.isSymbolicLink() && (await isFolder(fs, path))) subfolders.push(path);
     }
     files.sort((a, b) => (a < b ? 1 : a > b ? -1 : 0));
     for (const name of files) found.push(join(folder, name));
@@ -44,6 +49,15 @@ export async function findSessions(dir, options = {}) {
     pending.push(...subfolders);
   }
   return found;
+}
+
+/** Whether the link at `path` resolves inside the real folder `root`. */
+async function inside(fs, path, root) {
+  try {
+    return (await fs.realpath(path)).startsWith(root + sep);
+  } catch {
+    return false;
+  }
 }
 
 async function isFolder(fs, path) {
@@ -55,7 +69,7 @@ async function isFolder(fs, path) {
 }
 
 /** A one-line reason for a failed read: the system's code and message, without the stack. */
-export function describeError(error) {
+function describeError(error) {
   if (error && typeof error === "object" && typeof error.message === "string") {
     return error.message.split("\n")[0];
   }
@@ -72,8 +86,8 @@ export function describeError(error) {
  * 32); `onProgress(done, total)` is called after each file. Never throws for
  * a file.
  */
-export async function readSessionInfos(paths, options = {}) {
-  const { concurrency = 32, onProgress, inspect = false, fs = nodeFs } = options;
+async function readSessionInfos(paths, options = {}) {
+  const { concurrency = 32, onProgress, inspect = false, fs = nodeFs, signal } = options;
   // node:fs's callback readFile reads a file in about half the time of the
   // promise one; an injected `fs` (tests) is used as given
   const read = options.fs ? (path) => fs.readFile(path) : readWhole;
@@ -111,6 +125,7 @@ export async function readSessionInfos(paths, options = {}) {
   };
   const worker = async () => {
     while (next < paths.length) {
+      signal?.throwIfAborted();
       const index = next++;
       results[index] = await readOne(paths[index]);
       done++;
@@ -128,3 +143,33 @@ function readWhole(path) {
     readFileCallback(path, (error, bytes) => (error ? reject(error) : resolve(bytes)));
   });
 }
+
+/** Newest `modified` first; rows without one (errors) last; ties keep their order. */
+function newestFirst(rows) {
+  const time = (row) => {
+    const t = row.info?.modified instanceof Date ? row.info.modified.getTime() : Number.NaN;
+    return Number.isNaN(t) ? Number.NEGATIVE_INFINITY : t;
+  };
+  return rows
+    .map((row, index) => ({ row, index, t: time(row) }))
+    .sort((a, b) => (b.t === a.t ? a.index - b.index : b.t > a.t ? 1 : -1))
+    .map(({ row }) => row);
+}
+
+/**
+ * Every session file in `dir` (with `recursive`, in its subfolders too), read
+ * with `sessionInfo`: `{ path, info, error }` rows, newest first (files of
+ * equal time in descending name order, as pi's list). `onProgress(done,
+ * total)` after each file; `signal` aborts between files (the promise
+ * rejects with its reason). Throws only when `dir` itself cannot be read; a
+ * subfolder that cannot be read goes to `onError(path, error)`.
+ */
+async function listSessions(dir, options = {}) {
+  const { recursive = false, onProgress, onError, signal, concurrency, inspect, fs } = options;
+  signal?.throwIfAborted();
+  const paths = await findSessions(dir, { recursive, onError, fs });
+  signal?.throwIfAborted();
+  return newestFirst(await readSessionInfos(paths, { onProgress, signal, concurrency, inspect, fs }));
+}
+
+module.exports = { findSessions, readSessionInfos, listSessions, describeError };
