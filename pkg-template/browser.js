@@ -21,6 +21,7 @@ export const {
   countEntries,
   Session,
   sessionInfo,
+  sessionUsage,
 } = recovering(glue, [
   "parseSession",
   "migrate",
@@ -33,4 +34,5 @@ export const {
   "countEntries",
   "Session",
   "sessionInfo",
+  "sessionUsage",
 ]);

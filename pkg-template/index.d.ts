@@ -808,6 +808,12 @@ export class Session {
   currentSystemMessage(leafId?: string | null): SystemMessage | undefined;
   /** {@link inspectSession} of the session as it stands. */
   diagnostics(): Diagnostic[];
+  /**
+   * What the session cost, as {@link sessionUsage} reports it, the path
+   * ending at `leafId` (default: the session's leaf; `null`: none).
+   * Throws if no entry has `leafId`.
+   */
+  usage(leafId?: string | null): SessionUsage;
 
   /** Appends a message as a child of the leaf and makes it the leaf. Returns its id. */
   appendMessage(message: AgentMessage): string;
@@ -909,3 +915,96 @@ export interface SessionInfo {
  * first remaining line is not a session header.
  */
 export function sessionInfo(source: SessionText, options?: ReadOptions & { mtime?: Date }): SessionInfo | null;
+
+/** Tokens and cost added up over {@link UsageRecord}s, as pi 1.6's `getSessionStats` adds them. */
+export interface UsageTotals {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  /** input + output + cacheRead + cacheWrite (pi's `tokens.total`). */
+  totalTokens: number;
+  /** The sum of `usage.cost.total`, in dollars. */
+  cost: number;
+  /** How many records were added. */
+  records: number;
+  /** How many of them had a field missing or not a finite number (counted as 0). */
+  incomplete: number;
+}
+
+/** What a record paid for. */
+export type UsageRecordKind = "assistant" | "toolResult" | "usage" | "compaction" | "branchSummary";
+
+/** One paid request: an entry that carries usage. */
+export interface UsageRecord {
+  entryId: string;
+  /** The entry's `timestamp` as written. */
+  timestamp: string;
+  /** `new Date(timestamp).getTime()`, or `null` when it is not a date. */
+  time: number | null;
+  kind: UsageRecordKind;
+  /** A {@link UsageEntry}'s own `kind`, such as `"cache_warm"`. */
+  usageKind?: string;
+  /** The provider of an assistant message or a usage entry. */
+  provider?: string;
+  /** The model that answered: an assistant message's `responseModel`, else its `model`. */
+  model?: string;
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  totalTokens: number;
+  cost: number;
+  /** A field was missing or not a finite number, and counts as 0. */
+  incomplete: boolean;
+}
+
+/** An entry with more than one child, and what each side cost after it. */
+export interface UsageFork {
+  entryId: string;
+  sides: { entryId: string; leaves: number; usage: UsageTotals }[];
+}
+
+/** A leaf: what its path cost, and its own part (below the last fork above it). */
+export interface UsageLeaf {
+  entryId: string;
+  path: UsageTotals;
+  own: UsageTotals;
+}
+
+/** What a session cost: see {@link sessionUsage}. */
+export interface SessionUsage {
+  /** The header's `id`, `cwd` and `parentSession`, when they are strings. */
+  sessionId?: string;
+  cwd?: string;
+  parentSession?: string;
+  /** Where {@link SessionUsage.path} ends. */
+  leafId: string | null;
+  /** Every record: what pi's `getSessionStats` reports for the file. */
+  total: UsageTotals;
+  /** The records from the root to the leaf: what that conversation cost. */
+  path: UsageTotals;
+  /** The records off that path: abandoned branches. */
+  abandoned: UsageTotals;
+  forks: UsageFork[];
+  leaves: UsageLeaf[];
+  /** Every paid request, in file order. */
+  records: UsageRecord[];
+}
+
+/** Options of {@link sessionUsage}. */
+export interface UsageOptions extends ReadOptions {
+  /** Where the path ends: default the last entry (pi's leaf of a file just opened); `null`: none. */
+  leafId?: string | null;
+}
+
+/**
+ * What a session cost, with pi 1.6's accounting (`getSessionStats`): the
+ * usage of assistant messages, of tool results that carry one, of `usage`
+ * entries and of compaction and branch-summary summarizers. Totals for the
+ * file, the path to a leaf, what lies off it, each fork's sides and each leaf.
+ * A usage field that is missing or not a finite number counts as 0 and marks
+ * its record incomplete; nothing throws on a broken file. Throws if no entry
+ * has `options.leafId`.
+ */
+export function sessionUsage(source: SessionText | readonly unknown[], options?: UsageOptions): SessionUsage;

@@ -369,15 +369,23 @@ pub struct Report {
     pub leaves: Vec<LeafCost>,
 }
 
-/// What one file cost. `leaf` is where "this conversation" ends, as for a
-/// context ([`context::Leaf::Last`] is pi's current leaf, the last entry);
+/// Where a path ends: with no `id`, pi's leaf of a file just opened (its
+/// last entry); else the last entry with that id (`None` when none has it).
+pub fn leaf_of(entries: &[Entry], id: Option<&Key>) -> Option<usize> {
+    entries
+        .iter()
+        .rposition(|e| !e.is_header() && id.is_none_or(|id| e.id == *id))
+}
+
+/// What one file cost. `leaf` is where "this conversation" ends (an entry
+/// index, see [`leaf_of`]; `None`: before the first entry, an empty path);
 /// `sort` orders siblings as pi's tree does (it only orders the forks' sides
 /// and the leaves).
 pub fn report(
     text: &str,
     entries: &[Entry],
     spans: &[Span],
-    leaf: context::Leaf,
+    leaf: Option<usize>,
     sort: &dyn SiblingSort,
 ) -> Report {
     let records = records(text, entries, spans);
@@ -391,12 +399,7 @@ pub fn report(
     // The path, as pi's `getBranch(leaf)` walks it: up by `parentId` through
     // the last entry of each id, ending before the first repeat.
     let by_id = context::index(entries);
-    let last = entries.iter().rposition(|e| !e.is_header());
-    let start = match leaf {
-        context::Leaf::None => None,
-        context::Leaf::Id(id) => by_id.get(id).copied().or(last),
-        context::Leaf::Last => last,
-    };
+    let start = leaf;
     let parent = |i: usize| {
         let p: &Key = &entries[i].parent_id;
         if p.truthy() {
@@ -814,7 +817,12 @@ mod tests {
 
     fn report_of(text: &str, leaf: context::Leaf) -> Report {
         let doc = Document::parse(text);
-        report(&doc.text, &doc.entries, &doc.spans, leaf, &InsertionSort)
+        let start = match leaf {
+            context::Leaf::None => None,
+            context::Leaf::Last => leaf_of(&doc.entries, None),
+            context::Leaf::Id(id) => leaf_of(&doc.entries, Some(id)),
+        };
+        report(&doc.text, &doc.entries, &doc.spans, start, &InsertionSort)
     }
 
     fn costs(t: &Totals) -> (f64, usize, usize) {
