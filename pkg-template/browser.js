@@ -22,6 +22,7 @@ export const {
   Session,
   sessionInfo,
   sessionUsage,
+  UsageLedger,
 } = recovering(glue, [
   "parseSession",
   "migrate",
@@ -35,4 +36,5 @@ export const {
   "Session",
   "sessionInfo",
   "sessionUsage",
+  "UsageLedger",
 ]);

@@ -1008,3 +1008,63 @@ export interface UsageOptions extends ReadOptions {
  * has `options.leafId`.
  */
 export function sessionUsage(source: SessionText | readonly unknown[], options?: UsageOptions): SessionUsage;
+
+/** How {@link UsageLedger.summary} groups requests. */
+export type UsageGrouping = "day" | "week" | "month" | "model" | "project" | "session";
+
+/** Options of {@link UsageLedger.summary}. */
+export interface UsageSummaryOptions {
+  /** Default `"day"`. A week is keyed by its Monday's date, a month as `YYYY-MM`. */
+  by?: UsageGrouping;
+  /** An IANA time zone (`"Europe/Paris"`, `"UTC"`) for the dates; default the local zone. */
+  timeZone?: string;
+  /** The first and last local dates counted, as `YYYY-MM-DD` (both included). */
+  since?: string;
+  until?: string;
+}
+
+/** One group of a {@link UsageSummary}, split by model (`provider/model`). */
+export interface UsageRow {
+  /**
+   * The date (`YYYY-MM-DD`, `YYYY-MM`; `"(no date)"` for timestamps that are
+   * not dates), the model (`"(tools and summaries)"` for requests that name
+   * none), the project (`cwd`) or the session's path.
+   */
+  key: string;
+  usage: UsageTotals;
+  /** Most expensive first. */
+  models: { model: string; usage: UsageTotals }[];
+}
+
+/** What many files cost, each request counted once. */
+export interface UsageSummary {
+  /** Dates in order; other groupings most expensive first. */
+  rows: UsageRow[];
+  total: UsageTotals;
+  /** How many files were added. */
+  files: number;
+  /** How many requests were left out as copies of others in the same lineage. */
+  copies: number;
+}
+
+/**
+ * What many session files cost, each paid request counted once. Files linked
+ * by `parentSession` (pi's forks and branched copies) repeat their source's
+ * entries under the same ids: within such a lineage an entry (its id and
+ * timestamp) counts once, in the oldest file. Unrelated files are never
+ * compared. Only the requests of an added file are kept, not its text.
+ */
+export class UsageLedger {
+  constructor();
+  /**
+   * Adds a file under `path`, the path other files' `parentSession` names it
+   * by (pi writes absolute paths). Returns how many paid requests it has.
+   */
+  add(path: string, source: SessionText | readonly unknown[], options?: ReadOptions): number;
+  /** How many files were added. */
+  readonly files: number;
+  /** The requests of all files, grouped. */
+  summary(options?: UsageSummaryOptions): UsageSummary;
+  /** Releases the ledger's WebAssembly memory now. */
+  free(): void;
+}

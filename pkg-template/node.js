@@ -17,4 +17,5 @@ export const {
   Session,
   sessionInfo,
   sessionUsage,
+  UsageLedger,
 } = api;

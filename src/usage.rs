@@ -501,8 +501,8 @@ pub struct Source<'a> {
 ///
 /// Files whose `parentSession` chains meet (a file and its forks and branched
 /// copies, and copies of a file that is not among them) form a lineage. Its
-/// files are read oldest first (a source before its copies, otherwise in the
-/// given order), and a record counts unless an earlier file of the same
+/// files are read oldest first (a source before its copies, otherwise by
+/// path, so the answer does not depend on the order files were read in), and a record counts unless an earlier file of the same
 /// lineage holds an entry with the same id and timestamp. An entry that
 /// repeats inside one file counts as often as the file that repeats it most
 /// (pi counts a file's every entry).
@@ -530,7 +530,7 @@ pub fn dedup(files: &[Source]) -> Vec<Vec<bool>> {
         root.push((top, depth));
     }
     let mut order: Vec<usize> = (0..files.len()).collect();
-    order.sort_by_key(|&i| (root[i].1, i));
+    order.sort_by_key(|&i| (root[i].1, files[i].path));
     let mut seen: HashMap<(&str, &str, &str), usize> = HashMap::new();
     let mut counted: Vec<Vec<bool>> = files.iter().map(|f| vec![true; f.records.len()]).collect();
     for &f in &order {

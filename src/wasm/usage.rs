@@ -1,15 +1,16 @@
 //! `sessionUsage` and `Session.usage`: what a session cost, from the core's
-//! [`crate::usage`] report, as one plain object.
+//! [`crate::usage`] report, as one plain object; `UsageLedger`: what many
+//! files cost, each request counted once.
 
 use wasm_bindgen::prelude::*;
 
 use super::convert::{entries_jsonl, get, id_arg, parse_json};
 use super::error::Api;
-use super::host::{open_entries, JsSort};
+use super::host::{open_entries, JsSort, JsZone};
 use super::read::{Accept, Reader, Source};
 use crate::entry::Entry;
 use crate::json;
-use crate::usage::{self, Record, Report, Totals};
+use crate::usage::{self, By, Range, Record, Report, Totals};
 
 /// What a session cost: every paid request, the file's total (pi's
 /// `getSessionStats`), the path to `options.leafId` (default: the last entry),
@@ -174,4 +175,160 @@ fn record(j: &mut String, r: &Record) {
         number(r.cost),
         r.incomplete
     ));
+}
+
+/// What many files cost, each request counted once: files are added one at a
+/// time (only their paid requests are kept), then summed by date, model,
+/// project or session. Files linked by `parentSession` share their entries
+/// and count them once (see [`usage::dedup`]).
+#[wasm_bindgen(js_name = UsageLedger, skip_typescript)]
+pub struct JsUsageLedger {
+    files: Vec<LedgerFile>,
+}
+
+struct LedgerFile {
+    path: String,
+    header: Option<usage::Header>,
+    records: Vec<Record>,
+}
+
+#[wasm_bindgen(js_class = UsageLedger)]
+impl JsUsageLedger {
+    #[wasm_bindgen(constructor)]
+    pub fn new() -> JsUsageLedger {
+        JsUsageLedger { files: Vec::new() }
+    }
+
+    /// Adds a file's paid requests under `path` (the path other files'
+    /// `parentSession` names it by); returns how many it has.
+    pub fn add(
+        &mut self,
+        path: JsValue,
+        source: JsValue,
+        options: JsValue,
+    ) -> Result<u32, JsValue> {
+        let api = Api("UsageLedger.add");
+        let path = api.string("path", &path)?;
+        let reader = Reader::new(api, &options)?;
+        let text = match reader.source(&source, Accept::ANY)?.source {
+            Source::Text(text) => text,
+            Source::Entries(array) => entries_jsonl(&array)?,
+        };
+        let file = open_entries(api, text)?;
+        let records = usage::records(&file.text, &file.entries, &file.spans);
+        let count = records.len() as u32;
+        self.files.push(LedgerFile {
+            path,
+            header: usage::header(&file.text, &file.entries, &file.spans),
+            records,
+        });
+        Ok(count)
+    }
+
+    /// How many files were added.
+    #[wasm_bindgen(getter)]
+    pub fn files(&self) -> u32 {
+        self.files.len() as u32
+    }
+
+    /// The requests of all files, each counted once, grouped by `options.by`.
+    pub fn summary(&self, options: JsValue) -> Result<JsValue, JsValue> {
+        let api = Api("UsageLedger.summary");
+        if !(options.is_undefined() || options.is_null() || options.is_object()) {
+            return Err(api.must_be("options", "an object", &options));
+        }
+        let by_name = get(&options, "by");
+        let by = if by_name.is_undefined() {
+            By::Day
+        } else {
+            match api.string("options.by", &by_name)?.as_str() {
+                "day" => By::Day,
+                "week" => By::Week,
+                "month" => By::Month,
+                "model" => By::Model,
+                "project" => By::Project,
+                "session" => By::Session,
+                other => {
+                    return Err(api.range_error(format_args!(
+                        "options.by must be \"day\", \"week\", \"month\", \"model\", \"project\" or \"session\", got \"{other}\""
+                    )))
+                }
+            }
+        };
+        let zone = JsZone::new(api, get(&options, "timeZone"))?;
+        let day = |key: &str| -> Result<Option<String>, JsValue> {
+            let v = get(&options, key);
+            if v.is_undefined() {
+                return Ok(None);
+            }
+            let s = api.string(&format!("options.{key}"), &v)?;
+            if !is_date(&s) {
+                return Err(api.range_error(format_args!(
+                    "options.{key} must be a date as YYYY-MM-DD, got \"{s}\""
+                )));
+            }
+            Ok(Some(s))
+        };
+        let range = Range {
+            since: day("since")?,
+            until: day("until")?,
+        };
+        let sources: Vec<usage::Source> = self
+            .files
+            .iter()
+            .map(|f| usage::Source {
+                path: &f.path,
+                header: f.header.as_ref(),
+                records: &f.records,
+            })
+            .collect();
+        let counted = usage::dedup(&sources);
+        let copies = counted.iter().flatten().filter(|c| !**c).count();
+        let rows = usage::buckets(&sources, &counted, by, &zone, &range);
+        let mut total = Totals::default();
+        let mut j = String::from("{\"rows\":[");
+        for (n, row) in rows.iter().enumerate() {
+            total.merge(&row.totals);
+            if n > 0 {
+                j.push(',');
+            }
+            j.push_str(&format!(
+                "{{\"key\":{},\"usage\":",
+                json::stringify(&row.key)
+            ));
+            totals(&mut j, &row.totals);
+            j.push_str(",\"models\":[");
+            for (m, (model, t)) in row.models.iter().enumerate() {
+                if m > 0 {
+                    j.push(',');
+                }
+                j.push_str(&format!(
+                    "{{\"model\":{},\"usage\":",
+                    json::stringify(model)
+                ));
+                totals(&mut j, t);
+                j.push('}');
+            }
+            j.push_str("]}");
+        }
+        j.push_str("],\"total\":");
+        totals(&mut j, &total);
+        j.push_str(&format!(
+            ",\"files\":{},\"copies\":{copies}}}",
+            self.files.len()
+        ));
+        parse_json(j)
+    }
+}
+
+impl Default for JsUsageLedger {
+    fn default() -> Self {
+        JsUsageLedger::new()
+    }
+}
+
+/// `YYYY-MM-DD` with a month and a day in range.
+fn is_date(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() == 10 && b[4] == b'-' && b[7] == b'-' && crate::time::iso_utc(s).is_some()
 }
