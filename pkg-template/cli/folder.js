@@ -1,12 +1,12 @@
-// A folder of session files, for `list` and `serve` (Node only): find the
-// `.jsonl` files, then read each one's `sessionInfo`, several at a time. A file
-// that cannot be read, or is no session, becomes an `error` on its row: one bad
-// file never stops a listing.
+// A folder of session files, for `list`, `usage` and `serve` (Node only): find
+// the `.jsonl` files, then read each one's `sessionInfo` (or its usage),
+// several at a time. A file that cannot be read, or is no session, becomes an
+// `error` on its row: one bad file never stops a listing.
 
 import { readFile as readFileCallback } from "node:fs";
 import * as nodeFs from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { inspectSession, sessionInfo } from "../node.js";
+import { inspectSession, sessionInfo, UsageLedger } from "../node.js";
 
 /**
  * The `.jsonl` files in `dir` (and, with `recursive`, in its subfolders), as
@@ -120,6 +120,38 @@ export async function readSessionInfos(paths, options = {}) {
   const workers = Math.max(1, Math.min(concurrency, paths.length));
   await Promise.all(Array.from({ length: workers }, worker));
   return results;
+}
+
+/**
+ * What the session files at `paths` (absolute, as pi's `parentSession` names
+ * them) cost: each file is read and added to a `UsageLedger`, which counts
+ * the entries that forks and branched copies share with their source once.
+ * Returns `{ ledger, skipped }`, `skipped` the `{ path, error }` of files that
+ * could not be read. `concurrency` files are read at once (default 16);
+ * `onProgress(done, total)` is called after each. Never throws for a file.
+ */
+export async function readUsage(paths, options = {}) {
+  const { concurrency = 16, onProgress, fs = nodeFs } = options;
+  const read = options.fs ? (path) => fs.readFile(path) : readWhole;
+  const ledger = new UsageLedger();
+  const skipped = [];
+  let next = 0;
+  let done = 0;
+  const worker = async () => {
+    while (next < paths.length) {
+      const path = paths[next++];
+      try {
+        ledger.add(path, await read(path));
+      } catch (error) {
+        skipped.push({ path, error: describeError(error) });
+      }
+      done++;
+      onProgress?.(done, paths.length);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, paths.length)) }, worker));
+  skipped.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return { ledger, skipped };
 }
 
 /** `readFile` of node:fs (its callback form) as a promise. */

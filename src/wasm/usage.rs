@@ -273,8 +273,11 @@ impl JsUsageLedger {
             since: day("since")?,
             until: day("until")?,
         };
-        let sources: Vec<usage::Source> = self
-            .files
+        // Files in path order, whatever order they were added in: sums of
+        // floats then come out the same on every run.
+        let mut files: Vec<&LedgerFile> = self.files.iter().collect();
+        files.sort_by(|a, b| a.path.cmp(&b.path));
+        let sources: Vec<usage::Source> = files
             .iter()
             .map(|f| usage::Source {
                 path: &f.path,

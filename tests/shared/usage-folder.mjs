@@ -159,6 +159,8 @@ export function generateUsageFolder(root, seed, { sessions = 8 } = {}) {
   const act = (sm) => rng.weighted(actions(sm, false))();
 
   for (let s = 0; s < sessions; s++) {
+    // A session a day or so: the folder spans several days, whatever the draws.
+    if (s > 0) clock.now += 20 * 3_600_000;
     const cwd = rng.pick(PROJECTS);
     const dir = dirOf(cwd, rng.chance(0.25));
     const sm = withClock(clock, () => SessionManager.create(cwd, dir));
