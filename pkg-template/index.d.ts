@@ -811,9 +811,10 @@ export class Session {
   /**
    * What the session cost, as {@link sessionUsage} reports it, the path
    * ending at `leafId` (default: the session's leaf; `null`: none).
-   * Throws if no entry has `leafId`.
+   * Throws if no entry has `leafId`. `options.records: false` leaves the
+   * records out.
    */
-  usage(leafId?: string | null): SessionUsage;
+  usage(leafId?: string | null, options?: { records?: boolean }): SessionUsage;
 
   /** Appends a message as a child of the leaf and makes it the leaf. Returns its id. */
   appendMessage(message: AgentMessage): string;
@@ -986,9 +987,14 @@ export interface SessionUsage {
   path: UsageTotals;
   /** The records off that path: abandoned branches. */
   abandoned: UsageTotals;
+  /** `total` and `path` split by what was paid for (kinds without records are left out). */
+  byKind: {
+    total: Partial<Record<UsageRecordKind, UsageTotals>>;
+    path: Partial<Record<UsageRecordKind, UsageTotals>>;
+  };
   forks: UsageFork[];
   leaves: UsageLeaf[];
-  /** Every paid request, in file order. */
+  /** Every paid request, in file order (empty with `records: false`). */
   records: UsageRecord[];
 }
 
@@ -996,6 +1002,8 @@ export interface SessionUsage {
 export interface UsageOptions extends ReadOptions {
   /** Where the path ends: default the last entry (pi's leaf of a file just opened); `null`: none. */
   leafId?: string | null;
+  /** `false` leaves `records` empty (the totals only: less to build for a large file). */
+  records?: boolean;
 }
 
 /**

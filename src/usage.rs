@@ -26,9 +26,12 @@
 //! Dates are bucketed in a time zone the host knows ([`Zone`]): the core holds
 //! no time zone database, so the host says what a zone's offset is at an instant.
 
+use std::collections::HashMap;
+
 use crate::context;
 use crate::entry::{Detail, Entry, EntryType, Key, Role};
 use crate::json::{self, Kind, Member, Span};
+use crate::order;
 use crate::time;
 use crate::tree::{self, SiblingSort};
 
@@ -48,6 +51,19 @@ pub enum RecordKind {
 }
 
 impl RecordKind {
+    /// Every kind, in the order [`ByKind`] keeps them.
+    pub const ALL: [RecordKind; 5] = [
+        RecordKind::Assistant,
+        RecordKind::ToolResult,
+        RecordKind::Usage,
+        RecordKind::Compaction,
+        RecordKind::BranchSummary,
+    ];
+
+    fn index(self) -> usize {
+        self as usize
+    }
+
     /// The name used in reports: `assistant`, `toolResult`, `usage`,
     /// `compaction`, `branchSummary`.
     pub fn as_str(self) -> &'static str {
@@ -157,6 +173,38 @@ impl Totals {
     }
 }
 
+/// Totals split by what was paid for: what the summarizers of compactions
+/// and branch summaries cost beside the conversation itself.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ByKind(pub [Totals; 5]);
+
+impl ByKind {
+    pub fn add(&mut self, r: &Record) {
+        self.0[r.kind.index()].add(r);
+    }
+
+    pub fn get(&self, kind: RecordKind) -> &Totals {
+        &self.0[kind.index()]
+    }
+
+    /// The kinds that have records, with their totals.
+    pub fn present(&self) -> impl Iterator<Item = (RecordKind, &Totals)> + '_ {
+        RecordKind::ALL
+            .into_iter()
+            .map(|k| (k, self.get(k)))
+            .filter(|(_, t)| t.records > 0)
+    }
+
+    /// The split of `records`.
+    pub fn of<'r>(records: impl IntoIterator<Item = &'r Record>) -> ByKind {
+        let mut b = ByKind::default();
+        for r in records {
+            b.add(r);
+        }
+        b
+    }
+}
+
 /// The header facts that place a file among others.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Header {
@@ -183,14 +231,17 @@ pub fn records(text: &str, entries: &[Entry], spans: &[Span]) -> Vec<Record> {
 /// The header's facts (`None` when the first entry is not a header).
 pub fn header(text: &str, entries: &[Entry], spans: &[Span]) -> Option<Header> {
     entries.first().filter(|e| e.is_header())?;
-    let members = json::members(text, spans[0]);
-    let [id, cwd, parent] = json::find_all(text, &members, ["id", "cwd", "parentSession"])
+    Some(header_of(text, &json::members(text, spans[0])))
+}
+
+fn header_of(text: &str, members: &[Member]) -> Header {
+    let [id, cwd, parent] = json::find_all(text, members, ["id", "cwd", "parentSession"])
         .map(|i| i.and_then(|i| string_of(text, &members[i])));
-    Some(Header {
+    Header {
         id,
         cwd,
         parent_session: parent,
-    })
+    }
 }
 
 fn record_of(text: &str, i: usize, e: &Entry, span: Span) -> Option<Record> {
@@ -357,10 +408,14 @@ pub struct Report {
     pub records: Vec<Record>,
     /// All of them: what pi's `getSessionStats` reports.
     pub total: Totals,
+    /// The same, by kind.
+    pub total_by_kind: ByKind,
     /// The leaf the path ends at (the entry index), if any.
     pub leaf: Option<usize>,
     /// The path from the root to `leaf`: what that conversation cost.
     pub path: Totals,
+    /// The same, by kind.
+    pub path_by_kind: ByKind,
     /// Everything off that path (abandoned branches, orphans).
     pub abandoned: Totals,
     /// Each fork point, in tree order.
@@ -411,6 +466,7 @@ pub fn report(
     let mut on_path = context::walk(start, &parent);
     on_path.reverse();
     let path = Totals::of(on_path.iter().filter_map(|&i| own(i)));
+    let path_by_kind = ByKind::of(on_path.iter().filter_map(|&i| own(i)));
     let mut in_path = vec![false; entries.len()];
     for &i in &on_path {
         in_path[i] = true;
@@ -478,10 +534,12 @@ pub fn report(
     }
     Report {
         header: header(text, entries, spans),
+        total_by_kind: ByKind::of(&records),
         records,
         total,
         leaf: start,
         path,
+        path_by_kind,
         abandoned,
         forks,
         leaves,
@@ -507,9 +565,12 @@ pub struct Source<'a> {
 /// repeats inside one file counts as often as the file that repeats it most
 /// (pi counts a file's every entry).
 pub fn dedup(files: &[Source]) -> Vec<Vec<bool>> {
-    use std::collections::HashMap;
-    let by_path: HashMap<&str, usize> =
-        files.iter().enumerate().map(|(i, f)| (f.path, i)).collect();
+    // One map type (string keys) throughout this module: each other key
+    // type would add its own copy of the map's code to the wasm.
+    let mut by_path: Counts = HashMap::new();
+    for (i, f) in files.iter().enumerate() {
+        by_path.insert(f.path.to_owned(), i);
+    }
     let parent_of = |i: usize| files[i].header.and_then(|h| h.parent_session.as_deref());
     // Each file's lineage root (a path) and depth below it.
     let mut root: Vec<(&str, usize)> = Vec::with_capacity(files.len());
@@ -529,18 +590,31 @@ pub fn dedup(files: &[Source]) -> Vec<Vec<bool>> {
         }
         root.push((top, depth));
     }
-    let mut order: Vec<usize> = (0..files.len()).collect();
-    order.sort_by_key(|&i| (root[i].1, files[i].path));
-    let mut seen: HashMap<(&str, &str, &str), usize> = HashMap::new();
+    let order = order::stable_order_by(files.len(), &|a, b| {
+        (root[a].1, files[a].path).cmp(&(root[b].1, files[b].path))
+    });
+    // An entry is its lineage, id and timestamp, in one string: the first
+    // two length-prefixed, so no two triples make the same key.
+    let key_of = |lineage: &str, r: &Record| {
+        format!(
+            "{}:{lineage}{}:{}{}",
+            lineage.len(),
+            r.id.len(),
+            r.id,
+            r.timestamp
+        )
+    };
+    let mut seen: Counts = HashMap::new();
     let mut counted: Vec<Vec<bool>> = files.iter().map(|f| vec![true; f.records.len()]).collect();
     for &f in &order {
         let lineage = root[f].0;
-        let mut here: HashMap<(&str, &str, &str), usize> = HashMap::new();
+        let mut here: Counts = HashMap::new();
         for (k, r) in files[f].records.iter().enumerate() {
-            let key = (lineage, r.id.as_str(), r.timestamp.as_str());
+            let key = key_of(lineage, r);
+            let before = seen.get(&key).copied().unwrap_or(0);
             let n = here.entry(key).or_insert(0);
             *n += 1;
-            counted[f][k] = *n > seen.get(&key).copied().unwrap_or(0);
+            counted[f][k] = *n > before;
         }
         for (key, n) in here {
             let s = seen.entry(key).or_insert(0);
@@ -549,6 +623,9 @@ pub fn dedup(files: &[Source]) -> Vec<Vec<bool>> {
     }
     counted
 }
+
+/// The one map type of this module: counts or indices by string.
+type Counts = HashMap<String, usize>;
 
 /// The offset of a time zone from UTC at an instant, which the host knows.
 pub trait Zone {
@@ -657,33 +734,34 @@ pub fn buckets(
     zone: &dyn Zone,
     range: &Range,
 ) -> Vec<Bucket> {
-    use std::collections::HashMap;
     let mut rows: Vec<Bucket> = Vec::new();
-    let mut at: HashMap<String, usize> = HashMap::new();
+    let mut at: Counts = HashMap::new();
+    let dated = matches!(by, By::Day | By::Week | By::Month);
+    let ranged = range.since.is_some() || range.until.is_some();
     for (f, file) in files.iter().enumerate() {
         for (k, r) in file.records.iter().enumerate() {
-            if !counted[f][k] {
-                continue;
-            }
-            let day = local_day(r.time, zone);
-            if !range.holds(day.as_deref()) {
+            if !counted[f][k] || (ranged && !range.holds(local_day(r.time, zone).as_deref())) {
                 continue;
             }
             let model = r.model_key().unwrap_or_else(|| NO_MODEL.to_owned());
             let key = match by {
-                By::Day | By::Week | By::Month => date_key(r.time, by, zone),
-                By::Model => model.clone(),
+                _ if dated => date_key(r.time, by, zone),
                 By::Project => file.header.and_then(|h| h.cwd.clone()).unwrap_or_default(),
                 By::Session => file.path.to_owned(),
+                _ => model.clone(),
             };
-            let row = *at.entry(key.clone()).or_insert_with(|| {
-                rows.push(Bucket {
-                    key,
-                    totals: Totals::default(),
-                    models: Vec::new(),
-                });
-                rows.len() - 1
-            });
+            let row = match at.get(&key) {
+                Some(&row) => row,
+                None => {
+                    at.insert(key.clone(), rows.len());
+                    rows.push(Bucket {
+                        key,
+                        totals: Totals::default(),
+                        models: Vec::new(),
+                    });
+                    rows.len() - 1
+                }
+            };
             let row = &mut rows[row];
             row.totals.add(r);
             match row.models.iter_mut().find(|(m, _)| *m == model) {
@@ -697,15 +775,21 @@ pub fn buckets(
         }
     }
     let by_cost = |a: &Totals, b: &Totals| b.cost.total_cmp(&a.cost);
-    for row in &mut rows {
-        row.models
-            .sort_by(|a, b| by_cost(&a.1, &b.1).then_with(|| a.0.cmp(&b.0)));
-    }
+    let rows = rows
+        .into_iter()
+        .map(|row| Bucket {
+            models: order::sorted_by(row.models, |a, b| {
+                by_cost(&a.1, &b.1).then_with(|| a.0.cmp(&b.0))
+            }),
+            ..row
+        })
+        .collect();
     match by {
-        By::Day | By::Week | By::Month => rows.sort_by(|a, b| a.key.cmp(&b.key)),
-        _ => rows.sort_by(|a, b| by_cost(&a.totals, &b.totals).then_with(|| a.key.cmp(&b.key))),
+        By::Day | By::Week | By::Month => order::sorted_by(rows, |a, b| a.key.cmp(&b.key)),
+        _ => order::sorted_by(rows, |a, b| {
+            by_cost(&a.totals, &b.totals).then_with(|| a.key.cmp(&b.key))
+        }),
     }
-    rows
 }
 
 #[cfg(test)]
@@ -884,6 +968,24 @@ mod tests {
         // The current leaf is the last entry, k: a → b → k.
         assert_eq!(costs(&r.path), (1.0, 2, 1));
         assert_eq!(costs(&r.abandoned), (30.5, 5, 1));
+        // On the path: b (assistant) and k (the branch summary, incomplete).
+        let on_path: Vec<(RecordKind, f64, usize)> = r
+            .path_by_kind
+            .present()
+            .map(|(k, t)| (k, t.cost, t.records))
+            .collect();
+        assert_eq!(
+            on_path,
+            [
+                (RecordKind::Assistant, 1.0, 1),
+                (RecordKind::BranchSummary, 0.0, 1)
+            ]
+        );
+        let kinds = r.total_by_kind;
+        assert_eq!(kinds.get(RecordKind::Assistant).cost, 7.0);
+        assert_eq!(kinds.get(RecordKind::Usage).cost, 8.0);
+        assert_eq!(kinds.get(RecordKind::Compaction).cost, 16.0);
+        assert_eq!(kinds.get(RecordKind::ToolResult).cost, 0.5);
         assert_eq!(r.forks.len(), 1);
         assert_eq!(r.forks[0].id, "b");
         let sides: Vec<(&str, f64, usize)> = r.forks[0]

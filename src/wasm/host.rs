@@ -70,6 +70,9 @@ impl SiblingSort for JsSort {
 pub(super) struct JsZone {
     name: JsValue,
     known: std::cell::RefCell<std::collections::HashMap<i64, f64>>,
+    /// Per UTC day: its offset, when the day starts and ends with the same
+    /// one (no zone changes its offset twice in a day); NaN when it changes.
+    days: std::cell::RefCell<std::collections::HashMap<i64, f64>>,
 }
 
 impl JsZone {
@@ -87,17 +90,37 @@ impl JsZone {
         Ok(JsZone {
             name,
             known: Default::default(),
+            days: Default::default(),
         })
+    }
+}
+
+impl JsZone {
+    fn at(&self, utc_ms: f64) -> f64 {
+        super::js::zone_offset(&self.name, utc_ms).unwrap_or(0.0)
     }
 }
 
 impl Zone for JsZone {
     fn offset_minutes(&self, utc_ms: f64) -> f64 {
+        let day = (utc_ms / 86_400_000.0).floor() as i64;
+        let whole = *self.days.borrow_mut().entry(day).or_insert_with(|| {
+            let start = day as f64 * 86_400_000.0;
+            let first = self.at(start);
+            if first == self.at(start + 86_400_000.0 - 900_000.0) {
+                first
+            } else {
+                f64::NAN
+            }
+        });
+        if !whole.is_nan() {
+            return whole;
+        }
         let quarter = (utc_ms / 900_000.0).floor() as i64;
         if let Some(&m) = self.known.borrow().get(&quarter) {
             return m;
         }
-        let m = super::js::zone_offset(&self.name, quarter as f64 * 900_000.0).unwrap_or(0.0);
+        let m = self.at(quarter as f64 * 900_000.0);
         self.known.borrow_mut().insert(quarter, m);
         m
     }

@@ -262,13 +262,15 @@ impl JsSession {
     }
 
     /// What the session cost, its path ending at `leafId` (default: the
-    /// session's leaf; `null`: none), as `sessionUsage` reports it.
-    pub fn usage(&self, leaf_id: JsValue) -> Result<JsValue, JsValue> {
+    /// session's leaf; `null`: none), as `sessionUsage` reports it
+    /// (`options.records: false` leaves the records out).
+    pub fn usage(&self, leaf_id: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
         let api = Api("usage");
         let entries = self.inner.entries();
         let leaf = super::usage::leaf_arg(api, &leaf_id, entries, Some(self.inner.leaf()))?;
+        let records = super::usage::records_option(api, &options)?;
         let report = self.inner.usage(leaf, &JsSort);
-        parse_json(super::usage::report_json(&report, entries))
+        parse_json(super::usage::report_json(&report, entries, records))
     }
 
     /// `inspectSession` of the session as it stands.

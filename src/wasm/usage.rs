@@ -10,7 +10,7 @@ use super::host::{open_entries, JsSort, JsZone};
 use super::read::{Accept, Reader, Source};
 use crate::entry::Entry;
 use crate::json;
-use crate::usage::{self, By, Range, Record, Report, Totals};
+use crate::usage::{self, By, ByKind, Range, Record, Report, Totals};
 
 /// What a session cost: every paid request, the file's total (pi's
 /// `getSessionStats`), the path to `options.leafId` (default: the last entry),
@@ -27,7 +27,21 @@ pub fn session_usage(source: JsValue, options: JsValue) -> Result<JsValue, JsVal
     let file = open_entries(api, text)?;
     let leaf = leaf_arg(api, &leaf_id, &file.entries, None)?;
     let report = usage::report(&file.text, &file.entries, &file.spans, leaf, &JsSort);
-    parse_json(report_json(&report, &file.entries))
+    parse_json(report_json(
+        &report,
+        &file.entries,
+        records_option(api, &options)?,
+    ))
+}
+
+/// `options.records` (default true): `false` leaves the records out.
+pub(super) fn records_option(api: Api, options: &JsValue) -> Result<bool, JsValue> {
+    let v = get(options, "records");
+    if v.is_undefined() || v.is_null() {
+        return Ok(true);
+    }
+    v.as_bool()
+        .ok_or_else(|| api.must_be("options.records", "a boolean", &v))
 }
 
 /// The entry a usage path ends at: `undefined` is `default` (the session's
@@ -52,7 +66,7 @@ pub(super) fn leaf_arg(
 }
 
 /// The report as one JSON text, keys in the order the types list them.
-pub(super) fn report_json(r: &Report, entries: &[Entry]) -> String {
+pub(super) fn report_json(r: &Report, entries: &[Entry], with_records: bool) -> String {
     let mut j = String::with_capacity(256 + r.records.len() * 240);
     j.push('{');
     if let Some(h) = &r.header {
@@ -75,6 +89,11 @@ pub(super) fn report_json(r: &Report, entries: &[Entry]) -> String {
     totals(&mut j, &r.total);
     j.push_str(",\"path\":");
     totals(&mut j, &r.path);
+    j.push_str(",\"byKind\":{\"total\":");
+    by_kind(&mut j, &r.total_by_kind);
+    j.push_str(",\"path\":");
+    by_kind(&mut j, &r.path_by_kind);
+    j.push('}');
     j.push_str(",\"abandoned\":");
     totals(&mut j, &r.abandoned);
     j.push_str(",\"forks\":[");
@@ -115,7 +134,8 @@ pub(super) fn report_json(r: &Report, entries: &[Entry]) -> String {
         j.push('}');
     }
     j.push_str("],\"records\":[");
-    for (n, rec) in r.records.iter().enumerate() {
+    let records = if with_records { &r.records[..] } else { &[] };
+    for (n, rec) in records.iter().enumerate() {
         if n > 0 {
             j.push(',');
         }
@@ -146,6 +166,19 @@ fn totals(j: &mut String, t: &Totals) {
         t.records,
         t.incomplete
     ));
+}
+
+/// `{ assistant: totals, … }` for the kinds that have records.
+fn by_kind(j: &mut String, b: &ByKind) {
+    j.push('{');
+    for (n, (kind, t)) in b.present().enumerate() {
+        if n > 0 {
+            j.push(',');
+        }
+        j.push_str(&format!("\"{}\":", kind.as_str()));
+        totals(j, t);
+    }
+    j.push('}');
 }
 
 fn record(j: &mut String, r: &Record) {
@@ -216,10 +249,11 @@ impl JsUsageLedger {
         };
         let file = open_entries(api, text)?;
         let records = usage::records(&file.text, &file.entries, &file.spans);
+        let header = usage::header(&file.text, &file.entries, &file.spans);
         let count = records.len() as u32;
         self.files.push(LedgerFile {
             path,
-            header: usage::header(&file.text, &file.entries, &file.spans),
+            header,
             records,
         });
         Ok(count)
@@ -275,8 +309,8 @@ impl JsUsageLedger {
         };
         // Files in path order, whatever order they were added in: sums of
         // floats then come out the same on every run.
-        let mut files: Vec<&LedgerFile> = self.files.iter().collect();
-        files.sort_by(|a, b| a.path.cmp(&b.path));
+        let files =
+            crate::order::sorted_by(self.files.iter().collect(), |a, b| a.path.cmp(&b.path));
         let sources: Vec<usage::Source> = files
             .iter()
             .map(|f| usage::Source {

@@ -48,6 +48,21 @@ test("each file's total is pi's getSessionStats", () => {
     assert.deepEqual(asPi(ours.total), piShape(pi), `${f.path} ${replay}`);
     assert.equal(ours.total.incomplete, 0);
     assert.deepEqual(asPi(Session.open(bytes).usage().total), piShape(pi));
+    // What the summarizers cost: pi's accounting over its compactions, then its branch summaries.
+    for (const [kind, type] of [
+      ["compaction", "compaction"],
+      ["branchSummary", "branch_summary"],
+    ]) {
+      const entries = SessionManager.open(f.path)
+        .getEntries()
+        .filter((e) => e.type === type && e.usage);
+      const split = ours.byKind.total[kind];
+      if (entries.length === 0) assert.equal(split, undefined, `${kind} ${replay}`);
+      else assert.deepEqual(asPi(split), piShape(piStats(entries)), `${f.path} ${kind} ${replay}`);
+    }
+    const bare = sessionUsage(bytes, { records: false });
+    assert.deepEqual(bare.records, []);
+    assert.deepEqual(bare.total, ours.total);
   }
 });
 
