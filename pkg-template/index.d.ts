@@ -917,16 +917,20 @@ export interface SessionInfo {
  */
 export function sessionInfo(source: SessionText, options?: ReadOptions & { mtime?: Date }): SessionInfo | null;
 
-/** Tokens and cost added up over {@link UsageRecord}s, as pi 1.6's `getSessionStats` adds them. */
-export interface UsageTotals {
+/** Tokens and cost, of one {@link UsageRecord} or added up in {@link UsageTotals}. */
+export interface UsageTokens {
   input: number;
   output: number;
   cacheRead: number;
   cacheWrite: number;
   /** input + output + cacheRead + cacheWrite (pi's `tokens.total`). */
   totalTokens: number;
-  /** The sum of `usage.cost.total`, in dollars. */
+  /** `usage.cost.total`, in dollars. */
   cost: number;
+}
+
+/** Tokens and cost added up over {@link UsageRecord}s, as pi 1.6's `getSessionStats` adds them. */
+export interface UsageTotals extends UsageTokens {
   /** How many records were added. */
   records: number;
   /** How many of them had a field missing or not a finite number (counted as 0). */
@@ -937,7 +941,7 @@ export interface UsageTotals {
 export type UsageRecordKind = "assistant" | "toolResult" | "usage" | "compaction" | "branchSummary";
 
 /** One paid request: an entry that carries usage. */
-export interface UsageRecord {
+export interface UsageRecord extends UsageTokens {
   entryId: string;
   /** The entry's `timestamp` as written. */
   timestamp: string;
@@ -950,12 +954,6 @@ export interface UsageRecord {
   provider?: string;
   /** The model that answered: an assistant message's `responseModel`, else its `model`. */
   model?: string;
-  input: number;
-  output: number;
-  cacheRead: number;
-  cacheWrite: number;
-  totalTokens: number;
-  cost: number;
   /** A field was missing or not a finite number, and counts as 0. */
   incomplete: boolean;
 }
