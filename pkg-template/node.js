@@ -16,4 +16,6 @@ export const {
   countEntries,
   Session,
   sessionInfo,
+  sessionUsage,
+  UsageLedger,
 } = api;

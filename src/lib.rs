@@ -23,7 +23,7 @@
 //! 8  wasm                       the bindings: JS values in and out, the exports
 //! 7  session                    an open session, appended to in place
 //! 6  diagnostics, session_info  reports over a whole document
-//! 5  document, system           a file read once; the prompt and tools a context gives
+//! 5  document, system, usage    a file read once; the prompt and tools a context gives; what it cost
 //! 4  tree, context, migrate     pi's algorithms over the entries
 //! 3  entry                      what the algorithms read of one entry
 //! 2  parse, time                JSONL lines as pi splits them; dates as JS reads them
@@ -51,6 +51,7 @@ pub mod session_info;
 pub mod system;
 pub mod time;
 pub mod tree;
+pub mod usage;
 
 #[cfg(target_arch = "wasm32")]
 mod wasm;

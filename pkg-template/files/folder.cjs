@@ -1,14 +1,15 @@
 "use strict";
 // A folder of session files (Node, Bun, Deno): find the `.jsonl` files, then
-// read each one's `sessionInfo`, several at a time. A file that cannot be
-// read, or is no session, becomes an `error` on its row: one bad file never
-// stops a listing. `listSessions` is the public entry (session-tree/node);
-// `session-tree list` and the manager's `list` use it.
+// read each one's `sessionInfo` (or its usage), several at a time. A file that
+// cannot be read, or is no session, becomes an `error` on its row: one bad
+// file never stops a listing. `listSessions` is the public entry
+// (session-tree/node); `session-tree list` and the manager's `list` use it,
+// `session-tree usage` uses `readUsage`.
 
 const { readFile: readFileCallback } = require("node:fs");
 const nodeFs = require("node:fs/promises");
 const { join, resolve, sep } = require("node:path");
-const { inspectSession, sessionInfo } = require("../node.cjs");
+const { inspectSession, sessionInfo, UsageLedger } = require("../node.cjs");
 
 /**
  * The `.jsonl` files in `dir` (and, with `recursive`, in its subfolders), as
@@ -137,6 +138,38 @@ async function readSessionInfos(paths, options = {}) {
   return results;
 }
 
+/**
+ * What the session files at `paths` (absolute, as pi's `parentSession` names
+ * them) cost: each file is read and added to a `UsageLedger`, which counts
+ * the entries that forks and branched copies share with their source once.
+ * Returns `{ ledger, skipped }`, `skipped` the `{ path, error }` of files that
+ * could not be read. `concurrency` files are read at once (default 16);
+ * `onProgress(done, total)` is called after each. Never throws for a file.
+ */
+async function readUsage(paths, options = {}) {
+  const { concurrency = 16, onProgress, fs = nodeFs } = options;
+  const read = options.fs ? (path) => fs.readFile(path) : readWhole;
+  const ledger = new UsageLedger();
+  const skipped = [];
+  let next = 0;
+  let done = 0;
+  const worker = async () => {
+    while (next < paths.length) {
+      const path = paths[next++];
+      try {
+        ledger.add(path, await read(path));
+      } catch (error) {
+        skipped.push({ path, error: describeError(error) });
+      }
+      done++;
+      onProgress?.(done, paths.length);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, paths.length)) }, worker));
+  skipped.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return { ledger, skipped };
+}
+
 /** `readFile` of node:fs (its callback form) as a promise. */
 function readWhole(path) {
   return new Promise((resolve, reject) => {
@@ -172,4 +205,4 @@ async function listSessions(dir, options = {}) {
   return newestFirst(await readSessionInfos(paths, { onProgress, signal, concurrency, inspect, fs }));
 }
 
-module.exports = { findSessions, readSessionInfos, listSessions, describeError };
+module.exports = { findSessions, readSessionInfos, readUsage, listSessions, describeError };

@@ -275,3 +275,33 @@ export function parsePieces(parts) {
   }
   return out;
 }
+
+// One formatter per time zone: making one costs far more than using it.
+const zoneFormats = new Map();
+
+export function zoneOffset(timeZone, ms) {
+  if (timeZone === undefined) return -new Date(ms).getTimezoneOffset();
+  let format = zoneFormats.get(timeZone);
+  if (format === undefined) {
+    format = new Intl.DateTimeFormat("en-US", {
+      timeZone,
+      hourCycle: "h23",
+      era: "short",
+      year: "numeric",
+      month: "numeric",
+      day: "numeric",
+      hour: "numeric",
+      minute: "numeric",
+      second: "numeric",
+    });
+    zoneFormats.set(timeZone, format);
+  }
+  const at = Math.floor(ms / 1000) * 1000;
+  const parts = {};
+  for (const p of format.formatToParts(new Date(at))) parts[p.type] = p.value;
+  const year = parts.era === "BC" || parts.era === "B" ? 1 - Number(parts.year) : Number(parts.year);
+  const wall = new Date(0);
+  wall.setUTCFullYear(year, Number(parts.month) - 1, Number(parts.day));
+  wall.setUTCHours(Number(parts.hour), Number(parts.minute), Number(parts.second));
+  return (wall.getTime() - at) / 60000;
+}

@@ -13,6 +13,7 @@ use crate::ids;
 use crate::migrate;
 use crate::time::DateParser;
 use crate::tree::SiblingSort;
+use crate::usage::Zone;
 
 /// JS's own `Number` and `String`, for the numbers the core does not settle
 /// itself; installed once, by the start hook.
@@ -61,6 +62,67 @@ impl SiblingSort for JsSort {
                 }
             }
         }
+    }
+}
+
+/// A time zone as JS's `Intl` (or, for none, `Date`) knows it. Offsets are
+/// asked once per quarter hour: zones change theirs only on quarter hours.
+pub(super) struct JsZone {
+    name: JsValue,
+    known: std::cell::RefCell<std::collections::HashMap<i64, f64>>,
+    /// Per UTC day: its offset, when the day starts and ends with the same
+    /// one (no zone changes its offset twice in a day); NaN when it changes.
+    days: std::cell::RefCell<std::collections::HashMap<i64, f64>>,
+}
+
+impl JsZone {
+    /// The zone named `name` (`undefined`: the local zone); a RangeError of
+    /// `api` for a name `Intl` does not know.
+    pub fn new(api: Api, name: JsValue) -> Result<JsZone, JsValue> {
+        if !name.is_undefined() {
+            let shown = api.string("options.timeZone", &name)?;
+            super::js::zone_offset(&name, 0.0).map_err(|_| {
+                api.range_error(format_args!(
+                    "options.timeZone must be a time zone such as \"Europe/Paris\" or \"UTC\", got \"{shown}\""
+                ))
+            })?;
+        }
+        Ok(JsZone {
+            name,
+            known: Default::default(),
+            days: Default::default(),
+        })
+    }
+}
+
+impl JsZone {
+    fn at(&self, utc_ms: f64) -> f64 {
+        super::js::zone_offset(&self.name, utc_ms).unwrap_or(0.0)
+    }
+}
+
+impl Zone for JsZone {
+    fn offset_minutes(&self, utc_ms: f64) -> f64 {
+        let day = (utc_ms / 86_400_000.0).floor() as i64;
+        let whole = *self.days.borrow_mut().entry(day).or_insert_with(|| {
+            let start = day as f64 * 86_400_000.0;
+            let first = self.at(start);
+            if first == self.at(start + 86_400_000.0 - 900_000.0) {
+                first
+            } else {
+                f64::NAN
+            }
+        });
+        if !whole.is_nan() {
+            return whole;
+        }
+        let quarter = (utc_ms / 900_000.0).floor() as i64;
+        if let Some(&m) = self.known.borrow().get(&quarter) {
+            return m;
+        }
+        let m = self.at(quarter as f64 * 900_000.0);
+        self.known.borrow_mut().insert(quarter, m);
+        m
     }
 }
 

@@ -76,6 +76,11 @@ extern "C" {
     /// `+value`, as JS's `>=` reads a header version.
     #[wasm_bindgen(catch, js_name = toNumber)]
     pub(super) fn to_number(value: &JsValue) -> Result<f64, JsValue>;
+    /// Minutes to add to UTC at `ms` for the wall clock of `time_zone` (an
+    /// IANA name; `undefined`: the local zone). Throws a RangeError for a zone
+    /// `Intl` does not know.
+    #[wasm_bindgen(catch, js_name = zoneOffset)]
+    pub(super) fn zone_offset(time_zone: &JsValue, ms: f64) -> Result<f64, JsValue>;
     /// The length of a string as this module's text (lone surrogates as `\uXXXX`).
     #[wasm_bindgen(js_name = utf8Length)]
     pub(super) fn utf8_length(s: &JsString) -> f64;

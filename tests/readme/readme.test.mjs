@@ -161,6 +161,15 @@ test("the pi 1.6 example edits the context and carries the prompt across a compa
   );
 });
 
+test("the usage example adds up what each branch cost", () => {
+  // Three requests: $0.25 and the $0.5 cache warming on the first answer's side, $2 on the
+  // second: $2.75 for 3 × 120 tokens; the leaf is the second answer.
+  assert.equal(
+    run(example("session.usage()")),
+    "paid $2.75 for 360 tokens in 3 requests\nthis branch $2, abandoned $0.75\n$0.75 vs $2\n",
+  );
+});
+
 test("the IndexedDB example keeps a session across page loads", async () => {
   const { startStaticServer } = await import("../../tools/static-server.mjs");
   const { launchChromium } = await import("../browser/chromium.mjs");

@@ -13,35 +13,13 @@ import {
   oneLine,
   printable,
   printJson,
+  progress,
   UsageError,
 } from "../io.js";
 import { continuesOf, orderSessions } from "../lineage.js";
 import { infoJson } from "./info.js";
 
 const TITLE_WIDTH = 60;
-
-/** A progress line on stderr, only when it is a terminal and the listing has taken a while. */
-function progress(io) {
-  const stream = io.stderr;
-  const delay = io.progressAfterMs ?? 400;
-  const now = io.now ?? (() => performance.now());
-  const start = now();
-  let shown = false;
-  let last = 0;
-  return {
-    update(done, total) {
-      if (!stream?.isTTY) return;
-      const t = now();
-      if (t - start < delay || (shown && t - last < 100 && done !== total)) return;
-      shown = true;
-      last = t;
-      stream.write(`\r\x1b[Kreading sessions: ${done}/${total}`);
-    },
-    clear() {
-      if (shown) stream.write("\r\x1b[K");
-    },
-  };
-}
 
 function prefixOf(row) {
   if (row.depth === 0) return "";
@@ -80,7 +58,7 @@ cannot be read.`,
     const [dir] = positionals;
     const top = absolute(io, dir);
     const skipped = [];
-    const meter = progress(io);
+    const meter = progress(io, "reading sessions");
     let rows;
     try {
       rows = await listSessions(top, {
