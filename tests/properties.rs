@@ -699,8 +699,33 @@ proptest! {
     #[test]
     fn counting_in_pieces_equals_counting_the_whole(bytes in prop_oneof![jsonish_bytes(), mutated_strategy()], piece in 1usize..300) {
         let whole = session_tree::parse::count_values_in_bytes(&bytes);
-        let mut read = |from: usize, to: usize, buf: &mut Vec<u8>| buf.extend_from_slice(&bytes[from..to]);
-        prop_assert_eq!(session_tree::parse::count_values_in_pieces(bytes.len(), piece, &mut read), whole);
+        let mut read = |from: u64, to: u64, buf: &mut Vec<u8>| {
+            buf.extend_from_slice(&bytes[from as usize..to as usize]);
+            Ok::<(), ()>(())
+        };
+        prop_assert_eq!(session_tree::parse::count_values_in_pieces(bytes.len() as u64, piece, &mut read), Ok(whole));
+    }
+
+    #[test]
+    fn an_index_read_in_pieces_gives_the_tree_of_the_document(bytes in prop_oneof![jsonish_bytes(), mutated_strategy(), session_strategy().prop_map(|s| session_text(&s).into_bytes())], piece in 1usize..300) {
+        let mut read = |from: u64, to: u64, buf: &mut Vec<u8>| {
+            buf.extend_from_slice(&bytes[from as usize..to as usize]);
+            Ok::<(), ()>(())
+        };
+        let index = session_tree::index::Index::read(bytes.len() as u64, piece, &mut read, &IsoOnly).unwrap();
+        let text = String::from_utf8_lossy(&bytes);
+        let doc = Document::parse(&text);
+        prop_assert_eq!(index.len(), doc.entries.len());
+        prop_assert_eq!(index.is_current(), session_tree::migrate::is_current(&doc.entries));
+        prop_assert_eq!(index.lossy, std::str::from_utf8(&bytes).is_err());
+        let sort = session_tree::tree::InsertionSort;
+        prop_assert_eq!(index.tree(&sort), session_tree::tree::build(&doc.entries, &sort));
+        for i in 0..index.len() {
+            let r = index.range(i);
+            let line = String::from_utf8_lossy(&bytes[r.start as usize..r.end as usize]).into_owned();
+            prop_assert_eq!(line.trim_matches([' ', '\t', '\r']), doc.spans[i].of(&text));
+            prop_assert_eq!(index.entry_id(i), doc.entries[i].id.clone());
+        }
     }
 
     #[test]

@@ -151,10 +151,11 @@ pub fn count_entries(source: JsValue, options: JsValue) -> Result<u32, JsValue> 
         let bytes: &Uint8Array = source.unchecked_ref();
         reader.check_bytes(bytes)?;
         // In pieces that stay in cache from their copy to their scan.
-        let mut read = |from: usize, to: usize, buf: &mut Vec<u8>| {
-            append_bytes(buf, &bytes.subarray(from as u32, to as u32))
+        let mut read = |from: u64, to: u64, buf: &mut Vec<u8>| {
+            append_bytes(buf, &bytes.subarray(from as u32, to as u32));
+            Ok::<(), JsValue>(())
         };
-        parse::count_values_in_pieces(bytes.length() as usize, 1 << 20, &mut read) as u32
+        parse::count_values_in_pieces(u64::from(bytes.length()), 1 << 20, &mut read)? as u32
     } else {
         match reader.source(&source, Accept::ANY)?.source {
             Source::Text(text) => parse::count_values(&text) as u32,
