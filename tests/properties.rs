@@ -718,6 +718,8 @@ proptest! {
         prop_assert_eq!(index.len(), doc.entries.len());
         prop_assert_eq!(index.is_current(), session_tree::migrate::is_current(&doc.entries));
         prop_assert_eq!(index.lossy, std::str::from_utf8(&bytes).is_err());
+        let info = session_tree::session_info::session_info_in_pieces(bytes.len() as u64, piece, &mut read, &IsoOnly);
+        prop_assert_eq!(info, Ok(session_tree::session_info::session_info(&text, &IsoOnly)));
         let sort = session_tree::tree::InsertionSort;
         prop_assert_eq!(index.tree(&sort), session_tree::tree::build(&doc.entries, &sort));
         for i in 0..index.len() {
