@@ -16,4 +16,5 @@ export const {
   countEntries,
   Session,
   sessionInfo,
+  fileSource,
 } = api;

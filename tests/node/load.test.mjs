@@ -15,6 +15,7 @@ const NAMES = [
   "buildSessionProjection",
   "countEntries",
   "currentSystemMessage",
+  "fileSource",
   "getTree",
   "inspectSession",
   "migrate",
@@ -22,7 +23,7 @@ const NAMES = [
   "sessionInfo",
 ];
 
-test("ESM import exposes exactly the eleven exports (Session and ten functions)", () => {
+test("ESM import exposes exactly the twelve exports (Session and eleven functions)", () => {
   assert.deepEqual(Object.keys(esm).sort(), NAMES);
   // biome-ignore lint/performance/noDynamicNamespaceImportAccess: the test enumerates the exports by name
   for (const name of NAMES) assert.equal(typeof esm[name], "function", name);
@@ -33,7 +34,7 @@ test("ESM import resolves to the node entry", () => {
   assert.match(resolved, /[\\/]pkg[\\/]node\.js$/);
 });
 
-test("CommonJS require exposes the same eleven exports, shared with import (one instance)", () => {
+test("CommonJS require exposes the same twelve exports, shared with import (one instance)", () => {
   const cjs = require("session-tree");
   assert.match(realpathSync(require.resolve("session-tree")), /[\\/]pkg[\\/]node\.cjs$/);
   for (const name of NAMES) {
