@@ -479,9 +479,12 @@ export type SessionText = string | Uint8Array;
 
 /**
  * A session's bytes held elsewhere (a file, a blob), read by range and never
- * written. {@link getTree}, {@link sessionInfo}, {@link countEntries} and
- * {@link buildSessionContext} read it a piece at a time, with no size limit;
- * the other functions read it whole, under `maxBytes`. `read` must give
+ * written. {@link getTree}, {@link sessionInfo}, {@link countEntries} and the
+ * context functions ({@link buildSessionContext}, {@link buildContextEntries},
+ * {@link buildSessionProjection}, {@link currentSystemMessage}) read it a
+ * piece at a time, with no size limit (the context functions then read only
+ * the header and the entries on the path); the other functions read it
+ * whole, under `maxBytes`. An old (v1, v2) session is read whole by all. `read` must give
  * exactly `length` bytes; anything else is an error naming the source.
  */
 export interface ByteSource {
@@ -608,7 +611,7 @@ export function getTree(
  * for (const m of messages) console.log(m.role);
  */
 export function buildSessionContext(
-  source: SessionText | readonly FileEntry[],
+  source: SessionText | ByteSource | readonly FileEntry[],
   leafId?: string | null,
   options?: ReadOptions,
 ): SessionContext;
@@ -646,7 +649,7 @@ export interface SessionProjection {
  * const ids = buildContextEntries(jsonl).map((e) => e.id);
  */
 export function buildContextEntries(
-  source: SessionText | readonly FileEntry[],
+  source: SessionText | ByteSource | readonly FileEntry[],
   leafId?: string | null,
   options?: ReadOptions,
 ): SessionEntry[];
@@ -669,7 +672,7 @@ export function buildContextEntries(
  * }
  */
 export function buildSessionProjection(
-  source: SessionText | readonly FileEntry[],
+  source: SessionText | ByteSource | readonly FileEntry[],
   leafId?: string | null,
   options?: ReadOptions,
 ): SessionProjection;
@@ -697,7 +700,7 @@ export function buildSessionProjection(
  * console.log(prompt?.content, prompt?.toolsAdded?.map((t) => t.name));
  */
 export function currentSystemMessage(
-  source: SessionText | readonly FileEntry[],
+  source: SessionText | ByteSource | readonly FileEntry[],
   leafId?: string | null,
   options?: ReadOptions,
 ): SystemMessage | undefined;

@@ -12,7 +12,10 @@
 use std::collections::HashMap;
 use std::ops::Range;
 
+use crate::context::{self, Leaf, Plan};
+use crate::document::Document;
 use crate::entry::{Detail, Entry, EntryType, Key};
+use crate::ids::IdHash;
 use crate::migrate;
 use crate::parse::{self, ReadAt};
 use crate::pieces;
@@ -60,8 +63,8 @@ pub struct Index {
     /// The id values that are not pi's eight hex digits, by number.
     others: Vec<Key>,
     interned: HashMap<Key, u32>,
-    /// The first header, which decides the version.
-    header: Option<Entry>,
+    /// The first header, which decides the version, and its entry number.
+    header: Option<(usize, Entry)>,
     /// Whether some line was not UTF-8 (read as `TextDecoder` reads it).
     pub lossy: bool,
 }
@@ -134,7 +137,7 @@ impl Index {
             time: entry.time,
         });
         if entry.is_header() && self.header.is_none() {
-            self.header = Some(entry);
+            self.header = Some((i as usize, entry));
         }
     }
 
@@ -192,12 +195,94 @@ impl Index {
     /// Whether the session is current (v3 or later): its tree then needs no
     /// migration, and the ranges are its entries.
     pub fn is_current(&self) -> bool {
-        migrate::is_current(self.header.as_slice())
+        self.header
+            .as_ref()
+            .is_some_and(|(_, e)| migrate::is_current(std::slice::from_ref(e)))
     }
 
     /// The tree, as [`tree::build`] makes it from parsed entries.
     pub fn tree(&self, fallback: &dyn SiblingSort) -> Tree {
         tree::build_from(self, fallback)
+    }
+
+    /// The context at `leaf` of a current session, reading only the entries
+    /// it needs: the walk from the leaf (as [`context::plan`] walks: pi's
+    /// `byId`, later duplicates winning, a cycle ending it) is found in the
+    /// index, then those entries and the header are read by range into a
+    /// [`Document`] of their own, and planned there. The walk there is the
+    /// same one: each entry it meets is the last with its id in the file, so
+    /// in the smaller document too.
+    pub fn context<E>(
+        &self,
+        leaf: Leaf,
+        read: &mut ReadAt<'_, E>,
+        dates: &dyn DateParser,
+    ) -> Result<(Document, Plan), E> {
+        let n = self.facts.len();
+        let node = |i: &usize| self.facts[*i].kind != EntryType::Session;
+        let mut by_id: HashMap<Id, usize, IdHash> = HashMap::default();
+        for i in (0..n).filter(node) {
+            by_id.insert(self.facts[i].id, i);
+        }
+        let last = || (0..n).rev().find(node);
+        let start = match &leaf {
+            Leaf::None => None,
+            Leaf::Id(key) => self
+                .find(key)
+                .and_then(|id| by_id.get(&id).copied())
+                .or_else(last),
+            Leaf::Last => last(),
+        };
+        let parent = |i: usize| {
+            let p = self.facts[i].parent_id;
+            if self.truthy(p) {
+                by_id.get(&p).copied()
+            } else {
+                None
+            }
+        };
+        let mut wanted = context::walk(start, &parent);
+        wanted.extend(self.header.as_ref().map(|(i, _)| *i));
+        wanted.sort_unstable();
+        wanted.dedup();
+        let mut bytes = Vec::new();
+        for &i in &wanted {
+            let r = self.range(i);
+            read(r.start, r.end, &mut bytes)?;
+            bytes.push(b'\n');
+        }
+        let doc = Document::parse_with(parse::decode(&bytes).into_owned(), dates);
+        let by_id = context::index(&doc.entries);
+        let plan = match leaf {
+            Leaf::None => Plan::default(),
+            _ => {
+                let start = start.and_then(|s| wanted.binary_search(&s).ok());
+                context::plan_at(&doc.entries, &|k| by_id.get(k).copied(), start)
+            }
+        };
+        drop(by_id);
+        Ok((doc, plan))
+    }
+
+    /// The packed form of `key`, if some entry has it.
+    fn find(&self, key: &Key) -> Option<Id> {
+        match key {
+            Key::Undefined => Some(Id(UNDEFINED)),
+            Key::Null => Some(Id(NULL)),
+            Key::Str(s) if s.len() == 8 && lower_hex(s).is_some() => {
+                lower_hex(s).map(|n| Id(HEX | u64::from(n)))
+            }
+            _ => self.interned.get(key).map(|&n| Id(INTERNED | u64::from(n))),
+        }
+    }
+
+    /// JS truthiness of what an [`Id`] stands for.
+    fn truthy(&self, id: Id) -> bool {
+        match id.0 & !0xffff_ffff {
+            UNDEFINED | NULL => false,
+            HEX => true,
+            _ => self.others[id.0 as u32 as usize].truthy(),
+        }
     }
 
     /// The memory the index holds, in bytes (its vectors and interned ids).

@@ -22,8 +22,8 @@
 //! ```text
 //! 8  wasm                       the bindings: JS values in and out, the exports
 //! 7  session                    an open session, appended to in place
-//! 6  diagnostics, session_info  reports over a whole document
-//! 5  document, index, system    a file read once; a file's entries as byte ranges; the prompt and tools
+//! 6  diagnostics, index, session_info  reports over a whole document; a file's entries as byte ranges
+//! 5  document, system           a file read once; the prompt and tools a context gives
 //! 4  tree, context, migrate     pi's algorithms over the entries
 //! 3  entry, pieces              what the algorithms read of one entry; lines read a piece at a time
 //! 2  parse, time                JSONL lines as pi splits them; dates as JS reads them

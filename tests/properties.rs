@@ -731,6 +731,41 @@ proptest! {
     }
 
     #[test]
+    fn a_context_through_the_index_is_the_context_of_the_document(
+        bytes in prop_oneof![mutated_strategy(), session_strategy().prop_map(|s| session_text(&s).into_bytes())],
+        piece in 1usize..300,
+        pick in any::<Index>(),
+    ) {
+        // Current files only: an old one through a source is read whole.
+        let text = migrate_text(&String::from_utf8_lossy(&bytes));
+        let bytes = text.as_bytes();
+        let mut read = |from: u64, to: u64, buf: &mut Vec<u8>| {
+            buf.extend_from_slice(&bytes[from as usize..to as usize]);
+            Ok::<(), ()>(())
+        };
+        let index = session_tree::index::Index::read(bytes.len() as u64, piece, &mut read, &IsoOnly).unwrap();
+        prop_assume!(index.is_current());
+        let doc = Document::parse(&text);
+        let by_id = context::index(&doc.entries);
+        let some_id = (!doc.entries.is_empty()).then(|| doc.entries[pick.index(doc.entries.len())].id.clone());
+        let missing = Key::Str("no such id".into());
+        let mut leaves = vec![Leaf::Last, Leaf::None, Leaf::Id(&missing)];
+        if let Some(id) = some_id.as_ref().filter(|k| k.truthy()) {
+            leaves.push(Leaf::Id(id));
+        }
+        for leaf in leaves {
+            let plan = context::plan(&doc.entries, &|k| by_id.get(k).copied(), leaf);
+            let whole = context::render(&doc.text, &|i| doc.members(i), &doc.entries, &plan);
+            let whole_entries = context::render_entries(&doc.text, &doc.spans, &plan);
+            let (part, part_plan) = index.context(leaf, &mut read, &IsoOnly).unwrap();
+            let got = context::render(&part.text, &|i| part.members(i), &part.entries, &part_plan);
+            prop_assert_eq!(&got.json, &whole.json, "leaf {:?}", leaf);
+            prop_assert_eq!(format!("{:?}", got.fixups), format!("{:?}", whole.fixups));
+            prop_assert_eq!(context::render_entries(&part.text, &part.spans, &part_plan), whole_entries);
+        }
+    }
+
+    #[test]
     fn no_panic_on_jsonish_bytes(bytes in jsonish_bytes()) {
         let text = String::from_utf8_lossy(&bytes);
         exercise(&text, false);
