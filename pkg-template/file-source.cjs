@@ -12,7 +12,8 @@ function fileSource(path) {
   let stat;
   try {
     stat = fs.fstatSync(fd, { bigint: true });
-    if (!stat.isFile()) throw new Error(`${name}: not a file`);
+    if (stat.isDirectory()) throw Object.assign(new Error(`${name}: is a directory`), { code: "EISDIR" });
+    if (!stat.isFile()) throw new Error(`${name}: not a regular file`);
   } catch (error) {
     fs.closeSync(fd);
     throw error;
