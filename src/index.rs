@@ -53,6 +53,8 @@ pub enum IndexError<E> {
     Read(E),
     /// A line longer than 4 GiB: no JS engine could parse it anyway.
     LineTooLong { line: usize },
+    /// The entries a context reads add up to more than the limit given.
+    PathTooLarge { bytes: u64 },
 }
 
 /// The entries of a session read a piece at a time.
@@ -212,12 +214,14 @@ impl Index {
     /// [`Document`] of their own, and planned there. The walk there is the
     /// same one: each entry it meets is the last with its id in the file, so
     /// in the smaller document too.
+    /// More than `max_bytes` of entries to read is refused before any is read.
     pub fn context<E>(
         &self,
         leaf: Leaf,
+        max_bytes: u64,
         read: &mut ReadAt<'_, E>,
         dates: &dyn DateParser,
-    ) -> Result<(Document, Plan), E> {
+    ) -> Result<(Document, Plan), IndexError<E>> {
         let n = self.facts.len();
         let node = |i: &usize| self.facts[*i].kind != EntryType::Session;
         let mut by_id: HashMap<Id, usize, IdHash> = HashMap::default();
@@ -245,10 +249,17 @@ impl Index {
         wanted.extend(self.header.as_ref().map(|(i, _)| *i));
         wanted.sort_unstable();
         wanted.dedup();
-        let mut bytes = Vec::new();
+        let total: u64 = wanted
+            .iter()
+            .map(|&i| self.range(i).end - self.range(i).start + 1)
+            .sum();
+        if total > max_bytes {
+            return Err(IndexError::PathTooLarge { bytes: total });
+        }
+        let mut bytes = Vec::with_capacity(total as usize);
         for &i in &wanted {
             let r = self.range(i);
-            read(r.start, r.end, &mut bytes)?;
+            read(r.start, r.end, &mut bytes).map_err(IndexError::Read)?;
             bytes.push(b'\n');
         }
         let doc = Document::parse_with(parse::decode(&bytes).into_owned(), dates);

@@ -757,11 +757,17 @@ proptest! {
             let plan = context::plan(&doc.entries, &|k| by_id.get(k).copied(), leaf);
             let whole = context::render(&doc.text, &|i| doc.members(i), &doc.entries, &plan);
             let whole_entries = context::render_entries(&doc.text, &doc.spans, &plan);
-            let (part, part_plan) = index.context(leaf, &mut read, &IsoOnly).unwrap();
+            let (part, part_plan) = index.context(leaf, u64::MAX, &mut read, &IsoOnly).unwrap();
             let got = context::render(&part.text, &|i| part.members(i), &part.entries, &part_plan);
             prop_assert_eq!(&got.json, &whole.json, "leaf {:?}", leaf);
             prop_assert_eq!(format!("{:?}", got.fixups), format!("{:?}", whole.fixups));
             prop_assert_eq!(context::render_entries(&part.text, &part.spans, &part_plan), whole_entries);
+        }
+        // A path over the limit is refused before it is read.
+        if doc.entries.iter().any(|e| !e.is_header()) {
+            let refused = index.context(Leaf::Last, 0, &mut read, &IsoOnly);
+            let too_large = matches!(refused, Err(session_tree::index::IndexError::PathTooLarge { .. }));
+            prop_assert!(too_large);
         }
     }
 

@@ -204,6 +204,12 @@ test("a source's errors: wrong size or bytes, bad piece size", () => {
   assert.throws(() => getTree(notBytes), TypeError);
   assert.throws(() => getTree({ size: -1, read: () => bytes }), /source\.size must be a number of bytes/);
   assert.throws(() => getTree(memorySource(bytes), { pieceSize: 0 }), /options\.pieceSize/);
+  // A context reads its path whole: one over the limit is refused before it is read.
+  assert.throws(() => buildSessionContext(memorySource(bytes), "a", { maxBytes: 10 }), {
+    name: "RangeError",
+    message: /memory: the entries on the path to this leaf are \d+ bytes, more than a context may read/,
+  });
+  assert.equal(buildSessionContext(memorySource(bytes), "a", { maxBytes: 100 }).messages.length, 1);
   // The functions that do not read by piece read a source whole, under maxBytes.
   assert.throws(() => migrate(memorySource(bytes), { maxBytes: 10 }), RangeError);
   assert.deepEqual(migrate(memorySource(bytes)), bytes);
