@@ -129,6 +129,11 @@ test("the agent loop writes, branches and reopens its session file", () => {
   assert.equal(new Set(again.map((l) => l.id)).size, 7, "ids are unique");
 });
 
+test("the fileSource example reads a file by piece", () => {
+  // Three messages; the last child of the root is c, whose path is a then c.
+  assert.equal(run(example("fileSource(process.argv")), "3 c 2\n");
+});
+
 test("the getTree example walks the shape, then reads entries", () => {
   assert.equal(run(example("the shape is there without parsing")), "2\n[ 'one way', 'another' ]\ntrue\n");
 });
