@@ -71,11 +71,12 @@ impl Lines {
             &piece[last + 1..]
         } else {
             self.held.extend_from_slice(&piece[..last]);
-            let held = std::mem::take(&mut self.held);
+            let mut held = std::mem::take(&mut self.held);
             self.lines(&held, visit);
             self.at += held.len() as u64 + 1;
+            // The buffer is kept for the next torn line.
+            held.clear();
             self.held = held;
-            self.held.clear();
             &piece[last + 1..]
         };
         self.held.extend_from_slice(whole);
@@ -83,10 +84,9 @@ impl Lines {
 
     /// The text ends here (at its trimmed end): what is kept back is its
     /// last line.
-    pub fn finish(self, visit: &mut dyn FnMut(&SourceLine<'_>)) {
-        let mut this = self;
-        let held = std::mem::take(&mut this.held);
-        this.lines(&held, visit);
+    pub fn finish(mut self, visit: &mut dyn FnMut(&SourceLine<'_>)) {
+        let held = std::mem::take(&mut self.held);
+        self.lines(&held, visit);
     }
 
     /// Hands out the lines of `b`, whole lines from `self.at` on (the last
