@@ -15,7 +15,7 @@ use std::ops::Range;
 use crate::context::{self, Leaf, Plan};
 use crate::document::Document;
 use crate::entry::{Detail, Entry, EntryType, Key};
-use crate::ids::IdHash;
+use crate::ids::{self, IdHash};
 use crate::migrate;
 use crate::parse::{self, ReadAt};
 use crate::pieces;
@@ -64,7 +64,7 @@ pub struct Index {
     labels: Vec<(u32, Id, bool)>,
     /// The id values that are not pi's eight hex digits, by number.
     others: Vec<Key>,
-    interned: HashMap<Key, u32>,
+    interned: HashMap<Key, u32, IdHash>,
     /// The first header, which decides the version, and its entry number.
     header: Option<(usize, Entry)>,
     /// Whether some line was not UTF-8 (read as `TextDecoder` reads it).
@@ -88,7 +88,7 @@ impl Index {
             facts: Vec::new(),
             labels: Vec::new(),
             others: Vec::new(),
-            interned: HashMap::new(),
+            interned: HashMap::default(),
             header: None,
             lossy: false,
         };
@@ -148,8 +148,8 @@ impl Index {
         match &key {
             Key::Undefined => return Id(UNDEFINED),
             Key::Null => return Id(NULL),
-            Key::Str(s) if s.len() == 8 => {
-                if let Some(n) = lower_hex(s) {
+            Key::Str(s) => {
+                if let Some(n) = ids::hex_word(s) {
                     return Id(HEX | u64::from(n));
                 }
             }
@@ -168,7 +168,7 @@ impl Index {
         match id.0 & !0xffff_ffff {
             UNDEFINED => Key::Undefined,
             NULL => Key::Null,
-            HEX => Key::Str(format!("{:08x}", id.0 as u32).into()),
+            HEX => Key::Str(ids::hex(&(id.0 as u32).to_be_bytes()).into()),
             _ => self.others[id.0 as u32 as usize].clone(),
         }
     }
@@ -247,7 +247,8 @@ impl Index {
         };
         let mut wanted = context::walk(start, &parent);
         wanted.extend(self.header.as_ref().map(|(i, _)| *i));
-        wanted.sort_unstable();
+        // The small sort of cold paths (`order`): it keeps the wasm small.
+        let mut wanted = crate::order::sorted_by_key(wanted, |&i| i as u64);
         wanted.dedup();
         let total: u64 = wanted
             .iter()
@@ -280,8 +281,8 @@ impl Index {
         match key {
             Key::Undefined => Some(Id(UNDEFINED)),
             Key::Null => Some(Id(NULL)),
-            Key::Str(s) if s.len() == 8 && lower_hex(s).is_some() => {
-                lower_hex(s).map(|n| Id(HEX | u64::from(n)))
+            Key::Str(s) if ids::hex_word(s).is_some() => {
+                ids::hex_word(s).map(|n| Id(HEX | u64::from(n)))
             }
             _ => self.interned.get(key).map(|&n| Id(INTERNED | u64::from(n))),
         }
@@ -302,19 +303,6 @@ impl Index {
             + self.labels.capacity() * std::mem::size_of::<(u32, Id, bool)>()
             + self.others.capacity() * (std::mem::size_of::<Key>() * 2 + 16)
     }
-}
-
-/// Eight lowercase hex digits as their number (the only spelling that
-/// comes back from it the same).
-fn lower_hex(s: &str) -> Option<u32> {
-    s.bytes().try_fold(0u32, |n, b| {
-        let d = match b {
-            b'0'..=b'9' => b - b'0',
-            b'a'..=b'f' => b - b'a' + 10,
-            _ => return None,
-        };
-        Some(n << 4 | u32::from(d))
-    })
 }
 
 impl tree::Nodes for &Index {
