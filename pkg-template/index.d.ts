@@ -452,6 +452,11 @@ export interface ReadOptions {
    * takes about four times its size in WebAssembly's 4 GiB memory.
    */
   maxBytes?: number;
+  /**
+   * How many bytes of a {@link ByteSource} are read at a time (default 1 MiB).
+   * Meant for tests: a tiny piece puts piece boundaries everywhere.
+   */
+  pieceSize?: number;
 }
 
 /** Options of {@link parseSession}. */
@@ -471,6 +476,41 @@ export interface ParseOptions extends ReadOptions {
  * invalid sequences become U+FFFD.
  */
 export type SessionText = string | Uint8Array;
+
+/**
+ * A session's bytes held elsewhere (a file, a blob), read by range and never
+ * written. {@link getTree}, {@link sessionInfo}, {@link countEntries} and the
+ * context functions ({@link buildSessionContext}, {@link buildContextEntries},
+ * {@link buildSessionProjection}, {@link currentSystemMessage}) read it a
+ * piece at a time, with no size limit (the context functions then read only
+ * the header and the entries on the path); the other functions read it
+ * whole, under `maxBytes`. An old (v1, v2) session is read whole by all. `read` must give
+ * exactly `length` bytes; anything else is an error naming the source.
+ */
+export interface ByteSource {
+  /** Its size in bytes. */
+  readonly size: number;
+  /** Bytes `offset` to `offset + length`. */
+  read(offset: number, length: number): Uint8Array;
+  /** What errors call it (a file source: its path). */
+  readonly name?: string;
+}
+
+/** A {@link ByteSource} over an open file descriptor (see {@link fileSource}). */
+export interface FileSource extends ByteSource {
+  readonly name: string;
+  /** Closes the file; reads after it throw. */
+  close(): void;
+}
+
+/**
+ * A byte source over the file at `path` (Node, Bun and Deno; not in
+ * browsers), opened now and read only. A file whose size or modification
+ * time changes while it is read (truncated, rewritten, appended to) makes
+ * the next read throw an `Error` naming it, never a mix of old and new.
+ * Close it when done.
+ */
+export function fileSource(path: string | URL): FileSource;
 
 // ---------------------------------------------------------------------------
 // Functions
@@ -533,9 +573,17 @@ export function migrate(source: SessionText, options?: ReadOptions): SessionText
  * @returns The roots. From text, each node's `entry` is parsed when first
  * read and the same object returned after (an own enumerable accessor that
  * reads and writes like data), so a walk over the shape parses nothing.
+ * From a {@link ByteSource}, the tree is built from an index read a piece at
+ * a time (a few dozen bytes per entry), and each node's `entry` is read by
+ * its byte range when first read: keep the source open while entries are
+ * read. An old (v1, v2) session through a source is read whole and migrated,
+ * as text is.
  * @throws `TypeError` if `source` has the wrong type.
  */
-export function getTree(source: SessionText | readonly FileEntry[], options?: ReadOptions): SessionTreeNode[];
+export function getTree(
+  source: SessionText | ByteSource | readonly FileEntry[],
+  options?: ReadOptions,
+): SessionTreeNode[];
 
 /**
  * Resolves the messages, thinking level and model that pi would send to the
@@ -563,7 +611,7 @@ export function getTree(source: SessionText | readonly FileEntry[], options?: Re
  * for (const m of messages) console.log(m.role);
  */
 export function buildSessionContext(
-  source: SessionText | readonly FileEntry[],
+  source: SessionText | ByteSource | readonly FileEntry[],
   leafId?: string | null,
   options?: ReadOptions,
 ): SessionContext;
@@ -601,7 +649,7 @@ export interface SessionProjection {
  * const ids = buildContextEntries(jsonl).map((e) => e.id);
  */
 export function buildContextEntries(
-  source: SessionText | readonly FileEntry[],
+  source: SessionText | ByteSource | readonly FileEntry[],
   leafId?: string | null,
   options?: ReadOptions,
 ): SessionEntry[];
@@ -624,7 +672,7 @@ export function buildContextEntries(
  * }
  */
 export function buildSessionProjection(
-  source: SessionText | readonly FileEntry[],
+  source: SessionText | ByteSource | readonly FileEntry[],
   leafId?: string | null,
   options?: ReadOptions,
 ): SessionProjection;
@@ -652,7 +700,7 @@ export function buildSessionProjection(
  * console.log(prompt?.content, prompt?.toolsAdded?.map((t) => t.name));
  */
 export function currentSystemMessage(
-  source: SessionText | readonly FileEntry[],
+  source: SessionText | ByteSource | readonly FileEntry[],
   leafId?: string | null,
   options?: ReadOptions,
 ): SystemMessage | undefined;
@@ -661,7 +709,7 @@ export function currentSystemMessage(
  * How many lines of the session `JSON.parse` accepts: `parseSession(source).length`,
  * without building any entry (one pass over the bytes).
  */
-export function countEntries(source: SessionText | readonly unknown[], options?: ReadOptions): number;
+export function countEntries(source: SessionText | ByteSource | readonly unknown[], options?: ReadOptions): number;
 
 // ---------------------------------------------------------------------------
 // Inspection
@@ -915,7 +963,10 @@ export interface SessionInfo {
  * (`null`, `false`, `0`, `""`) lines are skipped. Returns `null` when the
  * first remaining line is not a session header.
  */
-export function sessionInfo(source: SessionText, options?: ReadOptions & { mtime?: Date }): SessionInfo | null;
+export function sessionInfo(
+  source: SessionText | ByteSource,
+  options?: ReadOptions & { mtime?: Date },
+): SessionInfo | null;
 
 /** Tokens and cost, of one {@link UsageRecord} or added up in {@link UsageTotals}. */
 export interface UsageTokens {

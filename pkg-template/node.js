@@ -16,6 +16,7 @@ export const {
   countEntries,
   Session,
   sessionInfo,
+  fileSource,
   sessionUsage,
   UsageLedger,
 } = api;

@@ -157,6 +157,55 @@ function lazyNode(entryAt, i, label, labelTimestamp) {
   return node;
 }
 
+// pi's nodes over a byte source: entry `i` is read by its byte range when
+// its node's `entry` is first read (labels' entries at once: their text is
+// the node's label). Each read gets exactly its bytes or throws, naming the
+// source; nothing is kept of them but the parsed entry.
+export function buildSourceTree(source, name, starts, lengths, nodes, labels, children, roots) {
+  const from = starts.slice();
+  const length = lengths.slice();
+  const decoder = new TextDecoder();
+  const entryAt = (i) => {
+    const bytes = readSource(source, from[i], length[i]);
+    if (!isBytes(bytes) || bytes.length !== length[i]) {
+      throw new Error(
+        `${name} changed while it was read (it gave ${bytes?.length} bytes at offset ${from[i]} where ${length[i]} were asked)`,
+      );
+    }
+    return JSON.parse(decoder.decode(bytes));
+  };
+  const made = new Array(from.length);
+  const labelEntries = new Map();
+  for (const i of nodes) {
+    const l = labels[i];
+    let label;
+    if (l >= 0) {
+      label = labelEntries.get(l);
+      if (label === undefined) {
+        label = entryAt(l);
+        labelEntries.set(l, label);
+      }
+    }
+    made[i] = lazyNode(entryAt, i, label?.label, label?.timestamp);
+  }
+  return link(made, children, roots);
+}
+
+export function isByteSource(value) {
+  return (
+    value !== null &&
+    typeof value === "object" &&
+    !Array.isArray(value) &&
+    !ArrayBuffer.isView(value) &&
+    typeof value.read === "function" &&
+    "size" in value
+  );
+}
+
+export function readSource(source, offset, length) {
+  return source.read(offset, length);
+}
+
 export function withContent(message, content) {
   return { ...message, content };
 }

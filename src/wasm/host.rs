@@ -8,8 +8,10 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::error::Api;
+use super::read::ByteSource;
 use crate::document::{Document, Entries};
 use crate::ids;
+use crate::index::{Index, IndexError};
 use crate::migrate;
 use crate::time::DateParser;
 use crate::tree::SiblingSort;
@@ -164,4 +166,26 @@ pub(super) fn open_text(api: Api, text: String) -> Result<Document, JsValue> {
     Document::parse_with(text, &JsDates)
         .try_migrated(&JsDates, &mut ids::random_id)
         .map_err(|e| api.no_random(e))
+}
+
+/// The index of a byte source, read a piece at a time.
+pub(super) fn index_of(api: Api, source: &ByteSource) -> Result<Index, JsValue> {
+    let mut read = |from, to, buf: &mut Vec<u8>| source.read(from, to, buf);
+    Index::read(source.size, source.piece, &mut read, &JsDates)
+        .map_err(|e| index_error(api, source, e))
+}
+
+/// An index's error as a JS error naming the source.
+pub(super) fn index_error(api: Api, source: &ByteSource, e: IndexError<JsValue>) -> JsValue {
+    match e {
+        IndexError::Read(e) => e,
+        IndexError::LineTooLong { line } => api.range_error(format_args!(
+            "{}: line {line} is longer than 4 GiB, more than any JS engine parses",
+            source.name
+        )),
+        IndexError::PathTooLarge { bytes } => api.range_error(format_args!(
+            "{}: the entries on the path to this leaf are {bytes} bytes, more than a context may read (1 GiB, or options.maxBytes); nothing was read",
+            source.name
+        )),
+    }
 }

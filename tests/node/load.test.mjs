@@ -16,6 +16,7 @@ const NAMES = [
   "buildSessionProjection",
   "countEntries",
   "currentSystemMessage",
+  "fileSource",
   "getTree",
   "inspectSession",
   "migrate",
@@ -24,7 +25,7 @@ const NAMES = [
   "sessionUsage",
 ];
 
-test("ESM import exposes exactly the thirteen exports (Session, UsageLedger and eleven functions)", () => {
+test("ESM import exposes exactly the fourteen exports (Session, UsageLedger and twelve functions)", () => {
   assert.deepEqual(Object.keys(esm).sort(), NAMES);
   // biome-ignore lint/performance/noDynamicNamespaceImportAccess: the test enumerates the exports by name
   for (const name of NAMES) assert.equal(typeof esm[name], "function", name);
@@ -35,7 +36,7 @@ test("ESM import resolves to the node entry", () => {
   assert.match(resolved, /[\\/]pkg[\\/]node\.js$/);
 });
 
-test("CommonJS require exposes the same thirteen exports, shared with import (one instance)", () => {
+test("CommonJS require exposes the same fourteen exports, shared with import (one instance)", () => {
   const cjs = require("session-tree");
   assert.match(realpathSync(require.resolve("session-tree")), /[\\/]pkg[\\/]node\.cjs$/);
   for (const name of NAMES) {

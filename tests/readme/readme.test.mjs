@@ -148,6 +148,11 @@ test("the session-tree/node agent writes its session, then continues it", () => 
   for (let i = 2; i < lines.length; i++) assert.equal(lines[i].parentId, lines[i - 1].id);
 });
 
+test("the fileSource example reads a file by piece", () => {
+  // Three messages; the last child of the root is c, whose path is a then c.
+  assert.equal(run(example("fileSource(process.argv")), "3 c 2\n");
+});
+
 test("the getTree example walks the shape, then reads entries", () => {
   assert.equal(run(example("the shape is there without parsing")), "2\n[ 'one way', 'another' ]\ntrue\n");
 });
