@@ -46,7 +46,7 @@ TEMPLATE_FILES := $(shell find pkg-template -type f 2>/dev/null)
 VIEWER_FILES := $(shell find www -type f 2>/dev/null)
 STAMP := pkg/.stamp
 
-.PHONY: build test test-cargo test-cli test-tarball test-runtimes test-node test-readme test-reliability fuzz test-conformance test-viewer bench sample test-browser test-consumer \
+.PHONY: build test test-cargo test-cli test-tarball test-runtimes test-node-manager test-node test-readme test-reliability fuzz test-conformance test-viewer bench sample test-browser test-consumer \
         demo clean toolchain test-deps chromium
 
 build: $(STAMP)
@@ -91,16 +91,25 @@ $(STAMP): $(WASM) $(TEMPLATE_FILES) $(VIEWER_FILES) $(wildcard README.md) Makefi
 	for w in pkg/node/session_tree_bg.wasm pkg/web/session_tree_bg.wasm; do \
 	  $(WASM_OPT) $(WASM_OPT_FLAGS) "$$w" -o "$$w"; done
 	cp -R pkg-template/. pkg/
-	cp -R www pkg/viewer && rm -f pkg/viewer/screenshot.png
+	cp -R www pkg/viewer && rm -f pkg/viewer/screenshot*.png
 	cp pkg/index.d.ts pkg/index.d.cts
 	sed -e 's/^export function recovering/function recovering/' -e '$$a module.exports = { recovering };' pkg/recover.js > pkg/recover.cjs
+	# session-tree/node: cli/lineage.js (the browser loads it too) as CommonJS, and its CJS types
+	names=$$(sed -n 's/^export function \([A-Za-z0-9_]*\).*/\1/p' pkg/cli/lineage.js | paste -sd, -); \
+	  sed -e 's/^export function /function /' -e "\$$a module.exports = { $$names };" pkg/cli/lineage.js > pkg/cli/lineage.cjs
+	sed -e 's#"\.\./index\.js"#"../index.cjs"#' pkg/files/index.d.ts > pkg/files/index.d.cts
 	if [ -f README.md ]; then cp README.md pkg/README.md; fi
 	touch $@
 	@echo "package ready in pkg/"
 
 # --- tests -------------------------------------------------------------------
 
-test: test-cargo build test-node test-cli test-readme test-reliability test-conformance test-browser test-consumer test-viewer test-tarball test-runtimes test-serve
+# Every node:test run: the spec report, and tests/shared/skip-reporter.mjs, which fails the run
+# on a skip or todo outside its short allow-list (tests/README.md, "Skips").
+NODE_TEST := node --test --test-reporter=spec --test-reporter-destination=stdout \
+  --test-reporter=$(CURDIR)/tests/shared/skip-reporter.mjs --test-reporter-destination=stderr
+
+test: test-cargo build test-node test-cli test-readme test-reliability test-conformance test-browser test-consumer test-viewer test-tarball test-runtimes test-serve test-a11y test-node-manager
 	@echo "all test suites passed"
 
 test-cargo:
@@ -120,7 +129,7 @@ chromium:
 
 # tests/shared/ holds the suites' helpers and the test of the pi loader.
 test-node: test-deps
-	node --test tests/node/ tests/shared/
+	$(NODE_TEST) tests/node/ tests/shared/
 
 # A test build that can force a trap (`__forceTrap`), to test recovery from one.
 TRAP_WASM := target/trap/$(TARGET)/release/session_tree.wasm
@@ -134,42 +143,50 @@ $(TRAP_PKG): $(RUST_SOURCES) $(TEMPLATE_FILES) Makefile | toolchain
 	$(call cjs_snippets,target/trap-pkg/node)
 
 test-reliability: test-deps $(TRAP_PKG)
-	node --test tests/reliability/
+	$(NODE_TEST) tests/reliability/
 
 # Longer property runs than `make test` does.
 fuzz: test-deps $(TRAP_PKG)
 	PROPTEST_CASES=$${PROPTEST_CASES:-20000} $(CARGO) test --release --test properties
-	FUZZ_COUNT=$${FUZZ_COUNT:-20000} node --test tests/reliability/
+	FUZZ_COUNT=$${FUZZ_COUNT:-20000} $(NODE_TEST) tests/reliability/
 
 # The `session-tree` command (pkg/bin, pkg/cli), run in-process on fake streams.
 test-cli: test-deps
-	node --test tests/cli/
+	$(NODE_TEST) tests/cli/
 
 # `npm pack` of pkg/, installed from the tarball into a scratch project under
 # the system's temporary folder: ESM, CJS, tsc, publint, attw, the command.
 test-tarball: test-deps
-	node --test tests/tarball/
+	$(NODE_TEST) tests/tarball/
 
 # The smoke suite under Bun and Deno, both from npm (tests/package.json).
 test-runtimes: test-deps
-	node --test tests/runtimes/
+	$(NODE_TEST) tests/runtimes/
+
+# session-tree/node's SessionManager: pi's rules, injected write failures,
+# the lock across processes, SIGKILL mid-append (KILL_COUNT, KILL_SEED), under
+# Node, Bun and Deno.
+test-node-manager: test-deps
+	$(NODE_TEST) tests/node-manager/
 
 test-readme: test-deps chromium
-	node --test tests/readme/
+	$(NODE_TEST) tests/readme/
 
 # One file at a time: generated.test.js and broken.test.js run worker pools of their own.
+# harness.test.js runs the comparisons on deliberately wrong implementations: each must fail.
 test-conformance: test-deps
-	cd tests && node --test --test-concurrency=1 conformance/scenarios.test.js conformance/broken.test.js \
-	  conformance/generated.test.js conformance/session.test.js conformance/list.test.js
+	cd tests && $(NODE_TEST) --test-concurrency=1 conformance/scenarios.test.js conformance/broken.test.js \
+	  conformance/generated.test.js conformance/session.test.js conformance/list.test.js \
+	  conformance/harness.test.js
 
 test-browser: test-deps chromium
-	node --test tests/browser/
+	$(NODE_TEST) tests/browser/
 
 test-consumer: test-deps chromium
-	node --test tests/consumer/
+	$(NODE_TEST) tests/consumer/
 
 test-viewer: test-deps chromium
-	node --test tests/viewer/
+	$(NODE_TEST) tests/viewer/
 
 # Rewrites www/sample.jsonl, the demo's embedded session (its compaction checkpoint comes from pi 1.6.0).
 sample: test-deps
@@ -179,12 +196,19 @@ sample: test-deps
 # into the README, never into a test.
 bench: test-deps
 	cd tests && node --expose-gc bench/bench.mjs
+	cd tests && node --expose-gc bench/manager.mjs
 
 # `session-tree serve` (Playwright over a generated folder, raw HTTP for its
 # security rules) and the static page's "Open folder…".
 .PHONY: test-serve
 test-serve: test-deps chromium
-	node --test tests/serve/
+	$(NODE_TEST) tests/serve/
+
+# WCAG 2.1 A/AA (axe-core) on every state of the viewer, the shared file and
+# `serve`; the keyboard alone; a phone (tests/a11y/).
+.PHONY: test-a11y
+test-a11y: test-deps chromium
+	$(NODE_TEST) tests/a11y/
 
 # --- mutation testing (not in `make test`: hours on two cores) -------------
 

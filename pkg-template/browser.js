@@ -21,6 +21,8 @@ export const {
   countEntries,
   Session,
   sessionInfo,
+  sessionUsage,
+  UsageLedger,
 } = recovering(glue, [
   "parseSession",
   "migrate",
@@ -33,4 +35,6 @@ export const {
   "countEntries",
   "Session",
   "sessionInfo",
+  "sessionUsage",
+  "UsageLedger",
 ]);

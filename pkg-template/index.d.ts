@@ -452,6 +452,11 @@ export interface ReadOptions {
    * takes about four times its size in WebAssembly's 4 GiB memory.
    */
   maxBytes?: number;
+  /**
+   * How many bytes of a {@link ByteSource} are read at a time (default 1 MiB).
+   * Meant for tests: a tiny piece puts piece boundaries everywhere.
+   */
+  pieceSize?: number;
 }
 
 /** Options of {@link parseSession}. */
@@ -471,6 +476,41 @@ export interface ParseOptions extends ReadOptions {
  * invalid sequences become U+FFFD.
  */
 export type SessionText = string | Uint8Array;
+
+/**
+ * A session's bytes held elsewhere (a file, a blob), read by range and never
+ * written. {@link getTree}, {@link sessionInfo}, {@link countEntries} and the
+ * context functions ({@link buildSessionContext}, {@link buildContextEntries},
+ * {@link buildSessionProjection}, {@link currentSystemMessage}) read it a
+ * piece at a time, with no size limit (the context functions then read only
+ * the header and the entries on the path); the other functions read it
+ * whole, under `maxBytes`. An old (v1, v2) session is read whole by all. `read` must give
+ * exactly `length` bytes; anything else is an error naming the source.
+ */
+export interface ByteSource {
+  /** Its size in bytes. */
+  readonly size: number;
+  /** Bytes `offset` to `offset + length`. */
+  read(offset: number, length: number): Uint8Array;
+  /** What errors call it (a file source: its path). */
+  readonly name?: string;
+}
+
+/** A {@link ByteSource} over an open file descriptor (see {@link fileSource}). */
+export interface FileSource extends ByteSource {
+  readonly name: string;
+  /** Closes the file; reads after it throw. */
+  close(): void;
+}
+
+/**
+ * A byte source over the file at `path` (Node, Bun and Deno; not in
+ * browsers), opened now and read only. A file whose size or modification
+ * time changes while it is read (truncated, rewritten, appended to) makes
+ * the next read throw an `Error` naming it, never a mix of old and new.
+ * Close it when done.
+ */
+export function fileSource(path: string | URL): FileSource;
 
 // ---------------------------------------------------------------------------
 // Functions
@@ -533,9 +573,17 @@ export function migrate(source: SessionText, options?: ReadOptions): SessionText
  * @returns The roots. From text, each node's `entry` is parsed when first
  * read and the same object returned after (an own enumerable accessor that
  * reads and writes like data), so a walk over the shape parses nothing.
+ * From a {@link ByteSource}, the tree is built from an index read a piece at
+ * a time (a few dozen bytes per entry), and each node's `entry` is read by
+ * its byte range when first read: keep the source open while entries are
+ * read. An old (v1, v2) session through a source is read whole and migrated,
+ * as text is.
  * @throws `TypeError` if `source` has the wrong type.
  */
-export function getTree(source: SessionText | readonly FileEntry[], options?: ReadOptions): SessionTreeNode[];
+export function getTree(
+  source: SessionText | ByteSource | readonly FileEntry[],
+  options?: ReadOptions,
+): SessionTreeNode[];
 
 /**
  * Resolves the messages, thinking level and model that pi would send to the
@@ -563,7 +611,7 @@ export function getTree(source: SessionText | readonly FileEntry[], options?: Re
  * for (const m of messages) console.log(m.role);
  */
 export function buildSessionContext(
-  source: SessionText | readonly FileEntry[],
+  source: SessionText | ByteSource | readonly FileEntry[],
   leafId?: string | null,
   options?: ReadOptions,
 ): SessionContext;
@@ -601,7 +649,7 @@ export interface SessionProjection {
  * const ids = buildContextEntries(jsonl).map((e) => e.id);
  */
 export function buildContextEntries(
-  source: SessionText | readonly FileEntry[],
+  source: SessionText | ByteSource | readonly FileEntry[],
   leafId?: string | null,
   options?: ReadOptions,
 ): SessionEntry[];
@@ -624,7 +672,7 @@ export function buildContextEntries(
  * }
  */
 export function buildSessionProjection(
-  source: SessionText | readonly FileEntry[],
+  source: SessionText | ByteSource | readonly FileEntry[],
   leafId?: string | null,
   options?: ReadOptions,
 ): SessionProjection;
@@ -652,7 +700,7 @@ export function buildSessionProjection(
  * console.log(prompt?.content, prompt?.toolsAdded?.map((t) => t.name));
  */
 export function currentSystemMessage(
-  source: SessionText | readonly FileEntry[],
+  source: SessionText | ByteSource | readonly FileEntry[],
   leafId?: string | null,
   options?: ReadOptions,
 ): SystemMessage | undefined;
@@ -661,7 +709,7 @@ export function currentSystemMessage(
  * How many lines of the session `JSON.parse` accepts: `parseSession(source).length`,
  * without building any entry (one pass over the bytes).
  */
-export function countEntries(source: SessionText | readonly unknown[], options?: ReadOptions): number;
+export function countEntries(source: SessionText | ByteSource | readonly unknown[], options?: ReadOptions): number;
 
 // ---------------------------------------------------------------------------
 // Inspection
@@ -808,6 +856,13 @@ export class Session {
   currentSystemMessage(leafId?: string | null): SystemMessage | undefined;
   /** {@link inspectSession} of the session as it stands. */
   diagnostics(): Diagnostic[];
+  /**
+   * What the session cost, as {@link sessionUsage} reports it, the path
+   * ending at `leafId` (default: the session's leaf; `null`: none).
+   * Throws if no entry has `leafId`. `options.records: false` leaves the
+   * records out.
+   */
+  usage(leafId?: string | null, options?: { records?: boolean }): SessionUsage;
 
   /** Appends a message as a child of the leaf and makes it the leaf. Returns its id. */
   appendMessage(message: AgentMessage): string;
@@ -908,4 +963,165 @@ export interface SessionInfo {
  * (`null`, `false`, `0`, `""`) lines are skipped. Returns `null` when the
  * first remaining line is not a session header.
  */
-export function sessionInfo(source: SessionText, options?: ReadOptions & { mtime?: Date }): SessionInfo | null;
+export function sessionInfo(
+  source: SessionText | ByteSource,
+  options?: ReadOptions & { mtime?: Date },
+): SessionInfo | null;
+
+/** Tokens and cost, of one {@link UsageRecord} or added up in {@link UsageTotals}. */
+export interface UsageTokens {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  /** input + output + cacheRead + cacheWrite (pi's `tokens.total`). */
+  totalTokens: number;
+  /** `usage.cost.total`, in dollars. */
+  cost: number;
+}
+
+/** Tokens and cost added up over {@link UsageRecord}s, as pi 1.6's `getSessionStats` adds them. */
+export interface UsageTotals extends UsageTokens {
+  /** How many records were added. */
+  records: number;
+  /** How many of them had a field missing or not a finite number (counted as 0). */
+  incomplete: number;
+}
+
+/** What a record paid for. */
+export type UsageRecordKind = "assistant" | "toolResult" | "usage" | "compaction" | "branchSummary";
+
+/** One paid request: an entry that carries usage. */
+export interface UsageRecord extends UsageTokens {
+  entryId: string;
+  /** The entry's `timestamp` as written. */
+  timestamp: string;
+  /** `new Date(timestamp).getTime()`, or `null` when it is not a date. */
+  time: number | null;
+  kind: UsageRecordKind;
+  /** A {@link UsageEntry}'s own `kind`, such as `"cache_warm"`. */
+  usageKind?: string;
+  /** The provider of an assistant message or a usage entry. */
+  provider?: string;
+  /** The model that answered: an assistant message's `responseModel`, else its `model`. */
+  model?: string;
+  /** A field was missing or not a finite number, and counts as 0. */
+  incomplete: boolean;
+}
+
+/** An entry with more than one child, and what each side cost after it. */
+export interface UsageFork {
+  entryId: string;
+  sides: { entryId: string; leaves: number; usage: UsageTotals }[];
+}
+
+/** A leaf: what its path cost, and its own part (below the last fork above it). */
+export interface UsageLeaf {
+  entryId: string;
+  path: UsageTotals;
+  own: UsageTotals;
+}
+
+/** What a session cost: see {@link sessionUsage}. */
+export interface SessionUsage {
+  /** The header's `id`, `cwd` and `parentSession`, when they are strings. */
+  sessionId?: string;
+  cwd?: string;
+  parentSession?: string;
+  /** Where {@link SessionUsage.path} ends. */
+  leafId: string | null;
+  /** Every record: what pi's `getSessionStats` reports for the file. */
+  total: UsageTotals;
+  /** The records from the root to the leaf: what that conversation cost. */
+  path: UsageTotals;
+  /** The records off that path: abandoned branches. */
+  abandoned: UsageTotals;
+  /** `total` and `path` split by what was paid for (kinds without records are left out). */
+  byKind: {
+    total: Partial<Record<UsageRecordKind, UsageTotals>>;
+    path: Partial<Record<UsageRecordKind, UsageTotals>>;
+  };
+  forks: UsageFork[];
+  leaves: UsageLeaf[];
+  /** Every paid request, in file order (empty with `records: false`). */
+  records: UsageRecord[];
+}
+
+/** Options of {@link sessionUsage}. */
+export interface UsageOptions extends ReadOptions {
+  /** Where the path ends: default the last entry (pi's leaf of a file just opened); `null`: none. */
+  leafId?: string | null;
+  /** `false` leaves `records` empty (the totals only: less to build for a large file). */
+  records?: boolean;
+}
+
+/**
+ * What a session cost, with pi 1.6's accounting (`getSessionStats`): the
+ * usage of assistant messages, of tool results that carry one, of `usage`
+ * entries and of compaction and branch-summary summarizers. Totals for the
+ * file, the path to a leaf, what lies off it, each fork's sides and each leaf.
+ * A usage field that is missing or not a finite number counts as 0 and marks
+ * its record incomplete; nothing throws on a broken file. Throws if no entry
+ * has `options.leafId`.
+ */
+export function sessionUsage(source: SessionText | readonly unknown[], options?: UsageOptions): SessionUsage;
+
+/** How {@link UsageLedger.summary} groups requests. */
+export type UsageGrouping = "day" | "week" | "month" | "model" | "project" | "session";
+
+/** Options of {@link UsageLedger.summary}. */
+export interface UsageSummaryOptions {
+  /** Default `"day"`. A week is keyed by its Monday's date, a month as `YYYY-MM`. */
+  by?: UsageGrouping;
+  /** An IANA time zone (`"Europe/Paris"`, `"UTC"`) for the dates; default the local zone. */
+  timeZone?: string;
+  /** The first and last local dates counted, as `YYYY-MM-DD` (both included). */
+  since?: string;
+  until?: string;
+}
+
+/** One group of a {@link UsageSummary}, split by model (`provider/model`). */
+export interface UsageRow {
+  /**
+   * The date (`YYYY-MM-DD`, `YYYY-MM`; `"(no date)"` for timestamps that are
+   * not dates), the model (`"(tools and summaries)"` for requests that name
+   * none), the project (`cwd`) or the session's path.
+   */
+  key: string;
+  usage: UsageTotals;
+  /** Most expensive first. */
+  models: { model: string; usage: UsageTotals }[];
+}
+
+/** What many files cost, each request counted once. */
+export interface UsageSummary {
+  /** Dates in order; other groupings most expensive first. */
+  rows: UsageRow[];
+  total: UsageTotals;
+  /** How many files were added. */
+  files: number;
+  /** How many requests were left out as copies of others in the same lineage. */
+  copies: number;
+}
+
+/**
+ * What many session files cost, each paid request counted once. Files linked
+ * by `parentSession` (pi's forks and branched copies) repeat their source's
+ * entries under the same ids: within such a lineage an entry (its id and
+ * timestamp) counts once, in the oldest file. Unrelated files are never
+ * compared. Only the requests of an added file are kept, not its text.
+ */
+export class UsageLedger {
+  constructor();
+  /**
+   * Adds a file under `path`, the path other files' `parentSession` names it
+   * by (pi writes absolute paths). Returns how many paid requests it has.
+   */
+  add(path: string, source: SessionText | readonly unknown[], options?: ReadOptions): number;
+  /** How many files were added. */
+  readonly files: number;
+  /** The requests of all files, grouped. */
+  summary(options?: UsageSummaryOptions): UsageSummary;
+  /** Releases the ledger's WebAssembly memory now. */
+  free(): void;
+}

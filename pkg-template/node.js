@@ -16,4 +16,7 @@ export const {
   countEntries,
   Session,
   sessionInfo,
+  fileSource,
+  sessionUsage,
+  UsageLedger,
 } = api;

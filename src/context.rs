@@ -130,6 +130,16 @@ pub fn plan(entries: &[Entry], by_id: &dyn Fn(&Key) -> Option<usize>, leaf: Leaf
         Leaf::Id(id) => by_id(id).or_else(last),
         Leaf::Last => last(),
     };
+    plan_at(entries, by_id, start)
+}
+
+/// [`plan`] from the entry the walk starts at (`None`: there is none). A
+/// walk goes from an entry to the one its truthy `parentId` names.
+pub fn plan_at(
+    entries: &[Entry],
+    by_id: &dyn Fn(&Key) -> Option<usize>,
+    start: Option<usize>,
+) -> Plan {
     let parent = |i: usize| {
         let p: &Key = &entries[i].parent_id;
         if p.truthy() {

@@ -22,10 +22,10 @@
 //! ```text
 //! 8  wasm                       the bindings: JS values in and out, the exports
 //! 7  session                    an open session, appended to in place
-//! 6  diagnostics, session_info  reports over a whole document
-//! 5  document, system           a file read once; the prompt and tools a context gives
+//! 6  diagnostics, index, session_info  reports over a whole document; a file's entries as byte ranges
+//! 5  document, system, usage    a file read once; the prompt and tools a context gives; what it cost
 //! 4  tree, context, migrate     pi's algorithms over the entries
-//! 3  entry                      what the algorithms read of one entry
+//! 3  entry, pieces              what the algorithms read of one entry; lines read a piece at a time
 //! 2  parse, time                JSONL lines as pi splits them; dates as JS reads them
 //! 1  json                       JSON as JSON.parse reads it and JSON.stringify writes strings
 //! 0  ascii, ids, order, scan    bytes and ids: fast scans, escapes, hex, random ids, a sort
@@ -41,16 +41,19 @@ pub mod diagnostics;
 pub mod document;
 pub mod entry;
 pub mod ids;
+pub mod index;
 pub mod json;
 pub mod migrate;
 pub mod order;
 pub mod parse;
+pub mod pieces;
 pub mod scan;
 pub mod session;
 pub mod session_info;
 pub mod system;
 pub mod time;
 pub mod tree;
+pub mod usage;
 
 #[cfg(target_arch = "wasm32")]
 mod wasm;

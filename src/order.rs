@@ -14,12 +14,23 @@ pub fn sorted_by_key<T>(items: Vec<T>, key: impl Fn(&T) -> u64) -> Vec<T> {
     order.into_iter().filter_map(|i| slots[i].take()).collect()
 }
 
-/// The indices of `keys` in ascending key order, equal keys in index order:
-/// a bottom-up merge sort, a few hundred bytes of wasm where std's sort is
-/// several KB.
-#[inline(never)]
+/// `items` in the order `cmp` gives; equal items keep their order (stable).
+pub fn sorted_by<T>(items: Vec<T>, cmp: impl Fn(&T, &T) -> std::cmp::Ordering) -> Vec<T> {
+    let order = stable_order_by(items.len(), &|a, b| cmp(&items[a], &items[b]));
+    let mut slots: Vec<Option<T>> = items.into_iter().map(Some).collect();
+    order.into_iter().filter_map(|i| slots[i].take()).collect()
+}
+
+/// The indices of `keys` in ascending key order, equal keys in index order.
 pub fn stable_order(keys: &[u64]) -> Vec<usize> {
-    let n = keys.len();
+    stable_order_by(keys.len(), &|a, b| keys[a].cmp(&keys[b]))
+}
+
+/// The indices `0..n` in the order `cmp` (of two indices) gives, equal ones
+/// in index order: a bottom-up merge sort, a few hundred bytes of wasm, one
+/// copy for every caller, where each use of std's sort adds several KB.
+#[inline(never)]
+pub fn stable_order_by(n: usize, cmp: &dyn Fn(usize, usize) -> std::cmp::Ordering) -> Vec<usize> {
     let mut from: Vec<usize> = (0..n).collect();
     let mut to = vec![0; n];
     let mut width = 1;
@@ -31,7 +42,7 @@ pub fn stable_order(keys: &[u64]) -> Vec<usize> {
             let (mut a, mut b) = (start, mid);
             for slot in &mut to[start..end] {
                 // Left first on ties: that keeps the sort stable.
-                if b >= end || (a < mid && keys[from[a]] <= keys[from[b]]) {
+                if b >= end || (a < mid && cmp(from[a], from[b]).is_le()) {
                     *slot = from[a];
                     a += 1;
                 } else {
@@ -69,6 +80,11 @@ mod tests {
             let mut want: Vec<usize> = (0..n).collect();
             want.sort_by_key(|&i| keys[i]);
             assert_eq!(stable_order(&keys), want, "{keys:?}");
+            let strings: Vec<String> = keys.iter().map(|k| format!("k{k}")).collect();
+            let sorted = sorted_by(strings.clone(), |a, b| b.cmp(a));
+            let mut by_std = strings;
+            by_std.sort_by(|a, b| b.cmp(a));
+            assert_eq!(sorted, by_std);
         }
     }
 }

@@ -138,6 +138,26 @@ impl<'t, const RECORD: bool> LineReader<'t, RECORD> {
         }
     }
 
+    /// The lines of `text`, a run of whole lines from inside a trimmed text
+    /// (see [`crate::pieces`]): nothing is trimmed, and the first line is
+    /// numbered `before + 1`. An empty `text` is one blank line.
+    pub fn within(text: &'t str, before: usize) -> Self {
+        LineReader {
+            text,
+            start: 0,
+            end: text.len(),
+            number: before,
+            done: false,
+            value: Value::default(),
+        }
+    }
+
+    /// The number of the line last read (lines before the first: the
+    /// `before` given).
+    pub fn number(&self) -> usize {
+        self.number
+    }
+
     /// The next non-blank line: its 1-based number, its span, and `Ok` when
     /// it is one JSON text (then in [`LineReader::value`]), else why not.
     #[allow(clippy::should_implement_trait)] // it lends `value`: not an Iterator
@@ -191,25 +211,23 @@ pub fn count_values_in_bytes(b: &[u8]) -> usize {
     }
 }
 
-/// [`count_values_in_bytes`] of a text of `len` bytes held elsewhere, read
-/// a piece of about `piece` bytes at a time: `read(from, to, buf)` appends
-/// bytes `from..to` to `buf`. A piece stays in the processor's cache between
-/// its copy and its scan, and memory use stays near `piece` plus the longest line.
-pub fn count_values_in_pieces(
-    len: usize,
-    piece: usize,
-    read: &mut dyn FnMut(usize, usize, &mut Vec<u8>),
-) -> usize {
-    let mut buf = Vec::with_capacity(piece + 4096);
-    // The ends of the whole text, as `trim()` finds them, from windows that
-    // grow until the trimming stops well inside one.
-    let mut window = 4096;
-    let start = loop {
+/// Reads bytes `from..to` of a text held elsewhere (a file, a JS source),
+/// appending them to the buffer; fails as the source does.
+pub type ReadAt<'r, E> = dyn FnMut(u64, u64, &mut Vec<u8>) -> Result<(), E> + 'r;
+
+/// Where `trim()` starts and ends a text of `len` bytes held elsewhere, and
+/// how many `\n` come before its start, read from windows at either end that
+/// grow until the trimming stops well inside one.
+pub fn trimmed_range<E>(len: u64, read: &mut ReadAt<'_, E>) -> Result<(u64, u64, usize), E> {
+    let mut buf = Vec::new();
+    let mut window: u64 = 4096;
+    let (start, before) = loop {
         buf.clear();
-        read(0, window.min(len), &mut buf);
+        read(0, window.min(len), &mut buf)?;
         let start = trim_start(&buf);
-        if start + 4 <= buf.len() || buf.len() == len {
-            break start;
+        if start + 4 <= buf.len() || buf.len() as u64 == len {
+            let before = buf[..start].iter().filter(|&&b| b == b'\n').count();
+            break (start as u64, before);
         }
         window *= 4;
     };
@@ -217,19 +235,32 @@ pub fn count_values_in_pieces(
     let end = loop {
         let from = len - window.min(len);
         buf.clear();
-        read(from, len, &mut buf);
+        read(from, len, &mut buf)?;
         let end = trim_end(&buf);
         if end >= 4 || from == 0 {
-            break from + end;
+            break from + end as u64;
         }
         window *= 4;
     };
-    buf.clear();
+    Ok((start, end.max(start), before))
+}
+
+/// [`count_values_in_bytes`] of a text of `len` bytes held elsewhere, read
+/// a piece of about `piece` bytes at a time. A piece stays in the processor's
+/// cache between its copy and its scan, and memory use stays near `piece`
+/// plus the longest line.
+pub fn count_values_in_pieces<E>(
+    len: u64,
+    piece: usize,
+    read: &mut ReadAt<'_, E>,
+) -> Result<usize, E> {
+    let (start, end, _) = trimmed_range(len, read)?;
+    let mut buf = Vec::with_capacity(piece + 4096);
     let mut count = 0;
     let mut at = start;
     while at < end {
-        let to = end.min(at + piece);
-        read(at, to, &mut buf);
+        let to = end.min(at + piece.max(1) as u64);
+        read(at, to, &mut buf)?;
         at = to;
         if at < end {
             // Whole lines now; the unfinished last one waits for the next piece.
@@ -238,7 +269,7 @@ pub fn count_values_in_pieces(
             buf.drain(..used);
         }
     }
-    count + count_lines(&buf)
+    Ok(count + count_lines(&buf))
 }
 
 /// How many bytes at the start of `b` `trim()` drops (JS whitespace).
@@ -389,11 +420,13 @@ mod tests {
             let b = t.as_bytes();
             let whole = count_values_in_bytes(b);
             for piece in [1, 2, 3, 7, 64, 1000, 1 << 20] {
-                let mut read =
-                    |from: usize, to: usize, buf: &mut Vec<u8>| buf.extend_from_slice(&b[from..to]);
+                let mut read = |from: u64, to: u64, buf: &mut Vec<u8>| {
+                    buf.extend_from_slice(&b[from as usize..to as usize]);
+                    Ok::<(), ()>(())
+                };
                 assert_eq!(
-                    count_values_in_pieces(b.len(), piece, &mut read),
-                    whole,
+                    count_values_in_pieces(b.len() as u64, piece, &mut read),
+                    Ok(whole),
                     "{t:?} in pieces of {piece}"
                 );
             }

@@ -35,12 +35,9 @@ pub struct SessionInfo {
     pub first_message: String,
 }
 
-/// The lines of `text` as `readline` gives them (ends at `\n`, `\r\n` or a
-/// lone `\r`), inside the text trimmed as JS `trim()` does.
-fn listing_lines(text: &str) -> impl Iterator<Item = Span> + '_ {
-    let b = text.as_bytes();
-    let start = crate::parse::trim_start(b);
-    let end = crate::parse::trim_end(b).max(start);
+/// The lines of `b[start..end]` as `readline` gives them (ends at `\n`,
+/// `\r\n` or a lone `\r`), inside a text already trimmed as JS `trim()` does.
+fn listing_lines(b: &[u8], start: usize, end: usize) -> impl Iterator<Item = Span> + '_ {
     let mut at = start;
     std::iter::from_fn(move || {
         if at >= end {
@@ -134,21 +131,123 @@ fn is_str(text: &str, m: Option<&json::Member>, name: &str) -> bool {
 /// line. Nothing else of a line is decoded; a message's text only while no
 /// first user message is known.
 pub fn session_info(text: &str, dates: &dyn DateParser) -> Option<SessionInfo> {
-    let t = text;
-    let mut value = json::Value::default();
-    let mut lines = listing_lines(text);
-    // The lines pi 1.6 keeps: valid JSON (a blank line is not), and truthy.
-    let mut next_kept = |value: &mut json::Value| {
-        for span in lines.by_ref() {
-            if json::parse_line_into(t, span.start, span.end, value).is_some()
+    let b = text.as_bytes();
+    let start = crate::parse::trim_start(b);
+    let end = crate::parse::trim_end(b).max(start);
+    let mut fold = Fold::new(dates);
+    fold.lines(text, start, end);
+    fold.finish()
+}
+
+/// [`session_info`] of a text of `len` bytes held elsewhere, read `piece`
+/// bytes at a time: only a piece and the line it ends in are held.
+pub fn session_info_in_pieces<E>(
+    len: u64,
+    piece: usize,
+    read: &mut crate::parse::ReadAt<'_, E>,
+    dates: &dyn DateParser,
+) -> Result<Option<SessionInfo>, E> {
+    let (start, end, _) = crate::parse::trimmed_range(len, read)?;
+    let mut fold = Fold::new(dates);
+    let mut buf = Vec::new();
+    let mut at = start;
+    while at < end && !fold.is_done() {
+        let to = end.min(at + piece.max(1) as u64);
+        read(at, to, &mut buf)?;
+        at = to;
+        // Whole lines (a `\r\n` cut in two only adds a blank line, which
+        // is no entry); the torn last one waits for the next piece. `\n` and
+        // `\r` are never inside a UTF-8 sequence: decoding a run of lines
+        // is decoding them in the whole text.
+        let cut = if at < end {
+            match buf.iter().rposition(|&c| c == b'\n' || c == b'\r') {
+                Some(last) => last + 1,
+                None => continue,
+            }
+        } else {
+            buf.len()
+        };
+        let text = crate::parse::decode(&buf[..cut]);
+        fold.lines(&text, 0, text.len());
+        buf.drain(..cut);
+    }
+    Ok(fold.finish())
+}
+
+/// Where [`Fold`] is in the file.
+enum State {
+    /// No kept line yet.
+    Start,
+    /// The first kept line was a header.
+    Listing(SessionInfo),
+    /// The first kept line was not a header: not listed.
+    NotASession,
+}
+
+/// [`session_info`] a line at a time.
+struct Fold<'d> {
+    dates: &'d dyn DateParser,
+    state: State,
+    value: json::Value,
+}
+
+impl<'d> Fold<'d> {
+    fn new(dates: &'d dyn DateParser) -> Self {
+        Fold {
+            dates,
+            state: State::Start,
+            value: json::Value::default(),
+        }
+    }
+
+    /// Nothing more can change the answer.
+    fn is_done(&self) -> bool {
+        matches!(self.state, State::NotASession)
+    }
+
+    /// Reads the lines of `t[start..end]`, all inside the trimmed text,
+    /// and folds in those pi 1.6 keeps: valid JSON (a blank line is not),
+    /// and truthy.
+    fn lines(&mut self, t: &str, start: usize, end: usize) {
+        let mut value = std::mem::take(&mut self.value);
+        for span in listing_lines(t.as_bytes(), start, end) {
+            if self.is_done() {
+                break;
+            }
+            if json::parse_line_into(t, span.start, span.end, &mut value).is_some()
                 && json::truthy(value.kind, value.span.of(t))
             {
-                return true;
+                self.kept(t, &value);
             }
         }
-        false
-    };
-    if !next_kept(&mut value) || value.kind != json::Kind::Object {
+        self.value = value;
+    }
+
+    fn finish(self) -> Option<SessionInfo> {
+        match self.state {
+            State::Listing(mut info) => {
+                info.last_activity = info.last_activity.filter(|&a| a > 0.0);
+                Some(info)
+            }
+            _ => None,
+        }
+    }
+
+    fn kept(&mut self, t: &str, value: &json::Value) {
+        match &mut self.state {
+            State::Start => {
+                self.state = header(t, value, self.dates).map_or(State::NotASession, State::Listing)
+            }
+            State::Listing(info) => entry(t, value, info, self.dates),
+            State::NotASession => {}
+        }
+    }
+}
+
+/// The listing of a session whose first kept line is `value`; `None` when
+/// it is not a header.
+fn header(t: &str, value: &json::Value, dates: &dyn DateParser) -> Option<SessionInfo> {
+    if value.kind != json::Kind::Object {
         return None;
     }
     let [ty, id, cwd, timestamp, parent] = json::find_all(
@@ -173,7 +272,7 @@ pub fn session_info(text: &str, dates: &dyn DateParser) -> Option<SessionInfo> {
         }
         _ => None,
     };
-    let mut info = SessionInfo {
+    Some(SessionInfo {
         id: raw(id).map_or("null".into(), |(_, v)| v.to_owned()),
         cwd,
         name: None,
@@ -183,56 +282,57 @@ pub fn session_info(text: &str, dates: &dyn DateParser) -> Option<SessionInfo> {
         header_time,
         message_count: 0,
         first_message: String::new(),
+    })
+}
+
+/// What the kept line `value` after the header adds to `info`.
+fn entry(t: &str, value: &json::Value, info: &mut SessionInfo, dates: &dyn DateParser) {
+    let raw = |m: Option<&json::Member>| m.map(|m| (m.kind, m.value.of(t)));
+    if value.kind != json::Kind::Object {
+        return;
+    }
+    let found = json::find_all(t, &value.members, ["type", "timestamp", "name", "message"]);
+    let [ty, entry_time, name, _] = found.map(|i| i.map(|i| &value.members[i]));
+    let message_at = found[3];
+    if is_str(t, ty, "session_info") {
+        info.name = name
+            .filter(|m| m.kind == json::Kind::String)
+            .and_then(|m| trimmed_literal(m.value.of(t)));
+        return;
+    }
+    if !is_str(t, ty, "message") {
+        return;
+    }
+    info.message_count += 1;
+    let Some(i) = message_at.filter(|&i| value.members[i].kind == json::Kind::Object) else {
+        return;
     };
-    while next_kept(&mut value) {
-        if value.kind != json::Kind::Object {
-            continue;
-        }
-        let found = json::find_all(t, &value.members, ["type", "timestamp", "name", "message"]);
-        let [ty, entry_time, name, _] = found.map(|i| i.map(|i| &value.members[i]));
-        let message_at = found[3];
-        if is_str(t, ty, "session_info") {
-            info.name = name
-                .filter(|m| m.kind == json::Kind::String)
-                .and_then(|m| trimmed_literal(m.value.of(t)));
-            continue;
-        }
-        if !is_str(t, ty, "message") {
-            continue;
-        }
-        info.message_count += 1;
-        let Some(i) = message_at.filter(|&i| value.members[i].kind == json::Kind::Object) else {
-            continue;
-        };
-        let [role, content, msg_time] =
-            last_of(t, value.nested_in(i), ["role", "content", "timestamp"]);
-        let Some(content) = content else {
-            continue;
-        };
-        let user = is_str(t, role, "user");
-        if !user && !is_str(t, role, "assistant") {
-            continue;
-        }
-        // Last activity: the message's numeric timestamp, else
-        // `new Date(entry.timestamp)` of whatever the entry's is (pi 1.6).
-        let activity = match msg_time {
-            Some(ts) if ts.kind == json::Kind::Number => json::number(ts.value.of(t)),
-            _ => crate::time::time_of(raw(entry_time), dates),
-        };
-        if !activity.is_nan() {
-            info.last_activity = Some(info.last_activity.unwrap_or(0.0).max(activity));
-        }
-        if !user || !info.first_message.is_empty() {
-            continue;
-        }
-        if let Some(text) = message_text(t, content) {
-            if !text.is_empty() {
-                info.first_message = format!("\"{text}\"");
-            }
+    let [role, content, msg_time] =
+        last_of(t, value.nested_in(i), ["role", "content", "timestamp"]);
+    let Some(content) = content else {
+        return;
+    };
+    let user = is_str(t, role, "user");
+    if !user && !is_str(t, role, "assistant") {
+        return;
+    }
+    // Last activity: the message's numeric timestamp, else
+    // `new Date(entry.timestamp)` of whatever the entry's is (pi 1.6).
+    let activity = match msg_time {
+        Some(ts) if ts.kind == json::Kind::Number => json::number(ts.value.of(t)),
+        _ => crate::time::time_of(raw(entry_time), dates),
+    };
+    if !activity.is_nan() {
+        info.last_activity = Some(info.last_activity.unwrap_or(0.0).max(activity));
+    }
+    if !user || !info.first_message.is_empty() {
+        return;
+    }
+    if let Some(text) = message_text(t, content) {
+        if !text.is_empty() {
+            info.first_message = format!("\"{text}\"");
         }
     }
-    info.last_activity = info.last_activity.filter(|&a| a > 0.0);
-    Some(info)
 }
 
 /// pi's `extractTextContent` of a message's `content`, as the inside of a
@@ -282,6 +382,28 @@ mod tests {
 
     fn info(text: &str) -> Option<SessionInfo> {
         session_info(text, &IsoOnly)
+    }
+
+    #[test]
+    fn in_pieces_as_a_whole() {
+        let u = user("h\u{e9}llo \u{1f642}", "\"2025-03-02T00:00:00.000Z\"");
+        let name = r#"{"type":"session_info","id":"n","parentId":null,"name":" n "}"#;
+        for text in [
+            format!("\u{feff}{HEADER}\r\n{u}\r{name}\n\n{u}\u{a0}"),
+            format!("null\n{HEADER}\n{u}"),
+            format!("[]\n{HEADER}\n{u}"),
+            String::new(),
+        ] {
+            let b = text.as_bytes();
+            for piece in [1, 2, 3, 5, 64, 1 << 20] {
+                let mut read = |from: u64, to: u64, buf: &mut Vec<u8>| {
+                    buf.extend_from_slice(&b[from as usize..to as usize]);
+                    Ok::<(), ()>(())
+                };
+                let got = session_info_in_pieces(b.len() as u64, piece, &mut read, &IsoOnly);
+                assert_eq!(got, Ok(info(&text)), "{text:?} in pieces of {piece}");
+            }
+        }
     }
 
     #[test]

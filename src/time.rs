@@ -119,8 +119,23 @@ fn days_in_month(year: i64, month: i64) -> i64 {
     }
 }
 
+/// The date `(year, month, day)` of a day number (days since 1970-01-01),
+/// in the proleptic Gregorian calendar: the inverse of [`days_from_civil`].
+pub fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
 /// Days since 1970-01-01 in the proleptic Gregorian calendar.
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+pub fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
     let y = if m <= 2 { y - 1 } else { y };
     let era = y.div_euclid(400);
     let yoe = y - era * 400;
@@ -148,6 +163,18 @@ mod tests {
             "local time needs JS"
         );
         assert_eq!(iso_utc("2025-12-08 22:41:05Z"), None);
+    }
+
+    #[test]
+    fn day_numbers_and_dates_round_trip() {
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(civil_from_days(-1), (1969, 12, 31));
+        // 2024-02-29 is day 19782 (1709164800000 ms / 86400000).
+        assert_eq!(civil_from_days(19_782), (2024, 2, 29));
+        for d in [-800_000, -1, 0, 59, 10_956, 19_782, 2_932_896] {
+            let (y, m, day) = civil_from_days(d);
+            assert_eq!(days_from_civil(y, m, day), d);
+        }
     }
 
     #[test]

@@ -51,16 +51,62 @@ impl Tree {
     }
 }
 
+/// What a tree is built from: entries by index, with the few facts the
+/// tree reads. Parsed entries ([`Entry`]) are one kind; an index of a file
+/// too big to hold (`crate::index`) another.
+pub trait Nodes: Copy {
+    /// An `id` or `parentId` value, equal exactly when JS's `===` says so.
+    type Id: Copy + Eq + std::hash::Hash;
+    fn count(self) -> usize;
+    fn is_header(self, i: usize) -> bool;
+    fn id(self, i: usize) -> Self::Id;
+    /// The `parentId` to look up, `None` when it is null or the entry's own
+    /// id (a root either way).
+    fn parent_id(self, i: usize) -> Option<Self::Id>;
+    /// `new Date(timestamp).getTime()`.
+    fn time(self, i: usize) -> f64;
+    /// For a label entry: its `targetId`, and whether its label is truthy.
+    fn label(self, i: usize) -> Option<(Self::Id, bool)>;
+}
+
+impl<'a> Nodes for &'a [Entry] {
+    type Id = &'a Key;
+    fn count(self) -> usize {
+        self.len()
+    }
+    fn is_header(self, i: usize) -> bool {
+        self[i].is_header()
+    }
+    fn id(self, i: usize) -> &'a Key {
+        &self[i].id
+    }
+    fn parent_id(self, i: usize) -> Option<&'a Key> {
+        let e = &self[i];
+        (e.parent_id != Key::Null && e.parent_id != e.id).then_some(&e.parent_id)
+    }
+    fn time(self, i: usize) -> f64 {
+        self[i].time
+    }
+    fn label(self, i: usize) -> Option<(&'a Key, bool)> {
+        match &self[i].detail {
+            Detail::Label {
+                target_id,
+                has_label,
+            } if self[i].kind == EntryType::Label => Some((target_id, *has_label)),
+            _ => None,
+        }
+    }
+}
+
 /// The current label of each entry: `label[i]` is the label entry for entry `i`.
-pub fn labels(entries: &[Entry]) -> Vec<Option<usize>> {
+pub fn labels<N: Nodes>(entries: N) -> Vec<Option<usize>> {
     let by_target = label_targets(entries);
-    entries
-        .iter()
-        .map(|e| {
-            if e.is_header() {
+    (0..entries.count())
+        .map(|i| {
+            if entries.is_header(i) {
                 None
             } else {
-                by_target.get(&e.id).copied()
+                by_target.get(&entries.id(i)).copied()
             }
         })
         .collect()
@@ -68,17 +114,17 @@ pub fn labels(entries: &[Entry]) -> Vec<Option<usize>> {
 
 /// [`labels`], given the index of nodes by id and whether their ids are
 /// unique: then each target is looked up once, instead of every entry's id.
-fn labels_by_id(
-    entries: &[Entry],
-    by_id: &HashMap<&Key, usize, IdHash>,
+fn labels_by_id<N: Nodes>(
+    entries: N,
+    by_id: &HashMap<N::Id, usize, IdHash>,
     unique_ids: bool,
 ) -> Vec<Option<usize>> {
     if !unique_ids {
         return labels(entries);
     }
-    let mut label = vec![None; entries.len()];
+    let mut label = vec![None; entries.count()];
     for (target, l) in label_targets(entries) {
-        if let Some(&i) = by_id.get(target) {
+        if let Some(&i) = by_id.get(&target) {
             label[i] = Some(l);
         }
     }
@@ -86,20 +132,14 @@ fn labels_by_id(
 }
 
 /// The label entry that currently labels each target id.
-fn label_targets(entries: &[Entry]) -> HashMap<&Key, usize, IdHash> {
-    let mut by_target: HashMap<&Key, usize, IdHash> = HashMap::default();
-    for (i, e) in entries.iter().enumerate() {
-        if let Detail::Label {
-            target_id,
-            has_label,
-        } = &e.detail
-        {
-            if e.kind == EntryType::Label {
-                if *has_label {
-                    by_target.insert(target_id, i);
-                } else {
-                    by_target.remove(target_id);
-                }
+fn label_targets<N: Nodes>(entries: N) -> HashMap<N::Id, usize, IdHash> {
+    let mut by_target: HashMap<N::Id, usize, IdHash> = HashMap::default();
+    for i in 0..entries.count() {
+        if let Some((target_id, has_label)) = entries.label(i) {
+            if has_label {
+                by_target.insert(target_id, i);
+            } else {
+                by_target.remove(&target_id);
             }
         }
     }
@@ -107,26 +147,30 @@ fn label_targets(entries: &[Entry]) -> HashMap<&Key, usize, IdHash> {
 }
 
 pub fn build(entries: &[Entry], fallback: &dyn SiblingSort) -> Tree {
-    let n = entries.len();
-    let nodes = || (0..n).filter(|&i| !entries[i].is_header());
-    let mut by_id: HashMap<&Key, usize, IdHash> =
+    build_from(entries, fallback)
+}
+
+/// [`build`] from any [`Nodes`].
+pub fn build_from<N: Nodes>(entries: N, fallback: &dyn SiblingSort) -> Tree {
+    let n = entries.count();
+    let nodes = || (0..n).filter(|&i| !entries.is_header(i));
+    let mut by_id: HashMap<N::Id, usize, IdHash> =
         HashMap::with_capacity_and_hasher(n, IdHash::default());
     let mut unique_ids = true;
     for i in nodes() {
-        unique_ids &= by_id.insert(&entries[i].id, i).is_none();
+        unique_ids &= by_id.insert(entries.id(i), i).is_none();
     }
     let mut parent: Vec<Option<usize>> = vec![None; n];
     for i in nodes() {
-        let e = &entries[i];
-        if e.parent_id != Key::Null && e.parent_id != e.id {
-            parent[i] = by_id.get(&e.parent_id).copied();
+        if let Some(p) = entries.parent_id(i) {
+            parent[i] = by_id.get(&p).copied();
         }
     }
     let cycle_cuts = break_cycles(&mut parent);
 
     let roots = nodes().filter(|&i| parent[i].is_none()).collect();
     let mut children = Children::of(&parent);
-    let times: Vec<f64> = entries.iter().map(|e| e.time).collect();
+    let times: Vec<f64> = (0..n).map(|i| entries.time(i)).collect();
     for i in 0..n {
         sort_siblings(children.of_mut(i), &times, fallback);
     }
@@ -353,7 +397,7 @@ mod tests {
             lines.push(label("l3", "a", ""));
             lines.push(label("l4", "missing", "x"));
             let (doc, t) = tree(&lines.concat());
-            assert_eq!(t.label, labels(&doc.entries), "dup {dup}");
+            assert_eq!(t.label, labels(&doc.entries[..]), "dup {dup}");
             let labelled: Vec<usize> = (0..t.label.len())
                 .filter(|&i| t.label[i].is_some())
                 .collect();

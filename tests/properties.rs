@@ -699,8 +699,76 @@ proptest! {
     #[test]
     fn counting_in_pieces_equals_counting_the_whole(bytes in prop_oneof![jsonish_bytes(), mutated_strategy()], piece in 1usize..300) {
         let whole = session_tree::parse::count_values_in_bytes(&bytes);
-        let mut read = |from: usize, to: usize, buf: &mut Vec<u8>| buf.extend_from_slice(&bytes[from..to]);
-        prop_assert_eq!(session_tree::parse::count_values_in_pieces(bytes.len(), piece, &mut read), whole);
+        let mut read = |from: u64, to: u64, buf: &mut Vec<u8>| {
+            buf.extend_from_slice(&bytes[from as usize..to as usize]);
+            Ok::<(), ()>(())
+        };
+        prop_assert_eq!(session_tree::parse::count_values_in_pieces(bytes.len() as u64, piece, &mut read), Ok(whole));
+    }
+
+    #[test]
+    fn an_index_read_in_pieces_gives_the_tree_of_the_document(bytes in prop_oneof![jsonish_bytes(), mutated_strategy(), session_strategy().prop_map(|s| session_text(&s).into_bytes())], piece in 1usize..300) {
+        let mut read = |from: u64, to: u64, buf: &mut Vec<u8>| {
+            buf.extend_from_slice(&bytes[from as usize..to as usize]);
+            Ok::<(), ()>(())
+        };
+        let index = session_tree::index::Index::read(bytes.len() as u64, piece, &mut read, &IsoOnly).unwrap();
+        let text = String::from_utf8_lossy(&bytes);
+        let doc = Document::parse(&text);
+        prop_assert_eq!(index.len(), doc.entries.len());
+        prop_assert_eq!(index.is_current(), session_tree::migrate::is_current(&doc.entries));
+        prop_assert_eq!(index.lossy, std::str::from_utf8(&bytes).is_err());
+        let info = session_tree::session_info::session_info_in_pieces(bytes.len() as u64, piece, &mut read, &IsoOnly);
+        prop_assert_eq!(info, Ok(session_tree::session_info::session_info(&text, &IsoOnly)));
+        let sort = session_tree::tree::InsertionSort;
+        prop_assert_eq!(index.tree(&sort), session_tree::tree::build(&doc.entries, &sort));
+        for i in 0..index.len() {
+            let r = index.range(i);
+            let line = String::from_utf8_lossy(&bytes[r.start as usize..r.end as usize]).into_owned();
+            prop_assert_eq!(line.trim_matches([' ', '\t', '\r']), doc.spans[i].of(&text));
+            prop_assert_eq!(index.entry_id(i), doc.entries[i].id.clone());
+        }
+    }
+
+    #[test]
+    fn a_context_through_the_index_is_the_context_of_the_document(
+        bytes in prop_oneof![mutated_strategy(), session_strategy().prop_map(|s| session_text(&s).into_bytes())],
+        piece in 1usize..300,
+        pick in any::<Index>(),
+    ) {
+        // Current files only: an old one through a source is read whole.
+        let text = migrate_text(&String::from_utf8_lossy(&bytes));
+        let bytes = text.as_bytes();
+        let mut read = |from: u64, to: u64, buf: &mut Vec<u8>| {
+            buf.extend_from_slice(&bytes[from as usize..to as usize]);
+            Ok::<(), ()>(())
+        };
+        let index = session_tree::index::Index::read(bytes.len() as u64, piece, &mut read, &IsoOnly).unwrap();
+        prop_assume!(index.is_current());
+        let doc = Document::parse(&text);
+        let by_id = context::index(&doc.entries);
+        let some_id = (!doc.entries.is_empty()).then(|| doc.entries[pick.index(doc.entries.len())].id.clone());
+        let missing = Key::Str("no such id".into());
+        let mut leaves = vec![Leaf::Last, Leaf::None, Leaf::Id(&missing)];
+        if let Some(id) = some_id.as_ref().filter(|k| k.truthy()) {
+            leaves.push(Leaf::Id(id));
+        }
+        for leaf in leaves {
+            let plan = context::plan(&doc.entries, &|k| by_id.get(k).copied(), leaf);
+            let whole = context::render(&doc.text, &|i| doc.members(i), &doc.entries, &plan);
+            let whole_entries = context::render_entries(&doc.text, &doc.spans, &plan);
+            let (part, part_plan) = index.context(leaf, u64::MAX, &mut read, &IsoOnly).unwrap();
+            let got = context::render(&part.text, &|i| part.members(i), &part.entries, &part_plan);
+            prop_assert_eq!(&got.json, &whole.json, "leaf {:?}", leaf);
+            prop_assert_eq!(format!("{:?}", got.fixups), format!("{:?}", whole.fixups));
+            prop_assert_eq!(context::render_entries(&part.text, &part.spans, &part_plan), whole_entries);
+        }
+        // A path over the limit is refused before it is read.
+        if doc.entries.iter().any(|e| !e.is_header()) {
+            let refused = index.context(Leaf::Last, 0, &mut read, &IsoOnly);
+            let too_large = matches!(refused, Err(session_tree::index::IndexError::PathTooLarge { .. }));
+            prop_assert!(too_large);
+        }
     }
 
     #[test]

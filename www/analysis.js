@@ -4,7 +4,6 @@
 // runs all of it (it grows with the session); Node unit tests cover it
 // (tests/viewer/unit/).
 
-import { usageTotals } from "./composition.js";
 import { layoutForest } from "./layout.js";
 import { PATH } from "./messages.js";
 import { isToolOnlyAssistant, kindOf, passesFilter, summarize } from "./model.js";
@@ -123,11 +122,11 @@ export function lastEntryId(entries) {
 
 /**
  * Counts over the file's entries (every line, on the tree or not): entries by
- * type, messages by role, usage with pi's accounting (`usageTotals`), the
- * assistants' models, and the session name
- * (the last non-blank `session_info` name, trimmed). `tree` is merged in.
+ * type, messages by role, the assistants' models, and the session name (the
+ * last non-blank `session_info` name, trimmed). `tree` is merged in; `tokens`
+ * is the file's usage (`usageView` of the package's `Session.usage`).
  */
-export function computeStats(entries, tree) {
+export function computeStats(entries, tree, tokens) {
   const byType = {};
   const byRole = {};
   const models = new Map();
@@ -149,7 +148,7 @@ export function computeStats(entries, tree) {
     }
     if (type === "session_info" && typeof e.name === "string" && e.name.trim()) name = e.name.trim();
   }
-  return { byType, byRole, tokens: usageTotals(entries), models: [...models], name, ...tree };
+  return { byType, byRole, tokens, models: [...models], name, ...tree };
 }
 
 /** A search query as lower-case words; every word must occur. */

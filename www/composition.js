@@ -152,48 +152,27 @@ export function composition(messages) {
   };
 }
 
-/** An empty usage total. */
-export const emptyUsage = () => ({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0, cost: 0, records: 0 });
-
-const num = (v) => (typeof v === "number" && Number.isFinite(v) ? v : 0);
-
-function add(totals, u) {
-  if (!isObject(u)) return;
-  totals.input += num(u.input);
-  totals.output += num(u.output);
-  totals.cacheRead += num(u.cacheRead);
-  totals.cacheWrite += num(u.cacheWrite);
-  totals.cost += num(u.cost?.total);
-  totals.records++;
-}
-
 /**
- * Tokens and cost over `entries` with pi 1.6's accounting (its
- * `getSessionStats`): the usage of assistant messages, of `usage` entries, of
- * compactions and branch summaries, and of tool results that carry one.
- * `total` is input + output + cache read + cache write, as pi sums it; `by`
- * splits the cost and tokens by source (`assistant`, `usage`, `compaction`,
- * `branchSummary`, `toolResult`). Values that are not finite numbers count as 0.
+ * The usage figures the panels show, from the package's `Session.usage` (pi
+ * 1.6's accounting, computed once, in the core): `which` is `"total"` (the
+ * whole file, what pi's `getSessionStats` reports) or `"path"` (the root to
+ * the leaf). `{ input, output, cacheRead, cacheWrite, total, cost, records,
+ * incomplete, by }`: `total` is the tokens (input + output + cache read +
+ * cache write), `by` the same split by source (`assistant`, `usage`,
+ * `compaction`, `branchSummary`, `toolResult`).
  */
-export function usageTotals(entries) {
-  const all = emptyUsage();
+export function usageView(report, which) {
+  const of = (u) => ({
+    input: u.input,
+    output: u.output,
+    cacheRead: u.cacheRead,
+    cacheWrite: u.cacheWrite,
+    total: u.totalTokens,
+    cost: u.cost,
+    records: u.records,
+    incomplete: u.incomplete,
+  });
   const by = {};
-  const count = (source, u) => {
-    if (!isObject(u)) return;
-    by[source] ??= emptyUsage();
-    add(by[source], u);
-    add(all, u);
-  };
-  for (const e of entries) {
-    if (!isObject(e)) continue;
-    if (e.type === "usage") count("usage", e.usage);
-    else if (e.type === "compaction") count("compaction", e.usage);
-    else if (e.type === "branch_summary") count("branchSummary", e.usage);
-    else if (e.type === "message" && isObject(e.message)) {
-      if (e.message.role === "assistant") count("assistant", e.message.usage);
-      else if (e.message.role === "toolResult") count("toolResult", e.message.usage);
-    }
-  }
-  for (const t of [all, ...Object.values(by)]) t.total = t.input + t.output + t.cacheRead + t.cacheWrite;
-  return { ...all, by };
+  for (const [source, u] of Object.entries(report.byKind[which])) by[source] = of(u);
+  return { ...of(report[which]), by };
 }

@@ -53,6 +53,7 @@ export class Controller {
     this.bindCompare();
     view.bindShare(() => this.shareBranch());
     view.bindTheme();
+    view.bindMenu();
   }
 
   async setFilter(filter) {

@@ -3,6 +3,7 @@
 // the DOM; the layout itself (rows, columns, connector masks) comes from the
 // worker, so scrolling costs the same for 50 entries or 100,000.
 
+import { rowMarks } from "./a11y.js";
 import { PATH } from "./messages.js";
 import { KIND, KINDS } from "./model.js";
 import { el } from "./render.js";
@@ -113,8 +114,9 @@ export class Graph {
     this.onJump = null;
     this.spacer = el("div", "graph-spacer");
     this.layer = el("div", "graph-rows");
-    this.layer.setAttribute("role", "listbox");
-    this.layer.setAttribute("aria-label", "Session entries");
+    // The scroller is the listbox and keeps the focus; the cursor's row is its
+    // active descendant, so a screen reader reads each row the arrows reach.
+    scroller.setAttribute("role", "listbox");
     scroller.append(this.spacer);
     this.spacer.append(this.layer);
     this.nodes = null;
@@ -291,8 +293,15 @@ export class Graph {
     for (let r = first; r <= last; r++) frag.append(this.row(r));
     this.layer.replaceChildren(frag);
     if (this.view.count === 0) {
-      this.layer.append(el("div", "graph-empty", "No entries match this filter."));
+      const empty = el("div", "graph-empty", "No entries match this filter.");
+      empty.setAttribute("role", "option");
+      empty.setAttribute("aria-disabled", "true");
+      empty.setAttribute("aria-selected", "false");
+      this.layer.append(empty);
     }
+    const active = this.cursor >= first && this.cursor <= last ? `graph-row-${this.cursor}` : null;
+    if (active) this.scroller.setAttribute("aria-activedescendant", active);
+    else this.scroller.removeAttribute("aria-activedescendant");
   }
 
   row(r) {
@@ -306,6 +315,7 @@ export class Graph {
     row.dataset.entryId = id;
     row.style.top = `${r * ROW}px`;
     row.setAttribute("role", "option");
+    row.id = `graph-row-${r}`;
     const isLeaf = node === this.selectedNode || (r === this.leafRow && this.rowOfNode[this.selectedNode] < 0);
     row.setAttribute("aria-selected", isLeaf ? "true" : "false");
     if (isLeaf) row.classList.add("selected");
@@ -359,6 +369,7 @@ export class Graph {
     const body = el("div", "row-body");
     const kindKey = KINDS[kinds[node]]?.key ?? "other";
     body.append(el("span", `kind-badge k-${kindKey}`, KINDS[kinds[node]]?.name ?? "Other"));
+    body.append(el("span", "sr-only", ":"));
     if (labels[node] !== undefined && labels[node] !== null) body.append(el("span", "tag", labels[node]));
     const kept = this.keptFrom.get(id);
     if (kept) {
@@ -372,16 +383,16 @@ export class Graph {
       body.append(t);
     }
     if (kinds[node] === KIND.contextEdit && refs[node]) {
-      const t = el("button", "tag edit-ref mono", `→ ${refs[node]}`);
-      t.type = "button";
+      // Not a button: an option holds no control. The Entry tab has the same link for the keyboard.
+      const t = el("span", "tag edit-ref mono", `→ ${refs[node]}`);
       t.dataset.jump = refs[node];
       t.title = "Go to the entry this edit changes";
       body.append(t);
     }
     const edit = this.edits?.get(id);
     if (edit) {
-      const t = el("button", `tag edited ${edit.kind}`, edit.kind === "omit" ? "omitted" : "replaced");
-      t.type = "button";
+      // The context panel's note links to the edit for the keyboard.
+      const t = el("span", `tag edited ${edit.kind}`, edit.kind === "omit" ? "omitted" : "replaced");
       t.dataset.jump = edit.editId;
       t.dataset.edited = edit.kind === "omit" ? "omitted" : "replaced";
       t.title = `Context edit ${edit.editId} ${edit.kind === "omit" ? "leaves this entry out of" : "replaces this entry's content in"} the context at the selected leaf`;
@@ -398,6 +409,8 @@ export class Graph {
     body.append(time);
     row.append(body);
     row.title = `${id}`;
+    const marks = rowMarks({ isLeaf, state });
+    if (marks) body.append(el("span", "sr-only", marks));
     return row;
   }
 

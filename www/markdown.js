@@ -154,6 +154,7 @@ function renderList(lines, i, parent) {
       box.type = "checkbox";
       box.disabled = true;
       box.checked = task[1] !== " ";
+      box.setAttribute("aria-label", box.checked ? "done" : "not done");
       li.append(box);
       body[0] = body[0].slice(task[0].length);
     }
@@ -226,6 +227,7 @@ function renderTable(lines, i, parent) {
 
 export function codeBlock(text, lang) {
   const pre = el("pre", "code");
+  pre.tabIndex = 0; // it may scroll: the keyboard must reach it
   const code = el("code");
   if (lang) pre.dataset.lang = lang;
   code.textContent = text;

@@ -70,6 +70,7 @@ function content(value, { markdown = true } = {}) {
 
 function output(text, className = "output") {
   const pre = el("pre", className);
+  pre.tabIndex = 0; // it may scroll (a long output): the keyboard must reach it
   pre.textContent = String(text ?? "");
   return pre;
 }

@@ -7,14 +7,15 @@
 
 (() => {
   const CSS = `
-:root { --bg: #f6f7f9; --surface: #fff; --border: #e2e5ea; --text: #1c2230; --muted: #667085; --accent: #4f46e5;
+:root { --bg: #f6f7f9; --surface: #fff; --border: #e2e5ea; --text: #1c2230; --muted: #525b6d; --accent: #4f46e5;
   --selected: rgba(79, 70, 229, 0.13); --code: #f3f4f7;
   --k-user: #2563eb; --k-assistant: #16a34a; --k-tool: #64748b; --k-bash: #d97706; --k-custom-message: #db2777;
   --k-compaction: #7c3aed; --k-branch-summary: #0d9488; --k-model: #0891b2; --k-thinking: #a16207; --k-label: #ca8a04;
   --k-session-info: #475569; --k-custom: #94a3b8; --k-system: #9333ea; --k-context-edit: #e11d48; --k-usage: #94a3b8;
-  --k-other: #dc2626; color-scheme: light dark; }
+  --k-other: #dc2626; --label-text: #854d0e; color-scheme: light dark; }
 @media (prefers-color-scheme: dark) { :root { --bg: #0f1218; --surface: #161a22; --border: #2a303c; --text: #e3e7ee;
-  --muted: #939bab; --accent: #8b87ff; --selected: rgba(139, 135, 255, 0.18); --code: #1d222c; } }
+  --muted: #a3aab8; --accent: #8b87ff; --selected: rgba(139, 135, 255, 0.18); --code: #1d222c;
+  --label-text: #facc15; } }
 * { box-sizing: border-box; }
 body { margin: 0; font: 14px/1.45 system-ui, sans-serif; color: var(--text); background: var(--bg); }
 header.top { padding: 10px 16px; background: var(--surface); border-bottom: 1px solid var(--border); }
@@ -34,8 +35,14 @@ li.row::before { content: ""; position: absolute; left: 9px; top: 0; bottom: 0; 
 li.row::after { content: ""; position: absolute; left: 5px; top: 9px; width: 10px; height: 10px; border-radius: 50%;
   background: var(--dot, var(--k-other)); }
 li.row.leaf { font-weight: 600; } li.row.current { background: var(--selected); }
+.row-open { all: unset; display: flex; gap: 8px; align-items: baseline; min-width: 0; flex: 1; cursor: pointer; }
+.row-open:focus-visible, button:focus-visible { outline: 2px solid var(--accent); outline-offset: 1px; }
+.sr-only { position: absolute; width: 1px; height: 1px; margin: -1px; overflow: hidden; clip: rect(0 0 0 0);
+  white-space: nowrap; }
+@media (max-width: 600px) { .layout { padding: 8px; gap: 8px; } header.top { padding: 8px 10px; }
+  li.row { padding-top: 6px; padding-bottom: 6px; } }
 .summary { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; min-width: 0; }
-.tag { flex: none; white-space: nowrap; font-size: 11px; padding: 0 6px; border-radius: 999px; border: 1px solid var(--k-label); color: var(--k-label); }
+.tag { flex: none; white-space: nowrap; font-size: 11px; padding: 0 6px; border-radius: 999px; border: 1px solid var(--k-label); color: var(--label-text); }
 article.msg { border: 1px solid var(--border); border-left: 3px solid var(--dot, var(--k-other)); border-radius: 6px;
   padding: 6px 10px; margin-bottom: 8px; }
 article.msg header { display: flex; gap: 8px; align-items: baseline; font-size: 12.5px; }
@@ -133,9 +140,15 @@ img { max-width: 100%; }
       if (r.id === data.leafId) li.classList.add("leaf");
       if (r.id === state.current) li.classList.add("current");
       li.title = `${r.kindName} · ${r.time}`;
-      li.append(el("span", "mono muted", r.id));
-      if (r.label) li.append(el("span", "tag", r.label));
-      li.append(el("span", "summary", r.summary));
+      // One button per row, so the keyboard reaches every entry; it reads kind, id, label and text.
+      const open = el("button", "row-open");
+      open.type = "button";
+      if (r.id === state.current) open.setAttribute("aria-current", "true");
+      open.append(el("span", "sr-only", `${r.kindName}${r.id === data.leafId ? ", the leaf" : ""}: `));
+      open.append(el("span", "mono muted", r.id));
+      if (r.label) open.append(el("span", "tag", r.label));
+      open.append(el("span", "summary", r.summary));
+      li.append(open);
       li.addEventListener("click", () => {
         state.current = r.id;
         state.tab = "entry";

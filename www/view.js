@@ -3,6 +3,7 @@
 // (picker, drop, paste) and the address's `#leaf=`. It renders the store's
 // state and hands user actions to the handlers its `bind*` methods receive.
 
+import { rovingIndex } from "./a11y.js";
 import { statusLine } from "./analysis.js";
 import { compareHash, parseCompareHash } from "./compare.js";
 import { legendIcon } from "./graph.js";
@@ -32,8 +33,11 @@ export class View {
       b.title = f.title;
       b.setAttribute("role", "radio");
       b.setAttribute("aria-checked", f.key === filter ? "true" : "false");
+      b.tabIndex = f.key === filter ? 0 : -1; // one tab stop for the group; the arrows move within it
       this.$("filters").append(b);
     }
+    // A phone starts with the legend folded: the graph's rows come first.
+    if (this.doc.defaultView.matchMedia?.("(max-width: 720px)").matches) this.$("legend").open = false;
     const legend = this.$("legend-items");
     for (let k = 0; k < KINDS.length - 1; k++) {
       if (KINDS[k].key === "usage") continue; // never a row, as in pi
@@ -59,11 +63,14 @@ export class View {
     if (has("filter")) {
       for (const b of this.$("filters").children) {
         b.setAttribute("aria-checked", b.dataset.filter === state.filter ? "true" : "false");
+        b.tabIndex = b.dataset.filter === state.filter ? 0 : -1;
       }
     }
     if (has("tab")) {
       for (const tab of this.doc.querySelectorAll(".tab")) {
-        tab.setAttribute("aria-selected", tab.dataset.tab === state.tab ? "true" : "false");
+        const on = tab.dataset.tab === state.tab;
+        tab.setAttribute("aria-selected", on ? "true" : "false");
+        tab.tabIndex = on ? 0 : -1; // one tab stop for the list; the arrows move within it
       }
       for (const p of PANELS) this.$(`panel-${p}`).hidden = p !== state.tab;
     }
@@ -130,6 +137,11 @@ export class View {
     this.$("share-button").disabled = false;
   }
 
+  /** Says `text` to screen readers, politely (the page's live region). */
+  say(text) {
+    this.$("live").textContent = text;
+  }
+
   focusGraph(options) {
     this.graphElement.focus(options);
   }
@@ -194,15 +206,34 @@ export class View {
     window.addEventListener("hashchange", () => handler(this.hashLeaf()));
   }
 
+  /** Clicks, and the radio group's arrows (wrapping), which check the next filter as they move. */
   bindFilter(handler) {
-    this.$("filters").addEventListener("click", (e) => {
+    const group = this.$("filters");
+    group.addEventListener("click", (e) => {
       const b = e.target.closest?.(".filter");
       if (b) handler(b.dataset.filter);
     });
+    group.addEventListener("keydown", (e) => {
+      const buttons = [...group.children];
+      const next = rovingIndex(e.key, buttons.indexOf(e.target), buttons.length, { upDown: true });
+      if (next < 0) return;
+      e.preventDefault();
+      buttons[next].focus();
+      handler(buttons[next].dataset.filter);
+    });
   }
 
+  /** Clicks, and the tab list's keys: ← → (wrapping), Home and End move to a tab and show it. */
   bindTabs(handler) {
-    for (const tab of this.doc.querySelectorAll(".tab")) tab.addEventListener("click", () => handler(tab.dataset.tab));
+    const tabs = [...this.doc.querySelectorAll(".tab")];
+    for (const tab of tabs) tab.addEventListener("click", () => handler(tab.dataset.tab));
+    tabs[0]?.parentElement.addEventListener("keydown", (e) => {
+      const next = rovingIndex(e.key, tabs.indexOf(e.target), tabs.length);
+      if (next < 0) return;
+      e.preventDefault();
+      handler(tabs[next].dataset.tab);
+      tabs[next].focus();
+    });
   }
 
   /**
@@ -233,6 +264,37 @@ export class View {
         search.focus();
         search.select();
       }
+    });
+  }
+
+  /**
+   * The header's actions on a narrow screen: folded behind "Menu" (style.css
+   * shows the button only there). Picking an action, Escape or a tap outside
+   * folds them again; Escape hands the focus back to the button.
+   */
+  bindMenu() {
+    const button = this.$("menu-button");
+    const bar = button.closest(".topbar");
+    const open = (on) => {
+      bar.classList.toggle("menu-open", on);
+      button.setAttribute("aria-expanded", on ? "true" : "false");
+    };
+    button.addEventListener("click", () => {
+      const on = !bar.classList.contains("menu-open");
+      open(on);
+      if (on) this.$("actions").querySelector("button:not([hidden]):not(:disabled)")?.focus();
+    });
+    this.$("actions").addEventListener("click", (e) => {
+      if (e.target.closest?.("button")) open(false);
+    });
+    this.doc.addEventListener("keydown", (e) => {
+      if (e.key === "Escape" && bar.classList.contains("menu-open")) {
+        open(false);
+        button.focus();
+      }
+    });
+    this.doc.addEventListener("pointerdown", (e) => {
+      if (!bar.contains(e.target)) open(false);
     });
   }
 
@@ -280,6 +342,7 @@ export class View {
   /** `handler(source, name)` for a picked, dropped or pasted session. */
   bindOpen(handler) {
     const $ = this.$;
+    $("open-button").addEventListener("click", () => $("file-input").click());
     $("file-input").addEventListener("change", (e) => {
       const file = e.target.files?.[0];
       if (file) handler(file, file.name);
@@ -291,6 +354,7 @@ export class View {
       $("paste-text").focus();
     });
     $("paste-dialog").addEventListener("close", () => {
+      $("paste-button").focus();
       if ($("paste-dialog").returnValue === "open" && $("paste-text").value.trim()) {
         handler($("paste-text").value, "pasted.jsonl");
       }
@@ -346,9 +410,13 @@ export class View {
   }
 
   showCompare(on) {
-    this.$("compare-view").hidden = !on;
+    const box = this.$("compare-view");
+    const hadFocus = box.contains(this.doc.activeElement);
+    box.hidden = !on;
     this.doc.body.classList.toggle("comparing", on);
-    if (on) this.$("compare-view").focus({ preventScroll: true });
+    if (on) box.focus({ preventScroll: true });
+    // Closing the view hands the focus back to the graph, where the leaf is.
+    else if (hadFocus) this.focusGraph({ preventScroll: true });
   }
 
   /**
@@ -363,12 +431,35 @@ export class View {
       armed = on;
       button.setAttribute("aria-pressed", on ? "true" : "false");
       this.doc.body.classList.toggle("picking", on);
+      this.say(on ? "Pick the entry to compare with: arrow keys, then Enter. Escape cancels." : "");
     };
     this.doc.defaultView.addEventListener("hashchange", () => onHash());
-    button.addEventListener("click", () => arm(!armed));
-    this.doc.addEventListener("keydown", (e) => {
-      if (e.key === "Escape" && armed) arm(false);
+    // Armed, the graph takes the focus: the arrows move to the entry, Enter picks it.
+    button.addEventListener("click", () => {
+      arm(!armed);
+      if (armed) this.focusGraph();
     });
+    this.doc.addEventListener("keydown", (e) => {
+      if (e.key === "Escape" && armed) {
+        arm(false);
+        button.focus();
+      }
+    });
+    this.graphElement.addEventListener(
+      "keydown",
+      (e) => {
+        if (!armed || (e.key !== "Enter" && e.key !== " ")) return;
+        const active = this.graphElement.getAttribute("aria-activedescendant");
+        const row = active && this.doc.getElementById(active);
+        if (!row?.dataset.entryId) return;
+        // Capturing listeners run first on their own element; stop the graph's (select the leaf).
+        e.stopImmediatePropagation();
+        e.preventDefault();
+        arm(false);
+        onPick(row.dataset.entryId);
+      },
+      true,
+    );
     // Capturing, so the graph's own click (make it the leaf) does not run.
     this.graphElement.addEventListener(
       "click",

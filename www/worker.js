@@ -21,7 +21,7 @@ import {
   visibleNodes,
 } from "./analysis.js";
 import { compareLeaves } from "./compare.js";
-import { composition, usageTotals } from "./composition.js";
+import { composition, usageView } from "./composition.js";
 import { REPLY, REQUEST } from "./messages.js";
 import { searchText } from "./model.js";
 import * as st from "./pkg/browser.js";
@@ -123,15 +123,15 @@ async function open(msg) {
   const roots = st.getTree(entries);
   lap("tree");
 
-  progress(req, "Indexing", 0.75);
-  const { columns, stats, ...indexed } = indexTree(roots, entries);
-  lap("index");
-
-  progress(req, "Opening the session", 0.85);
-  // The session answers paths, contexts and branch exports. It opens the
-  // migrated bytes, so its ids are the graph's.
+  progress(req, "Opening the session", 0.75);
+  // The session answers paths, contexts, usage and branch exports. It opens
+  // the migrated bytes, so its ids are the graph's.
   const session = st.Session.open(migratedBytes ?? bytes);
   lap("session");
+
+  progress(req, "Indexing", 0.85);
+  const { columns, stats, ...indexed } = indexTree(roots, entries, session);
+  lap("index");
 
   doc?.session.free();
   doc = { name, ...indexed, session, migratedBytes };
@@ -166,10 +166,11 @@ async function open(msg) {
  * and labels, id → node, the graph's columns and the stats. Opening and live
  * appends both build it from the whole tree.
  */
-function indexTree(roots, entries) {
+function indexTree(roots, entries, session) {
   const { nodes, parent, labels } = flattenTree(roots);
   const columns = describeNodes(nodes);
-  const stats = computeStats(entries, { count: nodes.length, ...treeShape(parent), roots: roots.length });
+  const tokens = usageView(session.usage(null, { records: false }), "total");
+  const stats = computeStats(entries, { count: nodes.length, ...treeShape(parent), roots: roots.length }, tokens);
   return { nodes, parent, labels, toolOnly: columns.toolOnly, nodeOf: indexById(nodes), search: null, columns, stats };
 }
 
@@ -189,7 +190,7 @@ function appendLive({ req, bytes, filter, query, keepId }) {
   const before = doc.nodes.length;
   doc.session.appendJsonl(new Uint8Array(bytes));
   const entries = doc.session.getEntries();
-  const { columns, stats, ...indexed } = indexTree(doc.session.getTree(), entries);
+  const { columns, stats, ...indexed } = indexTree(doc.session.getTree(), entries, doc.session);
   Object.assign(doc, indexed);
   const view = viewOf(filter ?? "default", query ?? "", keepId ?? null);
   post(
@@ -251,7 +252,7 @@ function select({ req, entryId }) {
       edits,
       system: systemAt(entryId, messages, sources),
       composition: composition(messages),
-      pathUsage: usageTotals(path),
+      pathUsage: usageView(session.usage(entryId, { records: false }), "path"),
       pathNodes,
       state,
       ms: Math.round(ms),

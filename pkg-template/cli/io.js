@@ -211,3 +211,29 @@ export async function writeNew(io, path, data) {
     throw new UsageError(describeFsError(path, error));
   }
 }
+
+/**
+ * A progress line on stderr (`label: done/total`), only when stderr is a
+ * terminal and the work has taken a while (`io.progressAfterMs`, 400 ms).
+ */
+export function progress(io, label) {
+  const stream = io.stderr;
+  const delay = io.progressAfterMs ?? 400;
+  const now = io.now ?? (() => performance.now());
+  const start = now();
+  let shown = false;
+  let last = 0;
+  return {
+    update(done, total) {
+      if (!stream?.isTTY) return;
+      const t = now();
+      if (t - start < delay || (shown && t - last < 100 && done !== total)) return;
+      shown = true;
+      last = t;
+      stream.write(`\r\x1b[K${label}: ${done}/${total}`);
+    },
+    clear() {
+      if (shown) stream.write("\r\x1b[K");
+    },
+  };
+}

@@ -18,10 +18,11 @@ import list from "./commands/list.js";
 import migrate from "./commands/migrate.js";
 import serve from "./commands/serve.js";
 import tree from "./commands/tree.js";
+import usage from "./commands/usage.js";
 import { line, UsageError } from "./io.js";
 
 /** Every command, in the order `--help` lists them. */
-export const commands = [info, list, inspect, migrate, context, tree, branch, serve];
+export const commands = [info, list, inspect, migrate, context, tree, branch, usage, serve];
 
 const PROGRAM = "session-tree";
 

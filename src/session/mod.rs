@@ -751,6 +751,16 @@ impl Session {
         crate::system::current(&self.text, &members, &plan)
     }
 
+    /// What the session cost, its path ending at entry `leaf` (see
+    /// [`crate::usage::report`]).
+    pub fn usage(
+        &self,
+        leaf: Option<usize>,
+        sort: &dyn crate::tree::SiblingSort,
+    ) -> crate::usage::Report {
+        crate::usage::report(&self.text, &self.entries, &self.spans, leaf, sort)
+    }
+
     /// The tree of all entries, as `getTree` builds it.
     pub fn tree(&self, sort: &dyn crate::tree::SiblingSort) -> crate::tree::Tree {
         crate::tree::build(&self.entries, sort)

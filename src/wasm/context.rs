@@ -6,7 +6,7 @@ use wasm_bindgen::prelude::*;
 
 use super::convert::{entries_of, get, key_of, parse_json, set, stringify};
 use super::error::Api;
-use super::host::open_text;
+use super::host::{index_error, index_of, open_text, JsDates};
 use super::js::{edited_content, flat_messages, pick, with_content};
 use super::read::{Accept, Reader, Source};
 use crate::context::{self, Emit, Fixup, Leaf, ModelFrom, Plan, Slot};
@@ -134,6 +134,18 @@ fn with_plan(
         Some(k) => Leaf::Id(k),
         None => Leaf::Last,
     };
+    if let Some(pieces) = reader.pieces(&source)? {
+        // A current session through a byte source: only the header and the
+        // path are read (an old one is read whole below).
+        let index = index_of(api, &pieces)?;
+        if index.is_current() {
+            let mut read = |from, to, buf: &mut Vec<u8>| pieces.read(from, to, buf);
+            let (doc, plan) = index
+                .context(leaf, reader.max_bytes() as u64, &mut read, &JsDates)
+                .map_err(|e| index_error(api, &pieces, e))?;
+            return Ok(Planned::Text(doc, plan));
+        }
+    }
     match reader.source(&source, Accept::ANY)?.source {
         Source::Text(text) => {
             let doc = open_text(api, text)?;

@@ -171,6 +171,20 @@ pub(super) fn stringify(value: &JsValue) -> Result<Option<String>, JsValue> {
     Ok(JsValue::from(JSON::stringify(value)?).as_string())
 }
 
+/// An entry array as JSONL: each entry as `JSON.stringify` writes it
+/// (`undefined` as `null`), one a line.
+pub(super) fn entries_jsonl(array: &Array) -> Result<String, JsValue> {
+    let mut text = String::new();
+    for v in array.iter() {
+        match stringify(&v)? {
+            Some(line) => text.push_str(&line),
+            None => text.push_str("null"),
+        }
+        text.push('\n');
+    }
+    Ok(text)
+}
+
 /// About how much JSON is handed to JS at a time, in bytes or UTF-16 units:
 /// crossing adds at most a few MiB to wasm memory, however much the escapes
 /// grow the text. Node makes a string of more than about a MB by one copy to

@@ -157,6 +157,55 @@ function lazyNode(entryAt, i, label, labelTimestamp) {
   return node;
 }
 
+// pi's nodes over a byte source: entry `i` is read by its byte range when
+// its node's `entry` is first read (labels' entries at once: their text is
+// the node's label). Each read gets exactly its bytes or throws, naming the
+// source; nothing is kept of them but the parsed entry.
+export function buildSourceTree(source, name, starts, lengths, nodes, labels, children, roots) {
+  const from = starts.slice();
+  const length = lengths.slice();
+  const decoder = new TextDecoder();
+  const entryAt = (i) => {
+    const bytes = readSource(source, from[i], length[i]);
+    if (!isBytes(bytes) || bytes.length !== length[i]) {
+      throw new Error(
+        `${name} changed while it was read (it gave ${bytes?.length} bytes at offset ${from[i]} where ${length[i]} were asked)`,
+      );
+    }
+    return JSON.parse(decoder.decode(bytes));
+  };
+  const made = new Array(from.length);
+  const labelEntries = new Map();
+  for (const i of nodes) {
+    const l = labels[i];
+    let label;
+    if (l >= 0) {
+      label = labelEntries.get(l);
+      if (label === undefined) {
+        label = entryAt(l);
+        labelEntries.set(l, label);
+      }
+    }
+    made[i] = lazyNode(entryAt, i, label?.label, label?.timestamp);
+  }
+  return link(made, children, roots);
+}
+
+export function isByteSource(value) {
+  return (
+    value !== null &&
+    typeof value === "object" &&
+    !Array.isArray(value) &&
+    !ArrayBuffer.isView(value) &&
+    typeof value.read === "function" &&
+    "size" in value
+  );
+}
+
+export function readSource(source, offset, length) {
+  return source.read(offset, length);
+}
+
 export function withContent(message, content) {
   return { ...message, content };
 }
@@ -274,4 +323,34 @@ export function parsePieces(parts) {
     for (let k = 0; k < values.length; k++) out.push(values[k]);
   }
   return out;
+}
+
+// One formatter per time zone: making one costs far more than using it.
+const zoneFormats = new Map();
+
+export function zoneOffset(timeZone, ms) {
+  if (timeZone === undefined) return -new Date(ms).getTimezoneOffset();
+  let format = zoneFormats.get(timeZone);
+  if (format === undefined) {
+    format = new Intl.DateTimeFormat("en-US", {
+      timeZone,
+      hourCycle: "h23",
+      era: "short",
+      year: "numeric",
+      month: "numeric",
+      day: "numeric",
+      hour: "numeric",
+      minute: "numeric",
+      second: "numeric",
+    });
+    zoneFormats.set(timeZone, format);
+  }
+  const at = Math.floor(ms / 1000) * 1000;
+  const parts = {};
+  for (const p of format.formatToParts(new Date(at))) parts[p.type] = p.value;
+  const year = parts.era === "BC" || parts.era === "B" ? 1 - Number(parts.year) : Number(parts.year);
+  const wall = new Date(0);
+  wall.setUTCFullYear(year, Number(parts.month) - 1, Number(parts.day));
+  wall.setUTCHours(Number(parts.hour), Number(parts.minute), Number(parts.second));
+  return (wall.getTime() - at) / 60000;
 }

@@ -8,11 +8,14 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::error::Api;
+use super::read::ByteSource;
 use crate::document::{Document, Entries};
 use crate::ids;
+use crate::index::{Index, IndexError};
 use crate::migrate;
 use crate::time::DateParser;
 use crate::tree::SiblingSort;
+use crate::usage::Zone;
 
 /// JS's own `Number` and `String`, for the numbers the core does not settle
 /// itself; installed once, by the start hook.
@@ -64,6 +67,67 @@ impl SiblingSort for JsSort {
     }
 }
 
+/// A time zone as JS's `Intl` (or, for none, `Date`) knows it. Offsets are
+/// asked once per quarter hour: zones change theirs only on quarter hours.
+pub(super) struct JsZone {
+    name: JsValue,
+    known: std::cell::RefCell<std::collections::HashMap<i64, f64>>,
+    /// Per UTC day: its offset, when the day starts and ends with the same
+    /// one (no zone changes its offset twice in a day); NaN when it changes.
+    days: std::cell::RefCell<std::collections::HashMap<i64, f64>>,
+}
+
+impl JsZone {
+    /// The zone named `name` (`undefined`: the local zone); a RangeError of
+    /// `api` for a name `Intl` does not know.
+    pub fn new(api: Api, name: JsValue) -> Result<JsZone, JsValue> {
+        if !name.is_undefined() {
+            let shown = api.string("options.timeZone", &name)?;
+            super::js::zone_offset(&name, 0.0).map_err(|_| {
+                api.range_error(format_args!(
+                    "options.timeZone must be a time zone such as \"Europe/Paris\" or \"UTC\", got \"{shown}\""
+                ))
+            })?;
+        }
+        Ok(JsZone {
+            name,
+            known: Default::default(),
+            days: Default::default(),
+        })
+    }
+}
+
+impl JsZone {
+    fn at(&self, utc_ms: f64) -> f64 {
+        super::js::zone_offset(&self.name, utc_ms).unwrap_or(0.0)
+    }
+}
+
+impl Zone for JsZone {
+    fn offset_minutes(&self, utc_ms: f64) -> f64 {
+        let day = (utc_ms / 86_400_000.0).floor() as i64;
+        let whole = *self.days.borrow_mut().entry(day).or_insert_with(|| {
+            let start = day as f64 * 86_400_000.0;
+            let first = self.at(start);
+            if first == self.at(start + 86_400_000.0 - 900_000.0) {
+                first
+            } else {
+                f64::NAN
+            }
+        });
+        if !whole.is_nan() {
+            return whole;
+        }
+        let quarter = (utc_ms / 900_000.0).floor() as i64;
+        if let Some(&m) = self.known.borrow().get(&quarter) {
+            return m;
+        }
+        let m = self.at(quarter as f64 * 900_000.0);
+        self.known.borrow_mut().insert(quarter, m);
+        m
+    }
+}
+
 /// The clock: now, as the ISO text pi writes in timestamps.
 pub(super) fn now_iso() -> String {
     String::from(Date::new_0().to_iso_string())
@@ -102,4 +166,26 @@ pub(super) fn open_text(api: Api, text: String) -> Result<Document, JsValue> {
     Document::parse_with(text, &JsDates)
         .try_migrated(&JsDates, &mut ids::random_id)
         .map_err(|e| api.no_random(e))
+}
+
+/// The index of a byte source, read a piece at a time.
+pub(super) fn index_of(api: Api, source: &ByteSource) -> Result<Index, JsValue> {
+    let mut read = |from, to, buf: &mut Vec<u8>| source.read(from, to, buf);
+    Index::read(source.size, source.piece, &mut read, &JsDates)
+        .map_err(|e| index_error(api, source, e))
+}
+
+/// An index's error as a JS error naming the source.
+pub(super) fn index_error(api: Api, source: &ByteSource, e: IndexError<JsValue>) -> JsValue {
+    match e {
+        IndexError::Read(e) => e,
+        IndexError::LineTooLong { line } => api.range_error(format_args!(
+            "{}: line {line} is longer than 4 GiB, more than any JS engine parses",
+            source.name
+        )),
+        IndexError::PathTooLarge { bytes } => api.range_error(format_args!(
+            "{}: the entries on the path to this leaf are {bytes} bytes, more than a context may read (1 GiB, or options.maxBytes); nothing was read",
+            source.name
+        )),
+    }
 }

@@ -48,11 +48,17 @@ pub fn inspect_session(source: JsValue, options: JsValue) -> Result<JsValue, JsV
 #[wasm_bindgen(js_name = sessionInfo, skip_typescript)]
 pub fn session_info(source: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
     let reader = Reader::new(Api("sessionInfo"), &options)?;
-    let text = match reader.source(&source, Accept::TEXT)?.source {
-        Source::Text(text) => text,
-        Source::Entries(_) => String::new(),
+    let info = if let Some(pieces) = reader.pieces(&source)? {
+        let mut read = |from, to, buf: &mut Vec<u8>| pieces.read(from, to, buf);
+        session_info::session_info_in_pieces(pieces.size, pieces.piece, &mut read, &JsDates)?
+    } else {
+        let text = match reader.source(&source, Accept::TEXT)?.source {
+            Source::Text(text) => text,
+            Source::Entries(_) => String::new(),
+        };
+        session_info::session_info(&text, &JsDates)
     };
-    let Some(info) = session_info::session_info(&text, &JsDates) else {
+    let Some(info) = info else {
         return Ok(JsValue::NULL);
     };
     // `new Date(header.timestamp)`: the time of whatever JSON value it is.

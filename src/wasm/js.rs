@@ -64,6 +64,29 @@ extern "C" {
     pub(super) fn is_array(value: &JsValue) -> Result<bool, JsValue>;
     #[wasm_bindgen(catch, js_name = isBytes)]
     pub(super) fn is_bytes(value: &JsValue) -> Result<bool, JsValue>;
+    /// `{ size, read }` with `read` a function: a byte source.
+    #[wasm_bindgen(catch, js_name = isByteSource)]
+    pub(super) fn is_byte_source(value: &JsValue) -> Result<bool, JsValue>;
+    /// `source.read(offset, length)`.
+    #[wasm_bindgen(catch, js_name = readSource)]
+    pub(super) fn read_source(
+        source: &JsValue,
+        offset: f64,
+        length: f64,
+    ) -> Result<JsValue, JsValue>;
+    /// pi's tree nodes whose entries are read from `source` when first
+    /// asked: entry `i` is the JSON of bytes `starts[i]` on, `lengths[i]` long.
+    #[wasm_bindgen(catch, js_name = buildSourceTree)]
+    pub(super) fn build_source_tree(
+        source: &JsValue,
+        name: &str,
+        starts: &[f64],
+        lengths: &[u32],
+        nodes: &[u32],
+        labels: &[i32],
+        children: &[u32],
+        roots: &[u32],
+    ) -> Result<Array, JsValue>;
     /// A plain copy of an array (or a Proxy of one): indexing it can no longer throw.
     #[wasm_bindgen(catch)]
     pub(super) fn snapshot(array: &JsValue) -> Result<Array, JsValue>;
@@ -76,6 +99,11 @@ extern "C" {
     /// `+value`, as JS's `>=` reads a header version.
     #[wasm_bindgen(catch, js_name = toNumber)]
     pub(super) fn to_number(value: &JsValue) -> Result<f64, JsValue>;
+    /// Minutes to add to UTC at `ms` for the wall clock of `time_zone` (an
+    /// IANA name; `undefined`: the local zone). Throws a RangeError for a zone
+    /// `Intl` does not know.
+    #[wasm_bindgen(catch, js_name = zoneOffset)]
+    pub(super) fn zone_offset(time_zone: &JsValue, ms: f64) -> Result<f64, JsValue>;
     /// The length of a string as this module's text (lone surrogates as `\uXXXX`).
     #[wasm_bindgen(js_name = utf8Length)]
     pub(super) fn utf8_length(s: &JsString) -> f64;

@@ -15,7 +15,8 @@
 //! - one file per group of exports: [`parse`] (`parseSession`, `migrate`,
 //!   `countEntries`), [`tree`] (`getTree`), [`context`] (`buildSessionContext`,
 //!   `buildContextEntries`, `buildSessionProjection`, `currentSystemMessage`),
-//!   [`inspect`] (`inspectSession`, `sessionInfo`), [`session`] (`Session`).
+//!   [`inspect`] (`inspectSession`, `sessionInfo`), [`session`] (`Session`),
+//!   [`usage`] (`sessionUsage`).
 
 mod context;
 mod convert;
@@ -27,6 +28,7 @@ mod parse;
 mod read;
 mod session;
 mod tree;
+mod usage;
 
 use wasm_bindgen::prelude::*;
 

@@ -42,6 +42,11 @@ pub fn parse_session(source: JsValue, options: JsValue) -> Result<JsValue, JsVal
 pub fn migrate(source: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
     let api = Api("migrate");
     let reader = Reader::new(api, &options)?;
+    // A byte source is migrated as its bytes, read whole.
+    let source = match reader.pieces(&source)? {
+        Some(pieces) => Uint8Array::from(&pieces.read_whole(&reader)?[..]).into(),
+        None => source,
+    };
     if let Some(current) = current_text(&reader, &source)? {
         return Ok(current);
     }
@@ -146,15 +151,20 @@ fn current_text(reader: &Reader, source: &JsValue) -> Result<Option<JsValue>, Js
 #[wasm_bindgen(js_name = countEntries, skip_typescript)]
 pub fn count_entries(source: JsValue, options: JsValue) -> Result<u32, JsValue> {
     let reader = Reader::new(Api("countEntries"), &options)?;
+    if let Some(pieces) = reader.pieces(&source)? {
+        let mut read = |from, to, buf: &mut Vec<u8>| pieces.read(from, to, buf);
+        return Ok(parse::count_values_in_pieces(pieces.size, pieces.piece, &mut read)? as u32);
+    }
     Ok(if is_bytes(&source)? {
         // Bytes are counted as they come: no decoding pass, no text.
         let bytes: &Uint8Array = source.unchecked_ref();
         reader.check_bytes(bytes)?;
         // In pieces that stay in cache from their copy to their scan.
-        let mut read = |from: usize, to: usize, buf: &mut Vec<u8>| {
-            append_bytes(buf, &bytes.subarray(from as u32, to as u32))
+        let mut read = |from: u64, to: u64, buf: &mut Vec<u8>| {
+            append_bytes(buf, &bytes.subarray(from as u32, to as u32));
+            Ok::<(), JsValue>(())
         };
-        parse::count_values_in_pieces(bytes.length() as usize, 1 << 20, &mut read) as u32
+        parse::count_values_in_pieces(u64::from(bytes.length()), 1 << 20, &mut read)? as u32
     } else {
         match reader.source(&source, Accept::ANY)?.source {
             Source::Text(text) => parse::count_values(&text) as u32,

@@ -1,12 +1,14 @@
 //! The one reader of arguments: `options`, then `source` as JSONL text (a
-//! string or bytes) or an entry array, refused up front when too big.
+//! string or bytes), an entry array, or a byte source
+//! (`{ size, read(offset, length) }`) read a piece at a time; text refused up
+//! front when too big.
 
 use js_sys::{Array, JsString, Reflect, RegExp, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::error::Api;
-use super::js::{is_array, is_bytes, snapshot, utf8_length};
+use super::js::{is_array, is_byte_source, is_bytes, read_source, snapshot, utf8_length};
 use crate::parse;
 use crate::scan;
 
@@ -14,11 +16,17 @@ use crate::scan;
 /// in wasm's 4 GiB address space; bigger inputs fail up front, not with a trap.
 const DEFAULT_MAX_BYTES: f64 = 1024.0 * 1024.0 * 1024.0;
 
+/// How many bytes of a byte source are read at a time, unless
+/// `options.pieceSize` says otherwise (tests make it tiny, so that piece
+/// boundaries fall everywhere).
+const DEFAULT_PIECE: usize = 1 << 20;
+
 /// The options every function takes; unknown keys are ignored.
 #[derive(Default)]
 pub(super) struct Options {
     pub strict: Option<bool>,
     max_bytes: Option<f64>,
+    piece_size: Option<usize>,
 }
 
 /// What a `source` argument turned out to be.
@@ -39,6 +47,66 @@ impl Accept {
     pub const TEXT: Accept = Accept { entries: false };
     /// JSONL or an entry array.
     pub const ANY: Accept = Accept { entries: true };
+}
+
+/// A caller's `{ size, read(offset, length) }`: bytes read by range, never
+/// written. Each read must give exactly the bytes asked for; anything else
+/// means the source changed under the reader, which is an error naming it.
+pub(super) struct ByteSource {
+    pub object: JsValue,
+    pub size: u64,
+    /// Its `name` (a file source's path), for errors.
+    pub name: String,
+    pub piece: usize,
+    api: Api,
+}
+
+impl ByteSource {
+    /// Appends bytes `from..to` to `buf`.
+    pub fn read(&self, from: u64, to: u64, buf: &mut Vec<u8>) -> Result<(), JsValue> {
+        if to <= from {
+            return Ok(());
+        }
+        let bytes = read_source(&self.object, from as f64, (to - from) as f64)?;
+        if !is_bytes(&bytes)? {
+            return Err(self.api.must_be(
+                &format!("{}.read(…)", self.name),
+                "a Uint8Array",
+                &bytes,
+            ));
+        }
+        let bytes: &Uint8Array = bytes.unchecked_ref();
+        if u64::from(bytes.length()) != to - from {
+            return Err(self.changed(format_args!(
+                "it gave {} bytes at offset {from} where {} were asked",
+                bytes.length(),
+                to - from
+            )));
+        }
+        append_bytes(buf, bytes);
+        Ok(())
+    }
+
+    /// The source changed while it was read: nothing read from it is used.
+    pub fn changed(&self, how: impl std::fmt::Display) -> JsValue {
+        self.api.error(format_args!(
+            "{} changed while it was read ({how}); nothing read from it was used",
+            self.name
+        ))
+    }
+
+    /// The whole source, read a piece at a time, refused over `max_bytes`.
+    pub fn read_whole(&self, reader: &Reader) -> Result<Vec<u8>, JsValue> {
+        reader.check_size(self.size as f64)?;
+        let mut out = Vec::with_capacity(self.size as usize);
+        let mut at = 0;
+        while at < self.size {
+            let to = self.size.min(at + self.piece as u64);
+            self.read(at, to, &mut out)?;
+            at = to;
+        }
+        Ok(out)
+    }
 }
 
 /// A source as read: `lossy` if its bytes had invalid UTF-8 (replaced).
@@ -81,11 +149,18 @@ impl Reader {
             self.check_string(s)?;
             return Ok(text(string_text(s)));
         }
-        if is_bytes(v)? {
+        let bytes = if is_bytes(v)? {
             let bytes: &Uint8Array = v.unchecked_ref();
             self.check_bytes(bytes)?;
+            Some(bytes_of(bytes))
+        } else if let Some(source) = self.pieces(v)? {
+            // A function that does not read by piece reads a source whole.
+            Some(source.read_whole(self)?)
+        } else {
+            None
+        };
+        if let Some(bytes) = bytes {
             // Valid UTF-8 becomes the text in place, without a second copy.
-            let bytes = bytes_of(bytes);
             return Ok(if scan::is_utf8(&bytes) {
                 // SAFETY: just checked to be UTF-8 (std's check, with ASCII blocks skipped).
                 text(unsafe { String::from_utf8_unchecked(bytes) })
@@ -103,11 +178,35 @@ impl Reader {
             });
         }
         let expected = if accept.entries {
-            "a JSONL string, a Uint8Array or an array of entries"
+            "a JSONL string, a Uint8Array, a byte source or an array of entries"
         } else {
-            "a JSONL string or a Uint8Array"
+            "a JSONL string, a Uint8Array or a byte source"
         };
         Err(self.api.must_be("source", expected, v))
+    }
+
+    /// A `source` argument that is a byte source, for a function that reads
+    /// one a piece at a time (its size and name checked); `None` for any
+    /// other value, which [`Reader::source`] then reads.
+    pub fn pieces(&self, v: &JsValue) -> Result<Option<ByteSource>, JsValue> {
+        if !is_byte_source(v)? {
+            return Ok(None);
+        }
+        let size = Reflect::get(v, &JsValue::from_str("size"))?;
+        let size = size
+            .as_f64()
+            .filter(|n| *n >= 0.0 && n.fract() == 0.0 && *n <= 9_007_199_254_740_991.0)
+            .ok_or_else(|| self.api.must_be("source.size", "a number of bytes", &size))?;
+        let name = Reflect::get(v, &JsValue::from_str("name"))?
+            .as_string()
+            .unwrap_or_else(|| "the byte source".into());
+        Ok(Some(ByteSource {
+            object: v.clone(),
+            size: size as u64,
+            name,
+            piece: self.options.piece_size.unwrap_or(DEFAULT_PIECE),
+            api: self.api,
+        }))
     }
 
     /// Refuses bytes over the limit.
@@ -127,7 +226,7 @@ impl Reader {
         Ok(())
     }
 
-    fn check_size(&self, bytes: f64) -> Result<(), JsValue> {
+    pub fn check_size(&self, bytes: f64) -> Result<(), JsValue> {
         let max_bytes = self.max_bytes();
         if bytes <= max_bytes {
             return Ok(());
@@ -176,7 +275,28 @@ fn read_options(api: Api, options: &JsValue) -> Result<Options, JsValue> {
                 .ok_or_else(|| api.must_be("options.maxBytes", "a number", &max_bytes))?,
         )
     };
-    let parsed = Options { strict, max_bytes };
+    let piece_size = Reflect::get(options, &JsValue::from_str("pieceSize"))?;
+    let piece_size = if piece_size.is_undefined() || piece_size.is_null() {
+        None
+    } else {
+        Some(
+            piece_size
+                .as_f64()
+                .filter(|n| *n >= 1.0 && n.fract() == 0.0 && *n <= f64::from(u32::MAX))
+                .ok_or_else(|| {
+                    api.must_be(
+                        "options.pieceSize",
+                        "a whole number of bytes, at least 1",
+                        &piece_size,
+                    )
+                })? as usize,
+        )
+    };
+    let parsed = Options {
+        strict,
+        max_bytes,
+        piece_size,
+    };
     if parsed.max_bytes.is_some_and(|m| m.is_nan() || m < 0.0) {
         return Err(api.range_error("options.maxBytes must be a number of bytes, at least 0"));
     }

@@ -5,7 +5,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::context::{context_from_objects, message_indices, projection_from_objects};
-use super::convert::{get, id_arg, id_of, parse_json, stringify};
+use super::convert::{entries_jsonl, get, id_arg, id_of, parse_json, stringify};
 use super::error::Api;
 use super::host::{new_session_id, now_iso, JsDates, JsSort};
 use super::inspect::inspect_session;
@@ -104,17 +104,7 @@ impl JsSession {
             .source
         {
             Source::Text(text) => text,
-            Source::Entries(array) => {
-                let mut text = String::new();
-                for v in array.iter() {
-                    match stringify(&v)? {
-                        Some(line) => text.push_str(&line),
-                        None => text.push_str("null"),
-                    }
-                    text.push('\n');
-                }
-                text
-            }
+            Source::Entries(array) => entries_jsonl(&array)?,
         };
         let inner = session::Session::open(text, &JsDates).map_err(|e| api.session(e))?;
         Ok(JsSession::of(inner))
@@ -269,6 +259,18 @@ impl JsSession {
                 .map_err(|_| api.error("the system message could not be read back as JSON")),
             None => Ok(JsValue::UNDEFINED),
         }
+    }
+
+    /// What the session cost, its path ending at `leafId` (default: the
+    /// session's leaf; `null`: none), as `sessionUsage` reports it
+    /// (`options.records: false` leaves the records out).
+    pub fn usage(&self, leaf_id: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+        let api = Api("usage");
+        let entries = self.inner.entries();
+        let leaf = super::usage::leaf_arg(api, &leaf_id, entries, Some(self.inner.leaf()))?;
+        let records = super::usage::records_option(api, &options)?;
+        let report = self.inner.usage(leaf, &JsSort);
+        parse_json(super::usage::report_json(&report, entries, records))
     }
 
     /// `inspectSession` of the session as it stands.

@@ -5,9 +5,9 @@ use wasm_bindgen::prelude::*;
 
 use super::convert::{array_parts_of, entries_of};
 use super::error::Api;
-use super::host::{open_entries, JsSort};
-use super::js::{build_lazy_tree, build_tree};
-use super::read::{Accept, Reader, Source};
+use super::host::{index_of, open_entries, JsSort};
+use super::js::{build_lazy_tree, build_source_tree, build_tree};
+use super::read::{Accept, ByteSource, Reader, Source};
 use crate::entry::Entry;
 use crate::tree::{self, Tree};
 
@@ -21,14 +21,17 @@ use crate::tree::{self, Tree};
 #[wasm_bindgen(js_name = getTree, skip_typescript)]
 pub fn get_tree(source: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
     let api = Api("getTree");
-    match Reader::new(api, &options)?
-        .source(&source, Accept::ANY)?
-        .source
-    {
+    let reader = Reader::new(api, &options)?;
+    if let Some(pieces) = reader.pieces(&source)? {
+        if let Some(tree) = source_tree(api, &pieces)? {
+            return Ok(tree);
+        }
+    }
+    match reader.source(&source, Accept::ANY)?.source {
         Source::Text(text) => {
             let doc = open_entries(api, text)?;
             let tree = tree::build(&doc.entries, &JsSort);
-            let shape = TreeShape::of(&doc.entries, &tree);
+            let shape = TreeShape::of(&doc.entries[..], &tree);
             let (parts, at) = array_parts_of(doc.text, &doc.spans);
             build_lazy_tree(
                 &parts,
@@ -48,6 +51,36 @@ pub fn get_tree(source: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
     }
 }
 
+/// The tree of a current session read from a byte source a piece at a
+/// time: its shape from the index, each entry read by its range when its
+/// node's `entry` is first read. `None` for an old session, which is read
+/// whole and migrated as text is.
+fn source_tree(api: Api, source: &ByteSource) -> Result<Option<JsValue>, JsValue> {
+    let index = index_of(api, source)?;
+    if !index.is_current() {
+        return Ok(None);
+    }
+    let tree = index.tree(&JsSort);
+    let shape = TreeShape::of(&index, &tree);
+    let (starts, lengths): (Vec<f64>, Vec<u32>) = (0..index.len())
+        .map(|i| {
+            let r = index.range(i);
+            (r.start as f64, (r.end - r.start) as u32)
+        })
+        .unzip();
+    build_source_tree(
+        &source.object,
+        &source.name,
+        &starts,
+        &lengths,
+        &shape.nodes,
+        &shape.labels,
+        &shape.children,
+        &shape.roots,
+    )
+    .map(|tree| Some(tree.into()))
+}
+
 /// A tree as index arrays, for JS to make the nodes in one call (one object
 /// per node, no crossing per property): `nodes` are the entries that are
 /// nodes, `labels[i]` the label entry of entry `i` (or -1), `children` runs of
@@ -60,9 +93,9 @@ pub(super) struct TreeShape {
 }
 
 impl TreeShape {
-    fn of(entries: &[Entry], tree: &Tree) -> TreeShape {
-        let nodes = (0..entries.len())
-            .filter(|&i| !entries[i].is_header())
+    fn of<N: tree::Nodes>(entries: N, tree: &Tree) -> TreeShape {
+        let nodes = (0..entries.count())
+            .filter(|&i| !entries.is_header(i))
             .map(|i| i as u32)
             .collect();
         let labels = tree
@@ -70,7 +103,7 @@ impl TreeShape {
             .iter()
             .map(|l| l.map_or(-1, |l| l as i32))
             .collect();
-        let mut children = Vec::with_capacity(entries.len() + 2 * tree.roots.len());
+        let mut children = Vec::with_capacity(entries.count() + 2 * tree.roots.len());
         for (i, kids) in tree.children.iter().enumerate() {
             if !kids.is_empty() {
                 children.push(i as u32);

@@ -25,6 +25,7 @@ import {
   SessionManager,
 } from "../shared/pi.mjs";
 import { listRow } from "./list.mjs";
+import { usageRow } from "./usage.mjs";
 import { makeWorkload, WORKLOADS } from "./workloads.mjs";
 
 const require = createRequire(import.meta.url);
@@ -346,7 +347,7 @@ const only = (process.env.BENCH_ONLY ?? "")
   .map((s) => s.trim())
   .filter(Boolean);
 const workloadNames = Object.keys(WORKLOADS);
-const opNames = [...Object.keys(OPS), "rebuilds", "list"];
+const opNames = [...Object.keys(OPS), "rebuilds", "list", "usage"];
 for (const o of only) {
   if (!workloadNames.includes(o) && !opNames.includes(o)) {
     console.error(
@@ -373,7 +374,7 @@ const memory = []; // { workload, size, bytes }
 const tStart = performance.now();
 
 // (the list row brings its own folder: no workload is generated for it alone)
-for (const wname of selOps.some((o) => o !== "list") ? selWorkloads : []) {
+for (const wname of selOps.some((o) => o !== "list" && o !== "usage") ? selWorkloads : []) {
   let t0 = performance.now();
   const w = makeWorkload(wname);
   const buf = w.bytes;
@@ -435,6 +436,13 @@ for (const wname of selOps.some((o) => o !== "list") ? selWorkloads : []) {
 // Issue 14's row: a folder of 1,000 sessions listed (list.mjs).
 if (selOps.includes("list")) {
   const row = await listRow({ runs: QUICK ? 3 : 7, gc, log });
+  rows.push(row);
+  if (row.mismatch) mismatches.push(row.mismatch);
+}
+
+// Issue 25's row: a folder of 1,000 sessions' usage summed (usage.mjs).
+if (selOps.includes("usage")) {
+  const row = await usageRow({ runs: QUICK ? 3 : 7, gc, log });
   rows.push(row);
   if (row.mismatch) mismatches.push(row.mismatch);
 }

@@ -1,7 +1,7 @@
 // The bench's "list" row: a folder of 1,000 generated sessions of mixed sizes
 // (v1, v2 and v3, half of them as pi 1.6 writes them), listed by pi 1.6.0's
 // `SessionManager.listAll(dir)` and by our `session-tree list` path
-// (`findSessions`, `readSessionInfos`, `orderSessions` from pkg/cli). Both
+// (`listSessions` of session-tree/node, then `orderSessions`). Both
 // sides read every `.jsonl` file directly in the folder (pi's listAll of a
 // folder: readdir, the names ending in .jsonl, read ten at a time; ours: the
 // same names, read 32 at a time), reading included in the timing.
@@ -11,8 +11,8 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
-import { findSessions, readSessionInfos } from "../../pkg/cli/folder.js";
 import { orderSessions } from "../../pkg/cli/lineage.js";
+import { listSessions } from "../../pkg/files/folder.cjs";
 import { SessionManager } from "../shared/pi.mjs";
 import { caseSeed } from "../shared/rng.mjs";
 import { generateSession, PI16_FEATURES } from "../shared/sessions.mjs";
@@ -49,9 +49,9 @@ export function piList(dir) {
   return SessionManager.listAll(dir);
 }
 
-/** Our side: what `session-tree list DIR` does before printing. */
+/** Our side: what `session-tree list DIR` does before printing (session-tree/node's `listSessions`, then the lineage). */
 export async function ourList(dir) {
-  const rows = await readSessionInfos(await findSessions(dir));
+  const rows = await listSessions(dir);
   return orderSessions(rows.filter((row) => row.info !== null));
 }
 
@@ -81,6 +81,29 @@ export function compareLists(piSessions, ourRows) {
   return count === 0 ? null : `${count} of ${piSessions.length} rows differ; ${first}`;
 }
 
+/**
+ * One warm-up run of each side on `arg`, then `runs` alternating timed runs
+ * (pi, ours, pi, …), `gc` before each: `{ pi, ours }`, the medians in ms.
+ */
+export async function alternate(piFn, ourFn, arg, { runs, gc }) {
+  const timed = async (fn) => {
+    gc();
+    const start = performance.now();
+    await fn(arg);
+    return performance.now() - start;
+  };
+  await timed(piFn);
+  await timed(ourFn);
+  const piT = [];
+  const ourT = [];
+  for (let i = 0; i < runs; i++) {
+    piT.push(await timed(piFn));
+    ourT.push(await timed(ourFn));
+  }
+  return { pi: median(piT), ours: median(ourT) };
+}
+
+/** The median of `xs`. */
 function median(xs) {
   const s = [...xs].sort((a, b) => a - b);
   const m = s.length >> 1;
@@ -112,21 +135,7 @@ export async function listRow({ runs = 7, gc = () => {}, log = () => {} } = {}) 
     const diff = compareLists(await piList(folder.dir), await ourList(folder.dir));
     row.same = diff === null;
     if (diff) row.mismatch = `list / ${row.workload} (seed 0x${LIST_SEED.toString(16)}): ${diff}`;
-    const timed = async (fn) => {
-      gc();
-      const start = performance.now();
-      await fn(folder.dir);
-      return performance.now() - start;
-    };
-    await timed(piList);
-    await timed(ourList);
-    const piT = [];
-    const ourT = [];
-    for (let i = 0; i < runs; i++) {
-      piT.push(await timed(piList));
-      ourT.push(await timed(ourList));
-    }
-    Object.assign(row, { pi: median(piT), ours: median(ourT), runs });
+    Object.assign(row, await alternate(piList, ourList, folder.dir, { runs, gc }), { runs });
     row.ratio = row.pi / row.ours;
     log(
       `  list: pi ${row.pi.toFixed(0)} ms, ours ${row.ours.toFixed(0)} ms, ×${row.ratio.toFixed(2)} (${runs} runs, ${((performance.now() - t0) / 1000).toFixed(1)} s)${row.same ? "" : "  RESULTS DIFFER"}`,

@@ -978,6 +978,18 @@ export const WORKLOADS = {
   },
 };
 
+/**
+ * One session of `count` entries as pi 1.6 writes it (the `pi16` workload's
+ * writer, compacted every 1,000 entries), for the folders of the usage row.
+ */
+export function makePi16Session(seed, count) {
+  return chain(new Rng(seed), new V3Writer16(new Rng(seed ^ 0x5eed)), {
+    count,
+    compactEvery: 1000,
+    scale: SCALE,
+  }).toBuffer();
+}
+
 export function makeWorkload(name) {
   const spec = WORKLOADS[name];
   if (!spec) throw new Error(`unknown workload ${name}`);

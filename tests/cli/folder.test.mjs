@@ -1,12 +1,13 @@
-// cli/folder.js: finding session files and reading their sessionInfo, with
+// files/folder.cjs: finding session files and reading their sessionInfo, with
 // unreadable and non-session files as rows with an error, never a throw.
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import * as realFs from "node:fs/promises";
 import os from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
-import { findSessions, readSessionInfos } from "../../pkg/cli/folder.js";
+import { findSessions, readSessionInfos } from "../../pkg/files/folder.cjs";
 
 const root = mkdtempSync(join(os.tmpdir(), "session-tree-folder-"));
 after(() => rmSync(root, { recursive: true, force: true }));
@@ -134,15 +135,36 @@ test("readSessionInfos: with inspect, each row carries its diagnostics", async (
   assert.deepEqual(clean.problems, []);
 });
 
-test("readSessionInfos: a file without read permission is an error row (when not root)", {
-  skip: process.getuid?.() === 0 && "running as root",
-}, async () => {
-  const dir = join(root, "perm");
-  mkdirSync(dir);
-  writeFileSync(join(dir, "p.jsonl"), `${header("p")}\n`);
-  chmodSync(join(dir, "p.jsonl"), 0);
-  const [row] = await readSessionInfos([join(dir, "p.jsonl")]);
-  assert.match(row.error, /EACCES/);
+// Root reads any file whatever its mode, so as root (CI) the read runs in a child process that
+// loads files/folder.cjs and then drops to the unprivileged user `nobody` before reading.
+const NOBODY = 65534;
+async function readAsUnprivileged(path) {
+  if (process.getuid?.() !== 0) return (await readSessionInfos([path]))[0];
+  const script = `
+    const { readSessionInfos } = await import(${JSON.stringify(new URL("../../pkg/files/folder.cjs", import.meta.url).href)});
+    process.setgid(${NOBODY});
+    process.setuid(${NOBODY});
+    const [row] = await readSessionInfos([${JSON.stringify(path)}]);
+    process.stdout.write(JSON.stringify({ uid: process.getuid(), row }));`;
+  const r = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
+  assert.equal(r.status, 0, r.stderr);
+  const { uid, row } = JSON.parse(r.stdout);
+  assert.equal(uid, NOBODY);
+  return row;
+}
+
+test("readSessionInfos: a file without read permission is an error row", async () => {
+  const dir = mkdtempSync(join(os.tmpdir(), "session-tree-perm-"));
+  try {
+    chmodSync(dir, 0o711); // others may pass through, not list
+    writeFileSync(join(dir, "p.jsonl"), `${header("p")}\n`);
+    chmodSync(join(dir, "p.jsonl"), 0);
+    const row = await readAsUnprivileged(join(dir, "p.jsonl"));
+    assert.match(row.error, /EACCES/);
+    assert.ok(!row.info, "no info for a file that cannot be read");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test("readSessionInfos: a read that fails is an error row (injected fs)", async () => {

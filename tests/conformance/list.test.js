@@ -15,8 +15,8 @@ import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { findSessions, readSessionInfos } from "../../pkg/cli/folder.js";
 import { orderSessions } from "../../pkg/cli/lineage.js";
+import { findSessions, readSessionInfos } from "../../pkg/files/folder.cjs";
 import { caseSeed, envCount, envSeed, Rng } from "../shared/rng.mjs";
 import { generateSession, PI16_FEATURES } from "../shared/sessions.mjs";
 import { ours } from "./lib/ours.js";

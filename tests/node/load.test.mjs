@@ -10,19 +10,22 @@ import * as esm from "session-tree";
 const require = createRequire(import.meta.url);
 const NAMES = [
   "Session",
+  "UsageLedger",
   "buildContextEntries",
   "buildSessionContext",
   "buildSessionProjection",
   "countEntries",
   "currentSystemMessage",
+  "fileSource",
   "getTree",
   "inspectSession",
   "migrate",
   "parseSession",
   "sessionInfo",
+  "sessionUsage",
 ];
 
-test("ESM import exposes exactly the eleven exports (Session and ten functions)", () => {
+test("ESM import exposes exactly the fourteen exports (Session, UsageLedger and twelve functions)", () => {
   assert.deepEqual(Object.keys(esm).sort(), NAMES);
   // biome-ignore lint/performance/noDynamicNamespaceImportAccess: the test enumerates the exports by name
   for (const name of NAMES) assert.equal(typeof esm[name], "function", name);
@@ -33,7 +36,7 @@ test("ESM import resolves to the node entry", () => {
   assert.match(resolved, /[\\/]pkg[\\/]node\.js$/);
 });
 
-test("CommonJS require exposes the same eleven exports, shared with import (one instance)", () => {
+test("CommonJS require exposes the same fourteen exports, shared with import (one instance)", () => {
   const cjs = require("session-tree");
   assert.match(realpathSync(require.resolve("session-tree")), /[\\/]pkg[\\/]node\.cjs$/);
   for (const name of NAMES) {

@@ -76,6 +76,13 @@ function twin() {
     assert.equal(ours.getEntryCount(), pi.getEntryCount());
     assert.equal(ours.getSessionName(), pi.getSessionName());
     assert.equal(toPi([ours.leafId])[0], pi.getLeafId());
+    // what the state means: the tree, and the context at the leaf (edits applied)
+    assert.equal(JSON.stringify(toPi(ours.getTree())), JSON.stringify(pi.getTree()), "getTree()");
+    assert.equal(
+      JSON.stringify(toPi(ours.buildSessionContext())),
+      JSON.stringify(pi.buildSessionContext()),
+      "buildSessionContext()",
+    );
   };
   return { pi, ours, both, sameState, ids, toPi };
 }
@@ -140,6 +147,7 @@ test("appendContextEdit: pi's checks, in pi's order, with pi's messages", () => 
   t.both("appendContextEdit", cm, { content: "custom-edit", extra: 1 });
   t.both("appendContextEdit", a, { content: [{ type: "text", text: "blocks" }] });
   const edit = t.both("appendContextEdit", u, null);
+  t.sameState(); // u is left out of the context now
   // An edit is not editable itself; a target off the branch is refused.
   t.both("appendContextEdit", edit, { content: "x" });
   t.both("branch", u);

@@ -2,7 +2,7 @@
 
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { test } from "node:test";
@@ -129,6 +129,30 @@ test("the agent loop writes, branches and reopens its session file", () => {
   assert.equal(new Set(again.map((l) => l.id)).size, 7, "ids are unique");
 });
 
+test("the session-tree/node agent writes its session, then continues it", () => {
+  const code = example("SessionManager.continueRecent(process.cwd()");
+  const sessions = join(dir, "agent-sessions");
+  const first = run(code, sessions);
+  assert.match(first, /^I have 1 messages of context\.\nI have 3 messages of context\.\n4 entries in /);
+  const [file] = readdirSync(sessions);
+  assert.match(file, /^\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z_[0-9a-f-]{36}\.jsonl$/);
+  const second = run(code, sessions);
+  assert.match(second, /^I have 5 messages of context\.\nI have 7 messages of context\.\n8 entries in /);
+  assert.deepEqual(readdirSync(sessions), [file], "one session, continued; its lock given back");
+  const lines = readFileSync(join(sessions, file), "utf8")
+    .trimEnd()
+    .split("\n")
+    .map((l) => JSON.parse(l));
+  assert.equal(lines.length, 9);
+  assert.equal(lines[0].cwd, dir);
+  for (let i = 2; i < lines.length; i++) assert.equal(lines[i].parentId, lines[i - 1].id);
+});
+
+test("the fileSource example reads a file by piece", () => {
+  // Three messages; the last child of the root is c, whose path is a then c.
+  assert.equal(run(example("fileSource(process.argv")), "3 c 2\n");
+});
+
 test("the getTree example walks the shape, then reads entries", () => {
   assert.equal(run(example("the shape is there without parsing")), "2\n[ 'one way', 'another' ]\ntrue\n");
 });
@@ -139,6 +163,15 @@ test("the pi 1.6 example edits the context and carries the prompt across a compa
   assert.equal(
     run(example("appendContextEdit(answer")),
     "[ { type: 'text', text: 'Short answer.' } ]\n[ 'system', 'compactionSummary' ]\n[ 'read' ]\n",
+  );
+});
+
+test("the usage example adds up what each branch cost", () => {
+  // Three requests: $0.25 and the $0.5 cache warming on the first answer's side, $2 on the
+  // second: $2.75 for 3 × 120 tokens; the leaf is the second answer.
+  assert.equal(
+    run(example("session.usage()")),
+    "paid $2.75 for 360 tokens in 3 requests\nthis branch $2, abandoned $0.75\n$0.75 vs $2\n",
   );
 });
 

@@ -54,7 +54,7 @@ function ours(text) {
         roots: getTree(source).length,
         context: buildSessionContext(source).messages.length,
         listed: sessionInfo(source) !== null,
-        migrateKeeps: typeof source === "string" ? migrate(source) === source : true,
+        migrateKeeps: Buffer.from(migrate(source)).equals(Buffer.from(source)),
       };
     } finally {
       session.free();

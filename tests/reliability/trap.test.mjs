@@ -54,15 +54,17 @@ function checkWorks(st, when) {
   assert.deepEqual(st.inspectSession(TEXT), [], when);
 }
 
-test("the trap build is there", () => {
+/** The test build; its absence fails each test (make test-reliability builds it), never skips it. */
+function trapBuild() {
   assert.ok(
     found,
     `no test build with __forceTrap at ${candidates.join(" or ")}: run \`make test-reliability\` (it builds target/trap-pkg with --features test-trap)`,
   );
-});
+  return require(found);
+}
 
-test("__forceTrap throws an Error, and the module works again at once", { skip: !found && "no trap build" }, () => {
-  const st = require(found);
+test("__forceTrap throws an Error, and the module works again at once", () => {
+  const st = trapBuild();
   assert.equal(typeof st.__forceTrap, "function", "the trap build exports __forceTrap");
   checkWorks(st, "before any trap");
   assert.throws(
@@ -72,8 +74,8 @@ test("__forceTrap throws an Error, and the module works again at once", { skip: 
   checkWorks(st, "after one trap");
 });
 
-test("50 traps in a row, then 10,000 normal calls", { skip: !found && "no trap build", timeout: 120_000 }, () => {
-  const st = require(found);
+test("50 traps in a row, then 10,000 normal calls", { timeout: 120_000 }, () => {
+  const st = trapBuild();
   for (let i = 0; i < 50; i++) {
     assert.throws(
       () => st.__forceTrap(),
@@ -96,10 +98,8 @@ test("50 traps in a row, then 10,000 normal calls", { skip: !found && "no trap b
   }
 });
 
-test("a Session opened before a trap throws a clear Error; new sessions work", {
-  skip: !found && "no trap build",
-}, () => {
-  const st = require(found);
+test("a Session opened before a trap throws a clear Error; new sessions work", () => {
+  const st = trapBuild();
   const before = st.Session.open(TEXT);
   assert.equal(before.getEntries().length, 3);
   assert.throws(() => st.__forceTrap(), Error);
@@ -135,8 +135,8 @@ test("a Session opened before a trap throws a clear Error; new sessions work", {
   checkWorks(st, "after the stale session was used");
 });
 
-test("the trap error names the function and keeps the trap as its cause", { skip: !found && "no trap build" }, () => {
-  const st = require(found);
+test("the trap error names the function and keeps the trap as its cause", () => {
+  const st = trapBuild();
   try {
     st.__forceTrap();
     assert.fail("no trap");

@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 
 const tests = fileURLToPath(new URL("..", import.meta.url));
 const bin = (name) => fileURLToPath(new URL(`../node_modules/.bin/${name}`, import.meta.url));
-const CHECKS = 8;
+const CHECKS = 9;
 
 function smoke(command, args, expectVersion) {
   const r = spawnSync(command, [...args, "runtimes/smoke.mjs"], {

@@ -7,6 +7,7 @@
 // failure.
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
 import * as esm from "session-tree";
 
 const require = createRequire(import.meta.url);
@@ -86,6 +87,22 @@ check("bytes: buildSessionContext (the compaction keeps from the second answer)"
   assert.equal(context.messages[2].content, "last question");
   assert.deepEqual(context.model, { provider: "acme", modelId: "m1" });
   assert.equal(context.thinkingLevel, "off");
+});
+
+check("fileSource: sessionInfo, countEntries and getTree read the file by piece", async () => {
+  const bytes = await readBytes();
+  const source = esm.fileSource(fileURLToPath(fixture));
+  try {
+    assert.equal(source.size, bytes.length);
+    assert.deepEqual(esm.sessionInfo(source, { pieceSize: 5 }), esm.sessionInfo(bytes));
+    assert.equal(esm.countEntries(source, { pieceSize: 3 }), esm.countEntries(bytes));
+    const roots = esm.getTree(source, { pieceSize: 7 });
+    assert.equal(roots[0].entry.message.content, "first question");
+    assert.equal(esm.buildSessionContext(source).messages.length, esm.buildSessionContext(bytes).messages.length);
+  } finally {
+    source.close();
+  }
+  assert.throws(() => source.read(0, 1), /closed/);
 });
 
 check("require(): the same answers from the CommonJS entry", async () => {

@@ -88,12 +88,13 @@ test("DIR defaults to ~/.pi/agent/sessions; the URL is printed, loopback; it sto
 });
 
 test("--open runs the system's opener with the URL, and serving goes on without one", async () => {
-  if (process.platform !== "linux") return;
+  // a stand-in for the opener `serve` runs (`open` on macOS, `xdg-open` elsewhere) that logs its URL
+  const opener = process.platform === "darwin" ? "open" : "xdg-open";
   const bin = path.join(dir, "fake-bin");
   const log = path.join(dir, "opened.txt");
   mkdirSync(bin);
-  writeFileSync(path.join(bin, "xdg-open"), `#!/bin/sh\necho "$1" > '${log}'\n`);
-  chmodSync(path.join(bin, "xdg-open"), 0o755);
+  writeFileSync(path.join(bin, opener), `#!/bin/sh\necho "$1" > '${log}'\n`);
+  chmodSync(path.join(bin, opener), 0o755);
   const served = await startServe(dir, ["--open"], { env: { ...process.env, PATH: `${bin}:${process.env.PATH}` } });
   for (let i = 0; i < 100 && !existsSync(log); i++) await new Promise((r) => setTimeout(r, 50));
   assert.equal(readFileSync(log, "utf8").trim(), served.url);

@@ -81,3 +81,31 @@ export function piTree(entries) {
   sm._buildIndex();
   return sm.getTree();
 }
+
+/**
+ * pi 1.6.0's own `AgentSession.getSessionStats` (tokens and cost over every
+ * entry of `manager.getEntries()`), run on `manager`. The class's module
+ * graph needs Node 22 (undici), so the method is read from the installed
+ * `dist/core/agent-session.js` as it is and run with pi's
+ * `dist/core/usage-totals.js`: the code pi runs, not a copy of its rules.
+ */
+export async function loadPiSessionStats(version = PI_VERSION) {
+  const url = installed(version, "dist/core/agent-session.js");
+  const source = readFileSync(url, "utf8");
+  const start = source.indexOf("\n    getSessionStats() {");
+  const end = source.indexOf("\n    }\n", start);
+  if (start < 0 || end < 0) throw new Error(`no getSessionStats() method in ${fileURLToPath(url)}`);
+  const method = source.slice(start + 1, end + 6).trim();
+  const totals = await importInstalled(installed(version, "dist/core/usage-totals.js"), version);
+  const make = new Function("createUsageTotals", "addUsageToTotals", `return function ${method};`);
+  const getSessionStats = make(totals.createUsageTotals, totals.addUsageToTotals);
+  return (manager) =>
+    getSessionStats.call({
+      sessionManager: manager,
+      sessionFile: manager.getSessionFile?.(),
+      sessionId: manager.getSessionId?.(),
+      getContextUsage: () => undefined,
+    });
+}
+
+export const piSessionStats = await loadPiSessionStats();

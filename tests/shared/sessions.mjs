@@ -733,6 +733,7 @@ function buildTree(rng, version, features, maxEntries, flags = null) {
       [1, () => ({ content: [] })],
       [1, () => ({ content: "with extra keys", extra: { kept: true } })],
     ])();
+    if (e.replacement === null) features.add("edit-omits");
     return e;
   };
 

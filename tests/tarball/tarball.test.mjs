@@ -95,6 +95,15 @@ test("imports as ESM and as CJS from the installed copy", () => {
   assert.deepEqual(JSON.parse(cjs.stdout), { lines: 2, version: 3, roots: 1, messages: 1, sessionEntries: 1 });
 });
 
+test("session-tree/node imports as ESM and as CJS from the installed copy", () => {
+  const esm = inProject(process.execPath, ["node-esm.mjs"]);
+  assert.equal(esm.status, 0, esm.stderr);
+  assert.deepEqual(JSON.parse(esm.stdout), { entries: 1, listed: 1, first: "hi" });
+  const cjs = inProject(process.execPath, ["node-cjs.cjs"]);
+  assert.equal(cjs.status, 0, cjs.stderr);
+  assert.deepEqual(JSON.parse(cjs.stdout), { entries: 1, persisted: false });
+});
+
 test("tsc type-checks a consumer under module node16 (ESM and CJS) and under moduleResolution bundler", () => {
   for (const config of ["tsconfig.node16.json", "tsconfig.bundler.json"]) {
     const r = inProject(process.execPath, [tsc, "-p", config]);
@@ -126,6 +135,19 @@ test("@arethetypeswrong/cli finds no problem: the main entry under every resolut
     "ascii",
   ]);
   assert.equal(browser.status, 0, browser.stdout + browser.stderr);
+  // session-tree/node is a subpath export for Node 20+, Bun and Deno: checked
+  // under node16 (CJS and ESM) and bundler; node10 resolution knows no subpath exports
+  const node = inProject(join(bins, "attw"), [
+    tarball,
+    "--entrypoints",
+    "./node",
+    "--profile",
+    "node16",
+    "--format",
+    "ascii",
+  ]);
+  assert.equal(node.status, 0, node.stdout + node.stderr);
+  assert.match(node.stdout, /node16 \(from CJS\): 🟢 \(CJS\)\nnode16 \(from ESM\): 🟢 \(ESM\)\nbundler: 🟢/);
 });
 
 test("npx session-tree --help, and --help for every command", () => {

@@ -8,7 +8,9 @@
 // session (with `&leafId=…&targetId=…` from a search result). The list stays in
 // the DOM while a session is open, so Back finds it as it was left.
 
+import { BurstAnnouncer } from "../a11y.js";
 import { FollowSwitch, headHash, NewMarker, PollFollower, SerialQueue, ServerFollower } from "../live.js";
+import { KINDS } from "../model.js";
 import { buildLineage } from "../pkg/cli/lineage.js";
 import { ago, FolderModel, filesUrl, rowTitle } from "./model.js";
 
@@ -40,6 +42,11 @@ export class FolderPage {
     this.quiet = 0; // > 0 while the page itself selects (opening, following)
     this.progress = { done: 0, total: 0, ready: false };
     this.searchSeq = 0;
+    // New entries of a followed session, said politely once per burst (the page's live region).
+    this.announcer = new BurstAnnouncer((text) => {
+      const live = doc.getElementById("live");
+      if (live) live.textContent = text;
+    });
   }
 
   /** Builds the page's parts; returns whether the folder takes over the start (no sample). */
@@ -77,7 +84,9 @@ export class FolderPage {
     this.back.addEventListener("click", () => this.backToList());
     actions?.prepend(this.back);
     if (!this.served) {
-      const label = el(doc, "label", "button", "Open folder…");
+      // A button (a label is no tab stop): the directory picker where there is one, else the folder input.
+      const label = el(doc, "button", "button", "Open folder…");
+      label.type = "button";
       label.title = "Open a folder of sessions (such as ~/.pi/agent/sessions), or drop one";
       this.input = el(doc, "input");
       this.input.type = "file";
@@ -88,16 +97,19 @@ export class FolderPage {
       this.input.addEventListener("change", () => {
         if (this.input.files?.length) this.openFiles("list", this.input.files);
       });
-      label.prepend(this.input);
-      label.addEventListener("click", (e) => {
-        if (typeof this.doc.defaultView.showDirectoryPicker !== "function" || e.target === this.input) return;
-        e.preventDefault();
+      this.input.setAttribute("aria-label", "Sessions folder");
+      label.addEventListener("click", () => {
+        if (typeof this.doc.defaultView.showDirectoryPicker !== "function") {
+          this.input.click();
+          return;
+        }
         this.doc.defaultView
           .showDirectoryPicker({ id: "sessions", mode: "read" })
           .then((handle) => this.openFiles("handle", handle))
           .catch(() => {});
       });
       actions?.insertBefore(label, actions.children[1] ?? null);
+      label.after(this.input);
       this.doc.defaultView.addEventListener("drop", (e) => this.dropped(e), true);
     }
     this.liveBox = el(doc, "span", "live-box");
@@ -382,6 +394,7 @@ export class FolderPage {
   }
 
   stopFollow() {
+    this.announcer.cancel();
     this.follower?.stop();
     this.follower = null;
     this.marker.look();
@@ -398,6 +411,13 @@ export class FolderPage {
       const added = msg.nodes.ids.filter((id) => !before.has(id));
       const looking = this.doc.visibilityState === "visible" && this.follow.on;
       this.marker.arrived(added, looking);
+      if (added.length) {
+        const n = msg.nodes.ids.length - 1;
+        this.announcer.arrived(added.length, {
+          kindName: KINDS[msg.nodes.kinds[n]]?.name ?? "Entry",
+          text: msg.nodes.summaries[n] ?? "",
+        });
+      }
       const pick = this.follow.pick(added.length ? msg.defaultLeaf : null);
       if (pick && this.controller.graph.has(pick)) {
         await this.controller.selectLeaf(pick);

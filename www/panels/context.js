@@ -3,6 +3,7 @@
 // comes from, and says so when a context edit replaced its content. Long
 // contexts are drawn in chunks as they scroll into view.
 
+import { messageLabel } from "../a11y.js";
 import { PATH } from "../messages.js";
 import { chip, el, jumpLink, renderMessage } from "../render.js";
 
@@ -42,6 +43,9 @@ export class ContextPanel {
     head.append(title, meta);
     box.replaceChildren();
     box.dataset.leaf = leafId;
+    // A list of messages for screen readers, each named by its role and place.
+    if (messages.length) box.setAttribute("role", "list");
+    else box.removeAttribute("role");
     let shown = 0;
     const more = () => {
       const end = Math.min(messages.length, shown + CHUNK);
@@ -52,22 +56,29 @@ export class ContextPanel {
           messages[k]?.role === "system" &&
           sources[k + 1] === sources[k] &&
           messages[k + 1]?.role === "compactionSummary";
-        frag.append(this.message(messages[k], k, sources[k], editedBy[k], checkpoint));
+        const art = this.message(messages[k], k, sources[k], editedBy[k], checkpoint);
+        art.setAttribute("role", "listitem");
+        art.setAttribute("aria-label", messageLabel(messages[k]?.role, k, messages.length, sources[k]));
+        frag.append(art);
       }
       box.append(frag);
       if (shown < messages.length) {
+        // In an item of its own: a list holds only items.
+        const item = el("div", "more-item");
+        item.setAttribute("role", "listitem");
         const b = el("button", "button more", `Show more (${messages.length - shown} left)`);
         b.type = "button";
         b.addEventListener("click", () => {
-          b.remove();
+          item.remove();
           more();
         });
-        box.append(b);
+        item.append(b);
+        box.append(item);
         const io = new IntersectionObserver((entries) => {
           if (entries.some((e) => e.isIntersecting)) {
             io.disconnect();
-            if (b.isConnected) {
-              b.remove();
+            if (item.isConnected) {
+              item.remove();
               more();
             }
           }
@@ -111,7 +122,7 @@ export class ContextPanel {
     for (const old of this.box.querySelectorAll(".msg.target")) old.classList.remove("target");
     let found = this.box.querySelectorAll(`[data-source-id="${CSS.escape(id)}"]`);
     while (found.length === 0 && hasMore()) {
-      this.box.querySelector(".button.more")?.remove();
+      this.box.querySelector(".more-item")?.remove();
       more();
       found = this.box.querySelectorAll(`[data-source-id="${CSS.escape(id)}"]`);
     }
@@ -121,6 +132,7 @@ export class ContextPanel {
 
   /** A session without entries. */
   renderNothing() {
+    this.box.removeAttribute("role");
     this.box.replaceChildren(el("p", "empty", "Nothing to show."));
     this.head.replaceChildren();
   }

@@ -1,9 +1,11 @@
 // `session-tree info FILE…`: what pi's session list knows of each file.
 
-import { sessionInfo } from "../../node.js";
+import { fileSource, sessionInfo } from "../../node.js";
 import {
+  absolute,
   clip,
   colours,
+  describeFsError,
   displayName,
   formatDate,
   isoDate,
@@ -14,6 +16,33 @@ import {
   readOrReport,
   UsageError,
 } from "../io.js";
+
+/**
+ * sessionInfo of a file, read a piece at a time through a file source (a
+ * file of any size, in memory that does not grow with it); stdin, and files
+ * under an injected file system (the tests'), are read whole. `null` when the
+ * file cannot be read (reported), else `{ info }`.
+ */
+async function infoOf(io, file, results) {
+  if (file === "-" || io.fs !== undefined) {
+    const bytes = await readOrReport(io, "info", file, results);
+    return bytes === null ? null : { info: sessionInfo(bytes) };
+  }
+  let source;
+  try {
+    source = fileSource(absolute(io, file));
+  } catch (error) {
+    const message = describeFsError(file, error);
+    line(io.stderr, `session-tree info: ${message}`);
+    results.push({ file, error: message });
+    return null;
+  }
+  try {
+    return { info: sessionInfo(source) };
+  } finally {
+    source.close();
+  }
+}
 
 /** sessionInfo as JSON: dates as ISO strings (null when invalid), absent fields as null. */
 export function infoJson(info) {
@@ -51,12 +80,12 @@ Exit codes: 0 ok; 1 a file is not a session (its first entry is no header);
     let code = 0;
     let printed = 0;
     for (const file of positionals) {
-      const bytes = await readOrReport(io, "info", file, results);
-      if (bytes === null) {
+      const read = await infoOf(io, file, results);
+      if (read === null) {
         code = 2;
         continue;
       }
-      const info = sessionInfo(bytes);
+      const { info } = read;
       if (info === null) {
         const message = `${displayName(file)}: not a pi session (the first entry is not a session header)`;
         line(io.stderr, `session-tree info: ${message}`);

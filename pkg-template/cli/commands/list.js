@@ -2,7 +2,7 @@
 // under the session they came from, as pi's resume list threads them.
 
 import { relative } from "node:path";
-import { findSessions, readSessionInfos } from "../folder.js";
+import { listSessions } from "../../files/index.js";
 import {
   absolute,
   clip,
@@ -13,35 +13,13 @@ import {
   oneLine,
   printable,
   printJson,
+  progress,
   UsageError,
 } from "../io.js";
 import { continuesOf, orderSessions } from "../lineage.js";
 import { infoJson } from "./info.js";
 
 const TITLE_WIDTH = 60;
-
-/** A progress line on stderr, only when it is a terminal and the listing has taken a while. */
-function progress(io) {
-  const stream = io.stderr;
-  const delay = io.progressAfterMs ?? 400;
-  const now = io.now ?? (() => performance.now());
-  const start = now();
-  let shown = false;
-  let last = 0;
-  return {
-    update(done, total) {
-      if (!stream?.isTTY) return;
-      const t = now();
-      if (t - start < delay || (shown && t - last < 100 && done !== total)) return;
-      shown = true;
-      last = t;
-      stream.write(`\r\x1b[Kreading sessions: ${done}/${total}`);
-    },
-    clear() {
-      if (shown) stream.write("\r\x1b[K");
-    },
-  };
-}
 
 function prefixOf(row) {
   if (row.depth === 0) return "";
@@ -80,19 +58,20 @@ cannot be read.`,
     const [dir] = positionals;
     const top = absolute(io, dir);
     const skipped = [];
-    let paths;
+    const meter = progress(io, "reading sessions");
+    let rows;
     try {
-      paths = await findSessions(top, {
+      rows = await listSessions(top, {
         recursive: Boolean(values.recursive),
         fs: io.fs,
         onError: (path, error) => skipped.push({ path, error: describeFsError(path, error) }),
+        onProgress: meter.update,
       });
     } catch (error) {
       throw new UsageError(describeFsError(dir, error));
+    } finally {
+      meter.clear();
     }
-    const meter = progress(io);
-    const rows = await readSessionInfos(paths, { fs: io.fs, onProgress: meter.update });
-    meter.clear();
     for (const row of rows) if (row.error !== null) skipped.push({ path: row.path, error: row.error });
     const listed = orderSessions(rows.filter((row) => row.info !== null));
     for (const s of skipped)

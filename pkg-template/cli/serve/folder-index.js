@@ -5,41 +5,35 @@
 // filters let through.
 
 import { watch } from "node:fs";
-import { lstat, readdir, readFile, realpath, stat } from "node:fs/promises";
+import { lstat, readFile, realpath, stat } from "node:fs/promises";
 import path from "node:path";
+import { findSessions } from "../../files/folder.cjs";
 import { inspectSession, sessionInfo } from "../../node.js";
 import { bloomOfText, parseQuery, queryTokens, searchText } from "./search-text.js";
 
 const RESCAN_MS = 2000;
 const CONCURRENCY = 4;
 
-/** Every `*.jsonl` under `root` (a real path), symlinked files kept only when they resolve inside it. */
+/** Every `*.jsonl` file under `root` (a real path), symlinked files kept only when they resolve inside it. */
 export async function walkSessions(root) {
+  let paths;
+  try {
+    paths = await findSessions(root, { recursive: true, confine: root });
+  } catch {
+    return [];
+  }
   const found = [];
-  const pending = [""];
-  while (pending.length) {
-    const relDir = pending.pop();
-    let items;
+  for (const abs of paths) {
     try {
-      items = await readdir(path.join(root, relDir), { withFileTypes: true });
-    } catch {
-      continue;
-    }
-    for (const item of items) {
-      const rel = relDir ? `${relDir}/${item.name}` : item.name;
-      if (item.isDirectory()) pending.push(rel);
-      else if ((item.isFile() || item.isSymbolicLink()) && item.name.endsWith(".jsonl")) {
-        const abs = path.join(root, rel);
-        try {
-          if (item.isSymbolicLink()) {
-            const real = await realpath(abs);
-            if (!real.startsWith(root + path.sep)) continue;
-          }
-          const st = await stat(abs);
-          if (st.isFile()) found.push({ rel, abs, size: st.size, mtimeMs: st.mtimeMs });
-        } catch {}
-      }
-    }
+      const st = await stat(abs);
+      if (st.isFile())
+        found.push({
+          rel: path.relative(root, abs).split(path.sep).join("/"),
+          abs,
+          size: st.size,
+          mtimeMs: st.mtimeMs,
+        });
+    } catch {}
   }
   return found;
 }

@@ -1,6 +1,5 @@
 // Comparison of our package with pi on one session file, every function and input form.
 import { Rng } from "../../shared/rng.mjs";
-import { has } from "./features.js";
 import { ours } from "./ours.js";
 import {
   piBuildContextEntriesRaw,
@@ -16,38 +15,19 @@ import {
   sourceText,
 } from "./reference.js";
 
-/**
- * The leaf-taking functions compared with pi besides buildSessionContext: pi's function, and
- * whether our package has it yet (the 1.6 exports arrive with issue 11; while one is missing it
- * is skipped, and `missingFunctions` names it so the suites can print it).
- */
-export const LEAF_FUNCTIONS = [
+/** The leaf-taking functions compared with pi, each with pi's function of the same name. */
+const leafFunctions = [
+  ["buildSessionContext", piBuildSessionContextRaw],
   ["buildContextEntries", piBuildContextEntriesRaw],
   ["buildSessionProjection", piBuildSessionProjectionRaw],
   ["currentSystemMessage", piCurrentSystemMessage],
 ];
-export const missingFunctions = LEAF_FUNCTIONS.map(([name]) => name).filter((name) => typeof ours[name] !== "function");
-/**
- * The pi 1.6 content a generated case gets: every other case seed is a session as pi 1.6
- * writes it (system messages, edits, usage, checkpoints, …), with the pieces whose context
- * behaviour the package has (lib/features.js); the rest stay legacy sessions.
- */
-export function pi16For(seed) {
-  if ((seed & 1) === 0 || !has.context) return false;
-  return {
-    system: true,
-    edits: true,
-    usage: true,
-    retainNone: true,
-    checkpoints: true,
-    summaryUsage: true,
-    nullContent: has.nullContent,
-  };
-}
 
-const leafFunctions = [["buildSessionContext", piBuildSessionContextRaw], ...LEAF_FUNCTIONS].filter(
-  ([name]) => typeof ours[name] === "function",
-);
+/**
+ * Whether a generated case is a session as pi 1.6 writes it (system messages, context edits,
+ * usage, retain-none compactions, checkpoints, null content): every odd case seed, always.
+ */
+export const isPi16Case = (seed) => (seed & 1) === 1;
 
 // ids made by pi's v1→v2 migration (8 hex digits, or a full uuid in its fallback)
 const ID_RE = /"([0-9a-f]{8}(?:-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})?)"/g;
@@ -137,7 +117,7 @@ function splitLines(text) {
 const leafLabel = (leafArgs) => (leafArgs.length === 0 ? "leaf omitted" : `leaf ${JSON.stringify(leafArgs[0])}`);
 
 /**
- * Compare all four functions on one session text. Returns a list of differences
+ * Compare every function on one session text. Returns a list of differences
  * ({ fn, form, leaf?, detail }). `rng` picks leaf ids and byte layouts; `extraLeaves`
  * adds leaf choices (arrays of arguments, e.g. [] or ["abc"]).
  */
@@ -159,6 +139,15 @@ export function compareSession(text, { rng = new Rng(1), extraLeaves = [], leafC
     ["string", () => text, text],
     ["Uint8Array", () => bytes, bytesText],
   ];
+  // The same bytes as a byte source read in small pieces (1 to 97 bytes, set by the size
+  // so a seed replays), for the functions that read a source by piece: piece boundaries
+  // fall mid-line, mid-character and mid-string.
+  const pieceSize = 1 + (bytes.length % 97);
+  const byPiece = [...forms, ["source", () => memorySource(bytes), bytesText]];
+  const call = (fn, form, input, args) =>
+    form === "source" && typeof ours.fileSource === "function"
+      ? ours[fn](input(), ...(fn === "getTree" ? [] : args.length ? args : [undefined]), { pieceSize })
+      : ours[fn](input(), ...args);
 
   // ---- parseSession
   for (const [form, input, formText] of forms)
@@ -274,12 +263,12 @@ export function compareSession(text, { rng = new Rng(1), extraLeaves = [], leafC
     }
   })();
   const arrBefore = arr ? JSON.stringify(arr) : null;
-  for (const [form, input, formText] of forms)
+  for (const [form, input, formText] of byPiece)
     same(
       "getTree",
       form,
       stringifyOrThrow(() => piTree(formText)),
-      stringifyOrThrow(() => ours.getTree(input())),
+      stringifyOrThrow(() => call("getTree", form, input, [])),
     );
   if (arr)
     same(
@@ -308,7 +297,7 @@ export function compareSession(text, { rng = new Rng(1), extraLeaves = [], leafC
       const label = leafLabel(leafArgs);
       for (const [fn, piFn] of leafFunctions) {
         const expected = new Map();
-        for (const [form, input, formText] of forms) {
+        for (const [form, input, formText] of byPiece) {
           if (!expected.has(formText))
             expected.set(
               formText,
@@ -318,7 +307,7 @@ export function compareSession(text, { rng = new Rng(1), extraLeaves = [], leafC
             fn,
             form,
             expected.get(formText),
-            stringifyOrThrow(() => ours[fn](input(), ...leafArgs)),
+            stringifyOrThrow(() => call(fn, form, input, leafArgs)),
             label,
           );
         }
@@ -365,6 +354,15 @@ export function compareSession(text, { rng = new Rng(1), extraLeaves = [], leafC
     }
   }
   return diffs;
+}
+
+/** A byte source over `bytes` in memory, read by range. */
+function memorySource(bytes) {
+  return {
+    name: "the generated session",
+    size: bytes.length,
+    read: (offset, length) => bytes.slice(offset, offset + length),
+  };
 }
 
 /** Format differences for a failure message. */

@@ -193,7 +193,7 @@ export function applyStep(side, step) {
  * Everything the brief asks to compare after a step. `targets` are Ref or plain strings
  * (unknown ids, null): each is used for getEntry/getChildren/getLabel/getBranch/context.
  */
-export function observe(side, targets, extra = {}) {
+export function observe(side, targets) {
   const c = side.canon;
   const o = side.get;
   const rec = [];
@@ -217,15 +217,13 @@ export function observe(side, targets, extra = {}) {
     (v) => c.context(v),
   );
   put("getLeafEntry()", () => o.getLeafEntry());
-  if (extra.getEntryCount) put("getEntryCount()", () => o.getEntryCount());
-  if (extra.sessionContextEntries) {
-    put("buildContextEntries()", () => o.buildContextEntries());
-    put(
-      "buildSessionProjection()",
-      () => o.buildSessionProjection(),
-      (v) => c.projection(v),
-    );
-  }
+  put("getEntryCount()", () => o.getEntryCount());
+  put("buildContextEntries()", () => o.buildContextEntries());
+  put(
+    "buildSessionProjection()",
+    () => o.buildSessionProjection(),
+    (v) => c.projection(v),
+  );
   put("getSessionName()", () => o.getSessionName());
   put(
     "context(null)",
@@ -245,17 +243,28 @@ export function observe(side, targets, extra = {}) {
         () => side.contextAt(id),
         (v) => c.context(v),
       );
-      if (extra.sessionContextEntries) {
-        put(`contextEntries(${name})`, () => side.contextEntriesAt(id));
-        put(
-          `projection(${name})`,
-          () => side.projectionAt(id),
-          (v) => c.projection(v),
-        );
-      }
+      put(`contextEntries(${name})`, () => side.contextEntriesAt(id));
+      put(
+        `projection(${name})`,
+        () => side.projectionAt(id),
+        (v) => c.projection(v),
+      );
     }
   }
   return rec;
+}
+
+/** Every difference between two observation records ({ key, pi, ours }), in order. */
+export function allDiffs(pi, ours) {
+  const out = [];
+  for (let i = 0; i < Math.max(pi.length, ours.length); i++) {
+    if (!pi[i] || !ours[i] || ours[i][0] !== pi[i][0]) {
+      out.push({ key: pi[i]?.[0], pi: pi[i]?.[1], ours: `<observation order mismatch: ${ours[i]?.[0]}>` });
+      break;
+    }
+    if (pi[i][1] !== ours[i][1]) out.push({ key: pi[i][0], pi: pi[i][1], ours: ours[i][1] });
+  }
+  return out;
 }
 
 /** First difference between two observation records, or null. */
@@ -476,7 +485,7 @@ function target(rng, count, pUnknown) {
  * One random step given how many entries exist. `checks` adds createBranchedSession checks
  * ({ check: "branched", target }) between the write steps.
  */
-export function randomStep(rng, count, { checks = true, features = {} } = {}) {
+export function randomStep(rng, count, { checks = true } = {}) {
   const w = [
     [30, "message"],
     [4, "thinking"],
@@ -488,15 +497,13 @@ export function randomStep(rng, count, { checks = true, features = {} } = {}) {
     [8, "label"],
     [8, "branch"],
     [2, "reset"],
+    [5, "branchSummary"],
+    [checks ? 3 : 0, "branched"],
+    [5, "system"],
+    [2, "nullContent"],
+    [3, "usage"],
+    [7, "contextEdit"],
   ];
-  // `features` (lib/features.js): calls whose pi 1.6 behaviour the package lacks are left out
-  if (features.branchSummaryFromId) w.push([5, "branchSummary"]);
-  if (checks && features.branchedRechain) w.push([3, "branched"]);
-  if (features.context && features.compactionCheckpoint) w.push([5, "system"]);
-  if (features.nullContent) w.push([2, "nullContent"]);
-  if (features.appendUsage) w.push([3, "usage"]);
-  if (features.appendContextEdit) w.push([7, "contextEdit"]);
-  const v16 = features.compactionRetainNone;
   const kind = rng.weighted(w.map(([n, k]) => [n, k]));
   switch (kind) {
     case "message":
@@ -510,12 +517,12 @@ export function randomStep(rng, count, { checks = true, features = {} } = {}) {
     case "compaction": {
       const args = [
         rng.pick(["Summary of earlier work", "", "résumé ✓"]),
-        v16 && rng.chance(0.2) ? rng.pick([null, undefined]) : target(rng, count, 0.1),
+        rng.chance(0.2) ? rng.pick([null, undefined]) : target(rng, count, 0.1),
         rng.range(0, 200000),
       ];
       if (rng.chance(0.5)) args.push(rng.pick(DETAILS));
       if (args.length === 4 && rng.chance(0.5)) args.push(rng.pick([true, false, undefined]));
-      if (v16 && args.length === 5 && rng.chance(0.5)) args.push(USAGE);
+      if (args.length === 5 && rng.chance(0.5)) args.push(USAGE);
       return { op: "appendCompaction", args };
     }
     case "system":
@@ -524,7 +531,7 @@ export function randomStep(rng, count, { checks = true, features = {} } = {}) {
       return {
         op: "appendMessage",
         // a system message is checkpointed by the next compaction
-        args: [nullContentMessage(rng, rng.range(1, 2_000_000_000_000), { system: features.compactionCheckpoint })],
+        args: [nullContentMessage(rng, rng.range(1, 2_000_000_000_000))],
       };
     case "usage": {
       const args = [rng.pick(["cache_warm", "custom-kind", ""]), rng.pick(["anthropic", "openai"]), "m-usage", USAGE];
@@ -541,7 +548,7 @@ export function randomStep(rng, count, { checks = true, features = {} } = {}) {
     case "info":
       return {
         op: "appendSessionInfo",
-        args: [features.sessionInfoFolding && rng.chance(0.4) ? rng.pick(FOLDED_NAMES) : rng.pick(NAMES)],
+        args: [rng.chance(0.4) ? rng.pick(FOLDED_NAMES) : rng.pick(NAMES)],
       };
     case "customMessage": {
       const content = rng.chance(0.4) ? pickText(rng) : [{ type: "text", text: pickText(rng) }, IMAGE];
@@ -567,7 +574,7 @@ export function randomStep(rng, count, { checks = true, features = {} } = {}) {
       const args = [from, rng.pick(["Abandoned approach: tried X", "", "多言語 summary"])];
       if (rng.chance(0.5)) args.push(rng.pick(DETAILS));
       if (args.length === 3 && rng.chance(0.5)) args.push(rng.pick([true, false]));
-      if (v16 && args.length === 4 && rng.chance(0.5)) args.push(USAGE);
+      if (args.length === 4 && rng.chance(0.5)) args.push(USAGE);
       return { op: "branchWithSummary", args };
     }
     case "branched":

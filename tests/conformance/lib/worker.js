@@ -4,12 +4,12 @@ import { parentPort } from "node:worker_threads";
 
 const { Rng } = await import("../../shared/rng.mjs");
 const { generateSession } = await import("../../shared/sessions.mjs");
-const { compareSession, pi16For } = await import("./compare.js");
+const { compareSession, isPi16Case } = await import("./compare.js");
 const ref = await import("./reference.js");
 const { ours } = await import("./ours.js");
 
 function runGenerated(seed) {
-  const gen = generateSession(seed, { pi16: pi16For(seed) });
+  const gen = generateSession(seed, { pi16: isPi16Case(seed) });
   const diffs = compareSession(gen.text, { rng: new Rng(seed ^ 0x5bd1e995) });
   return {
     seed,

@@ -17,3 +17,14 @@ const id: string = session.appendMessage({ role: "user", content: "hi", timestam
 // @ts-expect-error a number is no leaf id
 buildSessionContext(text, 42);
 export const used = [roots.length, context.messages.length, id];
+
+// session-tree/node (module node16, nodenext or bundler resolution)
+import { type SessionInfo, SessionLockedError, SessionManager } from "session-tree/node";
+
+const manager: SessionManager = SessionManager.create("/", "/tmp/sessions", { durability: "fsync", lockTimeout: 100 });
+const entryId: string = manager.appendMessage({ role: "user", content: "hi", timestamp: 1 });
+const infos: Promise<SessionInfo[]> = SessionManager.list("/");
+const locked: boolean = new Error() instanceof SessionLockedError;
+// @ts-expect-error no such durability level
+SessionManager.create("/", undefined, { durability: "sometimes" });
+export const usedNode = [entryId, infos, locked];

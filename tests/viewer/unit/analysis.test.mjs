@@ -5,6 +5,7 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { Session } from "session-tree";
 import {
   computeStats,
   describeNodes,
@@ -22,6 +23,7 @@ import {
   versionOf,
   visibleNodes,
 } from "../../../www/analysis.js";
+import { usageView } from "../../../www/composition.js";
 import { KIND } from "../../../www/model.js";
 
 const T = "2025-01-01T00:00:00.000Z";
@@ -208,12 +210,24 @@ test("computeStats counts types, roles, usage, models and the session name", () 
     { type: "label", id: "l", targetId: "u" },
     null,
   ];
-  const stats = computeStats(entries, { count: 8, roots: 1 });
+  const tokens = usageView(Session.open(entries.filter(Boolean)).usage(null, { records: false }), "total");
+  const stats = computeStats(entries, { count: 8, roots: 1 }, tokens);
   assert.deepEqual(stats.byType, { message: 4, session_info: 3, label: 1 });
   assert.deepEqual(stats.byRole, { user: 1, assistant: 3 });
-  // Two turns carry usage; Infinity and a string count as nothing. The total
-  // is pi's: input + output + cache read + cache write (not totalTokens).
-  const turn = { input: 60, output: 40, cacheRead: 10, cacheWrite: 0, total: 110, cost: 0.5, records: 2 };
+  // The file's usage is what it is given (the package's, in the core): three
+  // assistant turns, two of them incomplete (no usage; a string for a number,
+  // which counts as nothing). The total is pi's: input + output + cache read +
+  // cache write (not totalTokens).
+  const turn = {
+    input: 60,
+    output: 40,
+    cacheRead: 10,
+    cacheWrite: 0,
+    total: 110,
+    cost: 0.5,
+    records: 3,
+    incomplete: 2,
+  };
   assert.deepEqual(stats.tokens, { ...turn, by: { assistant: turn } });
   assert.deepEqual(stats.models, [
     ["p/m", 2],
@@ -223,7 +237,7 @@ test("computeStats counts types, roles, usage, models and the session name", () 
   assert.equal(stats.name, "Second");
   assert.equal(stats.count, 8);
   assert.equal(stats.roots, 1);
-  assert.equal(computeStats([], {}).name, undefined);
+  assert.equal(computeStats([], {}, null).name, undefined);
 });
 
 test("formatTokens switches to k at 10,000 and to M at a million", () => {

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { Session } from "session-tree";
-import { composition, ESTIMATE_NOTE, estimateTokens, messageSize, usageTotals } from "../../../www/composition.js";
+import { composition, ESTIMATE_NOTE, estimateTokens, messageSize, usageView } from "../../../www/composition.js";
 import { Rng } from "../../shared/rng.mjs";
 import { generateSession } from "../../shared/sessions.mjs";
 
@@ -145,7 +145,7 @@ test("composition: by role and by tool, largest first, images apart, the last re
   assert.match(ESTIMATE_NOTE, /characters ÷ 4/);
 });
 
-test("usageTotals follows pi's session stats: assistant, usage entries, compactions, branch summaries, tool results", () => {
+test("usageView shows the package's usage, pi's session stats: assistant, usage entries, compactions, branch summaries, tool results", () => {
   const u = (input, output, cacheRead, cacheWrite, cost) => ({
     input,
     output,
@@ -154,8 +154,9 @@ test("usageTotals follows pi's session stats: assistant, usage entries, compacti
     totalTokens: 999_999, // pi does not read it
     cost: { total: cost },
   });
+  const chain = (entry, i, all) => ({ ...entry, parentId: i > 1 ? all[i - 1].id : null });
   const entries = [
-    { type: "session", id: "s" },
+    { type: "session", version: 3, id: "s" },
     { type: "message", id: "a", message: { role: "assistant", usage: u(10, 2, 100, 0, 0.5) } },
     { type: "message", id: "t", message: { role: "toolResult", usage: u(5, 1, 0, 0, 0.25) } },
     { type: "message", id: "t2", message: { role: "toolResult" } },
@@ -165,8 +166,9 @@ test("usageTotals follows pi's session stats: assistant, usage entries, compacti
     { type: "branch_summary", id: "b", usage: u(30, 3, 0, 0, 0.0625) },
     { type: "branch_summary", id: "b2" },
     { type: "custom", id: "x", usage: u(1, 1, 1, 1, 1) }, // not counted
-  ];
-  const t = usageTotals(entries);
+  ].map(chain);
+  const session = Session.open(entries);
+  const t = usageView(session.usage(null, { records: false }), "total");
   // input 10+5+0+200+30 = 245; output 2+1+1+20+3 = 27; cache read 100+50 = 150; cache write 10
   assert.equal(t.input, 245);
   assert.equal(t.output, 27);
@@ -175,11 +177,15 @@ test("usageTotals follows pi's session stats: assistant, usage entries, compacti
   assert.equal(t.total, 245 + 27 + 150 + 10);
   assert.equal(t.cost, 0.5 + 0.25 + 0.125 + 1 + 0.0625);
   assert.equal(t.records, 5);
+  assert.equal(t.incomplete, 0);
   assert.deepEqual(Object.keys(t.by).sort(), ["assistant", "branchSummary", "compaction", "toolResult", "usage"]);
   assert.equal(t.by.assistant.total, 112);
   assert.equal(t.by.usage.total, 51);
   assert.equal(t.by.compaction.cost, 1);
-  assert.deepEqual(usageTotals([]), {
+  // The path to the tool result t: a and t only.
+  const path = usageView(session.usage("t", { records: false }), "path");
+  assert.deepEqual([path.total, path.cost, Object.keys(path.by).sort()], [118, 0.75, ["assistant", "toolResult"]]);
+  assert.deepEqual(usageView(Session.open("").usage(null), "total"), {
     input: 0,
     output: 0,
     cacheRead: 0,
@@ -187,6 +193,7 @@ test("usageTotals follows pi's session stats: assistant, usage entries, compacti
     total: 0,
     cost: 0,
     records: 0,
+    incomplete: 0,
     by: {},
   });
 });

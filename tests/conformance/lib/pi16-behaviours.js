@@ -1,18 +1,11 @@
-// Which pi 1.6 behaviours the package under test has, found by probing it. Issue 11 brings them
-// in piece by piece; until one is there, the suites leave out the inputs and calls that need it
-// and print the name from `missing` (never a test that passes because it cannot fail).
+// pi 1.6 behaviours, one small check each: PI-CURRENT.md's worked example and the rules it
+// adds, on the package. session.test.js asserts every one by name, so a package that lacks
+// one fails with the behaviour's name beside the wider comparisons that also catch it. They
+// are tests, never switches: no suite leaves anything out because one of them fails.
 import { ours } from "./ours.js";
 import { piBuildSessionContextRaw, piCurrentSystemMessage } from "./reference.js";
 
 const { Session, sessionInfo } = ours;
-
-function probe(fn) {
-  try {
-    return fn() === true;
-  } catch {
-    return false;
-  }
-}
 
 const userMsg = (content, timestamp = 1) => ({ role: "user", content, timestamp });
 const ENTRY_TS = "2026-11-20T10:00:00.000Z";
@@ -60,7 +53,8 @@ export const WORKED_EXAMPLE = [
 
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 
-export const FEATURES = {
+/** name -> a check that returns true when the package behaves as pi 1.6 (the comment says how). */
+export const PI16_BEHAVIOURS = {
   /** buildSessionContext as 1.6 builds it: checkpoint first, kept-range system messages dropped, edits applied. */
   context: () =>
     same(
@@ -143,13 +137,3 @@ export const FEATURES = {
     return sessionInfo(text)?.messageCount === 1;
   },
 };
-
-export const has = {};
-for (const [name, fn] of Object.entries(FEATURES)) has[name] = probe(fn);
-export const missing = Object.keys(FEATURES).filter((name) => !has[name]);
-
-/** One line for a suite's output: which 1.6 behaviours were left out, and why. */
-export function missingNote(names = missing) {
-  const list = names.filter((n) => !has[n]);
-  return list.length ? `SKIPPED (the package lacks these pi 1.6 behaviours yet): ${list.join(", ")}` : null;
-}

@@ -1,0 +1,208 @@
+"use strict";
+// A folder of session files (Node, Bun, Deno): find the `.jsonl` files, then
+// read each one's `sessionInfo` (or its usage), several at a time. A file that
+// cannot be read, or is no session, becomes an `error` on its row: one bad
+// file never stops a listing. `listSessions` is the public entry
+// (session-tree/node); `session-tree list` and the manager's `list` use it,
+// `session-tree usage` uses `readUsage`.
+
+const { readFile: readFileCallback } = require("node:fs");
+const nodeFs = require("node:fs/promises");
+const { join, resolve, sep } = require("node:path");
+const { inspectSession, sessionInfo, UsageLedger } = require("../node.cjs");
+
+/**
+ * The `.jsonl` files in `dir` (and, with `recursive`, in its subfolders), as
+ * absolute paths, sorted by file name, descending, within each folder (the
+ * order pi's list reads them in, which decides ties of equal times).
+ * Throws when `dir` itself cannot be read; a subfolder that cannot be read is
+ * passed to `onError(path, error)` and skipped. With `confine` (a real path,
+ * what `serve` shares), links to folders are not followed and a linked file
+ * is kept only when it resolves inside `confine`.
+ */
+async function findSessions(dir, options = {}) {
+  const { recursive = false, onError = () => {}, fs = nodeFs, confine } = options;
+  const top = resolve(dir);
+  const found = [];
+  const pending = [top];
+  while (pending.length > 0) {
+    const folder = pending.shift();
+    let dirents;
+    try {
+      dirents = await fs.readdir(folder, { withFileTypes: true });
+    } catch (error) {
+      if (folder === top) throw error;
+      onError(folder, error);
+      continue;
+    }
+    const files = [];
+    const subfolders = [];
+    for (const dirent of dirents) {
+      const path = join(folder, dirent.name);
+      if (dirent.name.endsWith(".jsonl") && !dirent.isDirectory()) {
+        if (!confine || !dirent.isSymbolicLink() || (await inside(fs, path, confine))) files.push(dirent.name);
+      } else if (recursive && dirent.isDirectory()) subfolders.push(path);
+      else if (recursive && !confine && dirent.isSymbolicLink() && (await isFolder(fs, path))) subfolders.push(path);
+    }
+    files.sort((a, b) => (a < b ? 1 : a > b ? -1 : 0));
+    for (const name of files) found.push(join(folder, name));
+    subfolders.sort();
+    pending.push(...subfolders);
+  }
+  return found;
+}
+
+/** Whether the link at `path` resolves inside the real folder `root`. */
+async function inside(fs, path, root) {
+  try {
+    return (await fs.realpath(path)).startsWith(root + sep);
+  } catch {
+    return false;
+  }
+}
+
+async function isFolder(fs, path) {
+  try {
+    return (await fs.stat(path)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** A one-line reason for a failed read: the system's code and message, without the stack. */
+function describeError(error) {
+  if (error && typeof error === "object" && typeof error.message === "string") {
+    return error.message.split("\n")[0];
+  }
+  return String(error);
+}
+
+/**
+ * Reads every file of `paths` and returns, in the same order,
+ * `{ path, info, error, problems? }`: `info` is the file's `sessionInfo`
+ * (its `mtime` as the last fallback for `modified`, as pi's list does) or
+ * null; `error` is null, or a one-line reason when the file could not be read
+ * or is not a session. With `inspect: true`, `problems` holds the file's
+ * `inspectSession` diagnostics. `concurrency` files are read at once (default
+ * 32); `onProgress(done, total)` is called after each file. Never throws for
+ * a file.
+ */
+async function readSessionInfos(paths, options = {}) {
+  const { concurrency = 32, onProgress, inspect = false, fs = nodeFs, signal } = options;
+  // node:fs's callback readFile reads a file in about half the time of the
+  // promise one; an injected `fs` (tests) is used as given
+  const read = options.fs ? (path) => fs.readFile(path) : readWhole;
+  const results = new Array(paths.length);
+  let next = 0;
+  let done = 0;
+  const readOne = async (path) => {
+    let bytes;
+    try {
+      bytes = await read(path);
+    } catch (error) {
+      return { path, info: null, error: describeError(error) };
+    }
+    try {
+      const info = sessionInfo(bytes);
+      // the file's mtime is the last fallback for `modified` (no activity, no
+      // valid header time), as in pi's list: only then is the file stat'ed
+      if (info !== null && info.modified === undefined) {
+        try {
+          info.modified = (await fs.stat(path)).mtime;
+        } catch (error) {
+          return { path, info: null, error: describeError(error) };
+        }
+      }
+      const row = {
+        path,
+        info,
+        error: info === null ? "not a pi session: the first entry is not a session header" : null,
+      };
+      if (inspect) row.problems = inspectSession(bytes);
+      return row;
+    } catch (error) {
+      return { path, info: null, error: describeError(error) };
+    }
+  };
+  const worker = async () => {
+    while (next < paths.length) {
+      signal?.throwIfAborted();
+      const index = next++;
+      results[index] = await readOne(paths[index]);
+      done++;
+      onProgress?.(done, paths.length);
+    }
+  };
+  const workers = Math.max(1, Math.min(concurrency, paths.length));
+  await Promise.all(Array.from({ length: workers }, worker));
+  return results;
+}
+
+/**
+ * What the session files at `paths` (absolute, as pi's `parentSession` names
+ * them) cost: each file is read and added to a `UsageLedger`, which counts
+ * the entries that forks and branched copies share with their source once.
+ * Returns `{ ledger, skipped }`, `skipped` the `{ path, error }` of files that
+ * could not be read. `concurrency` files are read at once (default 16);
+ * `onProgress(done, total)` is called after each. Never throws for a file.
+ */
+async function readUsage(paths, options = {}) {
+  const { concurrency = 16, onProgress, fs = nodeFs } = options;
+  const read = options.fs ? (path) => fs.readFile(path) : readWhole;
+  const ledger = new UsageLedger();
+  const skipped = [];
+  let next = 0;
+  let done = 0;
+  const worker = async () => {
+    while (next < paths.length) {
+      const path = paths[next++];
+      try {
+        ledger.add(path, await read(path));
+      } catch (error) {
+        skipped.push({ path, error: describeError(error) });
+      }
+      done++;
+      onProgress?.(done, paths.length);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, paths.length)) }, worker));
+  skipped.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return { ledger, skipped };
+}
+
+/** `readFile` of node:fs (its callback form) as a promise. */
+function readWhole(path) {
+  return new Promise((resolve, reject) => {
+    readFileCallback(path, (error, bytes) => (error ? reject(error) : resolve(bytes)));
+  });
+}
+
+/** Newest `modified` first; rows without one (errors) last; ties keep their order. */
+function newestFirst(rows) {
+  const time = (row) => {
+    const t = row.info?.modified instanceof Date ? row.info.modified.getTime() : Number.NaN;
+    return Number.isNaN(t) ? Number.NEGATIVE_INFINITY : t;
+  };
+  return rows
+    .map((row, index) => ({ row, index, t: time(row) }))
+    .sort((a, b) => (b.t === a.t ? a.index - b.index : b.t > a.t ? 1 : -1))
+    .map(({ row }) => row);
+}
+
+/**
+ * Every session file in `dir` (with `recursive`, in its subfolders too), read
+ * with `sessionInfo`: `{ path, info, error }` rows, newest first (files of
+ * equal time in descending name order, as pi's list). `onProgress(done,
+ * total)` after each file; `signal` aborts between files (the promise
+ * rejects with its reason). Throws only when `dir` itself cannot be read; a
+ * subfolder that cannot be read goes to `onError(path, error)`.
+ */
+async function listSessions(dir, options = {}) {
+  const { recursive = false, onProgress, onError, signal, concurrency, inspect, fs } = options;
+  signal?.throwIfAborted();
+  const paths = await findSessions(dir, { recursive, onError, fs });
+  signal?.throwIfAborted();
+  return newestFirst(await readSessionInfos(paths, { onProgress, signal, concurrency, inspect, fs }));
+}
+
+module.exports = { findSessions, readSessionInfos, readUsage, listSessions, describeError };

@@ -1,0 +1,197 @@
+"use strict";
+// One writer per session file. The writer holds `<file>.lock`, created
+// exclusively, holding `{ pid, hostname, acquired }`. A second process that
+// wants to write gets `SessionLockedError` naming the file and the holder,
+// or, with `lockTimeout`, waits. A lock whose process is gone (same host, no
+// such pid) is stale and taken over. Readers never take the lock; they only
+// ask `isLockedByOther` before repairing a torn last line.
+// Locks are per process: a process that already holds a file's lock may open
+// it again (a count is kept, the file is removed with the last release).
+
+const fs = require("node:fs");
+const os = require("node:os");
+
+/** Locks this process holds: lock path → count. */
+const held = new Map();
+let exitHook = false;
+
+class SessionLockedError extends Error {
+  constructor(file, holder) {
+    const who =
+      holder && typeof holder.pid === "number"
+        ? `process ${holder.pid}${holder.hostname && holder.hostname !== os.hostname() ? ` on ${holder.hostname}` : ""}`
+        : "another process";
+    super(
+      `session file is being written by ${who}: ${file} (lock file ${file}.lock; open it read-only with { readOnly: true }, or pass { lockTimeout } to wait)`,
+    );
+    this.name = "SessionLockedError";
+    this.code = "ESESSIONLOCKED";
+    this.file = file;
+    this.pid = holder?.pid;
+    this.hostname = holder?.hostname;
+  }
+}
+
+const lockPath = (file) => `${file}.lock`;
+
+/** The lock file's contents, or null if it is missing, unreadable or not yet written. */
+function readHolder(file) {
+  try {
+    const value = JSON.parse(fs.readFileSync(lockPath(file), "utf8"));
+    return value && typeof value === "object" ? value : null;
+  } catch (error) {
+    if (error?.code === "ENOENT") return undefined;
+    return null;
+  }
+}
+
+/** Whether process `pid` exists on this machine (EPERM: it exists, owned by someone else). */
+function processAlive(pid) {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return error?.code === "EPERM";
+  }
+}
+
+/** A holder that is gone: recorded on this host with a pid that no longer runs. */
+function isStale(holder) {
+  return (
+    holder !== null &&
+    holder !== undefined &&
+    holder.hostname === os.hostname() &&
+    holder.pid !== process.pid &&
+    !processAlive(holder.pid)
+  );
+}
+
+/** Whether a live process other than this one holds `file`'s lock. */
+function isLockedByOther(file) {
+  if (held.has(lockPath(file))) return false;
+  const holder = readHolder(file);
+  if (holder === undefined) return false;
+  return !isStale(holder);
+}
+
+/** A lock file left empty or unreadable for seconds: its writer died between creating and filling it. */
+function abandoned(file) {
+  try {
+    return Date.now() - fs.statSync(lockPath(file)).mtimeMs > 5000;
+  } catch {
+    return false;
+  }
+}
+
+function sleep(ms) {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/** One try: true if this process now holds the lock. Throws on errors other than "exists". */
+function tryAcquire(file) {
+  const lock = lockPath(file);
+  const count = held.get(lock);
+  if (count !== undefined) {
+    held.set(lock, count + 1);
+    return true;
+  }
+  let fd;
+  try {
+    fd = fs.openSync(lock, "wx");
+  } catch (error) {
+    if (error?.code !== "EEXIST") throw error;
+    return false;
+  }
+  try {
+    fs.writeSync(fd, JSON.stringify({ pid: process.pid, hostname: os.hostname(), acquired: new Date().toISOString() }));
+  } catch (error) {
+    fs.closeSync(fd);
+    try {
+      fs.unlinkSync(lock);
+    } catch {}
+    throw error;
+  }
+  fs.closeSync(fd);
+  held.set(lock, 1);
+  if (!exitHook) {
+    exitHook = true;
+    process.on("exit", releaseAll);
+  }
+  return true;
+}
+
+/**
+ * Moves a stale lock aside and removes it. The rename is atomic, so of two
+ * processes that both saw it stale only one moves it; the other finds
+ * either nothing (and retries) or the winner's fresh lock.
+ */
+function takeOver(file, holder) {
+  const aside = `${lockPath(file)}.stale.${process.pid}.${Date.now()}`;
+  try {
+    fs.renameSync(lockPath(file), aside);
+  } catch {
+    return;
+  }
+  let moved = null;
+  try {
+    moved = JSON.parse(fs.readFileSync(aside, "utf8"));
+  } catch {}
+  if (moved && moved.pid !== holder.pid) {
+    // Another process took the lock between our read and our rename: give it back.
+    try {
+      fs.linkSync(aside, lockPath(file));
+    } catch {}
+  }
+  try {
+    fs.unlinkSync(aside);
+  } catch {}
+}
+
+/**
+ * Takes `file`'s lock for this process. Waits up to `timeoutMs` for a live
+ * holder (0: fail at once); throws `SessionLockedError` when it cannot.
+ */
+function acquire(file, timeoutMs = 0) {
+  const deadline = Date.now() + Math.max(0, Number(timeoutMs) || 0);
+  let pause = 10;
+  for (;;) {
+    if (tryAcquire(file)) return;
+    const holder = readHolder(file);
+    if (holder === undefined) continue;
+    if (isStale(holder) || (holder === null && abandoned(file))) {
+      takeOver(file, holder ?? {});
+      continue;
+    }
+    if (Date.now() >= deadline) throw new SessionLockedError(file, holder);
+    sleep(Math.min(pause, Math.max(1, deadline - Date.now())));
+    pause = Math.min(pause * 2, 200);
+  }
+}
+
+/** Gives back one hold of `file`'s lock; the last one removes the lock file. */
+function release(file) {
+  const lock = lockPath(file);
+  const count = held.get(lock);
+  if (count === undefined) return;
+  if (count > 1) {
+    held.set(lock, count - 1);
+    return;
+  }
+  held.delete(lock);
+  const holder = readHolder(file);
+  if (holder && holder.pid === process.pid) {
+    try {
+      fs.unlinkSync(lock);
+    } catch {}
+  }
+}
+
+function releaseAll() {
+  for (const lock of [...held.keys()]) {
+    held.set(lock, 1);
+    release(lock.slice(0, -".lock".length));
+  }
+}
+
+module.exports = { SessionLockedError, acquire, release, isLockedByOther, lockPath };

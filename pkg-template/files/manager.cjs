@@ -1,0 +1,813 @@
+"use strict";
+// pi's file-backed SessionManager (1.6.0, API for API) on `Session`: the
+// format, the tree and the context are Session's; this file decides where a
+// session's bytes go and when, and what happens when writing them fails.
+// The durability and locking rules are in write.cjs and lock.cjs.
+
+const fs = require("node:fs");
+const path = require("node:path");
+const { Session, parseSession } = require("../node.cjs");
+const { findSessions, readSessionInfos } = require("./folder.cjs");
+const lock = require("./lock.cjs");
+const {
+  expandPath,
+  resolvePath,
+  pathsEqual,
+  getAgentDir,
+  sessionDirPath,
+  getDefaultSessionDir,
+  sessionFileName,
+} = require("./paths.cjs");
+const { appendText, createText, publishText, syncFile } = require("./write.cjs");
+
+const TOKEN = Symbol("SessionManager");
+const DURABILITY = ["flush", "fsync", "batch"];
+/** How long "batch" lets appends wait for their fsync. */
+const BATCH_MS = 200;
+const NEWLINE = Buffer.from("\n");
+/** pi's discovery reads at most this much of a file looking for its header. */
+const HEADER_SCAN_BYTES = 1024 * 1024;
+
+// --- reading files as pi does --------------------------------------------------
+
+// Lines are decoded one at a time. A byte order mark at the start of the
+// file is skipped, as everywhere in session-tree (pi's loader keeps it, so
+// its header line fails to parse and pi refuses the file).
+const lineDecoder = new TextDecoder("utf-8", { ignoreBOM: true });
+
+/** The first line of `bytes` that is not blank, parses as JSON and is truthy (pi's first entry). */
+function firstEntry(bytes, limit = bytes.length) {
+  let start = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+  while (start < Math.min(bytes.length, limit)) {
+    let end = bytes.indexOf(0x0a, start);
+    if (end === -1) end = bytes.length;
+    const line = lineDecoder.decode(bytes.subarray(start, end));
+    start = end + 1;
+    if (!line.trim()) continue;
+    let value;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    if (value) return value;
+  }
+  return undefined;
+}
+
+const isHeader = (entry) => entry !== null && typeof entry === "object" && entry.type === "session" && typeof entry.id === "string";
+
+/**
+ * A session file's bytes and header (null when the file is no pi session).
+ * A valid file that does not end in a newline (a torn last line) gets one,
+ * as pi repairs it, when `repair` allows writing: the fragment stays in the
+ * file as a line of its own and the next append starts on a new line.
+ */
+function readSessionFile(file, repair) {
+  let bytes = fs.readFileSync(file);
+  const header = firstEntry(bytes);
+  if (!isHeader(header)) return { bytes, header: null };
+  if (bytes[bytes.length - 1] !== 0x0a) {
+    if (repair) appendText(file, "\n", false);
+    bytes = Buffer.concat([bytes, NEWLINE]);
+  }
+  return { bytes, header };
+}
+
+/** The header of a session file, read from its start only; null if unreadable or none. */
+function readHeader(file) {
+  let fd;
+  try {
+    fd = fs.openSync(file, "r");
+    const chunks = [];
+    let total = 0;
+    const chunk = Buffer.allocUnsafe(64 * 1024);
+    for (;;) {
+      const n = fs.readSync(fd, chunk, 0, chunk.length, null);
+      if (n > 0) {
+        chunks.push(Buffer.from(chunk.subarray(0, n)));
+        total += n;
+      }
+      const bytes = Buffer.concat(chunks);
+      const entry = firstEntry(bytes, n === 0 ? bytes.length : bytes.lastIndexOf(0x0a) + 1);
+      if (entry !== undefined) return isHeader(entry) ? entry : null;
+      if (n === 0 || total >= HEADER_SCAN_BYTES) return null;
+    }
+  } catch {
+    return null;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
+/**
+ * pi's `loadEntriesFromFile`: the entries of a session file (header
+ * included, not migrated), `[]` if it is missing or no pi session. Blank,
+ * malformed and falsy lines are skipped. A torn last line is repaired as
+ * pi does, unless another live process holds the file's write lock.
+ */
+function loadEntriesFromFile(filePath) {
+  const file = expandPath(filePath);
+  if (!fs.existsSync(file)) return [];
+  const { bytes, header } = readSessionFile(file, !lock.isLockedByOther(file));
+  if (!header) return [];
+  // parseSession keeps falsy values (pi's string parser does); the file loader skips them
+  return parseSession(bytes).filter(Boolean);
+}
+
+const headerCwd = (header) => (typeof header?.cwd === "string" ? header.cwd : undefined);
+const cwdMatches = (cwd, resolvedCwd) => cwd !== undefined && cwd !== "" && pathsEqual(resolvePath(cwd), resolvedCwd);
+
+/**
+ * The newest file (by mtime) in `sessionDir` with a header (and `cwd`, if
+ * given) that `accept` takes; null if none.
+ */
+function mostRecent(sessionDir, cwd, accept = () => true) {
+  const dir = expandPath(sessionDir);
+  const resolvedCwd = cwd ? resolvePath(cwd) : undefined;
+  try {
+    const files = fs
+      .readdirSync(dir)
+      .filter((name) => name.endsWith(".jsonl"))
+      .map((name) => path.join(dir, name))
+      .map((file) => ({ file, mtime: fs.statSync(file).mtimeMs }))
+      .sort((a, b) => b.mtime - a.mtime);
+    for (const { file } of files) {
+      const header = readHeader(file);
+      if (header && (!resolvedCwd || cwdMatches(headerCwd(header), resolvedCwd)) && accept(file)) return file;
+    }
+  } catch {
+    // a folder that cannot be read has no recent session, as in pi
+  }
+  return null;
+}
+
+/** pi's `findMostRecentSession`: the newest file (by mtime) in `sessionDir` with a header (and `cwd`, if given). */
+function findMostRecentSession(sessionDir, cwd) {
+  return mostRecent(sessionDir, cwd);
+}
+
+// --- listing ------------------------------------------------------------------
+
+/** The text of a user or assistant message, as pi's list searches it. */
+function messageText(message) {
+  if (!message || typeof message.role !== "string" || !("content" in message)) return "";
+  if (message.role !== "user" && message.role !== "assistant") return "";
+  const { content } = message;
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content
+    .filter((block) => block?.type === "text")
+    .map((block) => block.text)
+    .join(" ");
+}
+
+/** pi's `SessionInfo` for a `listSessions` row; `allMessagesText` is read from the file when first asked for. */
+function toPiInfo(row) {
+  const { info } = row;
+  const out = {
+    path: row.path,
+    id: info.id,
+    cwd: info.cwd,
+    name: info.name,
+    parentSessionPath: info.parentSession,
+    created: info.created,
+    modified: info.modified,
+    messageCount: info.messageCount,
+    firstMessage: info.firstMessage,
+  };
+  let text;
+  Object.defineProperty(out, "allMessagesText", {
+    enumerable: true,
+    configurable: true,
+    get() {
+      if (text === undefined) {
+        try {
+          text = parseSession(fs.readFileSync(row.path))
+            .filter((entry) => entry?.type === "message")
+            .map((entry) => messageText(entry.message))
+            .filter((t) => t)
+            .join(" ");
+        } catch {
+          text = "";
+        }
+      }
+      return text;
+    },
+  });
+  return out;
+}
+
+const newestFirst = (infos) => infos.sort((a, b) => b.modified.getTime() - a.modified.getTime());
+
+async function listFiles(files, onProgress, signal) {
+  const rows = await readSessionInfos(files, {
+    signal,
+    concurrency: 16,
+    onProgress: onProgress ? (done, total) => onProgress(done, total) : undefined,
+  });
+  return rows.filter((row) => row.info !== null).map(toPiInfo);
+}
+
+// --- the manager -------------------------------------------------------------
+
+function checkOptions(options) {
+  const durability = options?.durability ?? "flush";
+  if (!DURABILITY.includes(durability))
+    throw new TypeError(`durability must be "flush", "fsync" or "batch", not ${JSON.stringify(durability)}`);
+  const lockTimeout = options?.lockTimeout ?? 0;
+  if (typeof lockTimeout !== "number" || Number.isNaN(lockTimeout) || lockTimeout < 0)
+    throw new TypeError(`lockTimeout must be a number of milliseconds >= 0, not ${String(lockTimeout)}`);
+  return { durability, lockTimeout, readOnly: options?.readOnly === true };
+}
+
+/** Managers with an fsync still owed ("batch"): synced when the process exits. */
+const owed = new Set();
+let exitHook = false;
+
+const isConversation = (message) =>
+  message !== null && typeof message === "object" && (message.role === "user" || message.role === "assistant");
+
+class SessionManager {
+  #cwd;
+  #dir;
+  #persist;
+  #file;
+  /** @type {Session} */
+  #session;
+  /** Whether the file holds this session (else nothing is written until the first user or assistant message). */
+  #flushed = false;
+  /** The file whose write lock this manager holds. */
+  #locked;
+  #durability;
+  #lockTimeout;
+  #readOnly;
+  #timer;
+  #syncError;
+  #closed = false;
+
+  /** Use the static constructors (`create`, `open`, `continueRecent`, `inMemory`, `forkFrom`). */
+  constructor(token, cwd, dir, persist, options) {
+    if (token !== TOKEN)
+      throw new TypeError(
+        "SessionManager has no public constructor: use SessionManager.create, open, continueRecent, inMemory or forkFrom",
+      );
+    const { durability, lockTimeout, readOnly } = checkOptions(options);
+    this.#cwd = resolvePath(cwd);
+    this.#dir = dir;
+    this.#persist = persist;
+    this.#durability = durability;
+    this.#lockTimeout = lockTimeout;
+    this.#readOnly = readOnly;
+    if (persist && dir && !readOnly && !fs.existsSync(dir)) fs.mkdirSync(dir, { recursive: true });
+  }
+
+  // --- constructors ----------------------------------------------------------
+
+  /** A new session in `sessionDir` (default: pi's folder for `cwd`); no file until the first user or assistant message. */
+  static create(cwd, sessionDir, options) {
+    const dir = sessionDir ? expandPath(sessionDir) : getDefaultSessionDir(cwd);
+    const manager = new SessionManager(TOKEN, cwd, dir, true, options);
+    manager.newSession(options);
+    return manager;
+  }
+
+  /**
+   * Opens a session file for writing (taking its lock), or read-only with
+   * `{ readOnly: true }`. A missing file is a new session that keeps the path;
+   * a 0-byte file gets a header; a v1/v2 file is migrated and rewritten.
+   */
+  static open(filePath, sessionDir, cwdOverride, options) {
+    const file = resolvePath(filePath);
+    const dir = sessionDir ? expandPath(sessionDir) : path.dirname(file);
+    const manager = new SessionManager(TOKEN, cwdOverride ?? process.cwd(), dir, true, options);
+    manager.#setFile(file, cwdOverride === undefined);
+    return manager;
+  }
+
+  /**
+   * The most recent session of `cwd` in `sessionDir` (default: pi's folder)
+   * that no other live process is writing, or a new one.
+   */
+  static continueRecent(cwd, sessionDir, options) {
+    const dir = sessionDir ? expandPath(sessionDir) : getDefaultSessionDir(cwd);
+    const filter = sessionDir !== undefined && !pathsEqual(dir, sessionDirPath(cwd));
+    // a second agent in the same project continues the latest session nobody is writing
+    const free = options?.readOnly ? undefined : (file) => !lock.isLockedByOther(file);
+    const recent = mostRecent(dir, filter ? cwd : undefined, free);
+    const manager = new SessionManager(TOKEN, cwd, dir, true, options);
+    if (recent) manager.#setFile(recent, false);
+    else manager.newSession();
+    return manager;
+  }
+
+  /** A session that is never written: new, or from `entries` (with or without a header). */
+  static inMemory(cwd = process.cwd(), options, entries) {
+    const manager = new SessionManager(TOKEN, cwd, "", false, undefined);
+    if (entries?.length && entries.some((entry) => entry?.type === "session")) {
+      manager.#session = Session.open(entries);
+    } else {
+      manager.newSession(options);
+      if (entries?.length) manager.#session.appendJsonl(`${entries.map((entry) => JSON.stringify(entry)).join("\n")}\n`);
+    }
+    return manager;
+  }
+
+  /**
+   * Copies every entry of `sourcePath` under a new header (its `parentSession`
+   * the source, its `cwd` `targetCwd`) into a new file in `sessionDir`
+   * (default: pi's folder for `targetCwd`), published by rename, and opens it.
+   */
+  static forkFrom(sourcePath, targetCwd, sessionDir, options) {
+    const source = resolvePath(sourcePath);
+    const target = resolvePath(targetCwd);
+    const read = fs.existsSync(source) ? readSessionFile(source, !lock.isLockedByOther(source)) : { header: null };
+    if (!read.header) throw new Error(`Cannot fork: source session file is empty or invalid: ${source}`);
+    const dir = sessionDir ? expandPath(sessionDir) : getDefaultSessionDir(target);
+    if (!fs.existsSync(dir)) fs.mkdirSync(dir, { recursive: true });
+    const manager = new SessionManager(TOKEN, target, dir, true, options);
+    const from = Session.open(read.bytes);
+    let text;
+    try {
+      text = from.fork({ cwd: target, id: options?.id ?? null, parentSession: source });
+    } finally {
+      from.free();
+    }
+    const header = JSON.parse(text.slice(0, text.indexOf("\n")));
+    const file = path.join(dir, sessionFileName(header.timestamp, header.id));
+    manager.#publishNew(file, text);
+    return manager;
+  }
+
+  /** The file in `sessionDir` (default: pi's folder for `cwd`) whose header has id `id`. */
+  static findById(cwd, id, sessionDir) {
+    const dir = sessionDir ? expandPath(sessionDir) : getDefaultSessionDir(cwd);
+    const filter = sessionDir !== undefined && !pathsEqual(dir, sessionDirPath(cwd));
+    const resolvedCwd = resolvePath(cwd);
+    try {
+      for (const name of fs.readdirSync(dir)) {
+        if (!name.endsWith(".jsonl")) continue;
+        const file = path.join(dir, name);
+        const header = readHeader(file);
+        if (header?.id !== id) continue;
+        if (filter && !cwdMatches(headerCwd(header), resolvedCwd)) continue;
+        return file;
+      }
+    } catch {
+      // best effort, as pi
+    }
+    return undefined;
+  }
+
+  /** pi's session list for `cwd`: `SessionInfo`s, newest first. */
+  static async list(cwd, sessionDir, onProgress, signal) {
+    const dir = sessionDir ? expandPath(sessionDir) : getDefaultSessionDir(cwd);
+    const filter = sessionDir !== undefined && !pathsEqual(dir, sessionDirPath(cwd));
+    const resolvedCwd = resolvePath(cwd);
+    signal?.throwIfAborted();
+    let files;
+    try {
+      files = await findSessions(dir);
+    } catch {
+      return [];
+    }
+    const infos = await listFiles(files, onProgress, signal);
+    return newestFirst(infos.filter((info) => !filter || cwdMatches(info.cwd, resolvedCwd)));
+  }
+
+  /** Every session of every project (`sessionDir`: one folder instead), newest first. */
+  static async listAll(sessionDirOrOnProgress, onProgressOrSignal, signal) {
+    const dir = typeof sessionDirOrOnProgress === "string" ? expandPath(sessionDirOrOnProgress) : undefined;
+    const onProgress =
+      typeof sessionDirOrOnProgress === "function"
+        ? sessionDirOrOnProgress
+        : typeof onProgressOrSignal === "function"
+          ? onProgressOrSignal
+          : undefined;
+    const abort =
+      typeof sessionDirOrOnProgress === "string" || typeof onProgressOrSignal === "function"
+        ? signal
+        : (onProgressOrSignal ?? signal);
+    abort?.throwIfAborted();
+    let files = [];
+    try {
+      if (dir) files = await findSessions(dir);
+      else {
+        const root = path.join(getAgentDir(), "sessions");
+        if (!fs.existsSync(root)) return [];
+        const folders = (await fs.promises.readdir(root, { withFileTypes: true }))
+          .filter((d) => d.isDirectory() || d.isSymbolicLink())
+          .map((d) => path.join(root, d.name));
+        for (const folder of folders) files.push(...(await findSessions(folder).catch(() => [])));
+      }
+    } catch {
+      return [];
+    }
+    return newestFirst(await listFiles(files, onProgress, abort));
+  }
+
+  // --- file state ------------------------------------------------------------
+
+  /** Opens `file` in this manager (pi's `_setSessionFile`), under its lock unless read-only. */
+  #setFile(file, cwdFromHeader) {
+    this.#let_go();
+    this.#file = file;
+    if (!fs.existsSync(file)) {
+      this.newSession();
+      this.#file = file;
+      return;
+    }
+    if (!this.#readOnly) {
+      lock.acquire(file, this.#lockTimeout);
+      this.#locked = file;
+    }
+    try {
+      const { bytes, header } = readSessionFile(file, !this.#readOnly);
+      if (!header) {
+        if (bytes.length > 0) throw new Error(`Session file is not a valid pi session: ${file}`);
+        this.newSession();
+        this.#file = file;
+        if (!this.#readOnly) {
+          const text = this.#session.toJsonl();
+          publishText(file, text, true);
+          this.#flushed = true;
+          this.#reopen(text);
+        }
+        return;
+      }
+      if (cwdFromHeader && headerCwd(header) !== undefined) this.#cwd = resolvePath(headerCwd(header));
+      const session = Session.open(bytes);
+      if (session.migrated && !this.#readOnly) publishText(file, session.toJsonl(), true);
+      this.#replace(session);
+      this.#flushed = true;
+    } catch (error) {
+      this.#let_go();
+      throw error;
+    }
+  }
+
+  /** Writes a new file in one piece (a fork, a branched session) under its lock, then makes it this manager's. */
+  #publishNew(file, text) {
+    const session = Session.open(text);
+    try {
+      lock.acquire(file, this.#lockTimeout);
+      try {
+        publishText(file, text, false);
+      } catch (error) {
+        lock.release(file);
+        throw error;
+      }
+    } catch (error) {
+      session.free();
+      throw error;
+    }
+    this.#let_go();
+    this.#replace(session);
+    this.#file = file;
+    this.#locked = file;
+    this.#flushed = true;
+  }
+
+  #replace(session) {
+    const old = this.#session;
+    this.#session = session;
+    if (old && old !== session) old.free();
+  }
+
+  /** Gives back the current file: syncs what "batch" owes, releases the lock. */
+  #let_go() {
+    this.#syncNow();
+    if (this.#locked !== undefined) {
+      lock.release(this.#locked);
+      this.#locked = undefined;
+    }
+  }
+
+  #syncNow() {
+    if (this.#timer !== undefined) {
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+      owed.delete(this);
+      try {
+        syncFile(this.#file);
+      } catch (error) {
+        this.#syncError = error;
+      }
+    }
+  }
+
+  #scheduleSync() {
+    if (this.#timer !== undefined) return;
+    this.#timer = setTimeout(() => this.#syncNow(), BATCH_MS);
+    this.#timer.unref?.();
+    owed.add(this);
+    if (!exitHook) {
+      exitHook = true;
+      process.on("exit", () => {
+        for (const manager of [...owed]) manager.#syncNow();
+      });
+    }
+  }
+
+  /**
+   * Runs one append on the session and stores its line. If storing fails,
+   * the file is left as it was and the session as it was before the append,
+   * with the leaf at `leafAfterFailure` (pi's rollback), and the error is thrown.
+   */
+  #append(run, conversation, leafAfterFailure = this.#session.leafId) {
+    if (this.#closed) throw new Error(`session manager is closed: ${this.#file}`);
+    if (this.#readOnly) throw new Error(`session opened read-only, cannot append: ${this.#file}`);
+    const result = run();
+    if (!this.#persist || !this.#file) return result;
+    const lines = this.#session.takePendingLines();
+    try {
+      if (this.#syncError) {
+        const error = this.#syncError;
+        this.#syncError = undefined;
+        throw new Error(`an earlier fsync of ${this.#file} failed: ${error.message}`, { cause: error });
+      }
+      if (!this.#flushed) {
+        if (conversation) this.#writeWhole();
+      } else if (lines.length > 0) {
+        // a file removed under a running session (its folder deleted, say) is
+        // written again whole: an appended line alone would have no header
+        if (!fs.existsSync(this.#file)) this.#writeWhole();
+        else {
+          appendText(this.#file, `${lines.join("\n")}\n`, this.#durability === "fsync");
+          if (this.#durability === "batch") this.#scheduleSync();
+        }
+      }
+    } catch (error) {
+      this.#rollback(leafAfterFailure);
+      throw error;
+    }
+    return result;
+  }
+
+  /** Creates the file with the whole session (header and every entry), under its lock, its folder made if missing. */
+  #writeWhole() {
+    const file = this.#file;
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    if (this.#locked === file && !fs.existsSync(lock.lockPath(file))) {
+      // the folder went away with the lock file in it: take the lock again
+      lock.release(file);
+      this.#locked = undefined;
+    }
+    if (this.#locked !== file) {
+      lock.acquire(file, this.#lockTimeout);
+      this.#locked = file;
+    }
+    const text = this.#session.toJsonl();
+    try {
+      createText(file, text, this.#durability !== "flush");
+    } catch (error) {
+      lock.release(file);
+      this.#locked = undefined;
+      throw error;
+    }
+    this.#flushed = true;
+    this.#reopen(text);
+  }
+
+  /**
+   * The session read back from `text`, leaf kept. A new Session holds its
+   * lines back until the first user or assistant message; once the file
+   * exists, an opened one hands out every line as it is appended.
+   */
+  #reopen(text, leafId = this.#session.leafId) {
+    const session = Session.open(text);
+    if (leafId === null || leafId === undefined) session.resetLeaf();
+    else session.branch(leafId);
+    session.takePendingLines();
+    this.#replace(session);
+  }
+
+  /** The session without its last line (the append that could not be stored), leaf at `leafId`. */
+  #rollback(leafId) {
+    const text = this.#session.toJsonl();
+    this.#reopen(text.slice(0, text.lastIndexOf("\n", text.length - 2) + 1), leafId);
+  }
+
+  // --- pi's instance API -------------------------------------------------------
+
+  /** Switches to another session file (pi's `setSessionFile`), giving back the current one. */
+  setSessionFile(sessionFile) {
+    this.#setFile(resolvePath(sessionFile), false);
+  }
+
+  /** Starts a new session in this manager's folder; returns its future file (undefined in memory). */
+  newSession(options) {
+    this.#let_go();
+    const session = Session.create({ cwd: this.#cwd, id: options?.id ?? null, parentSession: options?.parentSession });
+    this.#replace(session);
+    this.#flushed = false;
+    if (this.#persist) {
+      const header = session.header;
+      this.#file = path.join(this.#dir, sessionFileName(header.timestamp, header.id));
+    }
+    return this.#file;
+  }
+
+  isPersisted() {
+    return this.#persist;
+  }
+  getCwd() {
+    return this.#cwd;
+  }
+  getSessionDir() {
+    return this.#dir;
+  }
+  usesDefaultSessionDir() {
+    return pathsEqual(this.#dir, sessionDirPath(this.#cwd));
+  }
+  getSessionId() {
+    return this.#session.header?.id ?? "";
+  }
+  getSessionFile() {
+    return this.#file;
+  }
+  getHeader() {
+    return this.#session.header;
+  }
+  getLeafId() {
+    return this.#session.leafId;
+  }
+  getLeafEntry() {
+    return this.#session.getLeafEntry();
+  }
+  getEntry(id) {
+    return this.#session.getEntry(id);
+  }
+  getChildren(id) {
+    return this.#session.getChildren(id);
+  }
+  getLabel(id) {
+    return this.#session.getLabel(id);
+  }
+  getBranch(fromId) {
+    return this.#session.getBranch(fromId);
+  }
+  getEntries() {
+    return this.#session.getEntries();
+  }
+  getTree() {
+    return this.#session.getTree();
+  }
+  getSessionName() {
+    return this.#session.getSessionName();
+  }
+  getEntryCount() {
+    return this.#session.getEntryCount();
+  }
+  buildSessionContext(leafId) {
+    return this.#session.buildSessionContext(leafId);
+  }
+  buildContextEntries(leafId) {
+    return this.#session.buildContextEntries(leafId);
+  }
+  buildSessionProjection(leafId) {
+    return this.#session.buildSessionProjection(leafId);
+  }
+  currentSystemMessage(leafId) {
+    return this.#session.currentSystemMessage(leafId);
+  }
+  diagnostics() {
+    return this.#session.diagnostics();
+  }
+
+  appendMessage(message) {
+    return this.#append(() => this.#session.appendMessage(message), isConversation(message));
+  }
+  appendThinkingLevelChange(thinkingLevel) {
+    return this.#append(() => this.#session.appendThinkingLevelChange(thinkingLevel));
+  }
+  appendModelChange(provider, modelId) {
+    return this.#append(() => this.#session.appendModelChange(provider, modelId));
+  }
+  appendCompaction(summary, firstKeptEntryId, tokensBefore, details, fromHook, usage) {
+    return this.#append(() =>
+      this.#session.appendCompaction(summary, firstKeptEntryId, tokensBefore, details, fromHook, usage),
+    );
+  }
+  appendUsage(kind, provider, model, usage, note) {
+    return this.#append(() => this.#session.appendUsage(kind, provider, model, usage, note));
+  }
+  appendContextEdit(targetId, replacement) {
+    return this.#append(() => this.#session.appendContextEdit(targetId, replacement));
+  }
+  appendCustomEntry(customType, data) {
+    return this.#append(() => this.#session.appendCustomEntry(customType, data));
+  }
+  appendSessionInfo(name) {
+    return this.#append(() => this.#session.appendSessionInfo(name));
+  }
+  appendCustomMessageEntry(customType, content, display, details) {
+    return this.#append(() => this.#session.appendCustomMessageEntry(customType, content, display, details));
+  }
+  appendLabelChange(targetId, label) {
+    return this.#append(() => this.#session.appendLabelChange(targetId, label));
+  }
+  branch(branchFromId) {
+    this.#session.branch(branchFromId);
+  }
+  resetLeaf() {
+    this.#session.resetLeaf();
+  }
+  branchWithSummary(branchFromId, summary, details, fromHook, usage) {
+    // pi moves the leaf before appending, so a failed write leaves it at branchFromId
+    return this.#append(
+      () => this.#session.branchWithSummary(branchFromId, summary, details, fromHook, usage),
+      false,
+      branchFromId,
+    );
+  }
+
+  /**
+   * The path to `leafId` as a new session (pi's `createBranchedSession`). In a
+   * persisted manager it becomes this manager's session, in a new file that is
+   * published by rename now if the path holds a conversation (else at the first
+   * user or assistant message); returns that file (undefined in memory).
+   */
+  createBranchedSession(leafId) {
+    if (this.#closed) throw new Error(`session manager is closed: ${this.#file}`);
+    if (this.#readOnly) throw new Error(`session opened read-only, cannot branch: ${this.#file}`);
+    const text = this.#session.createBranchedSession(leafId, {
+      cwd: this.#cwd,
+      parentSession: this.#persist ? this.#file : undefined,
+    });
+    if (!this.#persist) {
+      this.#replace(Session.open(text));
+      return undefined;
+    }
+    const header = JSON.parse(text.slice(0, text.indexOf("\n")));
+    const file = path.join(this.#dir, sessionFileName(header.timestamp, header.id));
+    const session = Session.open(text);
+    const conversation = session.getEntries().some((entry) => entry.type === "message" && isConversation(entry.message));
+    if (conversation) {
+      session.free();
+      this.#publishNew(file, text);
+    } else {
+      this.#let_go();
+      this.#replace(session);
+      this.#file = file;
+      this.#flushed = false;
+    }
+    return file;
+  }
+
+  // --- beyond pi -----------------------------------------------------------------
+
+  /** The durability level appends use: "flush", "fsync" or "batch". */
+  getDurability() {
+    return this.#durability;
+  }
+
+  /** Whether this manager only reads (opened with `{ readOnly: true }`). */
+  isReadOnly() {
+    return this.#readOnly;
+  }
+
+  /**
+   * Puts the session on disk now: a new session's file is written even before
+   * its first user or assistant message, and what "batch" owes is fsynced.
+   * Returns false for a session that is never written (in memory, read-only),
+   * true otherwise (as pi's later `flush`). Throws if an earlier background
+   * fsync failed.
+   */
+  flush() {
+    if (!this.#persist || this.#readOnly || !this.#file || this.#closed) return false;
+    if (!this.#flushed) {
+      this.#session.takePendingLines();
+      this.#writeWhole();
+    }
+    this.#syncNow();
+    if (this.#syncError) {
+      const error = this.#syncError;
+      this.#syncError = undefined;
+      throw error;
+    }
+    return true;
+  }
+
+  /**
+   * Syncs what is owed, releases the write lock and the session's memory.
+   * The manager cannot append afterwards. Calling it again does nothing.
+   */
+  close() {
+    if (this.#closed) return;
+    try {
+      if (this.#flushed) this.flush();
+    } finally {
+      this.#closed = true;
+      this.#let_go();
+      this.#session.free();
+    }
+  }
+}
+
+module.exports = {
+  SessionManager,
+  loadEntriesFromFile,
+  findMostRecentSession,
+  getDefaultSessionDir,
+};

@@ -1,0 +1,149 @@
+"use strict";
+// Every write the file-backed manager makes, each with its guarantee:
+// - `appendText`: the bytes land at the end in one write, or the file is cut
+//   back to the size it had (a failed or short write leaves no partial line);
+// - `createText`: a new file, created exclusively; if writing it fails, the
+//   file this call created is removed again;
+// - `publishText`: a whole file written to a temporary file in the same
+//   folder, synced, then renamed (or linked, when it must not replace
+//   anything) into place: a crash leaves the old file or the new one.
+// node:fs is called through the module object, at call time, so that tests
+// can put a failing `writeSync`, `fsyncSync` or `renameSync` in its place.
+
+const fs = require("node:fs");
+const path = require("node:path");
+
+/** Writes all of `bytes` at the fd's position, looping over short writes. */
+function writeAll(fd, bytes) {
+  let done = 0;
+  while (done < bytes.length) {
+    const n = fs.writeSync(fd, bytes, done, bytes.length - done);
+    if (n <= 0) throw Object.assign(new Error("write made no progress"), { code: "EIO" });
+    done += n;
+  }
+}
+
+/** Closes `fd`, ignoring errors: used on paths that already throw. */
+function closeQuietly(fd) {
+  try {
+    fs.closeSync(fd);
+  } catch {}
+}
+
+/**
+ * Appends `text` to `file` (which must exist) and, with `sync`, fsyncs it.
+ * On any failure the file is truncated back to its size before the call, and
+ * the error is thrown again.
+ */
+function appendText(file, text, sync) {
+  const bytes = Buffer.from(text, "utf8");
+  const fd = fs.openSync(file, "a");
+  let before = -1;
+  try {
+    before = fs.fstatSync(fd).size;
+    writeAll(fd, bytes);
+    if (sync) fs.fsyncSync(fd);
+  } catch (error) {
+    if (before >= 0) {
+      try {
+        fs.ftruncateSync(fd, before);
+      } catch {}
+    }
+    closeQuietly(fd);
+    throw error;
+  }
+  fs.closeSync(fd);
+}
+
+/**
+ * Creates `file` with `text`; throws `EEXIST` if it exists. A failure after
+ * the file was created removes it, so the call leaves nothing behind.
+ */
+function createText(file, text, sync) {
+  const fd = fs.openSync(file, "wx");
+  try {
+    writeAll(fd, Buffer.from(text, "utf8"));
+    if (sync) fs.fsyncSync(fd);
+  } catch (error) {
+    closeQuietly(fd);
+    try {
+      fs.unlinkSync(file);
+    } catch {}
+    throw error;
+  }
+  fs.closeSync(fd);
+  if (sync) syncFolder(path.dirname(file));
+}
+
+/** fsyncs a folder, so that a rename or a new name in it survives a power loss (not possible on Windows). */
+function syncFolder(dir) {
+  let fd;
+  try {
+    fd = fs.openSync(dir, "r");
+    fs.fsyncSync(fd);
+  } catch {
+    // Windows cannot open a folder; some file systems refuse fsync on one.
+  } finally {
+    if (fd !== undefined) closeQuietly(fd);
+  }
+}
+
+/** fsyncs an existing file's data. */
+function syncFile(file) {
+  const fd = fs.openSync(file, "r+");
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    closeQuietly(fd);
+  }
+}
+
+let counter = 0;
+/** A temporary name next to `file`, hidden and not ending in `.jsonl`, so no listing sees it. */
+function temporaryName(file) {
+  counter = (counter + 1) % 1e9;
+  return path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${counter}.tmp`);
+}
+
+/**
+ * Writes `text` as `file` through a synced temporary file in the same
+ * folder. `replace: true` renames over an existing file (a migration);
+ * otherwise the new name is linked, so an existing file is never replaced
+ * (EEXIST is thrown), falling back to rename where links are unsupported.
+ */
+function publishText(file, text, replace) {
+  const tmp = temporaryName(file);
+  try {
+    const fd = fs.openSync(tmp, "wx");
+    try {
+      writeAll(fd, Buffer.from(text, "utf8"));
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    if (replace) fs.renameSync(tmp, file);
+    else linkInto(tmp, file);
+  } catch (error) {
+    try {
+      fs.unlinkSync(tmp);
+    } catch {}
+    throw error;
+  }
+  syncFolder(path.dirname(file));
+}
+
+function linkInto(tmp, file) {
+  try {
+    fs.linkSync(tmp, file);
+  } catch (error) {
+    if (error?.code === "EEXIST") throw error;
+    // No hard links here (some network and FAT file systems): rename, having
+    // checked the name is free.
+    if (fs.existsSync(file)) throw Object.assign(new Error(`file already exists: ${file}`), { code: "EEXIST" });
+    fs.renameSync(tmp, file);
+    return;
+  }
+  fs.unlinkSync(tmp);
+}
+
+module.exports = { appendText, createText, publishText, syncFile, syncFolder, writeAll };

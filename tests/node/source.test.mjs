@@ -1,0 +1,279 @@
+// Byte sources ({ size, read(offset, length) }) and fileSource: every function that reads a
+// source by piece gives, with pieces of a few bytes (boundaries mid-line, mid-character,
+// mid-string), what it gives on the same bytes; a file that changes while read is an error
+// naming it; nothing is written. (conformance/ compares the source form with pi too.)
+//
+//   SOURCE_SEED=…   replays a run (default: random, printed)
+
+import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import {
+  buildContextEntries,
+  buildSessionContext,
+  buildSessionProjection,
+  countEntries,
+  currentSystemMessage,
+  fileSource,
+  getTree,
+  migrate,
+  sessionInfo,
+} from "session-tree";
+import { caseSeed, envSeed, Rng } from "../shared/rng.mjs";
+import { generateSession } from "../shared/sessions.mjs";
+
+const MASTER = envSeed("SOURCE_SEED");
+const COUNT = 20;
+const enc = new TextEncoder();
+
+/** A byte source over bytes in memory, counting its reads. */
+function memorySource(bytes, name = "memory") {
+  const source = {
+    name,
+    size: bytes.length,
+    reads: 0,
+    read(offset, length) {
+      source.reads++;
+      return bytes.slice(offset, offset + length);
+    },
+  };
+  return source;
+}
+
+/** Everything the functions say of a session (trees as JSON, every entry read). */
+function results(input, options) {
+  const leaves = [[undefined], [null], ["no such id"]];
+  const ids = [];
+  const walk = (nodes) => {
+    for (const n of nodes) {
+      if (typeof n.entry?.id === "string") ids.push(n.entry.id);
+      walk(n.children);
+    }
+  };
+  const tree = getTree(input, options);
+  walk(tree);
+  for (const id of ids.slice(-2)) leaves.push([id]);
+  const out = {
+    tree: JSON.stringify(tree),
+    count: countEntries(input, options),
+    info: JSON.stringify(sessionInfo(input, options)),
+  };
+  for (const [k, [leaf]] of leaves.entries()) {
+    // Every leaf for the context; the other three at two of them (they share its reading).
+    const fns = [buildSessionContext];
+    if (k === 0 || k === leaves.length - 1) fns.push(buildContextEntries, buildSessionProjection, currentSystemMessage);
+    for (const fn of fns) {
+      let value;
+      try {
+        value = JSON.stringify(fn(input, leaf, options));
+      } catch (error) {
+        value = `throws ${error.message}`;
+      }
+      out[`${fn.name} ${leaf}`] = value;
+    }
+  }
+  return out;
+}
+
+/** Broken variants of a session: duplicate ids, a cycle, torn and invalid lines. */
+function broken(text, rng) {
+  const lines = text.split("\n");
+  const out = [];
+  const entries = lines.map((l, i) => [l, i]).filter(([l]) => l.includes('"parentId":"'));
+  if (entries.length > 2) {
+    const [line] = rng.pick(entries);
+    out.push([...lines, line].join("\n")); // a duplicate id, last in the file
+    const [a, i] = entries[1];
+    const later = /"id":"([^"]*)"/.exec(entries[entries.length - 1][0])?.[1];
+    const cyclic = [...lines];
+    cyclic[i] = a.replace(/"parentId":"[^"]*"/, `"parentId":"${later}"`); // a cycle
+    out.push(cyclic.join("\n"));
+  }
+  const cut = rng.int(0, text.length - 1);
+  out.push(`${text.slice(0, cut)}\n{oops\n\n${text.slice(cut)}`); // a line cut in two, garbage
+  out.push(text.replace(/\n$/, "").replaceAll("\n", "\r\n")); // CRLF, no last newline
+  out.push(text.slice(0, text.length - rng.int(1, 40))); // a torn last line
+  return out;
+}
+
+test("sources read in tiny pieces give what the bytes give", () => {
+  let compared = 0;
+  for (let k = 0; k < COUNT; k++) {
+    const seed = caseSeed(MASTER, k);
+    const rng = new Rng(seed);
+    const { text } = generateSession(seed, { maxEntries: 60, pi16: k % 2 === 0 });
+    // Old sessions get fresh ids each time they are read: compare their migrated text.
+    const current = migrate(text);
+    for (const variant of [current, ...broken(current, rng)]) {
+      const bytes = enc.encode(variant);
+      const invalid = new Uint8Array([
+        ...bytes.slice(0, bytes.length >> 1),
+        0xff,
+        0xe2,
+        0x82,
+        ...bytes.slice(bytes.length >> 1),
+      ]);
+      for (const b of [bytes, invalid]) {
+        const pieceSize = rng.int(1, 64);
+        const expected = results(b);
+        const source = memorySource(b);
+        const got = results(source, { pieceSize });
+        for (const key of Object.keys(expected))
+          assert.equal(
+            got[key],
+            expected[key],
+            `${key}, pieces of ${pieceSize}, case seed ${seed} (SOURCE_SEED=${MASTER})`,
+          );
+        assert.ok(
+          b.length === 0 || source.reads > b.length / pieceSize,
+          `read by piece: ${source.reads} reads of ${b.length} bytes`,
+        );
+        compared++;
+      }
+    }
+  }
+  assert.ok(compared >= COUNT * 4);
+});
+
+test("a context through a source reads only the header and the path", () => {
+  const head = '{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}';
+  const lines = [head];
+  let parent = null;
+  for (let i = 0; i < 200; i++) {
+    const id = `e${String(i).padStart(7, "0")}`;
+    // A long branch, and a big side entry off the root.
+    lines.push(
+      JSON.stringify({
+        type: "message",
+        id,
+        parentId: i === 100 ? "e0000000" : parent,
+        timestamp: "2025-01-01T00:00:01.000Z",
+        message: { role: "user", content: i === 100 ? "x".repeat(100_000) : `m${i}` },
+      }),
+    );
+    if (i !== 100) parent = id;
+  }
+  const bytes = enc.encode(`${lines.join("\n")}\n`);
+  const counting = memorySource(bytes);
+  let asked = 0;
+  const source = {
+    size: counting.size,
+    read(offset, length) {
+      asked += length;
+      return counting.read(offset, length);
+    },
+  };
+  const ctx = buildSessionContext(source, "e0000199");
+  assert.deepEqual(ctx, buildSessionContext(bytes, "e0000199"));
+  assert.equal(ctx.messages.length, 199);
+  asked = 0;
+  buildSessionContext(source, "e0000001");
+  // The index reads the file once (and 4 KiB at either end, for trim()); the context then
+  // reads two entries and the header, not the 100 KB entry off the path.
+  assert.ok(asked < bytes.length + 8192 + 1000, `${asked} bytes read for a ${bytes.length}-byte file`);
+});
+
+test("getTree through a source reads each entry only when asked", () => {
+  const { text } = generateSession(7, { maxEntries: 40 });
+  const bytes = migrate(enc.encode(text));
+  const source = memorySource(bytes);
+  const tree = getTree(source);
+  const afterIndex = source.reads;
+  let nodes = 0;
+  const walk = (list) => {
+    for (const n of list) {
+      nodes++;
+      walk(n.children);
+    }
+  };
+  walk(tree);
+  assert.ok(nodes > 3);
+  assert.ok(source.reads - afterIndex <= 1, "a walk of the shape reads nothing but labels");
+  assert.equal(tree[0].entry, tree[0].entry, "read once, then the same object");
+  assert.deepEqual(JSON.parse(JSON.stringify(tree)), JSON.parse(JSON.stringify(getTree(bytes))));
+});
+
+test("a source's errors: wrong size or bytes, bad piece size", () => {
+  const bytes = enc.encode('{"type":"session","version":3,"id":"s"}\n{"type":"message","id":"a","parentId":null}\n');
+  const short = { name: "short.jsonl", size: bytes.length, read: (o, n) => bytes.slice(o, o + n - 1) };
+  assert.throws(() => getTree(short), /short\.jsonl changed while it was read/);
+  assert.throws(() => countEntries(short), /short\.jsonl changed while it was read/);
+  const notBytes = { size: bytes.length, read: () => "text" };
+  assert.throws(() => getTree(notBytes), TypeError);
+  assert.throws(() => getTree({ size: -1, read: () => bytes }), /source\.size must be a number of bytes/);
+  assert.throws(() => getTree(memorySource(bytes), { pieceSize: 0 }), /options\.pieceSize/);
+  // A context reads its path whole: one over the limit is refused before it is read.
+  assert.throws(() => buildSessionContext(memorySource(bytes), "a", { maxBytes: 10 }), {
+    name: "RangeError",
+    message: /memory: the entries on the path to this leaf are \d+ bytes, more than a context may read/,
+  });
+  assert.equal(buildSessionContext(memorySource(bytes), "a", { maxBytes: 100 }).messages.length, 1);
+  // The functions that do not read by piece read a source whole, under maxBytes.
+  assert.throws(() => migrate(memorySource(bytes), { maxBytes: 10 }), RangeError);
+  assert.deepEqual(migrate(memorySource(bytes)), bytes);
+});
+
+test("fileSource: a file truncated, rewritten or appended to while read is a clear error", (t) => {
+  const dir = mkdtempSync(join(tmpdir(), "session-tree-source-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const path = join(dir, "session.jsonl");
+  const { text } = generateSession(11, { maxEntries: 80 });
+  const original = migrate(text);
+  const changes = {
+    truncated: () => truncateSync(path, 100),
+    rewritten: () => writeFileSync(path, original.replaceAll("a", "b")), // same size, other bytes
+    appended: () => writeFileSync(path, `${original}{"type":"custom","id":"zz","parentId":null}\n`),
+  };
+  for (const [what, change] of Object.entries(changes)) {
+    for (const fn of [getTree, sessionInfo, countEntries, (s, o) => buildSessionContext(s, undefined, o)]) {
+      writeFileSync(path, original);
+      const source = fileSource(path);
+      let reads = 0;
+      const changing = {
+        name: source.name,
+        size: source.size,
+        read(offset, length) {
+          if (++reads === 3) change();
+          return source.read(offset, length);
+        },
+      };
+      assert.throws(
+        () => fn(changing, { pieceSize: 64 }),
+        (e) => e instanceof Error && e.message.includes(`${path} changed while it was read`),
+        `${what}, ${fn.name || "buildSessionContext"}`,
+      );
+      source.close();
+    }
+  }
+  // A tree's entries read after the file changed: the read throws, the node stays unread.
+  writeFileSync(path, original);
+  const source = fileSource(path);
+  const tree = getTree(source);
+  writeFileSync(path, original.replaceAll("a", "b"));
+  assert.throws(() => tree[0].entry, new RegExp(`${path} changed while it was read`));
+  source.close();
+  assert.throws(() => source.read(0, 1), /closed/);
+});
+
+test("fileSource reads and never writes", (t) => {
+  const dir = mkdtempSync(join(tmpdir(), "session-tree-source-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const path = join(dir, "s.jsonl");
+  const bytes = migrate(enc.encode(generateSession(5, { maxEntries: 50 }).text));
+  writeFileSync(path, bytes);
+  const before = statSync(path, { bigint: true });
+  const source = fileSource(path);
+  assert.equal(source.size, bytes.length);
+  assert.equal(source.name, path);
+  assert.deepEqual(results(source, { pieceSize: 7 }), results(bytes));
+  assert.throws(() => source.read(bytes.length - 1, 2), RangeError);
+  source.close();
+  source.close();
+  const after = statSync(path, { bigint: true });
+  assert.equal(after.mtimeNs, before.mtimeNs);
+  assert.deepEqual(readFileSync(path), Buffer.from(bytes));
+  assert.throws(() => fileSource(join(dir, "missing.jsonl")), { code: "ENOENT" });
+  assert.throws(() => fileSource(dir), { code: "EISDIR" });
+});
