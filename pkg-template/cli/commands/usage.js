@@ -5,8 +5,8 @@
 // draws the table.
 
 import { relative } from "node:path";
-import { sessionUsage } from "../../node.js";
 import { findSessions, readUsage } from "../../files/folder.cjs";
+import { sessionUsage } from "../../node.js";
 import {
   absolute,
   clip,
