@@ -60,11 +60,14 @@ export function piCurrentSystemMessage(entries, ...leafArgs) {
   return getCurrentSystemMessage(buildSessionContext(entries, ...leafArgs).messages);
 }
 
-/** Text as pi reads a file: bytes decoded as UTF-8 (invalid sequences become U+FFFD). */
+/**
+ * Text as pi reads a file: bytes decoded as UTF-8 (invalid sequences become U+FFFD). A byte
+ * source (`{ size, read(offset, length) }`) is read whole first, as pi reads its file.
+ */
 export function piText(source) {
-  return typeof source === "string"
-    ? source
-    : Buffer.from(source.buffer, source.byteOffset, source.byteLength).toString("utf8");
+  if (typeof source === "string") return source;
+  const bytes = typeof source?.read === "function" ? source.read(0, source.size) : source;
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8");
 }
 
 /** parseSessionEntries + migrateSessionEntries: the entries pi holds after loading a file. */

@@ -145,7 +145,7 @@ export function compareSession(text, { rng = new Rng(1), extraLeaves = [], leafC
   const pieceSize = 1 + (bytes.length % 97);
   const byPiece = [...forms, ["source", () => memorySource(bytes), bytesText]];
   const call = (fn, form, input, args) =>
-    form === "source" && typeof ours.fileSource === "function"
+    form === "source"
       ? ours[fn](input(), ...(fn === "getTree" ? [] : args.length ? args : [undefined]), { pieceSize })
       : ours[fn](input(), ...args);
 

@@ -9,6 +9,7 @@ import {
   buildSessionProjection,
   migrateSessionEntries,
   parseSessionEntries,
+  piText,
   piTree as piTreeOfEntries,
   SessionManager,
 } from "../../shared/pi.mjs";
@@ -81,7 +82,7 @@ export function piOpen(source) {
  * (it skips falsy lines and does not trim), so opening a file is no longer the reference here.
  */
 export function piTree(source) {
-  return piTreeOfEntries(piLoadEntries(typeof source === "string" ? source : Buffer.from(source).toString("utf8")));
+  return piTreeOfEntries(piLoadEntries(piText(source)));
 }
 
 /**

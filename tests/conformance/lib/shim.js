@@ -66,10 +66,14 @@ export function getTree(source) {
   return piTree(source);
 }
 
-/** A leaf-taking function of pi over any source form (text and bytes parsed and migrated). */
+/**
+ * A leaf-taking function of pi over any source form (text, bytes and byte sources parsed and
+ * migrated). Only the leaf goes on to pi: what follows it in our API is `options`.
+ */
 const overSource =
   (fn) =>
-  (source, ...leafArgs) => {
+  (source, ...args) => {
+    const leafArgs = args.slice(0, 1);
     if (Array.isArray(source)) return piOverFile(fn, source, leafArgs);
     const entries = parseSessionEntries(sourceText(source));
     migrateArray(entries);
