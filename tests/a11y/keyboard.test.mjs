@@ -121,8 +121,13 @@ test("open, move to a leaf, read its context, compare, share: the keyboard alone
   await tabTo(page, (f) => f.text === "Open folder…", "Open folder…", { back: true });
 
   // Open a session: "Open file…" with Enter opens the file picker.
+  // Waiting for the chooser turns on Playwright's interception of it, by a message of its own
+  // to the browser: start it before the Tabs, so it is on before Enter (else the page's
+  // chooser can open unseen, which made this test fail at times).
+  const choosing = page.waitForEvent("filechooser");
   await tabTo(page, (f) => f.id === "open-button", "Open file…");
-  const [chooser] = await Promise.all([page.waitForEvent("filechooser"), page.keyboard.press("Enter")]);
+  await page.keyboard.press("Enter");
+  const chooser = await choosing;
   const file = `${OUT}keyboard.jsonl`;
   writeFileSync(file, SAMPLE);
   await chooser.setFiles(file);
@@ -135,14 +140,22 @@ test("open, move to a leaf, read its context, compare, share: the keyboard alone
   await page.keyboard.press("Enter");
   assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), "dark");
 
-  // The filters: one tab stop; the arrows check the next one.
+  // The filters: one tab stop; the arrows check the next one. A filter's rows come from the
+  // worker after the filter is set, and the graph then moves its cursor to the leaf: wait for
+  // the other filter's rows, then for the default's again, before the arrows move the cursor.
+  const defaultRows = await page.evaluate(() => window.__viewer.visibleIds().join());
   await tabTo(page, (f) => f.role === "radio", "the filters");
   await page.keyboard.press("ArrowRight");
+  await page.waitForFunction((rows) => window.__viewer.visibleIds().join() !== rows, defaultRows);
   const next = await page.evaluate(() => window.__viewer.state.filter);
   assert.notEqual(next, "default");
   assert.equal(await page.getAttribute(`#filters [data-filter="${next}"]`, "aria-checked"), "true");
   await page.keyboard.press("ArrowLeft");
-  await page.waitForFunction(() => window.__viewer.state.filter === "default");
+  await page.waitForFunction(
+    (rows) => window.__viewer.state.filter === "default" && window.__viewer.visibleIds().join() === rows,
+    defaultRows,
+  );
+  await drawn(page);
 
   // Move to the first leaf in the graph, and make it the leaf with Enter.
   await tabTo(page, (f) => f.id === "graph", "the graph");
