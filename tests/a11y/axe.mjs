@@ -1,8 +1,14 @@
 // Helpers of the accessibility suites (not a test file itself): axe-core run
-// in a page with WCAG 2.1 A and AA rules only, and its violations as lines.
+// in a page with WCAG 2.1 A and AA rules only, and its violations as lines;
+// the viewer on a static server with Chromium; a sample's leaves.
 
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { after, before } from "node:test";
+import { fileURLToPath } from "node:url";
+import { getTree } from "session-tree";
+import { startStaticServer } from "../../tools/static-server.mjs";
+import { launchChromium } from "../browser/chromium.mjs";
 
 const require = createRequire(import.meta.url);
 const AXE_SOURCE = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
@@ -60,3 +66,34 @@ export const sidewaysScroll = (page) =>
       .map((e) => `${e.tagName.toLowerCase()}${e.id ? `#${e.id}` : ""}.${[...e.classList].join(".")}`);
     return { scrollWidth: d.scrollWidth, clientWidth: d.clientWidth, out };
   });
+
+const here = (p) => fileURLToPath(new URL(p, import.meta.url));
+
+/**
+ * For the test file that calls it: the viewer (`www/`, with the package under
+ * `/pkg`) on a static server and a Chromium, started before its tests and
+ * closed after them, as the `server` and `browser` of the object returned.
+ */
+export function viewerSite() {
+  const site = { server: null, browser: null };
+  before(async () => {
+    site.server = await startStaticServer({ root: here("../../www/"), mounts: { "/pkg": here("../../pkg/") } });
+    site.browser = await launchChromium();
+  });
+  after(async () => {
+    await site.browser?.close();
+    await site.server?.close();
+  });
+  return site;
+}
+
+/** The ids of the leaves of `text`'s tree, depth first from the last root. */
+export function leavesOf(text) {
+  const leaves = [];
+  for (const stack = [...getTree(text)]; stack.length; ) {
+    const node = stack.pop();
+    if (node.children.length === 0) leaves.push(node.entry.id);
+    stack.push(...node.children);
+  }
+  return leaves;
+}

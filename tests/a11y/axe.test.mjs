@@ -11,14 +11,11 @@ import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { getTree } from "session-tree";
-import { startStaticServer } from "../../tools/static-server.mjs";
-import { launchChromium } from "../browser/chromium.mjs";
 import { writeFolder } from "../serve/folder.mjs";
 import { startServe } from "../serve/helpers.mjs";
-import { axeViolations, sidewaysScroll } from "./axe.mjs";
+import { axeViolations, leavesOf, sidewaysScroll, viewerSite } from "./axe.mjs";
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 const OUT = here("./output/");
@@ -32,34 +29,16 @@ const THEMES = [
   { name: "dark (toggle)", scheme: "light", toggle: "dark" },
 ];
 
-let server;
-let browser;
-before(async () => {
-  server = await startStaticServer({ root: here("../../www/"), mounts: { "/pkg": here("../../pkg/") } });
-  browser = await launchChromium();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-function leavesOf(text) {
-  const leaves = [];
-  for (const stack = [...getTree(text)]; stack.length; ) {
-    const node = stack.pop();
-    if (node.children.length === 0) leaves.push(node.entry.id);
-    stack.push(...node.children);
-  }
-  return leaves;
-}
+/** The viewer (www/, the package under /pkg) on a static server, and Chromium. */
+const site = viewerSite();
 
 async function openViewer(theme, hash = "") {
-  const page = await browser.newPage({ viewport: { width: 1440, height: 900 }, acceptDownloads: true });
+  const page = await site.browser.newPage({ viewport: { width: 1440, height: 900 }, acceptDownloads: true });
   await page.emulateMedia({ colorScheme: theme.scheme });
   if (theme.toggle) {
     await page.addInitScript((t) => localStorage.setItem("session-tree.theme", t), theme.toggle);
   }
-  await page.goto(server.url + hash);
+  await page.goto(site.server.url + hash);
   await page.waitForFunction(() => window.__viewer?.opened >= 1, null, { timeout: 20_000 });
   await page.waitForFunction(() => document.querySelector("[data-testid=context]")?.dataset.leaf);
   return page;
@@ -125,7 +104,7 @@ for (const theme of THEMES) {
     await file.saveAs(saved);
     await page.close();
 
-    const shared = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const shared = await site.browser.newPage({ viewport: { width: 1280, height: 900 } });
     await shared.emulateMedia({ colorScheme: theme.scheme });
     await shared.goto(`file://${saved}`);
     await shared.waitForSelector("[data-testid=context] [data-role]");
@@ -148,7 +127,7 @@ test("serve: the session list, search results and an open session, light and dar
   const found = [];
   try {
     for (const scheme of ["light", "dark"]) {
-      const page = await browser.newPage({ viewport: { width: 1300, height: 900 } });
+      const page = await site.browser.newPage({ viewport: { width: 1300, height: 900 } });
       await page.emulateMedia({ colorScheme: scheme });
       await page.goto(serve.url);
       await page.waitForFunction(
@@ -168,7 +147,11 @@ test("serve: the session list, search results and an open session, light and dar
       await page.close();
     }
     // The list and the results on a phone: nothing scrolls sideways.
-    const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
+    const phone = await site.browser.newContext({
+      viewport: { width: 390, height: 844 },
+      hasTouch: true,
+      isMobile: true,
+    });
     const page = await phone.newPage();
     await page.goto(serve.url);
     await page.waitForFunction(

@@ -7,27 +7,18 @@
 
 import assert from "node:assert/strict";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { getTree } from "session-tree";
-import { startStaticServer } from "../../tools/static-server.mjs";
-import { launchChromium } from "../browser/chromium.mjs";
+import { viewerSite } from "./axe.mjs";
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 const OUT = here("./output/");
 mkdirSync(OUT, { recursive: true });
 const SAMPLE = readFileSync(here("../../www/sample.jsonl"), "utf8");
 
-let server;
-let browser;
-before(async () => {
-  server = await startStaticServer({ root: here("../../www/"), mounts: { "/pkg": here("../../pkg/") } });
-  browser = await launchChromium();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+/** The viewer (www/, the package under /pkg) on a static server, and Chromium. */
+const site = viewerSite();
 
 /** The leaves of the sample, and each one's path from the root (ids). */
 function leafPaths(text) {
@@ -88,7 +79,7 @@ async function arrowTo(page, id) {
 test("open, move to a leaf, read its context, compare, share: the keyboard alone", async () => {
   const leaves = leafPaths(SAMPLE);
   const [first, second] = [...leaves.keys()];
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+  const page = await site.browser.newPage({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
   await page.addInitScript(() => {
     window.__mouse = [];
     for (const type of ["mousedown", "mouseup", "click", "pointerdown", "dblclick", "contextmenu"]) {
@@ -103,7 +94,7 @@ test("open, move to a leaf, read its context, compare, share: the keyboard alone
       );
     }
   });
-  await page.goto(server.url);
+  await page.goto(site.server.url);
   await page.waitForFunction(() => window.__viewer?.opened >= 1, null, { timeout: 20_000 });
 
   // Paste a session: "Paste" opens a dialog with the focus in its text box; Tab, Enter opens it.

@@ -9,12 +9,9 @@
 
 import assert from "node:assert/strict";
 import { copyFileSync, mkdirSync, readFileSync } from "node:fs";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { getTree } from "session-tree";
-import { startStaticServer } from "../../tools/static-server.mjs";
-import { launchChromium } from "../browser/chromium.mjs";
-import { axeViolations, sidewaysScroll } from "./axe.mjs";
+import { axeViolations, leavesOf, sidewaysScroll, viewerSite } from "./axe.mjs";
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 const OUT = here("./output/");
@@ -22,26 +19,8 @@ mkdirSync(OUT, { recursive: true });
 const SAMPLE = readFileSync(here("../../www/sample.jsonl"), "utf8");
 const PHONE = { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true, deviceScaleFactor: 2 };
 
-let server;
-let browser;
-before(async () => {
-  server = await startStaticServer({ root: here("../../www/"), mounts: { "/pkg": here("../../pkg/") } });
-  browser = await launchChromium();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-function leavesOf(text) {
-  const leaves = [];
-  for (const stack = [...getTree(text)]; stack.length; ) {
-    const node = stack.pop();
-    if (node.children.length === 0) leaves.push(node.entry.id);
-    stack.push(...node.children);
-  }
-  return leaves;
-}
+/** The viewer (www/, the package under /pkg) on a static server, and Chromium. */
+const site = viewerSite();
 
 /** The rows of `selector` wholly inside the window, each `{ id, top, height }`. */
 const rowsOnScreen = (page, selector) =>
@@ -62,9 +41,9 @@ async function reachable(page, selector) {
 }
 
 test("the viewer on a phone: no sideways scroll, rows to tap, the context below, actions in a menu", async () => {
-  const context = await browser.newContext({ ...PHONE, acceptDownloads: true });
+  const context = await site.browser.newContext({ ...PHONE, acceptDownloads: true });
   const page = await context.newPage();
-  await page.goto(server.url);
+  await page.goto(site.server.url);
   await page.waitForFunction(() => window.__viewer?.opened >= 1, null, { timeout: 20_000 });
   await page.waitForFunction(() => document.querySelector("[data-testid=context]")?.dataset.leaf);
   await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
@@ -147,9 +126,9 @@ for (const [name, size] of [
 ]) {
   test(`${name}: every tab and the compare view fit the width; rows, menu and context are there`, async () => {
     const [a, b] = leavesOf(SAMPLE);
-    const context = await browser.newContext(size);
+    const context = await site.browser.newContext(size);
     const page = await context.newPage();
-    await page.goto(server.url);
+    await page.goto(site.server.url);
     await page.waitForFunction(() => window.__viewer?.opened >= 1, null, { timeout: 20_000 });
     await page.waitForFunction(() => document.querySelector("[data-testid=context]")?.dataset.leaf);
     await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
