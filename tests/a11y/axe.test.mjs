@@ -15,6 +15,7 @@ import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { writeFolder } from "../serve/folder.mjs";
 import { startServe } from "../serve/helpers.mjs";
+import { envSeed } from "../shared/rng.mjs";
 import { axeViolations, leavesOf, sidewaysScroll, viewerSite } from "./axe.mjs";
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
@@ -120,8 +121,8 @@ for (const theme of THEMES) {
 
 test("serve: the session list, search results and an open session, light and dark", async () => {
   const dir = mkdtempSync(path.join(tmpdir(), "st-a11y-"));
-  const seed = Math.floor(Math.random() * 2 ** 31);
-  console.log(`folder seed ${seed}`);
+  const seed = envSeed("A11Y_SEED");
+  console.log(`folder seed ${seed} (A11Y_SEED=${seed} replays it)`);
   writeFolder(dir, { count: 24, seed, plant: "zorblax quindle" });
   const serve = await startServe(dir);
   const found = [];
