@@ -20,9 +20,12 @@ TARGET := wasm32-unknown-unknown
 # Wasm SIMD (every current browser, Node 16.4+): the scanner skips string
 # content 16 bytes a step.
 export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS := -C target-feature=+simd128
-WASM := target/$(TARGET)/release/session_tree.wasm
-# The wasm-bindgen CLI must match the crate's exact pin (`wasm-bindgen = "=X"`).
-WASM_BINDGEN_VERSION := $(shell sed -n 's/^wasm-bindgen *= *"=\([0-9][0-9.]*\)".*/\1/p' Cargo.toml | head -n1)
+# The workspace's cdylib, wasm/ (the crate itself builds an rlib only).
+# wasm-bindgen names its output session_tree (--out-name), as the package expects.
+WASM := target/$(TARGET)/release/session_tree_wasm.wasm
+WASM_CRATE := -p session-tree-wasm
+# The wasm-bindgen CLI must match wasm/Cargo.toml's exact pin (`wasm-bindgen = { version = "=X", .. }`).
+WASM_BINDGEN_VERSION := $(shell sed -n 's/^wasm-bindgen *= *.*"=\([0-9][0-9.]*\)".*/\1/p' wasm/Cargo.toml | head -n1)
 
 # The nodejs glue require()s the bindings' JS snippets, which wasm-bindgen writes
 # as ES modules: rewrite their `export function` lines as CommonJS. A snippet
@@ -40,13 +43,13 @@ define cjs_snippets
 	fi
 endef
 
-RUST_SOURCES := Cargo.toml $(wildcard Cargo.lock) $(shell find src -type f 2>/dev/null)
+RUST_SOURCES := Cargo.toml $(wildcard Cargo.lock) $(shell find src wasm -type f 2>/dev/null)
 TEMPLATE_FILES := $(shell find pkg-template -type f 2>/dev/null)
 # The viewer, copied into the package as viewer/ for `session-tree serve`.
 VIEWER_FILES := $(shell find www -type f 2>/dev/null)
 STAMP := pkg/.stamp
 
-.PHONY: build test test-cargo test-cli test-tarball test-runtimes test-node-manager test-node test-readme test-reliability fuzz test-conformance test-viewer bench sample test-browser test-consumer \
+.PHONY: build test test-cargo test-crate test-cli test-tarball test-runtimes test-node-manager test-node test-readme test-reliability fuzz test-conformance test-viewer bench sample test-browser test-consumer \
         demo clean toolchain test-deps chromium
 
 build: $(STAMP)
@@ -66,7 +69,7 @@ toolchain:
 # cargo is cheap when nothing changed; the wasm file is only rewritten when the
 # crate really rebuilt, so the steps below stay incremental.
 $(WASM): $(RUST_SOURCES) | toolchain
-	$(CARGO) build --release --target $(TARGET)
+	$(CARGO) build --release --target $(TARGET) $(WASM_CRATE)
 	@touch $@
 
 # wasm-opt from npm's binaryen (Debian's is too old for these features), kept
@@ -85,9 +88,9 @@ $(WASM_OPT):
 $(STAMP): $(WASM) $(TEMPLATE_FILES) $(VIEWER_FILES) $(wildcard README.md) Makefile $(WASM_OPT) | toolchain
 	rm -rf pkg
 	mkdir -p pkg
-	wasm-bindgen --target nodejs --no-typescript --experimental-reset-state-function --out-dir pkg/node $(WASM)
+	wasm-bindgen --target nodejs --no-typescript --experimental-reset-state-function --out-name session_tree --out-dir pkg/node $(WASM)
 	$(call cjs_snippets,pkg/node)
-	wasm-bindgen --target web --no-typescript --experimental-reset-state-function --out-dir pkg/web $(WASM)
+	wasm-bindgen --target web --no-typescript --experimental-reset-state-function --out-name session_tree --out-dir pkg/web $(WASM)
 	for w in pkg/node/session_tree_bg.wasm pkg/web/session_tree_bg.wasm; do \
 	  $(WASM_OPT) $(WASM_OPT_FLAGS) "$$w" -o "$$w"; done
 	cp -R pkg-template/. pkg/
@@ -109,11 +112,16 @@ $(STAMP): $(WASM) $(TEMPLATE_FILES) $(VIEWER_FILES) $(wildcard README.md) Makefi
 NODE_TEST := node --test --test-reporter=spec --test-reporter-destination=stdout \
   --test-reporter=$(CURDIR)/tests/shared/skip-reporter.mjs --test-reporter-destination=stderr
 
-test: test-cargo build test-node test-cli test-readme test-reliability test-conformance test-browser test-consumer test-viewer test-tarball test-runtimes test-serve test-a11y test-node-manager
+test: test-cargo test-crate build test-node test-cli test-readme test-reliability test-conformance test-browser test-consumer test-viewer test-tarball test-runtimes test-serve test-a11y test-node-manager
 	@echo "all test suites passed"
 
 test-cargo:
 	$(CARGO) test
+
+# The crate as a dependent sees it: its MSRV, `cargo package`, and a fresh
+# project that builds the packaged .crate without a cdylib or serde.
+test-crate:
+	CARGO=$(CARGO) nice tools/check-crate.sh
 
 # The one npm root of every JavaScript suite (tests/README.md): pi 1.6.0 for
 # the comparisons, playwright-core, vite, typescript, and
@@ -132,14 +140,14 @@ test-node: test-deps
 	$(NODE_TEST) tests/node/ tests/shared/
 
 # A test build that can force a trap (`__forceTrap`), to test recovery from one.
-TRAP_WASM := target/trap/$(TARGET)/release/session_tree.wasm
+TRAP_WASM := target/trap/$(TARGET)/release/session_tree_wasm.wasm
 TRAP_PKG := target/trap-pkg/node.cjs
 
 $(TRAP_PKG): $(RUST_SOURCES) $(TEMPLATE_FILES) Makefile | toolchain
-	$(CARGO) build --release --target $(TARGET) --features test-trap --target-dir target/trap
+	$(CARGO) build --release --target $(TARGET) $(WASM_CRATE) --features test-trap --target-dir target/trap
 	rm -rf target/trap-pkg && cp -R pkg-template target/trap-pkg
 	sed -e 's/^export function recovering/function recovering/' -e '$$a module.exports = { recovering };' pkg-template/recover.js > target/trap-pkg/recover.cjs
-	wasm-bindgen --target nodejs --no-typescript --experimental-reset-state-function --out-dir target/trap-pkg/node $(TRAP_WASM)
+	wasm-bindgen --target nodejs --no-typescript --experimental-reset-state-function --out-name session_tree --out-dir target/trap-pkg/node $(TRAP_WASM)
 	$(call cjs_snippets,target/trap-pkg/node)
 
 test-reliability: test-deps $(TRAP_PKG)
@@ -262,7 +270,7 @@ lint-rust:
 	  rustup component list --installed 2>/dev/null | grep -q "^$$c" || rustup component add $$c; done
 	$(CARGO) fmt --check
 	$(CARGO) clippy --all-targets -- -D warnings
-	$(CARGO) clippy --lib --target $(TARGET) -- -D warnings
+	$(CARGO) clippy --workspace --lib --target $(TARGET) -- -D warnings
 
 lint-js: $(BIOME)
 	$(BIOME) check .

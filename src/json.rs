@@ -416,7 +416,7 @@ fn number_host() -> NumberHost {
     NUMBER_HOST.get().copied().unwrap_or(DEFAULT_NUMBER_HOST)
 }
 
-#[cfg(not(target_arch = "wasm32"))]
+#[cfg(not(all(target_arch = "wasm32", feature = "wasm-bindings")))]
 const DEFAULT_NUMBER_HOST: NumberHost = NumberHost {
     decimal: |raw| raw.parse::<f64>().unwrap_or(f64::NAN),
     text: |n| format!("{n}"),
@@ -424,7 +424,7 @@ const DEFAULT_NUMBER_HOST: NumberHost = NumberHost {
 
 // In WebAssembly the bindings' start hook installs the host before any export
 // runs; a default that named Rust's float code would link it back in.
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", feature = "wasm-bindings"))]
 const DEFAULT_NUMBER_HOST: NumberHost = NumberHost {
     decimal: |_| f64::NAN,
     text: |_| String::from("NaN"),
@@ -443,7 +443,8 @@ pub fn truthy(kind: Kind, raw: &str) -> bool {
     }
 }
 
-/// A string as `JSON.stringify` writes it (serde_json escapes the same characters the same way).
+/// A string as `JSON.stringify` writes it: `"` and `\` escaped, the
+/// control characters as `\b \t \n \f \r` or `\u00xx` (lowercase hex).
 pub fn stringify(s: &str) -> String {
     // Ids, keys and timestamps rarely need an escape: quote those directly.
     if !s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
@@ -453,7 +454,42 @@ pub fn stringify(s: &str) -> String {
         out.push('"');
         return out;
     }
-    serde_json::to_string(s).unwrap_or_else(|_| String::from("\"\""))
+    stringify_escaped(s)
+}
+
+// Out of line: the rare case, kept out of the many callers (and the wasm).
+#[cold]
+#[inline(never)]
+fn stringify_escaped(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 8);
+    out.push('"');
+    let mut plain = 0;
+    for (i, b) in s.bytes().enumerate() {
+        let short = match b {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0x08 => "\\b",
+            0x0c => "\\f",
+            0..=0x1f => "",
+            _ => continue,
+        };
+        out.push_str(&s[plain..i]);
+        plain = i + 1;
+        if short.is_empty() {
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            out.push_str("\\u00");
+            out.push(char::from(HEX[usize::from(b >> 4)]));
+            out.push(char::from(HEX[usize::from(b & 15)]));
+        } else {
+            out.push_str(short);
+        }
+    }
+    out.push_str(&s[plain..]);
+    out.push('"');
+    out
 }
 
 /// The containers open around the value being read: whether each is an
@@ -968,5 +1004,17 @@ mod tests {
     #[test]
     fn strings_are_written_as_json_stringify_does() {
         assert_eq!(stringify("a\"\\\n\u{1}é"), "\"a\\\"\\\\\\n\\u0001é\"");
+    }
+
+    #[test]
+    fn every_control_character_is_escaped_as_serde_json_does() {
+        // serde_json writes strings as JSON.stringify does; it is only a test oracle.
+        let all: String = (0u8..0x80)
+            .map(char::from)
+            .chain(['é', '\u{2028}', '😀'])
+            .collect();
+        for s in [all.as_str(), "plain", "", "\u{7f}\u{1f}"] {
+            assert_eq!(stringify(s), serde_json::to_string(s).unwrap());
+        }
     }
 }

@@ -55,7 +55,7 @@ pub mod time;
 pub mod tree;
 pub mod usage;
 
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", feature = "wasm-bindings"))]
 mod wasm;
 
 pub use document::Document;
