@@ -155,7 +155,7 @@ test-reliability: test-deps $(TRAP_PKG)
 
 # Longer property runs than `make test` does.
 fuzz: test-deps $(TRAP_PKG)
-	PROPTEST_CASES=$${PROPTEST_CASES:-20000} $(CARGO) test --release --test properties
+	PROPTEST_CASES=$${PROPTEST_CASES:-20000} $(CARGO) test --release --lib tests::properties
 	FUZZ_COUNT=$${FUZZ_COUNT:-20000} $(NODE_TEST) tests/reliability/
 
 # The `session-tree` command (pkg/bin, pkg/cli), run in-process on fake streams.

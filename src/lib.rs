@@ -58,5 +58,8 @@ pub mod usage;
 #[cfg(all(target_arch = "wasm32", feature = "wasm-bindings"))]
 mod wasm;
 
+#[cfg(test)]
+mod tests;
+
 pub use document::Document;
 pub use parse::ParseError;

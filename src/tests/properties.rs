@@ -1,7 +1,7 @@
 //! Properties of the core over generated, mutated and arbitrary inputs.
 //!
 //! Bounded by default (proptest's 256 cases per property, small inputs) so that
-//! `cargo test` stays quick; `PROPTEST_CASES=20000 cargo test --test properties`
+//! `cargo test` stays quick; `PROPTEST_CASES=20000 cargo test --lib tests::properties`
 //! runs longer. A failure prints a shrunk input and its seed file entry.
 //!
 //! Properties:
@@ -22,15 +22,15 @@ use proptest::prelude::*;
 use proptest::sample::Index;
 use serde_json::json;
 
-use session_tree::context::{self, Leaf};
-use session_tree::diagnostics;
-use session_tree::entry::Key;
-use session_tree::json::{self as js, Span};
-use session_tree::migrate;
-use session_tree::parse::{self, LineContent};
-use session_tree::time::IsoOnly;
-use session_tree::tree;
-use session_tree::Document;
+use crate::context::{self, Leaf};
+use crate::diagnostics;
+use crate::entry::Key;
+use crate::json::{self as js, Span};
+use crate::migrate;
+use crate::parse::{self, LineContent};
+use crate::time::IsoOnly;
+use crate::tree;
+use crate::Document;
 
 // --- helpers ----------------------------------------------------------------
 
@@ -66,7 +66,7 @@ fn all_lines(text: &str) -> Vec<parse::Line> {
 }
 
 /// The first malformed line of `lines` as an error (what strict mode reports).
-fn first_line_error(text: &str, lines: &[parse::Line]) -> Option<session_tree::ParseError> {
+fn first_line_error(text: &str, lines: &[parse::Line]) -> Option<crate::ParseError> {
     lines.iter().find_map(|line| parse::line_error(text, line))
 }
 
@@ -566,7 +566,7 @@ fn check_migration(text: &str) -> Result<(), TestCaseError> {
         n = n.wrapping_add(1);
         Ok::<_, ()>(n.to_be_bytes())
     };
-    let migrated = session_tree::document::Entries::migrated_in_one_pass(text, &mut draw, &IsoOnly);
+    let migrated = crate::document::Entries::migrated_in_one_pass(text, &mut draw, &IsoOnly);
     if let Ok(Some(migrated)) = migrated {
         prop_assert_eq!(&migrated.text, &once);
         let read = Document::parse(&once);
@@ -609,7 +609,7 @@ fn check_migration(text: &str) -> Result<(), TestCaseError> {
                 b
             );
             // The text's own trim() may have cut JS-only whitespace (U+2028, NBSP) around it.
-            let b = b.trim_matches(session_tree::scan::is_js_space);
+            let b = b.trim_matches(crate::scan::is_js_space);
             let v = js::parse(b, Span::new(0, b.len()));
             prop_assert!(
                 matches!(v, Ok(ref v) if v.kind == js::Kind::Object),
@@ -637,18 +637,18 @@ proptest! {
 
     #[test]
     fn counting_raw_bytes_equals_counting_their_decoded_lines(bytes in prop_oneof![jsonish_bytes(), mutated_strategy()]) {
-        let text = session_tree::parse::decode(&bytes);
+        let text = crate::parse::decode(&bytes);
         let parsed = all_lines(&text)
             .iter()
-            .filter(|l| matches!(l.content, session_tree::parse::LineContent::Value(_)))
+            .filter(|l| matches!(l.content, crate::parse::LineContent::Value(_)))
             .count();
-        prop_assert_eq!(session_tree::parse::count_values_in_bytes(&bytes), parsed);
-        prop_assert_eq!(session_tree::parse::count_values(&text), parsed);
+        prop_assert_eq!(crate::parse::count_values_in_bytes(&bytes), parsed);
+        prop_assert_eq!(crate::parse::count_values(&text), parsed);
     }
 
     #[test]
     fn value_spans_are_the_lines_that_parse(bytes in prop_oneof![jsonish_bytes(), mutated_strategy()]) {
-        let text = session_tree::parse::decode(&bytes);
+        let text = crate::parse::decode(&bytes);
         let lines = all_lines(&text);
         let values: Vec<&str> = lines
             .iter()
@@ -657,7 +657,7 @@ proptest! {
                 LineContent::Malformed(_) => None,
             })
             .collect();
-        let (spans, first_error) = session_tree::parse::value_spans(&text);
+        let (spans, first_error) = crate::parse::value_spans(&text);
         let found: Vec<&str> = spans.iter().map(|s| s.of(&text).trim_matches([' ', '\t', '\r'])).collect();
         prop_assert_eq!(found, values);
         prop_assert_eq!(first_error, first_line_error(&text, &lines));
@@ -665,14 +665,14 @@ proptest! {
 
     #[test]
     fn a_document_keeps_the_facts_of_every_value_line(bytes in prop_oneof![jsonish_bytes(), mutated_strategy()]) {
-        let text = session_tree::parse::decode(&bytes);
+        let text = crate::parse::decode(&bytes);
         let mut unique = 0;
-        let full: Vec<session_tree::entry::Entry> = all_lines(&text)
+        let full: Vec<crate::entry::Entry> = all_lines(&text)
             .iter()
             .filter_map(|l| match &l.content {
                 // Falsy values are no entries, as pi 1.6's file loader reads them.
-                LineContent::Value(v) if session_tree::parse::is_kept(&text, v) => {
-                    Some(session_tree::entry::Entry::from_json(&text, v, Some(&IsoOnly), &mut unique))
+                LineContent::Value(v) if crate::parse::is_kept(&text, v) => {
+                    Some(crate::entry::Entry::from_json(&text, v, Some(&IsoOnly), &mut unique))
                 }
                 _ => None,
             })
@@ -682,15 +682,15 @@ proptest! {
         prop_assert_eq!(format!("{:?}", doc.entries), format!("{full:?}"));
         // The one pass for a tree reads the same entries at the same places,
         // or hands back a text that needs migrating.
-        match session_tree::document::Entries::read(text.clone().into_owned(), &IsoOnly) {
+        match crate::document::Entries::read(text.clone().into_owned(), &IsoOnly) {
             Ok(read) => {
-                prop_assert!(session_tree::migrate::is_current(&doc.entries));
+                prop_assert!(crate::migrate::is_current(&doc.entries));
                 prop_assert_eq!(format!("{:?}", read.entries), format!("{full:?}"));
                 prop_assert_eq!(read.spans, doc.spans);
                 prop_assert_eq!(read.text, text.as_ref());
             }
             Err(back) => {
-                prop_assert!(!session_tree::migrate::is_current(&doc.entries));
+                prop_assert!(!crate::migrate::is_current(&doc.entries));
                 prop_assert_eq!(back, text.as_ref());
             }
         }
@@ -698,12 +698,12 @@ proptest! {
 
     #[test]
     fn counting_in_pieces_equals_counting_the_whole(bytes in prop_oneof![jsonish_bytes(), mutated_strategy()], piece in 1usize..300) {
-        let whole = session_tree::parse::count_values_in_bytes(&bytes);
+        let whole = crate::parse::count_values_in_bytes(&bytes);
         let mut read = |from: u64, to: u64, buf: &mut Vec<u8>| {
             buf.extend_from_slice(&bytes[from as usize..to as usize]);
             Ok::<(), ()>(())
         };
-        prop_assert_eq!(session_tree::parse::count_values_in_pieces(bytes.len() as u64, piece, &mut read), Ok(whole));
+        prop_assert_eq!(crate::parse::count_values_in_pieces(bytes.len() as u64, piece, &mut read), Ok(whole));
     }
 
     #[test]
@@ -712,16 +712,16 @@ proptest! {
             buf.extend_from_slice(&bytes[from as usize..to as usize]);
             Ok::<(), ()>(())
         };
-        let index = session_tree::index::Index::read(bytes.len() as u64, piece, &mut read, &IsoOnly).unwrap();
+        let index = crate::index::Index::read(bytes.len() as u64, piece, &mut read, &IsoOnly).unwrap();
         let text = String::from_utf8_lossy(&bytes);
         let doc = Document::parse(&text);
         prop_assert_eq!(index.len(), doc.entries.len());
-        prop_assert_eq!(index.is_current(), session_tree::migrate::is_current(&doc.entries));
+        prop_assert_eq!(index.is_current(), crate::migrate::is_current(&doc.entries));
         prop_assert_eq!(index.lossy, std::str::from_utf8(&bytes).is_err());
-        let info = session_tree::session_info::session_info_in_pieces(bytes.len() as u64, piece, &mut read, &IsoOnly);
-        prop_assert_eq!(info, Ok(session_tree::session_info::session_info(&text, &IsoOnly)));
-        let sort = session_tree::tree::InsertionSort;
-        prop_assert_eq!(index.tree(&sort), session_tree::tree::build(&doc.entries, &sort));
+        let info = crate::session_info::session_info_in_pieces(bytes.len() as u64, piece, &mut read, &IsoOnly);
+        prop_assert_eq!(info, Ok(crate::session_info::session_info(&text, &IsoOnly)));
+        let sort = crate::tree::InsertionSort;
+        prop_assert_eq!(index.tree(&sort), crate::tree::build(&doc.entries, &sort));
         for i in 0..index.len() {
             let r = index.range(i);
             let line = String::from_utf8_lossy(&bytes[r.start as usize..r.end as usize]).into_owned();
@@ -743,7 +743,7 @@ proptest! {
             buf.extend_from_slice(&bytes[from as usize..to as usize]);
             Ok::<(), ()>(())
         };
-        let index = session_tree::index::Index::read(bytes.len() as u64, piece, &mut read, &IsoOnly).unwrap();
+        let index = crate::index::Index::read(bytes.len() as u64, piece, &mut read, &IsoOnly).unwrap();
         prop_assume!(index.is_current());
         let doc = Document::parse(&text);
         let by_id = context::index(&doc.entries);
@@ -766,7 +766,7 @@ proptest! {
         // A path over the limit is refused before it is read.
         if doc.entries.iter().any(|e| !e.is_header()) {
             let refused = index.context(Leaf::Last, 0, &mut read, &IsoOnly);
-            let too_large = matches!(refused, Err(session_tree::index::IndexError::PathTooLarge { .. }));
+            let too_large = matches!(refused, Err(crate::index::IndexError::PathTooLarge { .. }));
             prop_assert!(too_large);
         }
     }

@@ -1,0 +1,5 @@
+//! Tests across the whole core, in no layer (tests may use any module).
+//! They live in the crate, not in `tests/`, because they drive internals
+//! that are not part of the public API.
+
+mod properties;
