@@ -114,6 +114,13 @@ impl Key {
     }
 }
 
+impl From<&str> for Key {
+    /// A string id, as a session file writes ids.
+    fn from(s: &str) -> Key {
+        Key::Str(s.into())
+    }
+}
+
 impl std::fmt::Display for Key {
     /// As JS would print it in `Entry ${id} not found`.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -1,16 +1,107 @@
-//! session-tree: the session tree of the pi coding agent.
+//! Read, branch and append the sessions of the [pi coding agent]: JSONL files
+//! whose entries link by `id`/`parentId` into a tree. This crate reads them
+//! exactly as pi 1.6.0 does (parsing, the v1/v2 → v3 migration, the tree,
+//! `buildSessionContext`, the usage accounting) without pi's failure modes:
+//! no hang on a `parentId` cycle, no lost line, no line dropped for a lone
+//! surrogate escape.
 //!
-//! A pi session is a JSONL file: a `session` header line, then entries linked
-//! by `id`/`parentId` into a tree whose current position is a leaf. This crate
-//! reads such files exactly as pi 1.6.0 does (`parseSessionEntries`,
-//! `migrateToCurrentVersion`, `SessionManager.getTree`, `buildSessionContext`)
-//! without pi's failure modes: no hang on `parentId` cycles, no blow-up on
-//! duplicate ids, no lost lines.
+//! [pi coding agent]: https://www.npmjs.com/package/@earendil-works/pi-coding-agent
+//!
+//! # Open a session, walk the active branch
+//!
+//! [`SessionFile`] opens a session from a path ([`SessionFile::open`], with a
+//! size cap), bytes, text or any reader. Entries and messages are borrowed,
+//! typed views over the text ([`EntryView`], [`MessageView`], [`Block`]).
+//!
+//! ```
+//! use session_tree::{Block, SessionFile};
+//!
+//! let text = concat!(
+//!     r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#, "\n",
+//!     r#"{"type":"message","id":"u1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"List the files"}}"#, "\n",
+//!     r#"{"type":"message","id":"a1","parentId":"u1","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"text","text":"Running ls."},{"type":"toolCall","id":"c1","name":"bash","arguments":{"command":"ls"}}],"provider":"anthropic","model":"claude-sonnet-4-5","usage":{"input":120,"output":30,"cacheRead":0,"cacheWrite":0,"totalTokens":150,"cost":{"total":0.0012}},"stopReason":"toolUse"}}"#, "\n",
+//! );
+//! let session = SessionFile::from_str(text)?;
+//! for entry in session.branch(None)? {
+//!     let Some(message) = entry.message() else { continue };
+//!     for block in message.content() {
+//!         match block {
+//!             Block::Text(t) => println!("{}: {t}", message.role().unwrap_or_default()),
+//!             Block::ToolCall { name, arguments, .. } => println!("  calls {name} {arguments}"),
+//!             _ => {}
+//!         }
+//!     }
+//! }
+//! let reply = session.leaf().unwrap().message().unwrap();
+//! assert_eq!(reply.model().as_deref(), Some("claude-sonnet-4-5"));
+//! assert_eq!(reply.usage().unwrap().output, 30.0);
+//! # Ok::<(), session_tree::Error>(())
+//! ```
+//!
+//! # The context at a leaf, and what the session cost
+//!
+//! [`SessionFile::context`] is what the model sees at a leaf: typed messages,
+//! and the exact JSON text pi's `buildSessionContext` gives, to forward.
+//! [`SessionFile::usage`] totals every paid request as pi 1.6's
+//! `getSessionStats` does, and also per branch, fork and leaf.
+//!
+//! ```
+//! # use session_tree::SessionFile;
+//! # let text = concat!(
+//! #     r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#, "\n",
+//! #     r#"{"type":"message","id":"u1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"Hi"}}"#, "\n",
+//! #     r#"{"type":"message","id":"a1","parentId":"u1","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"text","text":"Hello"}],"model":"m","usage":{"input":10,"output":5,"cacheRead":0,"cacheWrite":0,"totalTokens":15,"cost":{"total":0.5}}}}"#, "\n",
+//! # );
+//! let session = SessionFile::from_str(text)?;
+//! let context = session.context(Some("a1"))?;
+//! assert_eq!(context.messages().len(), 2);
+//! assert!(context.json().starts_with(r#"{"messages":[{"role":"user""#));
+//!
+//! let usage = session.usage();
+//! assert_eq!(usage.total.input + usage.total.output, 15.0);
+//! assert_eq!(usage.total.cost, 0.5);
+//! # Ok::<(), session_tree::Error>(())
+//! ```
+//!
+//! # Tail a live file
+//!
+//! A session being written grows at its end. [`SessionFile::append_bytes`]
+//! takes the new bytes from where the last read stopped, cut anywhere: a
+//! half-written line waits for the rest.
+//!
+//! ```
+//! # use session_tree::SessionFile;
+//! let header = r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#;
+//! let mut session = SessionFile::from_str(&format!("{header}\n"))?;
+//! let line = r#"{"type":"message","id":"u1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"Hi"}}"#;
+//! let (first, rest) = line.as_bytes().split_at(40);
+//! session.append_bytes(first);
+//! assert!(session.leaf().is_none()); // the line is not complete yet
+//! session.append_bytes(rest);
+//! session.append_bytes(b"\n");
+//! assert_eq!(session.leaf().unwrap().id().as_deref(), Some("u1"));
+//! # Ok::<(), session_tree::Error>(())
+//! ```
+//!
+//! The `examples/` folder has these as programs: `cargo run --example branch -- FILE`.
+//!
+//! # Features
+//!
+//! The crate has no optional features for users and depends on `getrandom`
+//! alone (random ids for migrated entries). Its `wasm-bindings` and
+//! `test-trap` cfgs belong to `wasm/`, the workspace member that builds the
+//! npm package's WebAssembly from these sources; dependents never compile
+//! them. MSRV: Rust 1.85.
+//!
+//! # How the crate is built
 //!
 //! The core is plain Rust and storage-agnostic: it works on text the host
-//! supplies. Values stay byte ranges of that text ([`json`]) so that what a
-//! caller finally gets is what `JSON.parse` makes of the same bytes. The wasm
-//! bindings (the `wasm` module) are the only place that knows about JS.
+//! supplies. Values stay byte ranges of that text (the `json` module) so that
+//! what a caller finally gets is what `JSON.parse` makes of the same bytes.
+//! The wasm bindings (the `wasm` module) are the only place that knows about
+//! JS. The modules below the API are public only for the crate's own tools
+//! and are hidden from its documentation: they are not part of its semver
+//! surface.
 //!
 //! ## Layers
 //!
@@ -20,7 +111,7 @@
 //! this table and fails on an import against it.
 //!
 //! ```text
-//! 8  wasm                       the bindings: JS values in and out, the exports
+//! 8  wasm, file                 the bindings: JS values in and out; the Rust API (SessionFile)
 //! 7  session                    an open session, appended to in place
 //! 6  diagnostics, index, session_info  reports over a whole document; a file's entries as byte ranges
 //! 5  document, system, usage    a file read once; the prompt and tools a context gives; what it cost
@@ -34,25 +125,45 @@
 //! `time` reads JSON values, so it sits above `json`.
 
 #![deny(clippy::undocumented_unsafe_blocks)]
+#![warn(missing_docs)]
 
+#[doc(hidden)]
 pub mod ascii;
+#[doc(hidden)]
 pub mod context;
+#[doc(hidden)]
 pub mod diagnostics;
+#[doc(hidden)]
 pub mod document;
+#[doc(hidden)]
 pub mod entry;
+#[doc(hidden)]
 pub mod ids;
+#[doc(hidden)]
 pub mod index;
+#[doc(hidden)]
 pub mod json;
+#[doc(hidden)]
 pub mod migrate;
+#[doc(hidden)]
 pub mod order;
+#[doc(hidden)]
 pub mod parse;
+#[doc(hidden)]
 pub mod pieces;
+#[doc(hidden)]
 pub mod scan;
+#[doc(hidden)]
 pub mod session;
+#[doc(hidden)]
 pub mod session_info;
+#[doc(hidden)]
 pub mod system;
+#[doc(hidden)]
 pub mod time;
+#[doc(hidden)]
 pub mod tree;
+#[doc(hidden)]
 pub mod usage;
 
 #[cfg(all(target_arch = "wasm32", feature = "wasm-bindings"))]
@@ -61,5 +172,16 @@ mod wasm;
 #[cfg(test)]
 mod tests;
 
+mod file;
+
+pub use diagnostics::{Diagnostic, Problem};
+pub use file::{
+    Block, Context, EntryView, Error, Info, MessageView, Node, OpenOptions, SessionFile, Tree,
+    Usage, DEFAULT_MAX_BYTES,
+};
+pub use usage::{ByKind, Record, RecordKind, Report, Totals};
+
+#[doc(hidden)]
 pub use document::Document;
+#[doc(hidden)]
 pub use parse::ParseError;

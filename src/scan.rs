@@ -70,7 +70,7 @@ pub enum StringFault {
 /// bytes a step: one bit mask each of quotes, backslashes and control bytes,
 /// the escaped bytes found from the backslash runs, so a block of text with
 /// escapes is checked without a look at each one. A block with a fault or a
-/// `\u` escape in it is gone through byte by byte (with [`special`]), which
+/// `\u` escape in it is gone through byte by byte (with `special`), which
 /// says what is wrong exactly as that would.
 #[inline(always)]
 pub fn string_body(b: &[u8], from: usize, end: usize) -> Result<usize, StringFault> {

@@ -43,8 +43,8 @@ TOML
 cat > "$scratch/src/main.rs" <<'RS'
 fn main() {
     let text = "{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"cwd\":\"/w\"}\n";
-    let doc = session_tree::Document::parse(text);
-    println!("{} entries", doc.entries.len());
+    let session = session_tree::SessionFile::from_str(text).expect("opens");
+    println!("{} entries", session.len());
 }
 RS
 # Its own lock file, from the registry cache when offline.

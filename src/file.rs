@@ -1,0 +1,810 @@
+//! The crate's API for Rust programs: a session opened from text, bytes, a
+//! path or a reader, read through typed views, and appended to.
+//!
+//! Everything here delegates to the core modules below (`session`, `context`,
+//! `usage`, `diagnostics`, `session_info`); it only chooses the native hosts
+//! (ISO dates, insertion sort) and turns indices and JSON text into views.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use crate::diagnostics::{self, Diagnostic};
+use crate::document::Document;
+use crate::entry::Key;
+use crate::json::{self, JsString, Kind, Member, Span};
+use crate::parse;
+use crate::session::{Session, SessionError};
+use crate::session_info;
+use crate::time::IsoOnly;
+use crate::tree::InsertionSort;
+use crate::usage::Report;
+
+/// The size cap of [`SessionFile::open`] and [`SessionFile::from_reader`]
+/// when no other is given: 512 MiB, about what a JS engine can hold as one string.
+pub const DEFAULT_MAX_BYTES: u64 = 512 << 20;
+
+/// Options for opening a session.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OpenOptions {
+    /// Refuse inputs longer than this many bytes ([`Error::TooLarge`]).
+    pub max_bytes: u64,
+}
+
+impl Default for OpenOptions {
+    fn default() -> Self {
+        OpenOptions {
+            max_bytes: DEFAULT_MAX_BYTES,
+        }
+    }
+}
+
+/// What can go wrong opening or reading a session. Each error names its file
+/// (when there is one) and, where it applies, the entry.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Error {
+    /// The file could not be read.
+    Io {
+        /// The file, when the input was a path.
+        path: Option<PathBuf>,
+        /// What the system said.
+        source: std::io::Error,
+    },
+    /// The input is longer than [`OpenOptions::max_bytes`].
+    TooLarge {
+        /// The file, when the input was a path.
+        path: Option<PathBuf>,
+        /// The cap that was passed.
+        max_bytes: u64,
+    },
+    /// No entry has this id.
+    UnknownId(String),
+    /// The session could not be opened (a v1/v2 file whose migration needed a random id failed).
+    Session(String),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let at = |p: &Option<PathBuf>| match p {
+            Some(p) => format!("{}: ", p.display()),
+            None => String::new(),
+        };
+        match self {
+            Error::Io { path, source } => write!(f, "{}{source}", at(path)),
+            Error::TooLarge { path, max_bytes } => {
+                write!(
+                    f,
+                    "{}the session is larger than the {max_bytes}-byte cap",
+                    at(path)
+                )
+            }
+            Error::UnknownId(id) => write!(f, "Entry {id} not found"),
+            Error::Session(e) => f.write_str(e),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Io { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+
+fn session_error(e: SessionError) -> Error {
+    Error::Session(e.to_string())
+}
+
+/// An open pi session: its lines parsed, v1/v2 migrated to v3 in memory, its
+/// entries indexed. Reading never changes the file; [`SessionFile::append_bytes`]
+/// takes more of it as it grows.
+///
+/// ```
+/// use session_tree::SessionFile;
+///
+/// let text = concat!(
+///     r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#, "\n",
+///     r#"{"type":"message","id":"a1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"Hi"}}"#, "\n",
+/// );
+/// let session = SessionFile::from_str(text)?;
+/// let leaf = session.leaf().unwrap();
+/// assert_eq!(leaf.id().as_deref(), Some("a1"));
+/// assert_eq!(leaf.message().unwrap().text(), "Hi");
+/// # Ok::<(), session_tree::Error>(())
+/// ```
+pub struct SessionFile {
+    session: Session,
+    invalid_utf8: bool,
+}
+
+impl fmt::Debug for SessionFile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SessionFile")
+            .field("entries", &self.session.entry_count())
+            .field("migrated", &self.session.migrated())
+            .finish()
+    }
+}
+
+impl SessionFile {
+    /// Opens the JSONL text of a session.
+    #[allow(clippy::should_implement_trait)]
+    pub fn from_str(text: &str) -> Result<SessionFile, Error> {
+        Self::from_string(text.to_owned(), false)
+    }
+
+    /// Opens a session's bytes. Invalid UTF-8 is replaced as `TextDecoder`
+    /// does (pi reads files so), and [`SessionFile::diagnostics`] reports it.
+    pub fn from_bytes(bytes: &[u8]) -> Result<SessionFile, Error> {
+        let text = parse::decode(bytes);
+        let invalid = matches!(text, Cow::Owned(_));
+        Self::from_string(text.into_owned(), invalid)
+    }
+
+    /// Reads a session file, refusing one over [`DEFAULT_MAX_BYTES`].
+    pub fn open(path: impl AsRef<Path>) -> Result<SessionFile, Error> {
+        Self::open_with(path, &OpenOptions::default())
+    }
+
+    /// Reads a session file with `options`.
+    pub fn open_with(path: impl AsRef<Path>, options: &OpenOptions) -> Result<SessionFile, Error> {
+        let path = path.as_ref();
+        let io = |source| Error::Io {
+            path: Some(path.to_owned()),
+            source,
+        };
+        let file = std::fs::File::open(path).map_err(io)?;
+        let bytes = read_capped(file, options.max_bytes).map_err(|e| match e {
+            Capped::Io(source) => io(source),
+            Capped::TooLarge => Error::TooLarge {
+                path: Some(path.to_owned()),
+                max_bytes: options.max_bytes,
+            },
+        })?;
+        Self::from_bytes(&bytes)
+    }
+
+    /// Reads a session from any reader (a socket, a decompressor) with `options`.
+    pub fn from_reader(reader: impl Read, options: &OpenOptions) -> Result<SessionFile, Error> {
+        let bytes = read_capped(reader, options.max_bytes).map_err(|e| match e {
+            Capped::Io(source) => Error::Io { path: None, source },
+            Capped::TooLarge => Error::TooLarge {
+                path: None,
+                max_bytes: options.max_bytes,
+            },
+        })?;
+        Self::from_bytes(&bytes)
+    }
+
+    fn from_string(text: String, invalid_utf8: bool) -> Result<SessionFile, Error> {
+        Ok(SessionFile {
+            session: Session::open(text, &IsoOnly).map_err(session_error)?,
+            invalid_utf8,
+        })
+    }
+
+    /// Every entry in file order, the header first when there is one.
+    pub fn entries(&self) -> impl Iterator<Item = EntryView<'_>> + '_ {
+        (0..self.session.entry_count()).map(move |i| self.view(i))
+    }
+
+    /// The number of entries, the header included.
+    pub fn len(&self) -> usize {
+        self.session.entry_count()
+    }
+
+    /// Whether the session has no entries at all (not even a header).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The session header (`type: "session"`), if the file has one.
+    pub fn header(&self) -> Option<EntryView<'_>> {
+        self.session.header().map(|i| self.view(i))
+    }
+
+    /// The entry with this id (the last one, if several share it).
+    pub fn entry(&self, id: &str) -> Option<EntryView<'_>> {
+        self.session.find(&Key::from(id)).map(|i| self.view(i))
+    }
+
+    /// The current leaf: where pi would continue the conversation.
+    pub fn leaf(&self) -> Option<EntryView<'_>> {
+        self.session.leaf().map(|i| self.view(i))
+    }
+
+    /// The branch from the root to `leaf` (the current leaf when `None`), root first.
+    pub fn branch(&self, leaf: Option<&str>) -> Result<Vec<EntryView<'_>>, Error> {
+        let from = self.leaf_index(leaf)?;
+        Ok(self
+            .session
+            .branch_path(from)
+            .into_iter()
+            .map(|i| self.view(i))
+            .collect())
+    }
+
+    /// The tree of all entries, as pi's `getTree` builds it: roots and each
+    /// entry's children in pi's order, a `parentId` cycle cut at one entry.
+    pub fn tree(&self) -> Tree<'_> {
+        Tree {
+            file: self,
+            tree: self.session.tree(&InsertionSort),
+        }
+    }
+
+    /// What the model sees at `leaf` (the current leaf when `None`): pi's
+    /// `buildSessionContext`.
+    pub fn context(&self, leaf: Option<&str>) -> Result<Context, Error> {
+        let key = leaf.map(Key::from);
+        if let Some(k) = &key {
+            self.session
+                .find(k)
+                .ok_or_else(|| Error::UnknownId(k.to_string()))?;
+        }
+        let rendered = self.session.context(Some(key.as_ref()));
+        Ok(Context {
+            json: rendered.json,
+        })
+    }
+
+    /// The system prompt in force at `leaf` (the current leaf when `None`),
+    /// as pi's `currentSystemMessage` gives it: the message's JSON text.
+    pub fn system_message(&self, leaf: Option<&str>) -> Result<Option<String>, Error> {
+        let key = leaf.map(Key::from);
+        if let Some(k) = &key {
+            self.session
+                .find(k)
+                .ok_or_else(|| Error::UnknownId(k.to_string()))?;
+        }
+        Ok(self.session.current_system(Some(key.as_ref())))
+    }
+
+    /// Everything wrong with the session, in line order: broken lines,
+    /// dangling parents, cycles, duplicate ids.
+    pub fn diagnostics(&self) -> Vec<Diagnostic> {
+        let doc = Document::parse_with(self.session.text().into_owned(), &IsoOnly);
+        diagnostics::inspect(&doc, self.invalid_utf8)
+    }
+
+    /// What pi's session list shows: id, cwd, name, dates, message count,
+    /// first message. `None` when the file has no header.
+    pub fn info(&self) -> Option<Info> {
+        let info = session_info::session_info(&self.session.text(), &IsoOnly)?;
+        let text = |raw: &str| lossy(raw).into_owned();
+        Some(Info {
+            id: text(&info.id),
+            cwd: text(&info.cwd),
+            name: info.name.as_deref().map(text),
+            parent_session: info.parent_session.as_deref().map(text),
+            created: info.created.as_deref().map(text),
+            last_activity_ms: info.last_activity,
+            message_count: info.message_count,
+            first_message: if info.first_message.is_empty() {
+                String::new()
+            } else {
+                text(&info.first_message)
+            },
+        })
+    }
+
+    /// What the session cost: every paid request, the file's totals (pi 1.6's
+    /// `getSessionStats`), the current branch's, and each fork's and leaf's.
+    pub fn usage(&self) -> Report {
+        self.session.usage(self.session.leaf(), &InsertionSort)
+    }
+
+    /// Whether the file was v1 or v2 and is read migrated to v3.
+    pub fn migrated(&self) -> bool {
+        self.session.migrated()
+    }
+
+    /// The session's JSONL text as read: migrated to v3 when it was older
+    /// (what pi writes back when it migrates a file), lines appended included.
+    pub fn to_jsonl(&self) -> Cow<'_, str> {
+        self.session.text()
+    }
+
+    /// Takes more of a live file, from where the last read ended: `chunk`
+    /// may end anywhere, even inside a line or a UTF-8 character; the rest
+    /// waits for the next chunk. New entries join the tree at once.
+    pub fn append_bytes(&mut self, chunk: &[u8]) {
+        self.session.append_jsonl(chunk, &IsoOnly);
+    }
+
+    /// The complete lines appended since the last call (by
+    /// [`SessionFile::append_bytes`]), for a host that mirrors them.
+    pub fn take_pending_lines(&mut self) -> Vec<String> {
+        self.session.take_pending_lines()
+    }
+
+    fn leaf_index(&self, leaf: Option<&str>) -> Result<Option<usize>, Error> {
+        match leaf {
+            None => Ok(self.session.leaf()),
+            Some(id) => self
+                .session
+                .find(&Key::from(id))
+                .map(Some)
+                .ok_or_else(|| Error::UnknownId(id.to_owned())),
+        }
+    }
+
+    fn view(&self, i: usize) -> EntryView<'_> {
+        EntryView::new(self.session.entry_json(i))
+    }
+}
+
+enum Capped {
+    Io(std::io::Error),
+    TooLarge,
+}
+
+fn read_capped(reader: impl Read, max: u64) -> Result<Vec<u8>, Capped> {
+    let mut bytes = Vec::new();
+    reader
+        .take(max.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(Capped::Io)?;
+    if bytes.len() as u64 > max {
+        return Err(Capped::TooLarge);
+    }
+    Ok(bytes)
+}
+
+/// A JSON string literal decoded; a lone surrogate becomes U+FFFD.
+fn lossy(raw: &str) -> Cow<'_, str> {
+    match json::decode_string(raw) {
+        Some(JsString::Utf8(s)) => s,
+        Some(JsString::Utf16(units)) => Cow::Owned(String::from_utf16_lossy(&units)),
+        None => Cow::Borrowed(raw),
+    }
+}
+
+/// What pi's session list shows for a file, strings decoded (a lone
+/// surrogate in a name or message becomes U+FFFD).
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct Info {
+    /// The header's `id`.
+    pub id: String,
+    /// The header's `cwd` (empty when it is not a string).
+    pub cwd: String,
+    /// The latest `session_info` name, trimmed; `None` when unnamed or cleared.
+    pub name: Option<String>,
+    /// The header's `parentSession`: the file this one was forked from.
+    pub parent_session: Option<String>,
+    /// The header's `timestamp`.
+    pub created: Option<String>,
+    /// Milliseconds since the epoch of the last user or assistant message.
+    pub last_activity_ms: Option<f64>,
+    /// How many messages the file holds.
+    pub message_count: usize,
+    /// The first user message's text (empty: none).
+    pub first_message: String,
+}
+
+/// The tree of a session ([`SessionFile::tree`]).
+pub struct Tree<'a> {
+    file: &'a SessionFile,
+    tree: crate::tree::Tree,
+}
+
+impl fmt::Debug for Tree<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Tree")
+            .field("roots", &self.tree.roots.len())
+            .finish()
+    }
+}
+
+impl<'a> Tree<'a> {
+    /// The roots, in pi's order.
+    pub fn roots(&self) -> Vec<Node<'_, 'a>> {
+        self.tree.roots.iter().map(|&i| self.node(i)).collect()
+    }
+
+    /// Every node, depth first (a parent before its children), without recursion.
+    pub fn preorder(&self) -> Vec<Node<'_, 'a>> {
+        self.tree
+            .preorder()
+            .into_iter()
+            .map(|i| self.node(i))
+            .collect()
+    }
+
+    fn node(&self, i: usize) -> Node<'_, 'a> {
+        Node { tree: self, i }
+    }
+}
+
+/// One entry in a [`Tree`].
+#[derive(Clone, Copy)]
+pub struct Node<'t, 'a> {
+    tree: &'t Tree<'a>,
+    i: usize,
+}
+
+impl fmt::Debug for Node<'_, '_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("Node").field(&self.entry().id()).finish()
+    }
+}
+
+impl<'t, 'a> Node<'t, 'a> {
+    /// The node's entry.
+    pub fn entry(&self) -> EntryView<'a> {
+        self.tree.file.view(self.i)
+    }
+
+    /// Its children, in pi's order (oldest first).
+    pub fn children(&self) -> Vec<Node<'t, 'a>> {
+        self.tree.tree.children[self.i]
+            .iter()
+            .map(|&i| Node { tree: self.tree, i })
+            .collect()
+    }
+
+    /// The label set on this entry, if any (pi's `label` entries; the latest wins).
+    pub fn label(&self) -> Option<String> {
+        let l = self.tree.tree.label.get(self.i).copied().flatten()?;
+        let v = self.tree.file.view(l);
+        v.str("label").map(Cow::into_owned)
+    }
+}
+
+/// What the model sees at a leaf ([`SessionFile::context`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Context {
+    json: String,
+}
+
+impl Context {
+    /// The exact JSON text of pi's `SessionContext`
+    /// (`{"messages":[...],"thinkingLevel":...,"model":...}`), to forward as is.
+    pub fn json(&self) -> &str {
+        &self.json
+    }
+
+    /// The messages, in order, as typed views over [`Context::json`].
+    pub fn messages(&self) -> Vec<MessageView<'_>> {
+        let top = json::members(&self.json, Span::new(0, self.json.len()));
+        let Some(list) = json::get(&self.json, &top, "messages") else {
+            return Vec::new();
+        };
+        json::elements(&self.json, list.value)
+            .into_iter()
+            .filter(|m| m.kind == Kind::Object)
+            .map(|m| MessageView::new(&self.json, m.value))
+            .collect()
+    }
+
+    /// The thinking level in force (`"off"` when none was set).
+    pub fn thinking_level(&self) -> Option<Cow<'_, str>> {
+        let top = json::members(&self.json, Span::new(0, self.json.len()));
+        json::get(&self.json, &top, "thinkingLevel").map(|m| lossy(m.value.of(&self.json)))
+    }
+
+    /// The model in force, as its JSON object text (`{"provider":..,"modelId":..}`).
+    pub fn model_json(&self) -> Option<&str> {
+        let top = json::members(&self.json, Span::new(0, self.json.len()));
+        json::get(&self.json, &top, "model")
+            .filter(|m| m.kind == Kind::Object)
+            .map(|m| m.value.of(&self.json))
+    }
+}
+
+/// An object of the file's JSON, borrowed: its text and its top-level members.
+#[derive(Clone)]
+struct Object<'a> {
+    text: &'a str,
+    span: Span,
+    members: Vec<Member>,
+}
+
+impl<'a> Object<'a> {
+    fn new(text: &'a str, span: Span) -> Self {
+        Object {
+            text,
+            span,
+            members: json::members(text, span),
+        }
+    }
+
+    fn raw(&self, name: &str) -> Option<&'a str> {
+        json::get(self.text, &self.members, name).map(|m| m.value.of(self.text))
+    }
+
+    fn member(&self, name: &str) -> Option<Member> {
+        json::get(self.text, &self.members, name).cloned()
+    }
+
+    fn str(&self, name: &str) -> Option<Cow<'a, str>> {
+        let m = self.member(name).filter(|m| m.kind == Kind::String)?;
+        Some(lossy(m.value.of(self.text)))
+    }
+}
+
+/// One entry of a session, borrowed from its text: `type`, `id`,
+/// `parentId`, `timestamp`, and typed access to what each kind carries.
+/// Strings are decoded on demand; [`EntryView::json`] keeps the raw line.
+#[derive(Clone)]
+pub struct EntryView<'a> {
+    object: Object<'a>,
+}
+
+impl fmt::Debug for EntryView<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("EntryView")
+            .field("type", &self.kind())
+            .field("id", &self.id())
+            .finish()
+    }
+}
+
+impl<'a> EntryView<'a> {
+    fn new(raw: &'a str) -> Self {
+        EntryView {
+            object: Object::new(raw, Span::new(0, raw.len())),
+        }
+    }
+
+    /// The entry's JSON text, exactly as in the file (migrated when the file was).
+    pub fn json(&self) -> &'a str {
+        self.object.span.of(self.object.text)
+    }
+
+    /// Its `type`: `"session"`, `"message"`, `"compaction"`, `"branch_summary"`,
+    /// `"label"`, `"session_info"`, `"model_change"`, `"thinking_level_change"`,
+    /// `"custom"`, `"custom_message"`, `"usage"`, `"context_edit"`…
+    pub fn kind(&self) -> Option<Cow<'a, str>> {
+        self.object.str("type")
+    }
+
+    /// Its `id` (a string id; numbers and other values come as their JSON text).
+    pub fn id(&self) -> Option<Cow<'a, str>> {
+        self.string_or_raw("id")
+    }
+
+    /// Its `parentId`; `None` for a root (`null`) or a header.
+    pub fn parent_id(&self) -> Option<Cow<'a, str>> {
+        self.string_or_raw("parentId")
+            .filter(|p| p.as_ref() != "null")
+    }
+
+    /// Its `timestamp`, as written (ISO 8601 in files pi writes).
+    pub fn timestamp(&self) -> Option<Cow<'a, str>> {
+        self.object.str("timestamp")
+    }
+
+    /// Any top-level field as a string, decoded (a lone surrogate becomes U+FFFD).
+    pub fn str(&self, field: &str) -> Option<Cow<'a, str>> {
+        self.object.str(field)
+    }
+
+    /// Any top-level field's raw JSON text (lossless, lone surrogates included).
+    pub fn raw(&self, field: &str) -> Option<&'a str> {
+        self.object.raw(field)
+    }
+
+    /// The message of a `message` entry (or a `custom_message`'s content as a message).
+    pub fn message(&self) -> Option<MessageView<'a>> {
+        let m = self
+            .object
+            .member("message")
+            .filter(|m| m.kind == Kind::Object)?;
+        Some(MessageView::new(self.object.text, m.value))
+    }
+
+    /// A compaction's or branch summary's `summary`.
+    pub fn summary(&self) -> Option<Cow<'a, str>> {
+        self.object.str("summary")
+    }
+
+    /// A `usage` entry's (or compaction's / summary's) token counts.
+    pub fn usage(&self) -> Option<Usage> {
+        self.object
+            .member("usage")
+            .filter(|m| m.kind == Kind::Object)
+            .map(|m| Usage::read(self.object.text, m.value))
+    }
+
+    fn string_or_raw(&self, field: &str) -> Option<Cow<'a, str>> {
+        let m = self.object.member(field)?;
+        let raw = m.value.of(self.object.text);
+        Some(if m.kind == Kind::String {
+            lossy(raw)
+        } else {
+            Cow::Borrowed(raw)
+        })
+    }
+}
+
+/// A message (user, assistant, tool result, custom…), borrowed.
+#[derive(Clone)]
+pub struct MessageView<'a> {
+    object: Object<'a>,
+}
+
+impl fmt::Debug for MessageView<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("MessageView")
+            .field("role", &self.role())
+            .finish()
+    }
+}
+
+impl<'a> MessageView<'a> {
+    fn new(text: &'a str, span: Span) -> Self {
+        MessageView {
+            object: Object::new(text, span),
+        }
+    }
+
+    /// The message's JSON text.
+    pub fn json(&self) -> &'a str {
+        self.object.span.of(self.object.text)
+    }
+
+    /// `user`, `assistant`, `toolResult`, `bashExecution`, `custom`,
+    /// `branchSummary`, `compactionSummary`…
+    pub fn role(&self) -> Option<Cow<'a, str>> {
+        self.object.str("role")
+    }
+
+    /// The content blocks; a string `content` is one text block.
+    pub fn content(&self) -> Vec<Block<'a>> {
+        let text = self.object.text;
+        let Some(c) = self.object.member("content") else {
+            return Vec::new();
+        };
+        match c.kind {
+            Kind::String => vec![Block::Text(lossy(c.value.of(text)))],
+            Kind::Array => json::elements(text, c.value)
+                .into_iter()
+                .map(|b| Block::read(text, &b))
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The text blocks joined with newlines (what a viewer shows for the message).
+    pub fn text(&self) -> String {
+        let texts: Vec<Cow<'a, str>> = self
+            .content()
+            .into_iter()
+            .filter_map(|b| match b {
+                Block::Text(t) => Some(t),
+                _ => None,
+            })
+            .collect();
+        texts.join("\n")
+    }
+
+    /// An assistant message's token counts and cost.
+    pub fn usage(&self) -> Option<Usage> {
+        self.object
+            .member("usage")
+            .filter(|m| m.kind == Kind::Object)
+            .map(|m| Usage::read(self.object.text, m.value))
+    }
+
+    /// The provider of an assistant message (`anthropic`, `openai`…).
+    pub fn provider(&self) -> Option<Cow<'a, str>> {
+        self.object.str("provider")
+    }
+
+    /// The model of an assistant message.
+    pub fn model(&self) -> Option<Cow<'a, str>> {
+        self.object.str("model")
+    }
+
+    /// Why an assistant message stopped (`stop`, `toolUse`, `length`, `error`, `aborted`).
+    pub fn stop_reason(&self) -> Option<Cow<'a, str>> {
+        self.object.str("stopReason")
+    }
+
+    /// Any field as its raw JSON text.
+    pub fn raw(&self, field: &str) -> Option<&'a str> {
+        self.object.raw(field)
+    }
+}
+
+/// One block of a message's content.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum Block<'a> {
+    /// `{"type":"text","text":..}` (or a string content).
+    Text(Cow<'a, str>),
+    /// `{"type":"thinking","thinking":..}`.
+    Thinking(Cow<'a, str>),
+    /// `{"type":"toolCall",..}`: the call's id, the tool's name, and its
+    /// arguments as raw JSON text.
+    ToolCall {
+        /// The call's id, which its tool result names.
+        id: Cow<'a, str>,
+        /// The tool.
+        name: Cow<'a, str>,
+        /// The arguments' JSON text (`{}` when absent).
+        arguments: &'a str,
+    },
+    /// `{"type":"image",..}`: its MIME type (the data stays in the JSON).
+    Image {
+        /// `image/png`…
+        mime_type: Cow<'a, str>,
+    },
+    /// Any other block, as its JSON text.
+    Other(&'a str),
+}
+
+impl<'a> Block<'a> {
+    fn read(text: &'a str, m: &Member) -> Block<'a> {
+        let raw = m.value.of(text);
+        if m.kind != Kind::Object {
+            return Block::Other(raw);
+        }
+        let o = Object::new(text, m.value);
+        let s = |k: &str| o.str(k).unwrap_or(Cow::Borrowed(""));
+        match o.str("type").as_deref() {
+            Some("text") => Block::Text(s("text")),
+            Some("thinking") => Block::Thinking(s("thinking")),
+            Some("toolCall") => Block::ToolCall {
+                id: s("id"),
+                name: s("name"),
+                arguments: o.raw("arguments").unwrap_or("{}"),
+            },
+            Some("image") => Block::Image {
+                mime_type: s("mimeType"),
+            },
+            _ => Block::Other(raw),
+        }
+    }
+}
+
+/// Token counts and cost of one request. A field that is not a finite
+/// number reads as 0 (as the usage accounting counts it).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[non_exhaustive]
+pub struct Usage {
+    /// Input tokens.
+    pub input: f64,
+    /// Output tokens.
+    pub output: f64,
+    /// Tokens read from the cache.
+    pub cache_read: f64,
+    /// Tokens written to the cache.
+    pub cache_write: f64,
+    /// `totalTokens` as written.
+    pub total_tokens: f64,
+    /// `cost.total`, in dollars.
+    pub cost: f64,
+}
+
+impl Usage {
+    fn read(text: &str, span: Span) -> Usage {
+        let o = Object::new(text, span);
+        let n = |o: &Object, k: &str| {
+            o.member(k)
+                .filter(|m| m.kind == Kind::Number)
+                .map(|m| json::number(m.value.of(text)))
+                .filter(|v| v.is_finite())
+                .unwrap_or(0.0)
+        };
+        let cost = o
+            .member("cost")
+            .filter(|m| m.kind == Kind::Object)
+            .map(|m| n(&Object::new(text, m.value), "total"))
+            .unwrap_or(0.0);
+        Usage {
+            input: n(&o, "input"),
+            output: n(&o, "output"),
+            cache_read: n(&o, "cacheRead"),
+            cache_write: n(&o, "cacheWrite"),
+            total_tokens: n(&o, "totalTokens"),
+            cost,
+        }
+    }
+}
