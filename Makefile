@@ -49,7 +49,7 @@ TEMPLATE_FILES := $(shell find pkg-template -type f 2>/dev/null)
 VIEWER_FILES := $(shell find www -type f 2>/dev/null)
 STAMP := pkg/.stamp
 
-.PHONY: build test test-cargo test-crate test-cli test-tarball test-runtimes test-node-manager test-node test-readme test-reliability fuzz test-conformance test-viewer bench sample test-browser test-consumer \
+.PHONY: build test test-cargo test-crate test-rust-consumer test-cli test-tarball test-runtimes test-node-manager test-node test-readme test-reliability fuzz test-conformance test-viewer bench sample test-browser test-consumer \
         demo clean toolchain test-deps chromium
 
 build: $(STAMP)
@@ -112,11 +112,17 @@ $(STAMP): $(WASM) $(TEMPLATE_FILES) $(VIEWER_FILES) $(wildcard README.md) Makefi
 NODE_TEST := node --test --test-reporter=spec --test-reporter-destination=stdout \
   --test-reporter=$(CURDIR)/tests/shared/skip-reporter.mjs --test-reporter-destination=stderr
 
-test: test-cargo test-crate build test-node test-cli test-readme test-reliability test-conformance test-browser test-consumer test-viewer test-tarball test-runtimes test-serve test-a11y test-node-manager
+test: test-cargo test-crate build test-rust-consumer test-node test-cli test-readme test-reliability test-conformance test-browser test-consumer test-viewer test-tarball test-runtimes test-serve test-a11y test-node-manager
 	@echo "all test suites passed"
 
 test-cargo:
 	$(CARGO) test
+
+# A Rust tool built on the crate's documented API (tests/rust-consumer/), and
+# every program in examples/, over a folder pi writes; compared with pi and
+# the JS package.
+test-rust-consumer: test-deps
+	$(NODE_TEST) tests/rust-consumer/
 
 # The crate as a dependent sees it: its MSRV, `cargo package`, and a fresh
 # project that builds the packaged .crate without a cdylib or serde.

@@ -124,7 +124,7 @@ pub struct SessionFile {
 impl fmt::Debug for SessionFile {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("SessionFile")
-            .field("entries", &self.session.entry_count())
+            .field("entries", &self.session.entries().len())
             .field("migrated", &self.session.migrated())
             .finish()
     }
@@ -189,12 +189,12 @@ impl SessionFile {
 
     /// Every entry in file order, the header first when there is one.
     pub fn entries(&self) -> impl Iterator<Item = EntryView<'_>> + '_ {
-        (0..self.session.entry_count()).map(move |i| self.view(i))
+        (0..self.session.entries().len()).map(move |i| self.view(i))
     }
 
-    /// The number of entries, the header included.
+    /// The number of entries (lines that parsed), the header included.
     pub fn len(&self) -> usize {
-        self.session.entry_count()
+        self.session.entries().len()
     }
 
     /// Whether the session has no entries at all (not even a header).

@@ -1,0 +1,185 @@
+//! Four tools over pi sessions, written against session-tree's documented
+//! API as the Rust projects that read pi sessions would write them. Each
+//! prints one JSON object a line, for consumer.test.mjs to compare with pi.
+//!
+//! - `usage FOLDER`: each file's totals, then totals per UTC day and model;
+//! - `view FILE`: the active branch's messages with typed content;
+//! - `monitor FILE CHUNK`: the file read CHUNK bytes at a time as if it were
+//!   being written (cut mid-line and mid-character), then the model in use and
+//!   the tokens since the last compaction;
+//! - `search FOLDER`: every message of every branch (each leaf's path).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use session_tree::{Block, SessionFile};
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let run = match args.first().map(String::as_str) {
+        Some("usage") => usage(Path::new(&args[1])),
+        Some("view") => view(Path::new(&args[1])),
+        Some("monitor") => monitor(Path::new(&args[1]), args[2].parse().expect("CHUNK")),
+        Some("search") => search(Path::new(&args[1])),
+        _ => Err("usage: rust-consumer usage|view|monitor|search PATH".into()),
+    };
+    if let Err(e) = run {
+        eprintln!("{e}");
+        std::process::exit(1);
+    }
+}
+
+type Result<T = ()> = std::result::Result<T, Box<dyn std::error::Error>>;
+
+fn q(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+fn files(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_owned()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d)? {
+            let p = e?.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "jsonl") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+fn usage(dir: &Path) -> Result {
+    let mut by_day_model: BTreeMap<(String, String), (f64, f64)> = BTreeMap::new();
+    for path in files(dir)? {
+        let report = SessionFile::open(&path)?.usage();
+        let t = &report.total;
+        println!(
+            "{{\"file\":{},\"input\":{},\"output\":{},\"cacheRead\":{},\"cacheWrite\":{},\"cost\":{}}}",
+            q(&path.to_string_lossy()),
+            t.input,
+            t.output,
+            t.cache_read,
+            t.cache_write,
+            t.cost
+        );
+        for r in &report.records {
+            let day = r.timestamp.get(..10).unwrap_or("").to_owned();
+            let model = r.model.clone().unwrap_or_default();
+            let row = by_day_model.entry((day, model)).or_default();
+            row.0 += r.total_tokens();
+            row.1 += r.cost;
+        }
+    }
+    for ((day, model), (tokens, cost)) in by_day_model {
+        println!(
+            "{{\"day\":{},\"model\":{},\"tokens\":{tokens},\"cost\":{cost}}}",
+            q(&day),
+            q(&model)
+        );
+    }
+    Ok(())
+}
+
+fn blocks(m: &session_tree::MessageView<'_>) -> String {
+    let kinds: Vec<String> = m
+        .content()
+        .iter()
+        .map(|b| match b {
+            Block::Text(_) => q("text"),
+            Block::Thinking(_) => q("thinking"),
+            Block::ToolCall { name, .. } => q(&format!("toolCall:{name}")),
+            Block::Image { .. } => q("image"),
+            _ => q("other"),
+        })
+        .collect();
+    format!("[{}]", kinds.join(","))
+}
+
+fn view(path: &Path) -> Result {
+    let session = SessionFile::open(path)?;
+    for entry in session.branch(None)? {
+        let Some(m) = entry.message() else { continue };
+        println!(
+            "{{\"id\":{},\"role\":{},\"text\":{},\"blocks\":{}}}",
+            q(&entry.id().unwrap_or_default()),
+            q(&m.role().unwrap_or_default()),
+            q(&m.text()),
+            blocks(&m)
+        );
+    }
+    Ok(())
+}
+
+fn monitor(path: &Path, chunk: usize) -> Result {
+    let bytes = std::fs::read(path)?;
+    let mut session = SessionFile::from_str("")?;
+    for piece in bytes.chunks(chunk.max(1)) {
+        session.append_bytes(piece);
+    }
+    let branch = session.branch(None)?;
+    let model = branch
+        .iter()
+        .rev()
+        .find_map(|e| {
+            let m = e.message()?;
+            (m.role().as_deref() == Some("assistant")).then(|| m.model().map(|s| s.into_owned()))?
+        })
+        .unwrap_or_default();
+    let start = branch
+        .iter()
+        .rposition(|e| e.kind().as_deref() == Some("compaction"))
+        .map_or(0, |i| i + 1);
+    let tokens: f64 = branch[start..]
+        .iter()
+        .filter_map(|e| {
+            e.message()
+                .filter(|m| m.role().as_deref() == Some("assistant"))
+        })
+        .filter_map(|m| m.usage())
+        .map(|u| u.input + u.output + u.cache_read + u.cache_write)
+        .sum();
+    println!(
+        "{{\"entries\":{},\"model\":{},\"tokensSinceCompaction\":{tokens}}}",
+        session.len(),
+        q(&model)
+    );
+    Ok(())
+}
+
+fn search(dir: &Path) -> Result {
+    for path in files(dir)? {
+        let session = SessionFile::open(&path)?;
+        let tree = session.tree();
+        for node in tree.preorder() {
+            if !node.children().is_empty() {
+                continue;
+            }
+            let leaf = node.entry().id().unwrap_or_default().into_owned();
+            for entry in session.branch(Some(&leaf))? {
+                let Some(m) = entry.message() else { continue };
+                println!(
+                    "{{\"file\":{},\"leaf\":{},\"id\":{},\"role\":{}}}",
+                    q(&path.to_string_lossy()),
+                    q(&leaf),
+                    q(&entry.id().unwrap_or_default()),
+                    q(&m.role().unwrap_or_default())
+                );
+            }
+        }
+    }
+    Ok(())
+}
