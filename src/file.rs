@@ -61,6 +61,8 @@ pub enum Error {
     },
     /// No entry has this id.
     UnknownId(String),
+    /// A value to append is not the JSON it must be (a message is an object).
+    InvalidJson(String),
     /// The session could not be opened (a v1/v2 file whose migration needed a random id failed).
     Session(String),
 }
@@ -81,6 +83,7 @@ impl fmt::Display for Error {
                 )
             }
             Error::UnknownId(id) => write!(f, "Entry {id} not found"),
+            Error::InvalidJson(why) => f.write_str(why),
             Error::Session(e) => f.write_str(e),
         }
     }
@@ -309,6 +312,47 @@ impl SessionFile {
         self.session.text()
     }
 
+    /// A new session for a project folder, as pi starts one: a header with a
+    /// fresh time-ordered id and the current time. Nothing is handed out by
+    /// [`SessionFile::take_pending_lines`] until the first message (pi writes
+    /// no file before that).
+    pub fn create(cwd: &str) -> Result<SessionFile, Error> {
+        let ms = now_ms();
+        let id = crate::ids::uuid_v7(ms as u64).map_err(|e| Error::Session(e.to_string()))?;
+        let header = crate::session::header_line(&id, &iso(ms), Some(&json::stringify(cwd)), None);
+        Ok(SessionFile {
+            session: Session::create(&header, &IsoOnly),
+            invalid_utf8: false,
+        })
+    }
+
+    /// Appends a message (its JSON object text, such as
+    /// `{"role":"user","content":"Hi","timestamp":1767225600000}`) as a child
+    /// of the leaf, stamped now; returns the new entry's id. The line is then
+    /// in [`SessionFile::take_pending_lines`], for the host to store.
+    pub fn append_message(&mut self, message: &str) -> Result<String, Error> {
+        let object = json::parse(message, Span::new(0, message.len()))
+            .ok()
+            .filter(|v| v.kind == Kind::Object);
+        if object.is_none() {
+            return Err(Error::InvalidJson(format!(
+                "a message must be a JSON object: {}",
+                message.chars().take(80).collect::<String>()
+            )));
+        }
+        self.session
+            .append_message(Some(message), &iso(now_ms()), &IsoOnly)
+            .map_err(session_error)
+            .map(|id| lossy(&id).into_owned())
+    }
+
+    /// Moves the leaf to the entry `id`: the next message starts a branch there.
+    pub fn set_leaf(&mut self, id: &str) -> Result<(), Error> {
+        self.session
+            .branch(&Key::from(id))
+            .map_err(|_| Error::UnknownId(id.to_owned()))
+    }
+
     /// Takes more of a live file, from where the last read ended: `chunk`
     /// may end anywhere, even inside a line or a UTF-8 character; the rest
     /// waits for the next chunk. New entries join the tree at once.
@@ -316,8 +360,10 @@ impl SessionFile {
         self.session.append_jsonl(chunk, &IsoOnly);
     }
 
-    /// The complete lines appended since the last call (by
-    /// [`SessionFile::append_bytes`]), for a host that mirrors them.
+    /// The lines this session wrote since the last call
+    /// ([`SessionFile::append_message`]), for the host to append to its file.
+    /// Lines taken in by [`SessionFile::append_bytes`] are the file's already
+    /// and are not handed out again.
     pub fn take_pending_lines(&mut self) -> Vec<String> {
         self.session.take_pending_lines()
     }
@@ -336,6 +382,27 @@ impl SessionFile {
     fn view(&self, i: usize) -> EntryView<'_> {
         EntryView::new(self.session.entry_json(i))
     }
+}
+
+/// Milliseconds since the epoch, now.
+fn now_ms() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_millis() as f64)
+}
+
+/// `new Date(ms).toISOString()`.
+fn iso(ms: f64) -> String {
+    let ms = ms as i64;
+    let (days, in_day) = (ms.div_euclid(86_400_000), ms.rem_euclid(86_400_000));
+    let (y, m, d) = crate::time::civil_from_days(days);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{:03}Z",
+        in_day / 3_600_000,
+        in_day / 60_000 % 60,
+        in_day / 1000 % 60,
+        in_day % 1000
+    )
 }
 
 enum Capped {
@@ -806,5 +873,87 @@ impl Usage {
             total_tokens: n(&o, "totalTokens"),
             cost,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn iso_writes_what_to_iso_string_writes() {
+        assert_eq!(iso(0.0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(iso(1_767_225_600_123.0), "2026-01-01T00:00:00.123Z");
+        assert_eq!(
+            crate::time::iso_utc(&iso(951_782_400_999.0)),
+            Some(951_782_400_999.0)
+        );
+    }
+
+    #[test]
+    fn a_created_session_hands_out_its_lines_from_the_first_message() {
+        let mut s = SessionFile::create("/w").unwrap();
+        assert!(s.take_pending_lines().is_empty());
+        let id = s
+            .append_message(r#"{"role":"user","content":"Hi","timestamp":1}"#)
+            .unwrap();
+        let lines = s.take_pending_lines();
+        assert_eq!(lines.len(), 2);
+        assert!(lines[0].starts_with(r#"{"type":"session","version":3,"id":""#));
+        assert!(lines[0].contains(r#""cwd":"/w""#));
+        assert!(lines[1].contains(&format!(r#""id":"{id}""#)));
+        assert_eq!(s.leaf().unwrap().id().as_deref(), Some(id.as_str()));
+        assert!(matches!(
+            s.append_message("[1]"),
+            Err(Error::InvalidJson(_))
+        ));
+        assert!(matches!(s.set_leaf("nope"), Err(Error::UnknownId(_))));
+        // A second message, then a branch back at the first.
+        let second = s
+            .append_message(r#"{"role":"assistant","content":[]}"#)
+            .unwrap();
+        s.set_leaf(&id).unwrap();
+        let third = s
+            .append_message(r#"{"role":"user","content":"Again"}"#)
+            .unwrap();
+        let tree = s.tree();
+        let children: Vec<String> = tree.roots()[0]
+            .children()
+            .iter()
+            .map(|n| n.entry().id().unwrap().into_owned())
+            .collect();
+        assert_eq!(children, [second, third]);
+    }
+
+    #[test]
+    fn a_size_cap_refuses_a_longer_input_and_keeps_an_equal_one() {
+        let text = b"{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"cwd\":\"/w\"}\n";
+        let cap = |n| OpenOptions { max_bytes: n };
+        let len = text.len() as u64;
+        assert!(SessionFile::from_reader(&text[..], &cap(len)).is_ok());
+        assert!(matches!(
+            SessionFile::from_reader(&text[..], &cap(len - 1)),
+            Err(Error::TooLarge { max_bytes, .. }) if max_bytes == len - 1
+        ));
+        let missing = SessionFile::open("/nonexistent/x.jsonl").unwrap_err();
+        assert!(
+            missing.to_string().starts_with("/nonexistent/x.jsonl: "),
+            "{missing}"
+        );
+    }
+
+    #[test]
+    fn a_lone_surrogate_stays_in_the_raw_json_and_decodes_lossily() {
+        let text = concat!(
+            r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#,
+            "\n",
+            r#"{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"x\ud800y"}}"#,
+            "\n",
+        );
+        let s = SessionFile::from_str(text).unwrap();
+        let m = s.leaf().unwrap().message().unwrap();
+        assert_eq!(m.text(), "x\u{fffd}y");
+        assert_eq!(m.raw("content"), Some(r#""x\ud800y""#));
+        assert_eq!(s.len(), 2);
     }
 }
