@@ -277,6 +277,7 @@ lint-rust:
 	$(CARGO) fmt --check
 	$(CARGO) clippy --all-targets -- -D warnings
 	$(CARGO) clippy --workspace --lib --target $(TARGET) -- -D warnings
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps --quiet
 
 lint-js: $(BIOME)
 	$(BIOME) check .
