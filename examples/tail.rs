@@ -40,7 +40,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .iter()
             .filter_map(|e| e.message().and_then(|m| m.usage()))
             .map(|u| u.input + u.output + u.cache_read + u.cache_write)
-            .sum();
+            .fold(0.0, |a, b| a + b);
         println!("tokens since the last compaction: {tokens}");
         if once {
             return Ok(());

@@ -242,6 +242,19 @@ impl SessionFile {
 
     /// What the model sees at `leaf` (the current leaf when `None`): pi's
     /// `buildSessionContext`.
+    ///
+    /// ```
+    /// # use session_tree::SessionFile;
+    /// let text = concat!(
+    ///     r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#, "\n",
+    ///     r#"{"type":"message","id":"u","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"Hi"}}"#, "\n",
+    /// );
+    /// let session = SessionFile::from_str(text)?;
+    /// let at_leaf = session.context(None)?;
+    /// assert_eq!(at_leaf.messages()[0].text(), "Hi");
+    /// assert_eq!(at_leaf, session.context(Some("u"))?);
+    /// # Ok::<(), session_tree::Error>(())
+    /// ```
     pub fn context(&self, leaf: Option<&str>) -> Result<Context, Error> {
         let key = leaf.map(Key::from);
         if let Some(k) = &key {
@@ -249,10 +262,24 @@ impl SessionFile {
                 .find(k)
                 .ok_or_else(|| Error::UnknownId(k.to_string()))?;
         }
-        let rendered = self.session.context(Some(key.as_ref()));
+        let rendered = self.session.context(key.as_ref().map(Some));
         Ok(Context {
             json: rendered.json,
         })
+    }
+
+    /// The entries the context at `leaf` is made of (the current leaf when
+    /// `None`), compaction-aware: pi's `buildContextEntries`, the
+    /// `sourceEntry`s of its `buildSessionProjection`.
+    pub fn context_entries(&self, leaf: Option<&str>) -> Result<Vec<EntryView<'_>>, Error> {
+        let key = leaf.map(Key::from);
+        if let Some(k) = &key {
+            self.session
+                .find(k)
+                .ok_or_else(|| Error::UnknownId(k.to_string()))?;
+        }
+        let plan = self.session.context_plan(key.as_ref().map(Some));
+        Ok(plan.context.iter().map(|&i| self.view(i)).collect())
     }
 
     /// The system prompt in force at `leaf` (the current leaf when `None`),
@@ -264,7 +291,7 @@ impl SessionFile {
                 .find(k)
                 .ok_or_else(|| Error::UnknownId(k.to_string()))?;
         }
-        Ok(self.session.current_system(Some(key.as_ref())))
+        Ok(self.session.current_system(key.as_ref().map(Some)))
     }
 
     /// Everything wrong with the session, in line order: broken lines,
@@ -530,8 +557,11 @@ pub struct Context {
 }
 
 impl Context {
-    /// The exact JSON text of pi's `SessionContext`
-    /// (`{"messages":[...],"thinkingLevel":...,"model":...}`), to forward as is.
+    /// The JSON text of pi's `SessionContext`
+    /// (`{"messages":[...],"thinkingLevel":...,"model":...}`), to forward as
+    /// is: every value sliced from the file's own text, so it is what
+    /// `JSON.stringify` writes of pi's result, except that a key pi leaves
+    /// `undefined` (which `JSON.stringify` omits) is written as `null`.
     pub fn json(&self) -> &str {
         &self.json
     }

@@ -151,6 +151,17 @@ test("search exporter: every message of every branch with its leaf, as pi's tree
   assert.deepEqual(got, expected, replay);
 });
 
+test("context: the entries and the message count at the leaf are pi's buildContextEntries and buildSessionContext", () => {
+  for (const p of paths) {
+    const sm = SessionManager.open(p);
+    const expected = {
+      entries: sm.buildContextEntries().map((e) => e.id),
+      messages: sm.buildSessionContext().messages.length,
+    };
+    assert.deepEqual(run("context", p), [expected], `${p} ${replay}`);
+  }
+});
+
 test("every program in examples/ runs on the generated folder", () => {
   const crate = join(here, "../..");
   execFileSync(process.env.CARGO ?? "cargo", ["build", "--quiet", "--examples"], { cwd: crate, stdio: "inherit" });
@@ -164,6 +175,7 @@ test("every program in examples/ runs on the generated folder", () => {
   const context = example("context", file);
   assert.match(context, /^thinking level: /m, replay);
   const json = JSON.parse(example("context", file, "--json"));
+  assert.ok(json.messages.length > 0, replay);
   assert.equal(context.trim().split("\n").length, json.messages.length + 1, replay);
   const usage = example("usage", root).trim().split("\n");
   assert.ok(

@@ -7,7 +7,9 @@
 //! - `monitor FILE CHUNK`: the file read CHUNK bytes at a time as if it were
 //!   being written (cut mid-line and mid-character), then the model in use and
 //!   the tokens since the last compaction;
-//! - `search FOLDER`: every message of every branch (each leaf's path).
+//! - `search FOLDER`: every message of every branch (each leaf's path);
+//! - `context FILE`: the ids of the entries the context at the leaf is made
+//!   of, and its message count.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -21,6 +23,7 @@ fn main() {
         Some("view") => view(Path::new(&args[1])),
         Some("monitor") => monitor(Path::new(&args[1]), args[2].parse().expect("CHUNK")),
         Some("search") => search(Path::new(&args[1])),
+        Some("context") => context(Path::new(&args[1])),
         _ => Err("usage: rust-consumer usage|view|monitor|search PATH".into()),
     };
     if let Err(e) = run {
@@ -151,7 +154,7 @@ fn monitor(path: &Path, chunk: usize) -> Result {
         })
         .filter_map(|m| m.usage())
         .map(|u| u.input + u.output + u.cache_read + u.cache_write)
-        .sum();
+        .fold(0.0, |a, b| a + b);
     println!(
         "{{\"entries\":{},\"model\":{},\"tokensSinceCompaction\":{tokens}}}",
         session.len(),
@@ -181,5 +184,20 @@ fn search(dir: &Path) -> Result {
             }
         }
     }
+    Ok(())
+}
+
+fn context(path: &Path) -> Result {
+    let session = SessionFile::open(path)?;
+    let ids: Vec<String> = session
+        .context_entries(None)?
+        .iter()
+        .map(|e| q(&e.id().unwrap_or_default()))
+        .collect();
+    let messages = session.context(None)?.messages().len();
+    println!(
+        "{{\"entries\":[{}],\"messages\":{messages}}}",
+        ids.join(",")
+    );
     Ok(())
 }
