@@ -83,6 +83,24 @@
 //! # Ok::<(), session_tree::Error>(())
 //! ```
 //!
+//! # List a folder
+//!
+//! [`sessions_dir`] is where pi keeps sessions (`$PI_CODING_AGENT_DIR` or
+//! `~/.pi/agent`, then `sessions/--<cwd>--/`); [`list`] reads every file of a
+//! folder, on several threads, into what pi's session list shows ([`Info`]),
+//! each fork linked to its source. A bad file is an error on its row.
+//!
+//! ```no_run
+//! for row in session_tree::list(session_tree::sessions_dir().unwrap())? {
+//!     match row.info {
+//!         Ok(Some(info)) => println!("{}  {} messages  {}", row.path.display(), info.message_count, info.cwd),
+//!         Ok(None) => println!("{}  (no header)", row.path.display()),
+//!         Err(e) => println!("{e}"),
+//!     }
+//! }
+//! # Ok::<(), session_tree::Error>(())
+//! ```
+//!
 //! The `examples/` folder has these as programs: `cargo run --example branch -- FILE`.
 //!
 //! # Features
@@ -111,6 +129,7 @@
 //! this table and fails on an import against it.
 //!
 //! ```text
+//! 9  folder                     pi's session folders: the layout, a listing with lineage
 //! 8  wasm, file                 the bindings: JS values in and out; the Rust API (SessionFile)
 //! 7  session                    an open session, appended to in place
 //! 6  diagnostics, index, session_info  reports over a whole document; a file's entries as byte ranges
@@ -173,12 +192,14 @@ mod wasm;
 mod tests;
 
 mod file;
+mod folder;
 
 pub use diagnostics::{Diagnostic, Problem};
 pub use file::{
     Block, Context, EntryView, Error, Info, MessageView, Node, OpenOptions, SessionFile, Tree,
     Usage, DEFAULT_MAX_BYTES,
 };
+pub use folder::{agent_dir, folder_name, list, project_dir, sessions_dir, Listed};
 pub use usage::{ByKind, Record, RecordKind, Report, Totals};
 
 #[doc(hidden)]

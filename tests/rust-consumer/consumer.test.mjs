@@ -162,6 +162,18 @@ test("context: the entries and the message count at the leaf are pi's buildConte
   }
 });
 
+test("folder listing: every file, each linked to the file pi's header names as its parentSession", () => {
+  const expected = paths.map((p) => {
+    const parent = SessionManager.open(p).getHeader().parentSession;
+    return { file: p, parent: parent && paths.includes(parent) ? parent : null };
+  });
+  assert.ok(
+    expected.some((r) => r.parent),
+    `forks in the folder ${replay}`,
+  );
+  assert.deepEqual(run("lineage", root), expected, replay);
+});
+
 test("every program in examples/ runs on the generated folder", () => {
   const crate = join(here, "../..");
   execFileSync(process.env.CARGO ?? "cargo", ["build", "--quiet", "--examples"], { cwd: crate, stdio: "inherit" });
@@ -182,7 +194,7 @@ test("every program in examples/ runs on the generated folder", () => {
     usage.length >= 2 && usage.every((l) => /^\d{4}-\d\d-\d\d {2}\S+ +\d+ tokens {2}\$\d+\.\d{4}$/.test(l)),
     usage.join("\n"),
   );
-  const list = example("list", dirname(file)).trim().split("\n");
+  const list = example("list", root).trim().split("\n");
   assert.ok(list.length >= 1 && list.every((l) => / messages {2}\/work/.test(l)), list.join("\n"));
   const tail = example("tail", file, "--once").trim().split("\n");
   assert.equal(tail[0], `session ${SessionManager.open(file).getHeader().id}`, replay);

@@ -8,6 +8,7 @@
 //!   being written (cut mid-line and mid-character), then the model in use and
 //!   the tokens since the last compaction;
 //! - `search FOLDER`: every message of every branch (each leaf's path);
+//! - `lineage FOLDER`: each file of the listing and the file it was forked from;
 //! - `context FILE`: the ids of the entries the context at the leaf is made
 //!   of, and its message count.
 
@@ -24,6 +25,7 @@ fn main() {
         Some("monitor") => monitor(Path::new(&args[1]), args[2].parse().expect("CHUNK")),
         Some("search") => search(Path::new(&args[1])),
         Some("context") => context(Path::new(&args[1])),
+        Some("lineage") => lineage(Path::new(&args[1])),
         _ => Err("usage: rust-consumer usage|view|monitor|search PATH".into()),
     };
     if let Err(e) = run {
@@ -199,5 +201,19 @@ fn context(path: &Path) -> Result {
         "{{\"entries\":[{}],\"messages\":{messages}}}",
         ids.join(",")
     );
+    Ok(())
+}
+
+fn lineage(dir: &Path) -> Result {
+    let rows = session_tree::list(dir)?;
+    for row in &rows {
+        let parent = row
+            .parent
+            .map_or("null".to_owned(), |p| q(&rows[p].path.to_string_lossy()));
+        println!(
+            "{{\"file\":{},\"parent\":{parent}}}",
+            q(&row.path.to_string_lossy())
+        );
+    }
     Ok(())
 }

@@ -1,0 +1,185 @@
+//! pi's session folders: where pi keeps sessions, and a listing of a folder
+//! with each file's [`Info`] and its lineage (forks under their sources).
+//!
+//! pi writes a project's sessions to `<agent dir>/sessions/--<cwd>--/`, the
+//! agent dir being `$PI_CODING_AGENT_DIR` (a leading `~` expanded) or
+//! `~/.pi/agent`, and the cwd with its leading separator dropped and each
+//! `/`, `\` or `:` made `-`.
+
+use std::path::{Path, PathBuf};
+
+use crate::file::{Error, Info, SessionFile};
+
+/// pi's agent folder: `$PI_CODING_AGENT_DIR` if set (a leading `~`
+/// expanded), else `~/.pi/agent`. `None` when neither it nor a home is known.
+pub fn agent_dir() -> Option<PathBuf> {
+    let home = || {
+        std::env::var_os("HOME")
+            .or_else(|| std::env::var_os("USERPROFILE"))
+            .filter(|h| !h.is_empty())
+            .map(PathBuf::from)
+    };
+    match std::env::var("PI_CODING_AGENT_DIR") {
+        Ok(dir) if !dir.is_empty() => Some(match dir.strip_prefix('~') {
+            Some(rest) if rest.is_empty() || rest.starts_with(['/', '\\']) => {
+                home()?.join(rest.trim_start_matches(['/', '\\']))
+            }
+            _ => PathBuf::from(dir),
+        }),
+        _ => Some(home()?.join(".pi").join("agent")),
+    }
+}
+
+/// The folder of every project's sessions: `<agent dir>/sessions`.
+pub fn sessions_dir() -> Option<PathBuf> {
+    agent_dir().map(|d| d.join("sessions"))
+}
+
+/// The folder name pi gives a project's sessions: `/home/me/app` is
+/// `--home-me-app--`.
+///
+/// ```
+/// assert_eq!(session_tree::folder_name("/home/me/app"), "--home-me-app--");
+/// assert_eq!(session_tree::folder_name(r"C:\work\app"), "--C--work-app--");
+/// ```
+pub fn folder_name(cwd: &str) -> String {
+    let rest = cwd.strip_prefix(['/', '\\']).unwrap_or(cwd);
+    format!("--{}--", rest.replace(['/', '\\', ':'], "-"))
+}
+
+/// The folder of one project's sessions (`cwd` as pi resolved it, absolute).
+pub fn project_dir(cwd: &str) -> Option<PathBuf> {
+    sessions_dir().map(|d| d.join(folder_name(cwd)))
+}
+
+/// One file of a listing ([`list`]).
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct Listed {
+    /// The file.
+    pub path: PathBuf,
+    /// What pi's session list shows of it; `Ok(None)` when it has no session
+    /// header, `Err` when it could not be read (the listing goes on).
+    pub info: Result<Option<Info>, Error>,
+    /// The file it was forked or branched from (its header's
+    /// `parentSession`), as an index into the listing, when that file is in it.
+    pub parent: Option<usize>,
+}
+
+/// Every `.jsonl` file under `dir` (sub-folders included, so a sessions
+/// folder lists every project), sorted by path, with its [`Info`] and its
+/// parent in the listing. Files are read on several threads. A file that
+/// cannot be read is a row with its error; only an unreadable `dir` fails.
+pub fn list(dir: impl AsRef<Path>) -> Result<Vec<Listed>, Error> {
+    let dir = dir.as_ref();
+    let mut paths = Vec::new();
+    let mut stack = vec![dir.to_owned()];
+    while let Some(d) = stack.pop() {
+        let entries = std::fs::read_dir(&d).map_err(|source| Error::Io {
+            path: Some(d.clone()),
+            source,
+        });
+        let entries = match entries {
+            Ok(e) => e,
+            // Only the folder asked for must be readable; a sub-folder that is
+            // not is skipped, as a file that is not would be a row.
+            Err(e) if d == dir => return Err(e),
+            Err(_) => continue,
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "jsonl") {
+                paths.push(path);
+            }
+        }
+    }
+    paths.sort();
+    let infos = read_all(&paths);
+    let mut listed: Vec<Listed> = paths
+        .into_iter()
+        .zip(infos)
+        .map(|(path, info)| Listed {
+            path,
+            info,
+            parent: None,
+        })
+        .collect();
+    for i in 0..listed.len() {
+        let parent = match &listed[i].info {
+            Ok(Some(info)) => info.parent_session.clone(),
+            _ => None,
+        };
+        listed[i].parent = parent.and_then(|p| {
+            let p = Path::new(&p);
+            listed.iter().position(|l| l.path == p)
+        });
+    }
+    Ok(listed)
+}
+
+/// Each file's info, on up to as many threads as the machine has cores.
+fn read_all(paths: &[PathBuf]) -> Vec<Result<Option<Info>, Error>> {
+    let read = |p: &PathBuf| SessionFile::open(p).map(|s| s.info());
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if threads < 2 || paths.len() < 8 {
+        return paths.iter().map(read).collect();
+    }
+    let chunk = paths.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = paths
+            .chunks(chunk)
+            .map(|part| scope.spawn(move || part.iter().map(read).collect::<Vec<_>>()))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_default())
+            .collect()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn folder_names_are_pis() {
+        assert_eq!(folder_name("/work/app/web"), "--work-app-web--");
+        assert_eq!(folder_name("relative/x"), "--relative-x--");
+        assert_eq!(folder_name("/"), "----");
+    }
+
+    #[test]
+    fn a_listing_links_forks_and_keeps_bad_files_as_rows() {
+        let dir = std::env::temp_dir().join(format!("session-tree-list-{}", std::process::id()));
+        let project = dir.join("--w--");
+        std::fs::create_dir_all(&project).unwrap();
+        let header = |id: &str, parent: Option<&Path>| {
+            let parent = parent.map_or(String::new(), |p| {
+                format!(
+                    ",\"parentSession\":{}",
+                    crate::json::stringify(&p.to_string_lossy())
+                )
+            });
+            format!("{{\"type\":\"session\",\"version\":3,\"id\":\"{id}\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"cwd\":\"/w\"{parent}}}\n")
+        };
+        let a = project.join("a.jsonl");
+        std::fs::write(&a, header("a", None)).unwrap();
+        std::fs::write(project.join("b.jsonl"), header("b", Some(&a))).unwrap();
+        std::fs::write(project.join("c.jsonl"), "not json\n").unwrap();
+        std::fs::write(project.join("notes.txt"), "x").unwrap();
+        let listed = list(&dir).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        let names: Vec<_> = listed
+            .iter()
+            .map(|l| l.path.file_name().unwrap().to_owned())
+            .collect();
+        assert_eq!(names, ["a.jsonl", "b.jsonl", "c.jsonl"]);
+        assert_eq!(listed[0].info.as_ref().unwrap().as_ref().unwrap().id, "a");
+        assert_eq!(listed[0].parent, None);
+        assert_eq!(listed[1].parent, Some(0));
+        assert!(matches!(listed[2].info, Ok(None)));
+        assert!(list(dir.join("missing")).is_err());
+    }
+}
