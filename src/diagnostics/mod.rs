@@ -678,7 +678,8 @@ fn show(k: &Key) -> String {
         Key::Undefined => "undefined".into(),
         Key::Null => "null".into(),
         Key::Bool(b) => b.to_string(),
-        Key::Number(bits) => f64::from_bits(*bits).to_string(),
+        // As JS writes it; Rust's own float formatter is not in the wasm.
+        Key::Number(bits) => crate::json::number_text(f64::from_bits(*bits)),
         Key::Utf16(_) => "(a string with a lone surrogate)".into(),
         Key::Unique(_) => "(an object)".into(),
     }
