@@ -1,9 +1,7 @@
 //! What is wrong with a session file, said with line numbers.
 
-use std::collections::HashMap;
-
 use crate::document::Document;
-use crate::entry::{Detail, Entry, EntryType, Key, Replacement, Role};
+use crate::entry::{Detail, Entry, EntryType, IdMap, Key, Replacement, Role};
 use crate::tree::Tree;
 
 /// What kind of problem a [`Diagnostic`] reports. The names (`as_str`) are a
@@ -298,9 +296,10 @@ fn check_headers(r: &mut Report) {
 /// with an id an earlier entry has. One pass, so that an entry's problems stay
 /// together; it returns `id → entry index` (the last one; objects only, no
 /// headers), which the later checks look parents and targets up in.
-fn check_entries<'e>(r: &mut Report<'e>, version: f64) -> HashMap<&'e Key, usize> {
+fn check_entries<'e>(r: &mut Report<'e>, version: f64) -> IdMap<'e, usize> {
     let entries = r.entries;
-    let mut by_id: HashMap<&Key, usize> = HashMap::new();
+    // The map type the tree and the context use: one copy of its code.
+    let mut by_id: IdMap<usize> = IdMap::default();
     for (i, e) in entries.iter().enumerate() {
         if e.is_header() {
             continue;
@@ -347,7 +346,7 @@ fn check_entries<'e>(r: &mut Report<'e>, version: f64) -> HashMap<&'e Key, usize
 
 /// Parents (v2 and later): an entry that is its own parent, has no
 /// `parentId`, or names a parent that is not there.
-fn check_parents(r: &mut Report, by_id: &HashMap<&Key, usize>) {
+fn check_parents(r: &mut Report, by_id: &IdMap<usize>) {
     let entries = r.entries;
     for (i, e) in entries.iter().enumerate() {
         if e.is_header() || !e.is_object {
@@ -380,7 +379,7 @@ fn check_parents(r: &mut Report, by_id: &HashMap<&Key, usize>) {
 }
 
 /// The `parentId` loops the tree had to cut, each named by its ids.
-fn check_cycles(r: &mut Report, tree: &Tree, by_id: &HashMap<&Key, usize>) {
+fn check_cycles(r: &mut Report, tree: &Tree, by_id: &IdMap<usize>) {
     let entries = r.entries;
     for &cut in &tree.cycle_cuts {
         // The loop: from the cut, follow parents until back at it.
@@ -452,7 +451,7 @@ fn check_references(
     r: &mut Report,
     i: usize,
     version: f64,
-    by_id: &HashMap<&Key, usize>,
+    by_id: &IdMap<usize>,
     ancestry: &Ancestry,
 ) {
     let e = &r.entries[i];
@@ -528,13 +527,7 @@ fn check_kept_index(r: &mut Report, i: usize, index: Option<f64>) {
 }
 
 /// A compaction's `firstKeptEntryId`: it must name an entry on the compaction's path.
-fn check_kept_id(
-    r: &mut Report,
-    i: usize,
-    id: &Key,
-    by_id: &HashMap<&Key, usize>,
-    ancestry: &Ancestry,
-) {
+fn check_kept_id(r: &mut Report, i: usize, id: &Key, by_id: &IdMap<usize>, ancestry: &Ancestry) {
     match by_id.get(id) {
         None => r.push(
             Problem::MissingFirstKeptEntry,
@@ -573,7 +566,7 @@ fn check_lost_system(
     r: &mut Report,
     i: usize,
     id: &Key,
-    by_id: &HashMap<&Key, usize>,
+    by_id: &IdMap<usize>,
     ancestry: &Ancestry,
 ) {
     let Some(&k) = by_id.get(id).filter(|&&k| k != i && ancestry.on_path(k, i)) else {
@@ -602,7 +595,7 @@ fn check_edit(
     i: usize,
     target_id: &Key,
     replacement: Replacement,
-    by_id: &HashMap<&Key, usize>,
+    by_id: &IdMap<usize>,
     ancestry: &Ancestry,
 ) {
     if replacement == Replacement::Missing {
@@ -678,7 +671,8 @@ fn show(k: &Key) -> String {
         Key::Undefined => "undefined".into(),
         Key::Null => "null".into(),
         Key::Bool(b) => b.to_string(),
-        Key::Number(bits) => f64::from_bits(*bits).to_string(),
+        // As JS writes it; Rust's own float formatter is not in the wasm.
+        Key::Number(bits) => crate::json::number_text(f64::from_bits(*bits)),
         Key::Utf16(_) => "(a string with a lone surrogate)".into(),
         Key::Unique(_) => "(an object)".into(),
     }

@@ -2,6 +2,7 @@
 //! own (`createBranchedSession`) and a whole fork.
 
 use super::*;
+use crate::entry::IdMap;
 
 impl Session {
     /// The labels to carry into an extracted branch: (target, label entry), in
@@ -36,8 +37,9 @@ impl Session {
         let mut out = String::with_capacity(header.len() + 1);
         out.push_str(header);
         out.push('\n');
-        // Label id → the id (JSON text, None: none) of the entry kept after it.
-        let mut replaced: HashMap<&Key, Option<String>> = HashMap::new();
+        // Label id → the entry kept after it. (The map type of the tree and the
+        // context: one copy of its code in the wasm.)
+        let mut replaced: IdMap<usize> = IdMap::default();
         let mut waiting: Vec<&Key> = Vec::new();
         let mut previous: Option<String> = Some("null".to_owned());
         let mut path = Vec::with_capacity(full.len());
@@ -49,7 +51,7 @@ impl Session {
             }
             let id = self.id_of_entry(i);
             for label in waiting.drain(..) {
-                replaced.insert(label, id.clone());
+                replaced.insert(label, i);
             }
             let mut fields = vec![("parentId", previous.clone())];
             if let Detail::Compaction {
@@ -58,8 +60,8 @@ impl Session {
             } = &entry.detail
             {
                 if *kept != entry.id {
-                    if let Some(next) = replaced.get(kept) {
-                        fields.push(("firstKeptEntryId", next.clone()));
+                    if let Some(&next) = replaced.get(kept) {
+                        fields.push(("firstKeptEntryId", self.id_of_entry(next)));
                     }
                 }
             }
@@ -72,7 +74,7 @@ impl Session {
             previous = id;
             path.push(i);
         }
-        let on_path: HashSet<&Key> = path.iter().map(|&i| &self.entries[i].id).collect();
+        let on_path = crate::entry::index_by_id(path.iter().map(|&i| (i, &self.entries[i])));
         let mut taken: HashSet<String> = path
             .iter()
             .filter_map(|&i| self.entries[i].id.as_str().map(str::to_owned))
@@ -83,7 +85,7 @@ impl Session {
             .and_then(|&i| self.entries[i].id.as_str().map(str::to_owned))
             .filter(|id| !id.is_empty());
         for (target, l) in self.labels_in_order() {
-            if !on_path.contains(target) {
+            if !on_path.contains_key(target) {
                 continue;
             }
             let id = random_id(&taken)?;
