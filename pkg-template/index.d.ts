@@ -728,6 +728,7 @@ export type DiagnosticKind =
   | "invalid-utf8"
   | "missing-header"
   | "misplaced-header"
+  | "before-header"
   | "duplicate-header"
   | "unknown-version"
   | "unknown-entry-type"
