@@ -8,7 +8,8 @@ import { run } from "./run.mjs";
 
 process.env.TZ = "UTC";
 // oh-my-pi writes a title line before the header
-const TITLE = '{"type":"title","v":1,"title":"Build fix","source":"auto","updatedAt":"2025-03-01T10:00:00Z","pad":"  "}';
+const TITLE =
+  '{"type":"title","v":1,"title":"Build fix","source":"auto","updatedAt":"2025-03-01T10:00:00Z","pad":"  "}';
 const f = folder({
   "clean.jsonl": CLEAN,
   "broken.jsonl": BROKEN,

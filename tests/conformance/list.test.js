@@ -291,7 +291,8 @@ describe("generated folders: the list path vs pi 1.6.0's listAll", () => {
       const mine = new Set(ordered.map((r) => r.path));
       const theirs = new Set(piRows.map((p) => p.path));
       const onlyMine = [...mine].filter((p) => !theirs.has(p) && !before.has(p));
-      for (const p of before) assert.ok(!theirs.has(p), `seed ${hex(seed)}: pi 1.6 lists ${p}, a line before its header`);
+      for (const p of before)
+        assert.ok(!theirs.has(p), `seed ${hex(seed)}: pi 1.6 lists ${p}, a line before its header`);
       const onlyTheirs = [...theirs].filter((p) => !mine.has(p));
       assert.deepEqual(
         { onlyMine, onlyTheirs },

@@ -1386,7 +1386,14 @@ const INFO_FILES_PI_THROWS = {
 // Files with lines before the header: oh-my-pi's title line, an entry, an array. pi 1.6's list
 // leaves them out; pi's repository now skips such lines until the header (buildSessionInfo), and
 // so does ours (the README's row on lines before the header). [text, messageCount, firstMessage]
-const OMP_TITLE = { type: "title", v: 1, title: "Fix the build", source: "auto", updatedAt: "2025-03-01T10:00:00Z", pad: "    " };
+const OMP_TITLE = {
+  type: "title",
+  v: 1,
+  title: "Fix the build",
+  source: "auto",
+  updatedAt: "2025-03-01T10:00:00Z",
+  pad: "    ",
+};
 const INFO_FILES_BEFORE_HEADER = {
   "oh-my-pi title line": [jsonl([OMP_TITLE, H(), M("a1", null, user("q", 7))]), 1, "q"],
   "first entry is not a header": [jsonl([M("a1", null, user("q", 7)), H()]), 0, "(no messages)"],

@@ -280,7 +280,14 @@ check("oh-my-pi's title line before the header: opened, listed, found and kept (
   const file = source.getSessionFile();
   const sessionId = source.getSessionId();
   source.close?.();
-  const title = JSON.stringify({ type: "title", v: 1, title: "Fix", source: "auto", updatedAt: "2025-01-01T00:00:00Z", pad: "    " });
+  const title = JSON.stringify({
+    type: "title",
+    v: 1,
+    title: "Fix",
+    source: "auto",
+    updatedAt: "2025-01-01T00:00:00Z",
+    pad: "    ",
+  });
   const before = `${title}\n${read(file)}`;
   fs.writeFileSync(file, before);
   // pi's repository: loadEntriesFromFile keeps the title first, the header after it

@@ -138,7 +138,14 @@ test("sources read in tiny pieces give what the bytes give", () => {
 });
 
 test("oh-my-pi's title line before the header: found in bytes and in pieces of any size", () => {
-  const title = JSON.stringify({ type: "title", v: 1, title: "Fix é", source: "auto", updatedAt: "2025-01-01T00:00:00Z", pad: "   " });
+  const title = JSON.stringify({
+    type: "title",
+    v: 1,
+    title: "Fix é",
+    source: "auto",
+    updatedAt: "2025-01-01T00:00:00Z",
+    pad: "   ",
+  });
   const dir = mkdtempSync(join(tmpdir(), "session-tree-omp-"));
   try {
     for (let k = 0; k < 4; k++) {

@@ -334,7 +334,14 @@ test("a dropped v1 file opens, migrated in memory, with a migrated download", as
 test("an oh-my-pi file, its title line before the header, opens with its header found", async () => {
   const { page, problems } = await openViewer();
   const omp = `${[
-    { type: "title", v: 1, title: "Fix the build", source: "auto", updatedAt: "2025-01-01T00:00:00.000Z", pad: "      " },
+    {
+      type: "title",
+      v: 1,
+      title: "Fix the build",
+      source: "auto",
+      updatedAt: "2025-01-01T00:00:00.000Z",
+      pad: "      ",
+    },
     { type: "session", version: 3, id: "omp-session", timestamp: "2025-01-01T00:00:00.000Z", cwd: "/srv/app" },
     {
       type: "message",
@@ -348,7 +355,14 @@ test("an oh-my-pi file, its title line before the header, opens with its header 
       id: "aa000002",
       parentId: "aa000001",
       timestamp: "2025-01-01T00:00:02.000Z",
-      message: { role: "assistant", content: [{ type: "text", text: "Done" }], provider: "p", model: "m", stopReason: "stop", timestamp: 2 },
+      message: {
+        role: "assistant",
+        content: [{ type: "text", text: "Done" }],
+        provider: "p",
+        model: "m",
+        stopReason: "stop",
+        timestamp: 2,
+      },
     },
   ]
     .map((e) => JSON.stringify(e))
@@ -364,9 +378,7 @@ test("an oh-my-pi file, its title line before the header, opens with its header 
   assert.match(stats, /Header\s*id\s*omp-session/);
   assert.match(stats, /cwd\s*\/srv\/app/);
   await page.click(".tab[data-tab=diagnostics]");
-  const kinds = await page.$$eval("[data-testid=diagnostics] [data-kind]", (els) =>
-    els.map((e) => e.dataset.kind),
-  );
+  const kinds = await page.$$eval("[data-testid=diagnostics] [data-kind]", (els) => els.map((e) => e.dataset.kind));
   assert.deepEqual(kinds, ["before-header", "misplaced-header"]);
   assert.match(await page.textContent("[data-testid=diagnostics]"), /line 1 comes before the session header on line 2/);
   await page.screenshot({ path: `${OUT}omp-title.png` });
