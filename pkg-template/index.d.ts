@@ -261,7 +261,10 @@ export type AgentMessage =
 // File entries
 // ---------------------------------------------------------------------------
 
-/** The first line of a session file. It is not part of the tree. */
+/**
+ * The first line of a session file (forks such as oh-my-pi may write lines
+ * before it). It is not part of the tree.
+ */
 export interface SessionHeader {
   type: "session";
   /** Format version; a missing version means 1. The current version is 3. */
@@ -728,6 +731,7 @@ export type DiagnosticKind =
   | "invalid-utf8"
   | "missing-header"
   | "misplaced-header"
+  | "before-header"
   | "duplicate-header"
   | "unknown-version"
   | "unknown-entry-type"
@@ -960,8 +964,9 @@ export interface SessionInfo {
 /**
  * Summarizes a session file as pi's session list does, reading the bytes once:
  * lines end at `\n`, `\r\n` or a lone `\r`, and blank, malformed and falsy
- * (`null`, `false`, `0`, `""`) lines are skipped. Returns `null` when the
- * first remaining line is not a session header.
+ * (`null`, `false`, `0`, `""`) lines are skipped, and so are lines before the
+ * header (the `title` line oh-my-pi writes first), as pi's repository reads
+ * them. Returns `null` when no line is a session header.
  */
 export function sessionInfo(
   source: SessionText | ByteSource,

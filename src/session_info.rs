@@ -8,6 +8,10 @@
 //! `parseSessionEntries`, and so this crate's parse, reads a file), so a BOM or
 //! other Unicode whitespace at either end does not hide the session or its
 //! last line.
+//!
+//! Lines before the header (the `title` line oh-my-pi writes first, or any
+//! other) are skipped until a `type: "session"` line comes, as pi's
+//! repository now reads a file for its list; pi 1.6 leaves such a file out.
 
 use crate::json::{self, Span};
 use crate::time::DateParser;
@@ -123,7 +127,7 @@ fn is_str(text: &str, m: Option<&json::Member>, name: &str) -> bool {
     m.is_some_and(|m| m.kind == json::Kind::String && json::key_is(text, m.value, name))
 }
 
-/// pi's `buildSessionInfo`: `None` when the first entry is not a header.
+/// pi's `buildSessionInfo`: `None` when no kept line is a header.
 ///
 /// One pass: each line is validated as `JSON.parse` would read it, recording
 /// only the spans of its top-level members and of the members of objects
@@ -151,7 +155,7 @@ pub fn session_info_in_pieces<E>(
     let mut fold = Fold::new(dates);
     let mut buf = Vec::new();
     let mut at = start;
-    while at < end && !fold.is_done() {
+    while at < end {
         let to = end.min(at + piece.max(1) as u64);
         read(at, to, &mut buf)?;
         at = to;
@@ -176,12 +180,10 @@ pub fn session_info_in_pieces<E>(
 
 /// Where [`Fold`] is in the file.
 enum State {
-    /// No kept line yet.
+    /// No header yet: kept lines are skipped until one comes.
     Start,
-    /// The first kept line was a header.
+    /// After the first header.
     Listing(SessionInfo),
-    /// The first kept line was not a header: not listed.
-    NotASession,
 }
 
 /// [`session_info`] a line at a time.
@@ -200,20 +202,12 @@ impl<'d> Fold<'d> {
         }
     }
 
-    /// Nothing more can change the answer.
-    fn is_done(&self) -> bool {
-        matches!(self.state, State::NotASession)
-    }
-
     /// Reads the lines of `t[start..end]`, all inside the trimmed text,
     /// and folds in those pi 1.6 keeps: valid JSON (a blank line is not),
     /// and truthy.
     fn lines(&mut self, t: &str, start: usize, end: usize) {
         let mut value = std::mem::take(&mut self.value);
         for span in listing_lines(t.as_bytes(), start, end) {
-            if self.is_done() {
-                break;
-            }
             if json::parse_line_into(t, span.start, span.end, &mut value).is_some()
                 && json::truthy(value.kind, value.span.of(t))
             {
@@ -229,23 +223,24 @@ impl<'d> Fold<'d> {
                 info.last_activity = info.last_activity.filter(|&a| a > 0.0);
                 Some(info)
             }
-            _ => None,
+            State::Start => None,
         }
     }
 
     fn kept(&mut self, t: &str, value: &json::Value) {
         match &mut self.state {
             State::Start => {
-                self.state = header(t, value, self.dates).map_or(State::NotASession, State::Listing)
+                if let Some(info) = header(t, value, self.dates) {
+                    self.state = State::Listing(info);
+                }
             }
             State::Listing(info) => entry(t, value, info, self.dates),
-            State::NotASession => {}
         }
     }
 }
 
-/// The listing of a session whose first kept line is `value`; `None` when
-/// it is not a header.
+/// The listing of a session whose header is `value`; `None` when it is not
+/// a header.
 fn header(t: &str, value: &json::Value, dates: &dyn DateParser) -> Option<SessionInfo> {
     if value.kind != json::Kind::Object {
         return None;
@@ -392,6 +387,8 @@ mod tests {
             format!("\u{feff}{HEADER}\r\n{u}\r{name}\n\n{u}\u{a0}"),
             format!("null\n{HEADER}\n{u}"),
             format!("[]\n{HEADER}\n{u}"),
+            format!("{TITLE}\r\n{u}\n{HEADER}\n{u}"),
+            format!("{TITLE}\n{u}"),
             String::new(),
         ] {
             let b = text.as_bytes();
@@ -421,9 +418,28 @@ mod tests {
         let u = user("after", "\"2025-03-02T00:00:00.000Z\"");
         let i = info(&format!("null\n0\nfalse\n\"\"\n{HEADER}\nnull\n{u}\n")).unwrap();
         assert_eq!((i.id.as_str(), i.message_count), ("\"s\"", 1));
-        // A truthy non-object first is not a header: not listed.
-        assert_eq!(info(&format!("42\n{HEADER}\n")), None);
-        assert_eq!(info(&format!("[]\n{HEADER}\n")), None);
+    }
+
+    /// oh-my-pi's first line: a title slot, padded to be rewritten in place.
+    const TITLE: &str = r#"{"type":"title","v":1,"title":"Fix it","source":"auto","updatedAt":"2025-03-01T10:00:00.000Z","pad":"    "}"#;
+
+    #[test]
+    fn lines_before_the_header_are_skipped_until_it_comes() {
+        let u = user("after", "\"2025-03-02T00:00:00.000Z\"");
+        let i = info(&format!("{TITLE}\n{HEADER}\n{u}\n")).unwrap();
+        assert_eq!((i.id.as_str(), i.cwd.as_str()), ("\"s\"", "\"/w\""));
+        assert_eq!(
+            (i.message_count, i.first_message.as_str()),
+            (1, "\"after\"")
+        );
+        // Anything before the header is skipped, as pi's repository skips it:
+        // a message there is not counted, a non-object does not end the read.
+        let before = format!("42\n[]\n{u}\n{TITLE}\n{HEADER}\n");
+        let i = info(&before).unwrap();
+        assert_eq!((i.id.as_str(), i.message_count), ("\"s\"", 0));
+        assert_eq!(i.first_message, "");
+        // No header at all: not a session.
+        assert_eq!(info(&format!("{TITLE}\n{u}\n")), None);
     }
 
     #[test]

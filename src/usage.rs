@@ -228,10 +228,11 @@ pub fn records(text: &str, entries: &[Entry], spans: &[Span]) -> Vec<Record> {
     out
 }
 
-/// The header's facts (`None` when the first entry is not a header).
+/// The first header's facts, wherever it is (lines before it, such as
+/// oh-my-pi's `title` line, do not hide it); `None` without one.
 pub fn header(text: &str, entries: &[Entry], spans: &[Span]) -> Option<Header> {
-    entries.first().filter(|e| e.is_header())?;
-    Some(header_of(text, &json::members(text, spans[0])))
+    let i = entries.iter().position(Entry::is_header)?;
+    Some(header_of(text, &json::members(text, spans[i])))
 }
 
 fn header_of(text: &str, members: &[Member]) -> Header {

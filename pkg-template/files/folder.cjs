@@ -116,7 +116,7 @@ async function readSessionInfos(paths, options = {}) {
       const row = {
         path,
         info,
-        error: info === null ? "not a pi session: the first entry is not a session header" : null,
+        error: info === null ? "not a pi session: no session header" : null,
       };
       if (inspect) row.problems = inspectSession(bytes);
       return row;

@@ -35,8 +35,13 @@ const HEADER_SCAN_BYTES = 1024 * 1024;
 // its header line fails to parse and pi refuses the file).
 const lineDecoder = new TextDecoder("utf-8", { ignoreBOM: true });
 
-/** The first line of `bytes` that is not blank, parses as JSON and is truthy (pi's first entry). */
-function firstEntry(bytes, limit = bytes.length) {
+/**
+ * The first session header among the lines of `bytes` (before `limit`): lines
+ * before it (oh-my-pi's `title` line, any other entry, blank or malformed
+ * lines) are passed over, as pi's repository now reads a file; pi 1.6 looks
+ * at the first entry only. `undefined` if none.
+ */
+function firstHeader(bytes, limit = bytes.length) {
   let start = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
   while (start < Math.min(bytes.length, limit)) {
     let end = bytes.indexOf(0x0a, start);
@@ -50,12 +55,14 @@ function firstEntry(bytes, limit = bytes.length) {
     } catch {
       continue;
     }
-    if (value) return value;
+    if (isHeader(value)) return value;
   }
   return undefined;
 }
 
-const isHeader = (entry) => entry !== null && typeof entry === "object" && entry.type === "session" && typeof entry.id === "string";
+function isHeader(entry) {
+  return entry !== null && typeof entry === "object" && entry.type === "session" && typeof entry.id === "string";
+}
 
 /**
  * A session file's bytes and header (null when the file is no pi session).
@@ -65,8 +72,8 @@ const isHeader = (entry) => entry !== null && typeof entry === "object" && entry
  */
 function readSessionFile(file, repair) {
   let bytes = fs.readFileSync(file);
-  const header = firstEntry(bytes);
-  if (!isHeader(header)) return { bytes, header: null };
+  const header = firstHeader(bytes);
+  if (!header) return { bytes, header: null };
   if (bytes[bytes.length - 1] !== 0x0a) {
     if (repair) appendText(file, "\n", false);
     bytes = Buffer.concat([bytes, NEWLINE]);
@@ -89,8 +96,8 @@ function readHeader(file) {
         total += n;
       }
       const bytes = Buffer.concat(chunks);
-      const entry = firstEntry(bytes, n === 0 ? bytes.length : bytes.lastIndexOf(0x0a) + 1);
-      if (entry !== undefined) return isHeader(entry) ? entry : null;
+      const header = firstHeader(bytes, n === 0 ? bytes.length : bytes.lastIndexOf(0x0a) + 1);
+      if (header !== undefined) return header;
       if (n === 0 || total >= HEADER_SCAN_BYTES) return null;
     }
   } catch {

@@ -24,8 +24,13 @@ pub enum Problem {
     InvalidUtf8,
     /// No `type: "session"` line at all.
     MissingHeader,
-    /// The header is not the first line (pi then opens the file as a new, empty session).
+    /// The header is not the first line (pi 1.6 refuses to open the file;
+    /// pi's repository reads it).
     MisplacedHeader,
+    /// An entry before the header, such as the `title` line oh-my-pi writes
+    /// first: kept, and read as pi's repository reads it (an entry of the
+    /// file, no part of the session's header).
+    BeforeHeader,
     /// A second header; only the first counts.
     DuplicateHeader,
     /// A header version other than 1, 2 or 3.
@@ -78,6 +83,7 @@ impl Problem {
             Problem::InvalidUtf8 => "invalid-utf8",
             Problem::MissingHeader => "missing-header",
             Problem::MisplacedHeader => "misplaced-header",
+            Problem::BeforeHeader => "before-header",
             Problem::DuplicateHeader => "duplicate-header",
             Problem::UnknownVersion => "unknown-version",
             Problem::UnknownEntryType => "unknown-entry-type",
@@ -257,11 +263,25 @@ fn check_headers(r: &mut Report) {
             );
         }
         Some(&h) => {
+            for i in 0..h {
+                r.push(
+                    Problem::BeforeHeader,
+                    i,
+                    format!(
+                        "{} comes before the session header on {} (as oh-my-pi's title line does); it is kept, and read as an entry",
+                        r.at(i),
+                        r.at(h)
+                    ),
+                );
+            }
             if h != 0 {
                 r.push(
                     Problem::MisplacedHeader,
                     h,
-                    format!("the session header is on {}, not the first line", r.at(h)),
+                    format!(
+                        "the session header is on {}, not the first line (pi 1.6 refuses to open the file)",
+                        r.at(h)
+                    ),
                 );
             }
             for &other in &headers[1..] {
@@ -292,6 +312,13 @@ fn check_headers(r: &mut Report) {
     }
 }
 
+/// Whether entry `i` is a line of another kind before the first header (oh-my-pi's
+/// `title`): `before-header` says all there is to say about it.
+/// `header`: where the first header is.
+fn is_foreign(entries: &[Entry], header: Option<usize>, i: usize) -> bool {
+    header.is_some_and(|h| i < h) && entries[i].is_object && entries[i].kind == EntryType::Other
+}
+
 /// Each entry on its own: not an object, of no known type, without an id, or
 /// with an id an earlier entry has. One pass, so that an entry's problems stay
 /// together; it returns `id → entry index` (the last one; objects only, no
@@ -300,8 +327,14 @@ fn check_entries<'e>(r: &mut Report<'e>, version: f64) -> IdMap<'e, usize> {
     let entries = r.entries;
     // The map type the tree and the context use: one copy of its code.
     let mut by_id: IdMap<usize> = IdMap::default();
+    let header = entries.iter().position(Entry::is_header);
     for (i, e) in entries.iter().enumerate() {
         if e.is_header() {
+            continue;
+        }
+        if is_foreign(entries, header, i) {
+            // Reported as `before-header`; no entry type or id is expected.
+            by_id.insert(&e.id, i);
             continue;
         }
         if !e.is_object {
@@ -348,8 +381,9 @@ fn check_entries<'e>(r: &mut Report<'e>, version: f64) -> IdMap<'e, usize> {
 /// `parentId`, or names a parent that is not there.
 fn check_parents(r: &mut Report, by_id: &IdMap<usize>) {
     let entries = r.entries;
+    let header = entries.iter().position(Entry::is_header);
     for (i, e) in entries.iter().enumerate() {
-        if e.is_header() || !e.is_object {
+        if e.is_header() || !e.is_object || is_foreign(entries, header, i) {
             continue;
         }
         if e.parent_id == e.id && e.parent_id != Key::Null {

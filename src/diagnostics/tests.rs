@@ -80,6 +80,7 @@ fn tree_problems() {
     .concat();
     let found = kinds(&text);
     let expect = [
+        ("before-header", Some(1)),
         ("misplaced-header", Some(2)),
         ("duplicate-header", Some(3)),
         ("duplicate-id", Some(4)),
@@ -259,4 +260,35 @@ fn header_problems() {
     // v1: no ids expected; a kept index pointing nowhere is reported.
     let v1 = "{\"type\":\"session\"}\n{\"type\":\"compaction\",\"firstKeptEntryIndex\":0}\n{\"type\":\"compaction\",\"firstKeptEntryIndex\":1}\n";
     assert_eq!(kinds(v1), [("missing-first-kept-entry", Some(2))]);
+}
+
+#[test]
+fn lines_before_the_header_are_reported_once_each() {
+    let title = "{\"type\":\"title\",\"v\":1,\"title\":\"T\",\"pad\":\"  \"}\n";
+    // oh-my-pi's title: one report for the line, none of the checks of an entry.
+    assert_eq!(
+        kinds(&[title, HEADER, &e("a", "null")].concat()),
+        [("before-header", Some(1)), ("misplaced-header", Some(2))]
+    );
+    let found = inspect(&Document::parse(&[title, HEADER].concat()), false);
+    assert_eq!(
+        found[0].message,
+        "line 1 comes before the session header on line 2 (as oh-my-pi's title line does); it is kept, and read as an entry"
+    );
+    // An entry of pi's kinds there is still checked as an entry.
+    assert_eq!(
+        kinds(&[title, &e("a", "\"gone\""), HEADER].concat()),
+        [
+            ("before-header", Some(1)),
+            ("before-header", Some(2)),
+            ("orphan", Some(2)),
+            ("misplaced-header", Some(3)),
+        ]
+    );
+    // Without a header (so version 1, no ids expected), a title is just a
+    // line of no known type.
+    assert_eq!(
+        kinds(&[title, &e("a", "null")].concat()),
+        [("missing-header", Some(1)), ("unknown-entry-type", Some(1))]
+    );
 }

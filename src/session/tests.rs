@@ -344,3 +344,25 @@ fn header_lines_leave_out_what_has_no_json() {
         r#"{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","parentSession":"/p.jsonl"}"#
     );
 }
+
+#[test]
+fn a_title_line_before_the_header_is_kept_and_the_header_found() {
+    // oh-my-pi's first line, in a v2 file so that opening migrates it.
+    let title = r#"{"type":"title","v":1,"title":"T","source":"auto","pad":"   "}"#;
+    let text = format!(
+        "{title}\n{}\n{}\n",
+        r#"{"type":"session","version":2,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}"#,
+        r#"{"type":"message","id":"a","parentId":null,"timestamp":"2025-01-01T00:00:00.000Z","message":{"role":"hookMessage","content":"x"}}"#
+    );
+    let mut s = Session::open(text, &IsoOnly).unwrap();
+    assert!(s.migrated());
+    assert_eq!(s.header(), Some(1));
+    assert!(s.entry_json(1).contains(r#""version":3"#));
+    assert_eq!(
+        s.leaf().map(|i| s.entry_json(i).contains("\"custom\"")),
+        Some(true)
+    );
+    user(&mut s, "b");
+    // The title stays the first line, byte for byte.
+    assert!(s.text().starts_with(&format!("{title}\n")), "{}", s.text());
+}

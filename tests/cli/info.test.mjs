@@ -7,7 +7,15 @@ import { BROKEN, CLEAN, folder } from "./fixtures.mjs";
 import { run } from "./run.mjs";
 
 process.env.TZ = "UTC";
-const f = folder({ "clean.jsonl": CLEAN, "broken.jsonl": BROKEN, "header-later.jsonl": `{"type":"label"}\n${CLEAN}` });
+// oh-my-pi writes a title line before the header
+const TITLE =
+  '{"type":"title","v":1,"title":"Build fix","source":"auto","updatedAt":"2025-03-01T10:00:00Z","pad":"  "}';
+const f = folder({
+  "clean.jsonl": CLEAN,
+  "broken.jsonl": BROKEN,
+  "omp.jsonl": `${TITLE}\n${CLEAN}`,
+  "no-header.jsonl": `${TITLE}\n{"type":"label"}\n`,
+});
 after(f.cleanup);
 const COMMANDS = ["info", "list", "inspect", "migrate", "context", "tree", "branch"];
 const pkgVersion = JSON.parse(readFileSync(new URL("../../pkg/package.json", import.meta.url), "utf8")).version;
@@ -82,6 +90,14 @@ test("info: the summary of a file", async () => {
   assert.equal(r.stderr, "");
 });
 
+test("info: a title line before the header (oh-my-pi) does not hide the session", async () => {
+  const [clean, omp] = await Promise.all([run(["info", f.path("clean.jsonl")]), run(["info", f.path("omp.jsonl")])]);
+  assert.equal(omp.code, 0);
+  assert.equal(omp.stderr, "");
+  assert.equal(omp.stdout, clean.stdout.replace(f.path("clean.jsonl"), f.path("omp.jsonl")));
+  assert.match(omp.stdout, /^id: +sess-clean$/m);
+});
+
 test("info --json: several files, stdin included; dates as ISO strings", async () => {
   const r = await run(["info", "--json", f.path("clean.jsonl"), "-"], { stdin: BROKEN });
   assert.equal(r.code, 0);
@@ -116,9 +132,9 @@ test("info --json: several files, stdin included; dates as ISO strings", async (
 });
 
 test("info: a file that is no session exits 1; a missing file exits 2, the others still shown", async () => {
-  const notSession = await run(["info", f.path("header-later.jsonl")]);
+  const notSession = await run(["info", f.path("no-header.jsonl")]);
   assert.equal(notSession.code, 1);
-  assert.match(notSession.stderr, /header-later\.jsonl: not a pi session/);
+  assert.match(notSession.stderr, /no-header\.jsonl: not a pi session \(no session header\)/);
   const missing = await run(["info", f.path("nope.jsonl"), f.path("clean.jsonl")]);
   assert.equal(missing.code, 2);
   assert.equal(missing.stderr, `session-tree info: ${f.path("nope.jsonl")}: no such file or directory\n`);

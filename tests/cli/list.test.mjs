@@ -55,10 +55,7 @@ test("list: newest first, forks under their parents, a non-session skipped (exit
       "",
     ].join("\n"),
   );
-  assert.equal(
-    r.stderr,
-    `session-tree list: skipped ${p("x.jsonl")}: not a pi session: the first entry is not a session header\n`,
-  );
+  assert.equal(r.stderr, `session-tree list: skipped ${p("x.jsonl")}: not a pi session: no session header\n`);
 });
 
 test("list -r: subfolders too; --json: the rows with depth and the session each was forked from", async () => {
@@ -78,9 +75,7 @@ test("list -r: subfolders too; --json: the rows with depth and the session each 
   );
   assert.equal(sessions[4].name, "Named one");
   assert.equal(sessions[5].parentSession, "/gone/x.jsonl");
-  assert.deepEqual(skipped, [
-    { path: p("x.jsonl"), error: "not a pi session: the first entry is not a session header" },
-  ]);
+  assert.deepEqual(skipped, [{ path: p("x.jsonl"), error: "not a pi session: no session header" }]);
 });
 
 test("list: a file that cannot be read is reported and skipped, the rest listed", async () => {

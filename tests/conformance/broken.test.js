@@ -397,6 +397,64 @@ describe("files whose first line is not a header", () => {
   });
 });
 
+describe("oh-my-pi's title line before the header", () => {
+  // oh-my-pi writes a fixed-width title slot first; pi's repository now reads the lines before
+  // the header as entries and finds the header after them. pi 1.6 refuses the file.
+  const title = JSON.stringify({ type: "title", v: 1, title: "Fix", source: "auto", updatedAt: TS(0), pad: "    " });
+  const body = [header(), m("a", null, "user", "q", 1), m("b", "a", "assistant", "r", 2)];
+  const text = jsonl([title, ...body]);
+  const shape = (nodes) => nodes.map((n) => [n.entry.type, n.entry.id ?? null, shape(n.children)]);
+
+  it("pi 1.6 refuses to open it; ours opens it with its header", async (t) => {
+    const p = await pi("openTree", text);
+    t.diagnostic(p.text);
+    assert.equal(p.outcome, "throws");
+    assert.match(p.text, /Session file is not a valid pi session/);
+    const session = ours.Session.open(text);
+    try {
+      assert.equal(session.header.id, "session-broken");
+      assert.equal(session.leafId, "b");
+      assert.equal(session.toJsonl(), text, "nothing rewritten");
+    } finally {
+      session.free?.();
+    }
+  });
+
+  it("getTree and buildSessionContext equal pi's on the same entries", async () => {
+    for (const op of ["getTree", "buildSessionContext"]) {
+      const p = await pi(op, text);
+      assert.equal(p.outcome, "returns", p.text);
+      await oursQuick(op, text);
+    }
+    const piTree = JSON.parse((await pi("getTree", text)).json);
+    assert.deepEqual(shape(ours.getTree(text)), shape(piTree));
+    assert.deepEqual(shape(piTree), [
+      ["title", null, []],
+      ["message", "a", [["message", "b", []]]],
+    ]);
+    const piContext = JSON.parse((await pi("buildSessionContext", text)).json);
+    assert.deepEqual(JSON.parse(JSON.stringify(ours.buildSessionContext(text))), piContext);
+  });
+
+  it("migrate keeps the title line byte for byte (v3 untouched, v2 migrated after it)", () => {
+    assert.equal(ours.migrate(text), text);
+    const v2 = jsonl([title, header({ version: 2 }), m("a", null, "user", "q", 1)]);
+    const out = ours.migrate(v2);
+    assert.ok(out.startsWith(`${title}\n`), out);
+    assert.equal(JSON.parse(out.split("\n")[1]).version, 3);
+  });
+
+  it("inspectSession reports the title line, and only it", () => {
+    assert.deepEqual(
+      ours.inspectSession(text).map((d) => [d.kind, d.line]),
+      [
+        ["before-header", 1],
+        ["misplaced-header", 2],
+      ],
+    );
+  });
+});
+
 describe("version 1 files whose entries already have ids", () => {
   // A header without a version is version 1; pi re-identifies every entry and
   // chains them in file order, which turns branches into a line. Ours keeps a

@@ -1334,7 +1334,6 @@ const INFO_FILES = {
   ]),
   "garbage first line, header second": `not json\n${jsonl([H(), M("a1", null, user("q", 7))])}`,
   "blank lines and CRLF": `\r\n${[H(), M("a1", null, user("crlf", 7))].map((e) => JSON.stringify(e)).join("\r\n")}\r\n\r\n`,
-  "first entry is not a header": jsonl([M("a1", null, user("q", 7)), H()]),
   "empty file": "",
   "blank lines only": "\n  \n\t\n",
   "first line null": `null\n${jsonl([H()])}`,
@@ -1350,7 +1349,6 @@ const INFO_FILES = {
     },
   ]),
   "lines split by a lone CR": `${JSON.stringify(H())}\r${JSON.stringify(M("a1", null, user("q", 9)))}\r`,
-  "first line an array": `[]\n${jsonl([H()])}`,
   "message role not a string": jsonl([H(), M("a1", null, { role: 5, content: "x", timestamp: 3 })]),
   "message without content": jsonl([H(), M("a1", null, { role: "user", timestamp: 3 })]),
   "a line that is a JSON string": `${JSON.stringify(H())}\n"just a string"\n${JSON.stringify(M("a1", null, user("after", 3)))}\n`,
@@ -1383,6 +1381,23 @@ const INFO_FILES_PI_THROWS = {
   ],
   "user content null": [jsonl([H(), M("a1", null, { role: "user", content: null, timestamp: 3 })]), 1, 3],
   "a name that is a number": [jsonl([H(), E("session_info", "i1", null, { name: 5 })]), 0, HEADER_MS],
+};
+
+// Files with lines before the header: oh-my-pi's title line, an entry, an array. pi 1.6's list
+// leaves them out; pi's repository now skips such lines until the header (buildSessionInfo), and
+// so does ours (the README's row on lines before the header). [text, messageCount, firstMessage]
+const OMP_TITLE = {
+  type: "title",
+  v: 1,
+  title: "Fix the build",
+  source: "auto",
+  updatedAt: "2025-03-01T10:00:00Z",
+  pad: "    ",
+};
+const INFO_FILES_BEFORE_HEADER = {
+  "oh-my-pi title line": [jsonl([OMP_TITLE, H(), M("a1", null, user("q", 7))]), 1, "q"],
+  "first entry is not a header": [jsonl([M("a1", null, user("q", 7)), H()]), 0, "(no messages)"],
+  "first line an array": [`[]\n${jsonl([H()])}`, 0, "(no messages)"],
 };
 
 describe("sessionInfo vs SessionManager.list", () => {
@@ -1453,6 +1468,30 @@ describe("sessionInfo vs SessionManager.list", () => {
           },
           name,
         );
+      }
+    }
+  });
+});
+
+describe("lines before the header", () => {
+  it("documented difference: sessionInfo finds the header (pi 1.6 leaves the file out)", async () => {
+    const dir = freshDir("before-header");
+    for (const [name, [text]] of Object.entries(INFO_FILES_BEFORE_HEADER))
+      writeFileSync(join(dir, `${name.replace(/\W+/g, "-")}.jsonl`), text);
+    assert.deepEqual(
+      (await SessionManager.listAll(dir)).map((i) => i.path),
+      [],
+      "pi 1.6.0 now lists files with lines before the header: the README's difference is stale",
+    );
+    for (const [name, [text, messageCount, firstMessage]] of Object.entries(INFO_FILES_BEFORE_HEADER)) {
+      for (const input of [text, new Uint8Array(Buffer.from(text, "utf8"))]) {
+        const info = sessionInfo(input);
+        assert.deepEqual(
+          { id: info?.id, cwd: info?.cwd, created: info?.created.getTime(), messageCount: info?.messageCount },
+          { id: "11111111-2222-7333-8444-555555555555", cwd: "/w", created: HEADER_MS, messageCount },
+          name,
+        );
+        assert.equal(info.firstMessage, firstMessage, name);
       }
     }
   });

@@ -260,7 +260,7 @@ check("an empty file gets a header; a file that is no session throws pi's error 
   assert.deepEqual(jsonLines(empty), [manager.getHeader()]);
   manager.appendModelChange("p", "m");
   assert.equal(jsonLines(empty).length, 2, "an initialized file takes appends at once");
-  for (const text of ['{"type":"message","id":"a"}\n', "not json\n", `{"type":"custom","id":"x"}\n${read(empty)}`]) {
+  for (const text of ['{"type":"message","id":"a"}\n', "not json\n", `{"type":"title","v":1,"title":"x"}\n`]) {
     const file = path.join(dir, "bad.jsonl");
     fs.writeFileSync(file, text);
     assert.throws(() => SessionManager.open(file), { message: `Session file is not a valid pi session: ${file}` });
@@ -272,6 +272,46 @@ check("an empty file gets a header; a file that is no session throws pi's error 
   fs.writeFileSync(bom, `\uFEFF${read(empty)}`);
   assert.equal(SessionManager.open(bom).getEntries().length, 1);
   assert.equal(loadEntriesFromFile(bom).length, 2);
+});
+
+check("oh-my-pi's title line before the header: opened, listed, found and kept (pi 1.6 throws)", async () => {
+  const dir = folder();
+  const source = started(dir, "/projects/omp");
+  const file = source.getSessionFile();
+  const sessionId = source.getSessionId();
+  source.close?.();
+  const title = JSON.stringify({
+    type: "title",
+    v: 1,
+    title: "Fix",
+    source: "auto",
+    updatedAt: "2025-01-01T00:00:00Z",
+    pad: "    ",
+  });
+  const before = `${title}\n${read(file)}`;
+  fs.writeFileSync(file, before);
+  // pi's repository: loadEntriesFromFile keeps the title first, the header after it
+  assert.deepEqual(
+    loadEntriesFromFile(file).map((e) => e.type),
+    ["title", "session", "message", "message"],
+  );
+  const manager = SessionManager.open(file);
+  assert.equal(manager.getHeader().id, sessionId);
+  assert.equal(manager.getSessionId(), sessionId);
+  assert.equal(manager.getCwd(), path.resolve("/projects/omp"));
+  const id = manager.appendMessage(user("more"));
+  assert.ok(read(file).startsWith(before), "the title and everything after it stay as they were");
+  assert.equal(JSON.parse(lines(file).at(-1)).id, id);
+  manager.close?.();
+  const listed = await SessionManager.list("/projects/omp", dir);
+  assert.deepEqual(
+    listed.map((i) => i.id),
+    [sessionId],
+  );
+  assert.equal(findMostRecentSession(dir), file);
+  const again = SessionManager.continueRecent("/projects/omp", dir);
+  assert.equal(again.getSessionFile(), file);
+  again.close?.();
 });
 
 check("a path that does not exist is a new session that keeps the path", () => {

@@ -137,6 +137,53 @@ test("sources read in tiny pieces give what the bytes give", () => {
   assert.ok(compared >= COUNT * 4);
 });
 
+test("oh-my-pi's title line before the header: found in bytes and in pieces of any size", () => {
+  const title = JSON.stringify({
+    type: "title",
+    v: 1,
+    title: "Fix é",
+    source: "auto",
+    updatedAt: "2025-01-01T00:00:00Z",
+    pad: "   ",
+  });
+  const dir = mkdtempSync(join(tmpdir(), "session-tree-omp-"));
+  try {
+    for (let k = 0; k < 4; k++) {
+      const seed = caseSeed(MASTER, 100 + k);
+      const current = migrate(generateSession(seed, { maxEntries: 30, pi16: k % 2 === 0 }).text);
+      const headerId = JSON.parse(current.slice(0, current.indexOf("\n"))).id;
+      const text = `${title}\n${current}`;
+      const bytes = enc.encode(text);
+      const expected = results(bytes);
+      assert.equal(JSON.parse(expected.info).id, headerId, `sessionInfo finds the header (seed ${seed})`);
+      assert.deepEqual(results(text), expected);
+      // the title is an entry of the file (a root), as pi's repository reads it; nothing else moves
+      const roots = JSON.parse(expected.tree);
+      assert.equal(roots[0].entry.type, "title");
+      assert.deepEqual(roots.slice(1), JSON.parse(results(enc.encode(current)).tree));
+      assert.equal(migrate(text), text, "nothing to migrate, the title kept byte for byte");
+      const file = join(dir, `${k}.jsonl`);
+      writeFileSync(file, bytes);
+      for (const pieceSize of [1, 2, 3, 7, 64]) {
+        const memory = results(memorySource(bytes), { pieceSize });
+        const source = fileSource(file);
+        let fromFile;
+        try {
+          fromFile = results(source, { pieceSize });
+        } finally {
+          source.close();
+        }
+        for (const key of Object.keys(expected)) {
+          assert.equal(memory[key], expected[key], `${key}, pieces of ${pieceSize}, seed ${seed}`);
+          assert.equal(fromFile[key], expected[key], `${key}, file in pieces of ${pieceSize}, seed ${seed}`);
+        }
+      }
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test("a context through a source reads only the header and the path", () => {
   const head = '{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}';
   const lines = [head];

@@ -118,9 +118,18 @@ test("invalid-utf8: bytes only, no line", () => {
   assert.deepEqual(found(text(H3, '{"type":"message","id":"a","parentId":null,"x":"\\ud800"}')), []);
 });
 
-test("missing-header, misplaced-header, duplicate-header", () => {
+test("missing-header, misplaced-header, before-header, duplicate-header", () => {
   assert.deepEqual(found(text(msg("a", null), msg("b", "a"))), [["missing-header", 1]]);
-  assert.deepEqual(found(text(msg("a", null), H3, msg("b", "a"))), [["misplaced-header", 2]]);
+  assert.deepEqual(found(text(msg("a", null), H3, msg("b", "a"))), [
+    ["before-header", 1],
+    ["misplaced-header", 2],
+  ]);
+  // oh-my-pi's title line: reported once, as a line before the header, not as a broken entry.
+  const title = { type: "title", v: 1, title: "T", source: "auto", updatedAt: "2025-01-01T00:00:00Z", pad: "  " };
+  assert.deepEqual(found(text(title, H3, msg("a", null))), [
+    ["before-header", 1],
+    ["misplaced-header", 2],
+  ]);
   assert.deepEqual(found(text(H3, msg("a", null), H3)), [["duplicate-header", 3]]);
   // Blank and malformed lines before the header keep their own line numbers.
   assert.deepEqual(found(`\nnope\n${text(H3)}`), [
@@ -241,7 +250,7 @@ test("missing-branch-source", () => {
 test("all kinds in one file, sorted by line", () => {
   const lines = [
     `\ufeff${J(msg("a", null))}`, // 1: bom
-    J(H3), // 2: misplaced-header
+    J(H3), // 2: misplaced-header (line 1: before-header)
     "", // 3: blank-line
     "{oops", // 4: malformed-line
     "42", // 5: not-an-object
@@ -274,6 +283,7 @@ test("all kinds in one file, sorted by line", () => {
     "bom",
     "invalid-utf8",
     "misplaced-header",
+    "before-header",
     "duplicate-header",
     "unknown-entry-type",
     "missing-id",
@@ -290,6 +300,7 @@ test("all kinds in one file, sorted by line", () => {
   const lineOf = (k) => ds.filter((d) => d.kind === k).map((d) => d.line);
   assert.deepEqual(lineOf("bom"), [1]);
   assert.deepEqual(lineOf("misplaced-header"), [2]);
+  assert.deepEqual(lineOf("before-header"), [1]);
   assert.deepEqual(lineOf("blank-line"), [3]);
   assert.deepEqual(lineOf("malformed-line"), [4, 17]);
   assert.deepEqual(lineOf("not-an-object"), [5]);

@@ -57,8 +57,6 @@ const SAME = {
   "mixed line ends": `${HEADER}\r${message("one", at)}\n${message("two", at)}\r\n${message("three", at)}`,
   "falsy lines after the header": `${HEADER}\nnull\nfalse\n0\n-0\n""\n${message("after", at)}\n`,
   "falsy lines before the header": `null\n0\n""\n${HEADER}\n${message("x", at)}\n`,
-  "a truthy non-object first": `42\n${HEADER}\n`,
-  "an array first": `[]\n${HEADER}\n`,
   "numeric entry timestamp": `${HEADER}\n${message("num", 1800000000000)}\n`,
   "null entry timestamp (time 0)": `${HEADER}\n${message("n", null)}\n`,
   "true entry timestamp (time 1)": `${HEADER}\n${message("t", true)}\n`,
@@ -87,9 +85,33 @@ test("sessionInfo equals pi 1.6.0's session list", async () => {
   // A few of the cases above, worked out by hand, so that this test cannot pass on a pi that changed.
   assert.equal(byName.get("lone cr").messageCount, 2);
   assert.equal(byName.get("falsy lines before the header").id, "sid");
-  assert.equal(byName.get("a truthy non-object first"), undefined);
   assert.equal(byName.get("numeric entry timestamp").modified.getTime(), 1800000000000);
   assert.equal(byName.get("true entry timestamp (time 1)").modified.getTime(), 1);
+});
+
+// Deliberate difference: lines before the header (oh-my-pi's title line, an entry, any truthy
+// JSON). pi 1.6 leaves the session out of its list; pi's repository now skips such lines until
+// the header comes, and so do we. A message there is not counted (pi's repository skips it too).
+test("lines before the header: pi 1.6 leaves the session out, we skip them to the header", async () => {
+  const title = J({ type: "title", v: 1, title: "T", source: "auto", updatedAt: at, pad: "   " });
+  const files = [
+    ["title", `${title}\n${HEADER}\n${message("hi", at)}\n`],
+    ["a truthy non-object first", `42\n${HEADER}\n${message("hi", at)}\n`],
+    ["an array first", `[]\n${HEADER}\n${message("hi", at)}\n`],
+    ["a message first", `${message("before", at)}\n${HEADER}\n${message("hi", at)}\n`],
+  ];
+  const { byName } = await piInfos(files);
+  for (const [name] of files) assert.equal(byName.get(name), undefined, `pi 1.6 lists ${name}: the README is stale`);
+  for (const [name, text] of files) {
+    for (const source of [text, Buffer.from(text)]) {
+      const info = sessionInfo(source);
+      assert.equal(info?.id, "sid", name);
+      assert.equal(info.messageCount, 1, name);
+      assert.equal(info.firstMessage, "hi", name);
+    }
+  }
+  // no header at all: still no session
+  assert.equal(sessionInfo(`${title}\n${message("hi", at)}\n`), null);
 });
 
 // Deliberate differences: a BOM, or Unicode whitespace JSON does not allow, at either end of the

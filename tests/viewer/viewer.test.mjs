@@ -331,6 +331,61 @@ test("a dropped v1 file opens, migrated in memory, with a migrated download", as
   await page.close();
 });
 
+test("an oh-my-pi file, its title line before the header, opens with its header found", async () => {
+  const { page, problems } = await openViewer();
+  const omp = `${[
+    {
+      type: "title",
+      v: 1,
+      title: "Fix the build",
+      source: "auto",
+      updatedAt: "2025-01-01T00:00:00.000Z",
+      pad: "      ",
+    },
+    { type: "session", version: 3, id: "omp-session", timestamp: "2025-01-01T00:00:00.000Z", cwd: "/srv/app" },
+    {
+      type: "message",
+      id: "aa000001",
+      parentId: null,
+      timestamp: "2025-01-01T00:00:01.000Z",
+      message: { role: "user", content: "Fix the build", timestamp: 1 },
+    },
+    {
+      type: "message",
+      id: "aa000002",
+      parentId: "aa000001",
+      timestamp: "2025-01-01T00:00:02.000Z",
+      message: {
+        role: "assistant",
+        content: [{ type: "text", text: "Done" }],
+        provider: "p",
+        model: "m",
+        stopReason: "stop",
+        timestamp: 2,
+      },
+    },
+  ]
+    .map((e) => JSON.stringify(e))
+    .join("\n")}\n`;
+  await dropAndShow(page, omp, "omp-session.jsonl");
+  await waitForContext(page, "aa000002");
+  assert.deepEqual(
+    await contextRoles(page),
+    buildSessionContext(omp, "aa000002").messages.map((m) => m.role),
+  );
+  await page.click(".tab[data-tab=stats]");
+  const stats = await page.textContent("#panel-stats");
+  assert.match(stats, /Header\s*id\s*omp-session/);
+  assert.match(stats, /cwd\s*\/srv\/app/);
+  await page.click(".tab[data-tab=diagnostics]");
+  const kinds = await page.$$eval("[data-testid=diagnostics] [data-kind]", (els) => els.map((e) => e.dataset.kind));
+  assert.deepEqual(kinds, ["before-header", "misplaced-header"]);
+  assert.match(await page.textContent("[data-testid=diagnostics]"), /line 1 comes before the session header on line 2/);
+  await page.screenshot({ path: `${OUT}omp-title.png` });
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test("a malformed file shows its diagnostics and the page keeps working", async () => {
   const { page, problems } = await openViewer();
   const broken = [

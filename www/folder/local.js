@@ -84,7 +84,7 @@ export class LocalFolder {
       const bytes = new Uint8Array(await (await f.getFile()).arrayBuffer());
       row.problems = this.lib.inspectSession(bytes).length;
       const info = this.lib.sessionInfo(bytes, { mtime: new Date(f.lastModified) });
-      if (!info) row.error = "not a session file: the first entry is not a session header";
+      if (!info) row.error = "not a session file: no session header";
       else {
         row.info = {
           id: info.id,

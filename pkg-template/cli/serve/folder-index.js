@@ -46,7 +46,7 @@ export function describeFile(root, rel, bytes, mtimeMs) {
   try {
     row.problems = inspectSession(bytes).length;
     const info = sessionInfo(bytes, { mtime: new Date(mtimeMs) });
-    if (!info) row.error = "not a session file: the first entry is not a session header";
+    if (!info) row.error = "not a session file: no session header";
     else {
       let parentPath = null;
       if (typeof info.parentSession === "string" && path.isAbsolute(info.parentSession)) {
