@@ -203,12 +203,8 @@ pub fn count_values(text: &str) -> usize {
 /// the ends of the text are decoded, for `trim()`; a blank line is never valid
 /// JSON, so it needs no test of its own.
 pub fn count_values_in_bytes(b: &[u8]) -> usize {
-    let (start, end) = (trim_start(b), trim_end(b));
-    if start < end {
-        count_lines(&b[start..end])
-    } else {
-        0
-    }
+    // An all-blank text trims to nothing: its start is then past its end.
+    b.get(trim_start(b)..trim_end(b)).map_or(0, count_lines)
 }
 
 /// Reads bytes `from..to` of a text held elsewhere (a file, a JS source),
@@ -262,12 +258,11 @@ pub fn count_values_in_pieces<E>(
         let to = end.min(at + piece.max(1) as u64);
         read(at, to, &mut buf)?;
         at = to;
-        if at < end {
-            // Whole lines now; the unfinished last one waits for the next piece.
-            let (n, used) = count_whole_lines(&buf);
-            count += n;
-            buf.drain(..used);
-        }
+        // Whole lines now; the unfinished last one waits for the next piece
+        // (after the last piece, for the count below).
+        let (n, used) = count_whole_lines(&buf);
+        count += n;
+        buf.drain(..used);
     }
     Ok(count + count_lines(&buf))
 }
@@ -396,6 +391,9 @@ pub fn line_error(text: &str, line: &Line) -> Option<ParseError> {
         reason: e.reason.clone(),
     })
 }
+
+#[cfg(test)]
+mod mutant_tests;
 
 #[cfg(test)]
 mod tests {
