@@ -138,3 +138,31 @@ fn trimming_a_big_text_reads_only_near_its_ends() {
         [(0, 4096), (0, 16384), (m - 4096, m), (m - 16384, m)]
     );
 }
+
+#[test]
+fn short_byte_strings_count_as_their_decoded_text() {
+    // Every string of up to five bytes from pieces of JSON, of JS whitespace
+    // (NBSP c2 a0, U+3000 e3 80 80) and of broken UTF-8: the count of the
+    // bytes is that of the text `TextDecoder` makes of them, and trimming
+    // from the ends stays inside them.
+    let alphabet: [u8; 10] = [b'1', b' ', b'\n', b'"', 0x80, 0xa0, 0xc2, 0xe3, 0xf0, 0xff];
+    let mut texts: Vec<Vec<u8>> = vec![Vec::new()];
+    let mut last = vec![Vec::new()];
+    for _ in 0..5 {
+        last = last
+            .iter()
+            .flat_map(|t: &Vec<u8>| alphabet.iter().map(move |&b| [&t[..], &[b]].concat()))
+            .collect();
+        texts.extend(last.iter().cloned());
+    }
+    for b in &texts {
+        let text = decode(b);
+        let parsed = lines(&text)
+            .iter()
+            .filter(|l| matches!(l.content, LineContent::Value(_)))
+            .count();
+        assert_eq!(count_values_in_bytes(b), parsed, "{b:x?}");
+        let (start, end) = (trim_start(b), trim_end(b));
+        assert!(start <= b.len() && end <= b.len(), "{b:x?}");
+    }
+}
