@@ -1,0 +1,48 @@
+//! Tests written against mutants of `ids` that `cargo test` did not catch
+//! (README, "Mutation testing"). pi names sessions with version 7 UUIDs
+//! (RFC 9562) and entries with eight hex digits of crypto randomness.
+
+use super::*;
+
+#[test]
+fn session_ids_are_version_7_uuids_of_their_time() {
+    let ms = 0x0123_4567_89ab;
+    let mut seen = HashSet::new();
+    for _ in 0..64 {
+        let id = uuid_v7(ms).unwrap();
+        let parts: Vec<&str> = id.split('-').collect();
+        assert_eq!(
+            parts.iter().map(|p| p.len()).collect::<Vec<_>>(),
+            [8, 4, 4, 4, 12],
+            "{id}"
+        );
+        assert!(
+            id.bytes()
+                .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f' | b'-')),
+            "{id}"
+        );
+        // unix_ts_ms (48 bits), then ver 7, then var 10xx.
+        assert_eq!(&id[..13], "01234567-89ab", "{id}");
+        assert_eq!(&id[14..15], "7", "{id}");
+        assert!(matches!(&id[19..20], "8" | "9" | "a" | "b"), "{id}");
+        seen.insert(id);
+    }
+    // The other 74 bits are random: 64 draws do not repeat.
+    assert_eq!(seen.len(), 64);
+}
+
+#[test]
+fn random_words_and_ids_vary() {
+    let words: HashSet<[u8; 4]> = (0..64).map(|_| random_word().unwrap()).collect();
+    assert!(words.len() > 60, "{words:?}");
+    let mut taken = HashSet::new();
+    for _ in 0..64 {
+        let id = random_id(&taken).unwrap();
+        assert_eq!(id.len(), 8);
+        assert_eq!(
+            hex_word(&id).map(|w| hex(&w.to_be_bytes())),
+            Some(id.clone())
+        );
+        assert!(taken.insert(id));
+    }
+}
