@@ -219,6 +219,9 @@ impl Document {
 }
 
 #[cfg(test)]
+mod mutant_tests;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 
