@@ -166,3 +166,27 @@ fn short_byte_strings_count_as_their_decoded_text() {
         assert!(start <= b.len() && end <= b.len(), "{b:x?}");
     }
 }
+
+#[test]
+fn whole_lines_end_at_the_last_newline() {
+    // What a piece-by-piece count keeps back: the bytes after the last `\n`.
+    assert_eq!(count_whole_lines(b"{}\n[1]\n{\"a\""), (2, 7));
+    assert_eq!(count_whole_lines(b"\n\n{}"), (0, 2));
+    assert_eq!(count_whole_lines(b"\n"), (0, 1));
+    assert_eq!(count_whole_lines(b"{}"), (0, 0));
+    // Pieces of one byte of a text with blank lines inside.
+    let b = b"{}\n\n\n[1]\n\n{x\n\n\"s\"";
+    let mut read = |from: u64, to: u64, buf: &mut Vec<u8>| {
+        buf.extend_from_slice(&b[from as usize..to as usize]);
+        Ok::<(), ()>(())
+    };
+    assert_eq!(count_values_in_pieces(b.len() as u64, 1, &mut read), Ok(3));
+}
+
+#[test]
+fn strict_mode_reports_the_first_malformed_line() {
+    let (spans, error) = value_spans("{x\n{}\n[y\n{z");
+    assert_eq!(spans.len(), 1);
+    let error = error.unwrap();
+    assert_eq!((error.line, error.column), (1, 2));
+}
