@@ -44,3 +44,48 @@ fn an_old_session_migrated_in_one_pass_reads_as_its_migration() {
         Ok(None)
     ));
 }
+
+#[test]
+fn an_old_session_needs_a_migration_and_gets_it() {
+    // pi migrates a v1 file (no ids) to v3 when it opens it: ids, parentIds
+    // in file order, `"version":3` in the header. A v3 file needs none.
+    let v1 = concat!(
+        r#"{"type":"session","id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}"#,
+        "\n",
+        r#"{"type":"message","timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":"hi"}}"#,
+        "\n",
+        r#"{"type":"message","timestamp":"2025-01-01T00:00:02.000Z","message":{"role":"assistant","content":"yo"}}"#,
+    );
+    let mut n = 0u32;
+    let mut new_id = |_: &HashSet<String>| {
+        n += 1;
+        format!("{n:08x}")
+    };
+    let doc = Document::parse(v1);
+    assert!(doc.migration(&mut new_id).is_some_and(|e| !e.is_empty()));
+    let planned = doc.try_migration(&mut |_| Ok::<_, ()>("x".to_owned()));
+    assert!(matches!(planned, Ok(Some(e)) if !e.is_empty()));
+    let migrated = doc.migrated(&IsoOnly, &mut new_id);
+    assert!(
+        migrated.text.contains(r#""version":3"#),
+        "{}",
+        migrated.text
+    );
+    assert!(
+        migrated.text.contains(r#""id":"00000003","parentId":null"#),
+        "{}",
+        migrated.text
+    );
+    assert!(
+        migrated
+            .text
+            .contains(r#""id":"00000004","parentId":"00000003""#),
+        "{}",
+        migrated.text
+    );
+    assert_eq!(migrated.entries, Document::parse(&migrated.text).entries);
+
+    let v3 = Document::parse(&migrated.text);
+    assert_eq!(v3.migration(&mut new_id), None);
+    assert!(matches!(v3.try_migration(&mut |_| Err(())), Ok(None)));
+}
