@@ -19,7 +19,8 @@ fn random_bytes(out: &mut [u8]) -> Result<(), getrandom::Error> {
     RANDOM.with(|pool| {
         let mut pool = pool.borrow_mut();
         let (bytes, used) = &mut *pool;
-        if bytes.len() - *used < out.len() {
+        // Refill when the pool cannot give all of `out`.
+        if bytes.get(*used..*used + out.len()).is_none() {
             bytes.resize(4096.max(out.len()), 0);
             getrandom::getrandom(bytes)?;
             *used = 0;

@@ -46,3 +46,23 @@ fn random_words_and_ids_vary() {
         assert!(taken.insert(id));
     }
 }
+
+#[test]
+fn the_pool_refills_as_it_runs_out() {
+    // Far more than one pool's worth (4 KiB) of words, in one thread.
+    let words: HashSet<[u8; 4]> = (0..3000).map(|_| random_word().unwrap()).collect();
+    assert!(words.len() > 2990);
+}
+
+#[test]
+fn an_id_grows_after_a_hundred_collisions() {
+    // Every eight-digit id taken: draw again 100 times, then sixteen digits.
+    let calls = std::cell::Cell::new(0);
+    let id = random_id_where(&|id| {
+        calls.set(calls.get() + 1);
+        id.len() == 8
+    })
+    .unwrap();
+    assert_eq!(id.len(), 16);
+    assert_eq!(calls.get(), 101);
+}
