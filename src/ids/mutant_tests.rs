@@ -66,3 +66,23 @@ fn an_id_grows_after_a_hundred_collisions() {
     assert_eq!(id.len(), 16);
     assert_eq!(calls.get(), 101);
 }
+
+#[test]
+fn word_hashes_tell_words_and_bytes_apart() {
+    // A set of new-id words relies on distinct words hashing apart: 16,384
+    // sequential words give 16,384 hashes, spread over a table's buckets.
+    let build = BuildHasherDefault::<WordHasher>::default();
+    let hashes: HashSet<u64> = (0..16_384u32).map(|w| build.hash_one(w)).collect();
+    assert_eq!(hashes.len(), 16_384);
+    let mut buckets = vec![0u32; 1024];
+    for h in &hashes {
+        buckets[(h & 1023) as usize] += 1;
+    }
+    assert!(buckets.iter().all(|&n| n < 4 * 16), "{buckets:?}");
+    // Other keys come as bytes: different bytes, different hashes.
+    let strs: HashSet<u64> = ["", "a", "b", "ab", "ba", "abc"]
+        .iter()
+        .map(|s| build.hash_one(s))
+        .collect();
+    assert_eq!(strs.len(), 6);
+}
