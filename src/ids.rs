@@ -19,7 +19,8 @@ fn random_bytes(out: &mut [u8]) -> Result<(), getrandom::Error> {
     RANDOM.with(|pool| {
         let mut pool = pool.borrow_mut();
         let (bytes, used) = &mut *pool;
-        if bytes.len() - *used < out.len() {
+        // Refill when the pool cannot give all of `out`.
+        if bytes.get(*used..*used + out.len()).is_none() {
             bytes.resize(4096.max(out.len()), 0);
             getrandom::getrandom(bytes)?;
             *used = 0;
@@ -80,8 +81,10 @@ pub fn uuid_v7(unix_ms: u64) -> Result<String, getrandom::Error> {
     let mut b = [0u8; 16];
     random_bytes(&mut b[6..])?;
     b[..6].copy_from_slice(&unix_ms.to_be_bytes()[2..]);
-    b[6] = 0x70 | (b[6] & 0x0f);
-    b[8] = 0x80 | (b[8] & 0x3f);
+    // The version (7) and variant (binary 10) bits over the random ones:
+    // added, since they share no bit (`|` and `^` would be the same).
+    b[6] = 0x70 + (b[6] & 0x0f);
+    b[8] = 0x80 + (b[8] & 0x3f);
     let hex = hex(&b);
     Ok(format!(
         "{}-{}-{}-{}-{}",
@@ -221,6 +224,9 @@ impl Hasher for IdHasher {
         h ^ (h >> 32)
     }
 }
+
+#[cfg(test)]
+mod mutant_tests;
 
 #[cfg(test)]
 mod tests {

@@ -203,12 +203,8 @@ pub fn count_values(text: &str) -> usize {
 /// the ends of the text are decoded, for `trim()`; a blank line is never valid
 /// JSON, so it needs no test of its own.
 pub fn count_values_in_bytes(b: &[u8]) -> usize {
-    let (start, end) = (trim_start(b), trim_end(b));
-    if start < end {
-        count_lines(&b[start..end])
-    } else {
-        0
-    }
+    // An all-blank text trims to nothing: its start is then past its end.
+    b.get(trim_start(b)..trim_end(b)).map_or(0, count_lines)
 }
 
 /// Reads bytes `from..to` of a text held elsewhere (a file, a JS source),
@@ -262,12 +258,11 @@ pub fn count_values_in_pieces<E>(
         let to = end.min(at + piece.max(1) as u64);
         read(at, to, &mut buf)?;
         at = to;
-        if at < end {
-            // Whole lines now; the unfinished last one waits for the next piece.
-            let (n, used) = count_whole_lines(&buf);
-            count += n;
-            buf.drain(..used);
-        }
+        // Whole lines now; the unfinished last one waits for the next piece
+        // (after the last piece, for the count below).
+        let (n, used) = count_whole_lines(&buf);
+        count += n;
+        buf.drain(..used);
     }
     Ok(count + count_lines(&buf))
 }
@@ -287,11 +282,12 @@ pub fn trim_start(b: &[u8]) -> usize {
 /// Where `trim()` ends `b`: its length without trailing JS whitespace.
 pub fn trim_end(b: &[u8]) -> usize {
     let mut end = b.len();
-    while end > 0 {
-        let mut from = end - 1;
-        while from > 0 && b[from] & 0xc0 == 0x80 && end - from < 4 {
-            from -= 1;
-        }
+    // The last character starts at the last byte before `end` that is not a
+    // continuation byte (10xxxxxx), at most four bytes back.
+    while let Some(from) = (end.saturating_sub(4)..end)
+        .rev()
+        .find(|&i| b[i] & 0xc0 != 0x80)
+    {
         match char_at(&b[..end], from) {
             Some((c, len)) if from + len == end && is_js_space(c) => end = from,
             _ => break,
@@ -305,14 +301,12 @@ pub fn trim_end(b: &[u8]) -> usize {
 pub fn count_lines(b: &[u8]) -> usize {
     let mut count = 0;
     let mut at = 0;
-    while at < b.len() {
-        at = match json::validate_line(b, at, b.len()) {
-            Some(line_end) => {
-                count += 1;
-                line_end + 1
-            }
-            None => crate::scan::newline(b, at) + 1,
-        };
+    // Up to the end of `b`: past a last line without a newline, `get` gives
+    // nothing (and an empty rest, after a last newline, is no line).
+    while b.get(at..).is_some_and(|rest| !rest.is_empty()) {
+        let line_end = json::validate_line(b, at, b.len());
+        count += usize::from(line_end.is_some());
+        at = line_end.unwrap_or_else(|| crate::scan::newline(b, at)) + 1;
     }
     count
 }
@@ -327,13 +321,14 @@ pub fn count_whole_lines(b: &[u8]) -> (usize, usize) {
     }
 }
 
-/// The character starting at `b[i]` and its length in bytes, if valid UTF-8.
+/// The character starting at `b[i]` and its length in bytes, if valid UTF-8
+/// of at most three bytes: every JS whitespace character is in the Basic
+/// Multilingual Plane, so a four-byte character (never trimmed) reads as none.
 fn char_at(b: &[u8], i: usize) -> Option<(char, usize)> {
     let len = match *b.get(i)? {
         0x00..=0x7f => 1,
         0xc0..=0xdf => 2,
         0xe0..=0xef => 3,
-        0xf0..=0xf7 => 4,
         _ => return None,
     };
     let s = std::str::from_utf8(b.get(i..i + len)?).ok()?;
@@ -396,6 +391,9 @@ pub fn line_error(text: &str, line: &Line) -> Option<ParseError> {
         reason: e.reason.clone(),
     })
 }
+
+#[cfg(test)]
+mod mutant_tests;
 
 #[cfg(test)]
 mod tests {

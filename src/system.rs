@@ -251,14 +251,12 @@ fn join_text(text: &str, value: &Member) -> String {
         Kind::Null => String::new(),
         Kind::True => "true".into(),
         Kind::False => "false".into(),
-        Kind::Number => {
-            let s = Key::number(json::number(raw)).to_json();
-            if s == "null" {
-                "Infinity".into()
-            } else {
-                s
-            }
-        }
+        Kind::Number => match json::number(raw) {
+            // A number too big for a double is JS's `Infinity` (JSON has no NaN).
+            n if n.is_infinite() && n.is_sign_negative() => "-Infinity".into(),
+            n if n.is_infinite() => "Infinity".into(),
+            n => Key::number(n).to_json(),
+        },
         Kind::Object => "[object Object]".into(),
         // An array's own join (nested arrays are rare enough to read as empty).
         Kind::Array => String::new(),
@@ -329,11 +327,14 @@ fn tool_name(text: &str, tool: Member, unique: &mut u32) -> Option<Key> {
 }
 
 #[cfg(test)]
+mod mutant_tests;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 
     /// The replay over JSON values, one per line.
-    fn replay_lines(lines: &[&str]) -> Option<String> {
+    pub(super) fn replay_lines(lines: &[&str]) -> Option<String> {
         let text = lines.join("\n");
         let mut messages = Vec::new();
         let mut start = 0;

@@ -779,4 +779,6 @@ impl Session {
 
 mod branch;
 #[cfg(test)]
+mod mutant_tests;
+#[cfg(test)]
 mod tests;

@@ -3,13 +3,13 @@
 use super::*;
 use crate::time::IsoOnly;
 
-const NOW: &str = "2025-01-01T00:00:00.000Z";
+pub(super) const NOW: &str = "2025-01-01T00:00:00.000Z";
 
-fn k(id: &str) -> Key {
+pub(super) fn k(id: &str) -> Key {
     Key::Str(id.into())
 }
 
-fn user(s: &mut Session, text: &str) -> String {
+pub(super) fn user(s: &mut Session, text: &str) -> String {
     s.append_message(
         Some(&format!("{{\"role\":\"user\",\"content\":\"{text}\"}}")),
         NOW,
@@ -114,14 +114,14 @@ fn tailing_skips_falsy_lines_as_opening_does() {
     assert_eq!(tailed.text(), opened.text());
 }
 
-fn session() -> Session {
+pub(super) fn session() -> Session {
     Session::create(
         r#"{"type":"session","version":3,"id":"s","cwd":"/"}"#,
         &IsoOnly,
     )
 }
 
-fn line(s: &Session, id: &str) -> String {
+pub(super) fn line(s: &Session, id: &str) -> String {
     s.entry_json(s.find(&k(id)).unwrap()).to_owned()
 }
 
