@@ -5,7 +5,7 @@ use std::collections::{HashMap, HashSet};
 
 use crate::document::Document;
 use crate::entry::{Detail, Entry, EntryType, Key, Role};
-use crate::ids::{random_id, random_id_where};
+use crate::ids::{random_id, random_id_where, IdHash};
 use crate::json::{self, Span};
 use crate::migrate;
 use crate::parse;
@@ -89,15 +89,16 @@ pub struct Session {
     text: String,
     entries: Vec<Entry>,
     spans: Vec<Span>,
-    /// id → the last entry with it (headers are not in it).
-    by_id: HashMap<Key, usize>,
+    /// id → the last entry with it (headers are not in it). The id maps
+    /// hash with [`IdHash`]: SipHash was over a tenth of opening a large file.
+    by_id: HashMap<Key, usize, IdHash>,
     /// `parent[i]`: the entry a walk goes to from `i`, kept resolved as
     /// entries arrive, so walks need no lookups.
     parent: Vec<Option<usize>>,
     /// parentId → entries with that parentId, in file order.
-    children: HashMap<Key, Vec<usize>>,
+    children: HashMap<Key, Vec<usize>, IdHash>,
     /// targetId → (order of first setting, label entry), as pi's label `Map` keeps them.
-    labels: HashMap<Key, (u64, usize)>,
+    labels: HashMap<Key, (u64, usize), IdHash>,
     label_seq: u64,
     leaf: Option<usize>,
     /// Lines this session appended that the host has not taken yet.
@@ -168,10 +169,10 @@ impl Session {
             text,
             entries: Vec::new(),
             spans: Vec::new(),
-            by_id: HashMap::new(),
+            by_id: HashMap::default(),
             parent: Vec::new(),
-            children: HashMap::new(),
-            labels: HashMap::new(),
+            children: HashMap::default(),
+            labels: HashMap::default(),
             label_seq: 0,
             leaf: None,
             pending: Vec::new(),
