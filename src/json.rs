@@ -445,15 +445,21 @@ pub fn truthy(kind: Kind, raw: &str) -> bool {
 
 /// A string as `JSON.stringify` writes it (serde_json escapes the same characters the same way).
 pub fn stringify(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    push_stringified(&mut out, s);
+    out
+}
+
+/// [`stringify`], appended to `out`.
+pub fn push_stringified(out: &mut String, s: &str) {
     // Ids, keys and timestamps rarely need an escape: quote those directly.
     if !s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
-        let mut out = String::with_capacity(s.len() + 2);
         out.push('"');
         out.push_str(s);
         out.push('"');
-        return out;
+        return;
     }
-    serde_json::to_string(s).unwrap_or_else(|_| String::from("\"\""))
+    out.push_str(&serde_json::to_string(s).unwrap_or_else(|_| String::from("\"\"")));
 }
 
 /// The containers open around the value being read: whether each is an

@@ -287,13 +287,23 @@ impl Session {
         now: &str,
         dates: &dyn DateParser,
     ) {
-        let mut line = String::with_capacity(64 + now.len());
+        let parent_json = self
+            .leaf
+            .map_or_else(|| "null".to_owned(), |p| self.id_json(p));
+        // One allocation for the whole line: every part's length is known.
+        let fields = head.iter().chain(tail);
+        let size = fields
+            .map(|(k, v)| v.map_or(0, |v| k.len() + v.len() + 4))
+            .sum::<usize>();
+        let mut line = String::with_capacity(
+            size + kind.len() + id.len() + parent_json.len() + now.len() + 64,
+        );
         line.push_str("{\"type\":");
-        line.push_str(&json::stringify(kind));
+        json::push_stringified(&mut line, kind);
         let field = |line: &mut String, k: &str, v: Json| {
             if let Some(v) = v {
                 line.push(',');
-                line.push_str(&json::stringify(k));
+                json::push_stringified(line, k);
                 line.push(':');
                 line.push_str(v);
             }
@@ -301,12 +311,11 @@ impl Session {
         for (k, v) in head {
             field(&mut line, k, *v);
         }
-        field(&mut line, "id", Some(&json::stringify(id)));
-        let parent_json = self
-            .leaf
-            .map_or_else(|| "null".to_owned(), |p| self.id_json(p));
+        line.push_str(",\"id\":");
+        json::push_stringified(&mut line, id);
         field(&mut line, "parentId", Some(&parent_json));
-        field(&mut line, "timestamp", Some(&json::stringify(now)));
+        line.push_str(",\"timestamp\":");
+        json::push_stringified(&mut line, now);
         for (k, v) in tail {
             field(&mut line, k, *v);
         }
