@@ -61,9 +61,10 @@ function appendText(file, text, sync) {
  * A session file its writer (the holder of its lock) appends to: opened once,
  * each append one `write` call at its end. The file's size is tracked rather
  * than asked for on every append; a failed append cuts the file back to it,
- * unless the file's size shows that something else wrote to it meanwhile:
- * then nothing is cut (that could cut another writer's lines), and the next
- * append starts on a new line if the file does not end with one.
+ * unless what follows that size is not (the start of) its own bytes: then
+ * something else wrote to the file meanwhile, nothing is cut (that could cut
+ * another writer's lines), and the next append starts on a new line if the
+ * file does not end with one.
  */
 class Appender {
   constructor(file) {
@@ -94,8 +95,9 @@ class Appender {
       try {
         now = fs.fstatSync(this.fd).size;
       } catch {}
-      // Only our bytes past `size`: cut them off (else leave the file be).
-      if (now >= size && now - size <= data.length) {
+      // Cut back only if what follows `size` is the start of our bytes;
+      // anything else there is another writer's, and stays.
+      if (now >= size && now - size <= data.length && isPrefix(this.fd, size, data.subarray(0, now - size))) {
         try {
           fs.ftruncateSync(this.fd, size);
           this.size = size;
@@ -122,6 +124,18 @@ class Appender {
 /** Closes the descriptor of an appender that was dropped without `close()`. */
 const closer = new FinalizationRegistry((fd) => closeQuietly(fd));
 const NEWLINE = Buffer.from("\n");
+
+/** Whether the file holds `bytes` at `offset`. */
+function isPrefix(fd, offset, bytes) {
+  const found = Buffer.alloc(bytes.length);
+  let done = 0;
+  while (done < bytes.length) {
+    const n = fs.readSync(fd, found, done, bytes.length - done, offset + done);
+    if (n <= 0) return false;
+    done += n;
+  }
+  return found.equals(bytes);
+}
 
 function endsWithNewline(fd, size) {
   const last = Buffer.alloc(1);
