@@ -37,7 +37,8 @@ function measure(fn, runs, setup = () => {}) {
   times.sort((a, b) => a - b);
   return { median: times[Math.floor(runs / 2)], min: times[0], max: times[runs - 1] };
 }
-const ms = (t) => (t.max === t.min ? t.median.toFixed(0) : `${t.median.toFixed(0)} (${t.min.toFixed(0)}–${t.max.toFixed(0)})`);
+const ms = (t) =>
+  t.max === t.min ? t.median.toFixed(0) : `${t.median.toFixed(0)} (${t.min.toFixed(0)}–${t.max.toFixed(0)})`;
 
 const rows = [];
 let mismatch = false;
