@@ -446,22 +446,28 @@ pub fn truthy(kind: Kind, raw: &str) -> bool {
 /// A string as `JSON.stringify` writes it: `"` and `\` escaped, the
 /// control characters as `\b \t \n \f \r` or `\u00xx` (lowercase hex).
 pub fn stringify(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    push_stringified(&mut out, s);
+    out
+}
+
+/// [`stringify`], appended to `out`.
+pub fn push_stringified(out: &mut String, s: &str) {
     // Ids, keys and timestamps rarely need an escape: quote those directly.
     if !s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
-        let mut out = String::with_capacity(s.len() + 2);
         out.push('"');
         out.push_str(s);
         out.push('"');
-        return out;
+        return;
     }
-    stringify_escaped(s)
+    stringify_escaped(out, s);
 }
 
 // Out of line: the rare case, kept out of the many callers (and the wasm).
 #[cold]
 #[inline(never)]
-fn stringify_escaped(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 8);
+fn stringify_escaped(out: &mut String, s: &str) {
+    out.reserve(s.len() + 8);
     out.push('"');
     let mut plain = 0;
     for (i, b) in s.bytes().enumerate() {
@@ -489,7 +495,6 @@ fn stringify_escaped(s: &str) -> String {
     }
     out.push_str(&s[plain..]);
     out.push('"');
-    out
 }
 
 /// The containers open around the value being read: whether each is an

@@ -110,6 +110,30 @@ pub fn iso_utc(s: &str) -> Option<f64> {
     Some((((days * 24 + h) * 60 + mi) * 60 + sec) as f64 * 1000.0 + ms as f64)
 }
 
+/// `new Date(ms).toISOString()` for the years it writes with four digits
+/// (0 to 9999); `None` for the rest (JS writes those with a sign and six).
+pub fn iso_string(ms: f64) -> Option<String> {
+    let ms = time_clip(ms);
+    if ms.is_nan() {
+        return None;
+    }
+    let ms = ms as i64;
+    let (days, in_day) = (ms.div_euclid(86_400_000), ms.rem_euclid(86_400_000));
+    let (y, m, d) = civil_from_days(days);
+    if !(0..=9999).contains(&y) {
+        return None;
+    }
+    let (h, mi, sec, milli) = (
+        in_day / 3_600_000,
+        in_day / 60_000 % 60,
+        in_day / 1000 % 60,
+        in_day % 1000,
+    );
+    Some(format!(
+        "{y:04}-{m:02}-{d:02}T{h:02}:{mi:02}:{sec:02}.{milli:03}Z"
+    ))
+}
+
 fn days_in_month(year: i64, month: i64) -> i64 {
     match month {
         2 if (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 => 29,
@@ -148,6 +172,41 @@ pub fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn iso_strings_as_to_iso_string_writes_them() {
+        // Expected values from `new Date(ms).toISOString()` in Node.
+        assert_eq!(iso_string(0.0).as_deref(), Some("1970-01-01T00:00:00.000Z"));
+        assert_eq!(
+            iso_string(1765233665306.0).as_deref(),
+            Some("2025-12-08T22:41:05.306Z")
+        );
+        assert_eq!(
+            iso_string(-1.0).as_deref(),
+            Some("1969-12-31T23:59:59.999Z")
+        );
+        assert_eq!(
+            iso_string(951782400000.0).as_deref(),
+            Some("2000-02-29T00:00:00.000Z")
+        );
+        assert_eq!(
+            iso_string(-62167219200000.0).as_deref(),
+            Some("0000-01-01T00:00:00.000Z")
+        );
+        assert_eq!(
+            iso_string(253402300799999.0).as_deref(),
+            Some("9999-12-31T23:59:59.999Z")
+        );
+        // JS writes these with a sign and six digits: left to it.
+        assert_eq!(iso_string(253402300800000.0), None);
+        assert_eq!(iso_string(-62167219200001.0), None);
+        assert_eq!(iso_string(f64::NAN), None);
+        // Every time of a few days round-trips through the parser.
+        for ms in (1709164800000i64..1709424000000).step_by(3_601_017) {
+            let s = iso_string(ms as f64).unwrap_or_default();
+            assert_eq!(iso_utc(&s), Some(ms as f64), "{s}");
+        }
+    }
 
     #[test]
     fn canonical_iso_strings() {

@@ -1,23 +1,7 @@
 // Types of `session-tree/node`: pi's file-backed SessionManager and the
 // session folder as an API (Node 20+, Bun, Deno). The format's types come
 // from the main entry.
-import type {
-  AgentMessage,
-  ContextEditContent,
-  Diagnostic,
-  FileEntry,
-  SessionInfo as FileSessionInfo,
-  ImageContent,
-  SessionContext,
-  SessionEntry,
-  SessionHeader,
-  SessionProjection,
-  SessionTreeNode,
-  SystemMessage,
-  TextContent,
-  Usage,
-  UsageEntry,
-} from "../index.js";
+import type { Diagnostic, FileEntry, SessionInfo as FileSessionInfo, Session, SessionHeader } from "../index.js";
 
 /**
  * How appends reach the disk:
@@ -90,6 +74,42 @@ export class SessionLockedError extends Error {
 }
 
 /**
+ * The methods a manager shares with {@link Session} (reading, the tree, the
+ * context, appends, branching): declared once, on `Session`.
+ */
+type SessionMethods =
+  | "getEntry"
+  | "getLeafEntry"
+  | "getChildren"
+  | "getLabel"
+  | "getBranch"
+  | "getEntries"
+  | "getTree"
+  | "getSessionName"
+  | "getEntryCount"
+  | "buildSessionContext"
+  | "buildContextEntries"
+  | "buildSessionProjection"
+  | "currentSystemMessage"
+  | "diagnostics"
+  | "appendMessage"
+  | "appendThinkingLevelChange"
+  | "appendModelChange"
+  | "appendCompaction"
+  | "appendUsage"
+  | "appendContextEdit"
+  | "appendCustomEntry"
+  | "appendSessionInfo"
+  | "appendCustomMessageEntry"
+  | "appendLabelChange"
+  | "branch"
+  | "resetLeaf"
+  | "branchWithSummary";
+
+/** `Session`'s methods on a manager (see {@link SessionMethods}); appends also store their line. */
+export interface SessionManager extends Pick<Session, SessionMethods> {}
+
+/**
  * pi 1.6.0's `SessionManager`, API for API, on session-tree's core: change
  * the import and an agent keeps working. Sessions live in pi's folders
  * (`$PI_CODING_AGENT_DIR` or `~/.pi/agent`, `sessions/--<cwd>--/`) and follow
@@ -99,6 +119,7 @@ export class SessionLockedError extends Error {
  * file and a rename, a write lock keeps a second process out, and appends
  * can be fsynced ({@link Durability}).
  */
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the interface lists methods the class has (manager.cjs).
 export class SessionManager {
   private constructor();
 
@@ -151,55 +172,6 @@ export class SessionManager {
   getSessionFile(): string | undefined;
   getHeader(): SessionHeader | null;
   getLeafId(): string | null;
-  getLeafEntry(): SessionEntry | undefined;
-  getEntry(id: string): SessionEntry | undefined;
-  getChildren(id: string): SessionEntry[];
-  getLabel(id: string): string | undefined;
-  getBranch(fromId?: string): SessionEntry[];
-  getEntries(): SessionEntry[];
-  getTree(): SessionTreeNode[];
-  getSessionName(): string | undefined;
-  getEntryCount(): number;
-  buildSessionContext(leafId?: string | null): SessionContext;
-  buildContextEntries(leafId?: string | null): SessionEntry[];
-  buildSessionProjection(leafId?: string | null): SessionProjection;
-  currentSystemMessage(leafId?: string | null): SystemMessage | undefined;
-  diagnostics(): Diagnostic[];
-
-  appendMessage(message: AgentMessage): string;
-  appendThinkingLevelChange(thinkingLevel: string): string;
-  appendModelChange(provider: string, modelId: string): string;
-  appendCompaction<T = unknown>(
-    summary: string,
-    firstKeptEntryId: string | null | undefined,
-    tokensBefore: number,
-    details?: T,
-    fromHook?: boolean,
-    usage?: Usage,
-  ): string;
-  appendUsage(kind: string, provider: string, model: string, usage: Usage, note?: string): UsageEntry;
-  appendContextEdit(
-    targetId: string,
-    replacement: { content: ContextEditContent; [key: string]: unknown } | null,
-  ): string;
-  appendCustomEntry<T = unknown>(customType: string, data?: T): string;
-  appendSessionInfo(name: string): string;
-  appendCustomMessageEntry<T = unknown>(
-    customType: string,
-    content: string | (TextContent | ImageContent)[],
-    display: boolean,
-    details?: T,
-  ): string;
-  appendLabelChange(targetId: string, label?: string): string;
-  branch(branchFromId: string): void;
-  resetLeaf(): void;
-  branchWithSummary<T = unknown>(
-    branchFromId: string | null,
-    summary: string,
-    details?: T,
-    fromHook?: boolean,
-    usage?: Usage,
-  ): string;
   /** The path to `leafId` as this manager's new session; returns its file (undefined in memory). */
   createBranchedSession(leafId: string): string | undefined;
 

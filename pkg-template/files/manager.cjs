@@ -18,7 +18,7 @@ const {
   getDefaultSessionDir,
   sessionFileName,
 } = require("./paths.cjs");
-const { appendText, createText, publishText, syncFile } = require("./write.cjs");
+const { Appender, appendText, createText, publishText } = require("./write.cjs");
 
 const TOKEN = Symbol("SessionManager");
 const DURABILITY = ["flush", "fsync", "batch"];
@@ -246,6 +246,8 @@ class SessionManager {
   #flushed = false;
   /** The file whose write lock this manager holds. */
   #locked;
+  /** That file held open for appends (an `Appender`), from the first append on. */
+  #out;
   #durability;
   #lockTimeout;
   #readOnly;
@@ -481,9 +483,10 @@ class SessionManager {
     if (old && old !== session) old.free();
   }
 
-  /** Gives back the current file: syncs what "batch" owes, releases the lock. */
+  /** Gives back the current file: syncs what "batch" owes, closes it, releases the lock. */
   #let_go() {
     this.#syncNow();
+    this.#closeOut();
     if (this.#locked !== undefined) {
       lock.release(this.#locked);
       this.#locked = undefined;
@@ -496,7 +499,7 @@ class SessionManager {
       this.#timer = undefined;
       owed.delete(this);
       try {
-        syncFile(this.#file);
+        this.#out?.sync();
       } catch (error) {
         this.#syncError = error;
       }
@@ -519,9 +522,10 @@ class SessionManager {
   /**
    * Runs one append on the session and stores its line. If storing fails,
    * the file is left as it was and the session as it was before the append,
-   * with the leaf at `leafAfterFailure` (pi's rollback), and the error is thrown.
+   * with the leaf at `leafAfterFailure` (pi's rollback; by default the new
+   * entry's parent), and the error is thrown.
    */
-  #append(run, conversation, leafAfterFailure = this.#session.leafId) {
+  #append(run, conversation, leafAfterFailure) {
     if (this.#closed) throw new Error(`session manager is closed: ${this.#file}`);
     if (this.#readOnly) throw new Error(`session opened read-only, cannot append: ${this.#file}`);
     const result = run();
@@ -540,7 +544,8 @@ class SessionManager {
         // written again whole: an appended line alone would have no header
         if (!fs.existsSync(this.#file)) this.#writeWhole();
         else {
-          appendText(this.#file, `${lines.join("\n")}\n`, this.#durability === "fsync");
+          this.#out ??= new Appender(this.#file);
+          this.#out.append(lines.length === 1 ? `${lines[0]}\n` : `${lines.join("\n")}\n`, this.#durability === "fsync");
           if (this.#durability === "batch") this.#scheduleSync();
         }
       }
@@ -554,6 +559,7 @@ class SessionManager {
   /** Creates the file with the whole session (header and every entry), under its lock, its folder made if missing. */
   #writeWhole() {
     const file = this.#file;
+    this.#closeOut();
     fs.mkdirSync(path.dirname(file), { recursive: true });
     if (this.#locked === file && !fs.existsSync(lock.lockPath(file))) {
       // the folder went away with the lock file in it: take the lock again
@@ -589,10 +595,20 @@ class SessionManager {
     this.#replace(session);
   }
 
-  /** The session without its last line (the append that could not be stored), leaf at `leafId`. */
+  #closeOut() {
+    const out = this.#out;
+    this.#out = undefined;
+    out?.close();
+  }
+
+  /**
+   * The session without its last line (the append that could not be stored),
+   * leaf at `leafId` (by default the parent that line names).
+   */
   #rollback(leafId) {
     const text = this.#session.toJsonl();
-    this.#reopen(text.slice(0, text.lastIndexOf("\n", text.length - 2) + 1), leafId);
+    const cut = text.lastIndexOf("\n", text.length - 2) + 1;
+    this.#reopen(text.slice(0, cut), leafId === undefined ? JSON.parse(text.slice(cut)).parentId : leafId);
   }
 
   // --- pi's instance API -------------------------------------------------------

@@ -2,6 +2,8 @@
 // Every write the file-backed manager makes, each with its guarantee:
 // - `appendText`: the bytes land at the end in one write, or the file is cut
 //   back to the size it had (a failed or short write leaves no partial line);
+// - `Appender`: the same for a writer's run of appends, on one descriptor
+//   held open, one `write` call an append;
 // - `createText`: a new file, created exclusively; if writing it fails, the
 //   file this call created is removed again;
 // - `publishText`: a whole file written to a temporary file in the same
@@ -56,6 +58,91 @@ function appendText(file, text, sync) {
 }
 
 /**
+ * A session file its writer (the holder of its lock) appends to: opened once,
+ * each append one `write` call at its end. The file's size is tracked rather
+ * than asked for on every append; a failed append cuts the file back to it,
+ * unless what follows that size is not (the start of) its own bytes: then
+ * something else wrote to the file meanwhile, nothing is cut (that could cut
+ * another writer's lines), and the next append starts on a new line if the
+ * file does not end with one.
+ */
+class Appender {
+  constructor(file) {
+    this.file = file;
+    this.fd = fs.openSync(file, "a+");
+    /** The file's size after our last append; null when it must be asked for. */
+    this.size = null;
+    closer.register(this, this.fd, this);
+  }
+
+  /** Appends `bytes` (a Buffer or a string, as UTF-8) and, with `sync`, fsyncs. */
+  append(bytes, sync) {
+    const data = typeof bytes === "string" ? Buffer.from(bytes, "utf8") : bytes;
+    let size = this.size;
+    if (size === null) {
+      size = fs.fstatSync(this.fd).size;
+      if (size > 0 && !endsWithNewline(this.fd, size)) {
+        writeAll(this.fd, NEWLINE);
+        size += 1;
+      }
+    }
+    try {
+      writeAll(this.fd, data);
+      if (sync) fs.fsyncSync(this.fd);
+    } catch (error) {
+      this.size = null;
+      let now = -1;
+      try {
+        now = fs.fstatSync(this.fd).size;
+      } catch {}
+      // Cut back only if what follows `size` is the start of our bytes;
+      // anything else there is another writer's, and stays.
+      if (now >= size && now - size <= data.length && isPrefix(this.fd, size, data.subarray(0, now - size))) {
+        try {
+          fs.ftruncateSync(this.fd, size);
+          this.size = size;
+        } catch {}
+      }
+      throw error;
+    }
+    this.size = size + data.length;
+  }
+
+  sync() {
+    fs.fsyncSync(this.fd);
+  }
+
+  close() {
+    if (this.fd === -1) return;
+    closer.unregister(this);
+    const fd = this.fd;
+    this.fd = -1;
+    fs.closeSync(fd);
+  }
+}
+
+/** Closes the descriptor of an appender that was dropped without `close()`. */
+const closer = new FinalizationRegistry((fd) => closeQuietly(fd));
+const NEWLINE = Buffer.from("\n");
+
+/** Whether the file holds `bytes` at `offset`. */
+function isPrefix(fd, offset, bytes) {
+  const found = Buffer.alloc(bytes.length);
+  let done = 0;
+  while (done < bytes.length) {
+    const n = fs.readSync(fd, found, done, bytes.length - done, offset + done);
+    if (n <= 0) return false;
+    done += n;
+  }
+  return found.equals(bytes);
+}
+
+function endsWithNewline(fd, size) {
+  const last = Buffer.alloc(1);
+  return fs.readSync(fd, last, 0, 1, size - 1) === 1 && last[0] === 0x0a;
+}
+
+/**
  * Creates `file` with `text`; throws `EEXIST` if it exists. A failure after
  * the file was created removes it, so the call leaves nothing behind.
  */
@@ -85,16 +172,6 @@ function syncFolder(dir) {
     // Windows cannot open a folder; some file systems refuse fsync on one.
   } finally {
     if (fd !== undefined) closeQuietly(fd);
-  }
-}
-
-/** fsyncs an existing file's data. */
-function syncFile(file) {
-  const fd = fs.openSync(file, "r+");
-  try {
-    fs.fsyncSync(fd);
-  } finally {
-    closeQuietly(fd);
   }
 }
 
@@ -146,4 +223,4 @@ function linkInto(tmp, file) {
   fs.unlinkSync(tmp);
 }
 
-module.exports = { appendText, createText, publishText, syncFile, syncFolder, writeAll };
+module.exports = { Appender, appendText, createText, publishText, syncFolder, writeAll };

@@ -5,7 +5,7 @@ use std::collections::{HashMap, HashSet};
 
 use crate::document::Document;
 use crate::entry::{Detail, Entry, EntryType, Key, Role};
-use crate::ids::{random_id, random_id_where};
+use crate::ids::{random_id, random_id_where, IdHash};
 use crate::json::{self, Span};
 use crate::migrate;
 use crate::parse;
@@ -89,15 +89,16 @@ pub struct Session {
     text: String,
     entries: Vec<Entry>,
     spans: Vec<Span>,
-    /// id → the last entry with it (headers are not in it).
-    by_id: HashMap<Key, usize>,
+    /// id → the last entry with it (headers are not in it). The id maps
+    /// hash with [`IdHash`]: SipHash was over a tenth of opening a large file.
+    by_id: HashMap<Key, usize, IdHash>,
     /// `parent[i]`: the entry a walk goes to from `i`, kept resolved as
     /// entries arrive, so walks need no lookups.
     parent: Vec<Option<usize>>,
     /// parentId → entries with that parentId, in file order.
-    children: HashMap<Key, Vec<usize>>,
+    children: HashMap<Key, Vec<usize>, IdHash>,
     /// targetId → (order of first setting, label entry), as pi's label `Map` keeps them.
-    labels: HashMap<Key, (u64, usize)>,
+    labels: HashMap<Key, (u64, usize), IdHash>,
     label_seq: u64,
     leaf: Option<usize>,
     /// Lines this session appended that the host has not taken yet.
@@ -168,10 +169,10 @@ impl Session {
             text,
             entries: Vec::new(),
             spans: Vec::new(),
-            by_id: HashMap::new(),
+            by_id: HashMap::default(),
             parent: Vec::new(),
-            children: HashMap::new(),
-            labels: HashMap::new(),
+            children: HashMap::default(),
+            labels: HashMap::default(),
             label_seq: 0,
             leaf: None,
             pending: Vec::new(),
@@ -286,13 +287,23 @@ impl Session {
         now: &str,
         dates: &dyn DateParser,
     ) {
-        let mut line = String::with_capacity(64 + now.len());
+        let parent_json = self
+            .leaf
+            .map_or_else(|| "null".to_owned(), |p| self.id_json(p));
+        // One allocation for the whole line: every part's length is known.
+        let fields = head.iter().chain(tail);
+        let size = fields
+            .map(|(k, v)| v.map_or(0, |v| k.len() + v.len() + 4))
+            .sum::<usize>();
+        let mut line = String::with_capacity(
+            size + kind.len() + id.len() + parent_json.len() + now.len() + 64,
+        );
         line.push_str("{\"type\":");
-        line.push_str(&json::stringify(kind));
+        json::push_stringified(&mut line, kind);
         let field = |line: &mut String, k: &str, v: Json| {
             if let Some(v) = v {
                 line.push(',');
-                line.push_str(&json::stringify(k));
+                json::push_stringified(line, k);
                 line.push(':');
                 line.push_str(v);
             }
@@ -300,12 +311,11 @@ impl Session {
         for (k, v) in head {
             field(&mut line, k, *v);
         }
-        field(&mut line, "id", Some(&json::stringify(id)));
-        let parent_json = self
-            .leaf
-            .map_or_else(|| "null".to_owned(), |p| self.id_json(p));
+        line.push_str(",\"id\":");
+        json::push_stringified(&mut line, id);
         field(&mut line, "parentId", Some(&parent_json));
-        field(&mut line, "timestamp", Some(&json::stringify(now)));
+        line.push_str(",\"timestamp\":");
+        json::push_stringified(&mut line, now);
         for (k, v) in tail {
             field(&mut line, k, *v);
         }

@@ -128,9 +128,11 @@ impl Zone for JsZone {
     }
 }
 
-/// The clock: now, as the ISO text pi writes in timestamps.
+/// The clock: now, as the ISO text pi writes in timestamps. `Date.now()`
+/// written here (a `Date` and its `toISOString` were a tenth of an append).
 pub(super) fn now_iso() -> String {
-    String::from(Date::new_0().to_iso_string())
+    let now = Date::now();
+    crate::time::iso_string(now).unwrap_or_else(|| Date::new(&now.into()).to_iso_string().into())
 }
 
 /// A new session id (a UUID v7 from the clock and the crypto source).

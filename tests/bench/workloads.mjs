@@ -979,6 +979,19 @@ export const WORKLOADS = {
 };
 
 /**
+ * Workloads that `bench.mjs` does not run through every operation. The
+ * manager's open row (`manager.mjs`) reads `branched` continued to 100 MB: the
+ * same seed and generator, so its first 100,000 entries are `branched`'s.
+ */
+export const LARGE_WORKLOADS = {
+  "branched-100mb": {
+    seed: SEEDS.branched,
+    description: "the branched workload continued to 100 MB",
+    make: (rng) => branched(rng, { count: 145000, scale: BRANCHED_SCALE }),
+  },
+};
+
+/**
  * One session of `count` entries as pi 1.6 writes it (the `pi16` workload's
  * writer, compacted every 1,000 entries), for the folders of the usage row.
  */
@@ -991,7 +1004,7 @@ export function makePi16Session(seed, count) {
 }
 
 export function makeWorkload(name) {
-  const spec = WORKLOADS[name];
+  const spec = WORKLOADS[name] ?? LARGE_WORKLOADS[name];
   if (!spec) throw new Error(`unknown workload ${name}`);
   const writer = spec.make(new Rng(spec.seed));
   return {

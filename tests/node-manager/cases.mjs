@@ -500,6 +500,35 @@ check("a failed append (ENOSPC after part of the line) leaves the file as it was
   assert.equal(manager.getEntry(id).parentId, leaf, "the next append continues from the old leaf");
   assert.equal(jsonLines(file).length, 4);
 });
+check("a failed append cuts nothing another writer wrote meanwhile; the next append starts a new line", () => {
+  const dir = folder();
+  const manager = started(dir);
+  const file = manager.getSessionFile();
+  manager.appendMessage(user("the file is held open now"));
+  // a writer that ignores the lock adds a complete line and the start of another
+  const foreign = `${JSON.stringify({ type: "custom", id: "f0f0f0f0", parentId: null })}\n{"type":"cus`;
+  fs.appendFileSync(file, foreign);
+  const before = read(file);
+  assert.throws(
+    () =>
+      withFs(
+        {
+          writeSync: (fd, bytes) => {
+            assert.equal(realWriteSync(fd, bytes, 0, 7), 7);
+            throw failure("ENOSPC", "no space left on device");
+          },
+        },
+        () => manager.appendMessage(user("lost")),
+      ),
+    { code: "ENOSPC" },
+  );
+  assert.ok(read(file).startsWith(before), "the other writer's bytes are all there");
+  const id = manager.appendMessage(user("next"));
+  const last = lines(file).at(-1);
+  assert.equal(JSON.parse(last).id, id, "the next append is a line of its own");
+  assert.equal(lines(file).filter((line) => line.includes('"f0f0f0f0"')).length, 1);
+});
+
 check("a failed fsync (EIO) with durability fsync leaves the file and the session as before", () => {
   const dir = folder();
   const manager = started(dir, dir, { durability: "fsync" });
