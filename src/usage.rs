@@ -323,7 +323,7 @@ fn record_from(
 ) -> Option<Record> {
     let [ts, message, usage, usage_kind, provider, model] = json::find_all(
         text,
-        &members,
+        members,
         ["timestamp", "message", "usage", "kind", "provider", "model"],
     );
     let member = |i: Option<usize>| i.map(|i| &members[i]);
