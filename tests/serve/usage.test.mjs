@@ -65,6 +65,7 @@ async function shown(page) {
       [...document.querySelectorAll(`[data-testid=${id}] a`)].map((a) => ({
         path: a.dataset.sessionPath,
         entryId: a.dataset.entryId ?? null,
+        own: Number(a.dataset.cost),
       }));
     return { totals, bars, sessions: links("usage-sessions"), branches: links("usage-branches") };
   }, FIELDS);
@@ -173,6 +174,14 @@ test("serve: the Usage view's totals, bars and lists are the command's", async (
   await page.click(`[data-testid=usage-branches] a[data-entry-id="${branch.entryId}"]`);
   await page.waitForFunction((id) => window.__viewer?.state.leafId === id, branch.entryId, { timeout: 20_000 });
   assert.equal(new URL(page.url()).searchParams.get("session"), branch.path);
+  // The graph shows the same branch's cost on its leaf when asked: the view's figure, from the same core.
+  await page.check("[data-testid=branch-costs]");
+  const tag = page.locator(`.row[data-entry-id="${branch.entryId}"] .tag.cost`);
+  await tag.waitFor({ timeout: 10_000 });
+  assert.ok(
+    Math.abs(Number(await tag.getAttribute("data-cost")) - branch.own) < 1e-12,
+    `the leaf's cost tag ${replay}`,
+  );
   await page.goBack();
   await page.waitForSelector("[data-testid=usage-view][data-ready=true]", { state: "visible" });
   assert.deepEqual(problems, []);

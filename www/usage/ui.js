@@ -285,6 +285,7 @@ export class UsageView {
       a.dataset.sessionPath = path;
       if (leafId) a.dataset.entryId = leafId;
       a.title = path;
+      a.dataset.cost = String(usage.cost);
       a.append(el(doc, "span", "usage-link-title", title), el(doc, "span", "usage-link-meta", extra));
       li.append(a, el(doc, "span", "usage-cost", formatCost(usage.cost)));
       return li;

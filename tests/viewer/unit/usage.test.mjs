@@ -11,6 +11,7 @@ import { join, relative } from "node:path";
 import { after, test } from "node:test";
 import * as lib from "session-tree";
 import { autoUnit, daysBetween, FolderUsage } from "../../../pkg/cli/serve/usage-data.js";
+import { leafCosts, summaryCostLine, usageView } from "../../../www/composition.js";
 import {
   barKey,
   barKeys,
@@ -249,4 +250,63 @@ test("usage-data: the view's figures are the ledger's, branches listed once per 
   assert.equal(ranged.rows.length, 1);
   data.free();
   ledger.free();
+});
+
+test("in one session: each leaf's branch cost, and what summaries cost, from Session.usage", () => {
+  const u = (cost) => ({ input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2, cost: { total: cost } });
+  const at = (n) => `2026-01-05T10:00:0${n}.000Z`;
+  const lines = [
+    { type: "session", version: 3, id: "S", timestamp: at(0), cwd: "/p" },
+    {
+      type: "message",
+      id: "u1",
+      parentId: null,
+      timestamp: at(1),
+      message: { role: "user", content: "q", timestamp: 1 },
+    },
+    {
+      type: "message",
+      id: "a1",
+      parentId: "u1",
+      timestamp: at(2),
+      message: { role: "assistant", content: [], provider: "p", model: "m", usage: u(1), timestamp: 2 },
+    },
+    {
+      type: "message",
+      id: "a2",
+      parentId: "a1",
+      timestamp: at(3),
+      message: { role: "assistant", content: [], provider: "p", model: "m", usage: u(2), timestamp: 3 },
+    },
+    { type: "branch_summary", id: "b1", parentId: "a1", timestamp: at(4), fromId: "a2", summary: "s", usage: u(4) },
+    {
+      type: "compaction",
+      id: "c1",
+      parentId: "b1",
+      timestamp: at(5),
+      summary: "s",
+      firstKeptEntryId: "b1",
+      tokensBefore: 9,
+      usage: u(8),
+    },
+  ];
+  const session = lib.Session.open(lines.map((l) => JSON.stringify(l)).join("\n"));
+  const report = session.usage(null, { records: false });
+  const ids = ["u1", "a1", "a2", "b1", "c1"];
+  // Two leaves below the fork at a1: a2 ($2 of its own, $3 from the root) and c1 ($4 + $8, $13).
+  assert.deepEqual(leafCosts(ids, report), [null, null, { own: 2, path: 3 }, null, { own: 12, path: 13 }]);
+  const linear = lib.Session.open(
+    lines
+      .slice(0, 4)
+      .map((l) => JSON.stringify(l))
+      .join("\n"),
+  );
+  assert.deepEqual(leafCosts(ids.slice(0, 3), linear.usage(null, { records: false })), [null, null, null]);
+  assert.equal(
+    summaryCostLine(usageView(report, "total")),
+    "Summaries cost 1 compaction $8.0000, 1 branch summary $4.0000, of $15.0000 in all.",
+  );
+  assert.equal(summaryCostLine(usageView(session.usage("a2", { records: false }), "path")), null);
+  session.free?.();
+  linear.free?.();
 });
