@@ -245,8 +245,54 @@ fn header_of(text: &str, members: &[Member]) -> Header {
     }
 }
 
-fn record_of(text: &str, i: usize, e: &Entry, span: Span) -> Option<Record> {
-    let kind = match (e.kind, &e.detail) {
+/// A current file's header and paid requests, read in one pass over its
+/// lines: each paid entry's fields are found among the members the parse
+/// already recorded (its own, and its `message`'s), not by reading the entry
+/// again. What [`records`] and [`header`] give for the same text; the text
+/// back when the file needs migrating (read it as a document then).
+pub fn read(
+    text: String,
+    dates: &dyn time::DateParser,
+) -> Result<(Option<Header>, Vec<Record>), String> {
+    let mut unique = 0;
+    let mut first: Option<Entry> = None; // the first header
+    let mut head = None;
+    let mut out = Vec::new();
+    let mut n = 0;
+    let mut reader = crate::parse::LineReader::<true>::new(&text);
+    while let Some((_, _, parsed)) = reader.next() {
+        let value = &reader.value;
+        if parsed.is_err() || !crate::parse::is_kept(&text, value) {
+            continue;
+        }
+        let e = Entry::from_json(&text, value, Some(dates), &mut unique);
+        if e.is_header() && first.is_none() {
+            if n == 0 {
+                head = Some(header_of(&text, &value.members));
+            }
+            first = Some(e);
+        } else if let Some(kind) = kind_of(&e) {
+            let inner = |m: usize| -> Vec<Member> {
+                value
+                    .nested
+                    .iter()
+                    .filter(|(p, _)| *p == m)
+                    .map(|(_, m)| *m)
+                    .collect()
+            };
+            out.extend(record_from(&text, n, &e, kind, &value.members, inner));
+        }
+        n += 1;
+    }
+    // The first header decides whether a file is current.
+    if !crate::migrate::is_current(first.as_slice()) {
+        return Err(text);
+    }
+    Ok((head, out))
+}
+
+fn kind_of(e: &Entry) -> Option<RecordKind> {
+    Some(match (e.kind, &e.detail) {
         (EntryType::Usage, _) => RecordKind::Usage,
         (EntryType::Compaction, _) => RecordKind::Compaction,
         (EntryType::BranchSummary, _) => RecordKind::BranchSummary,
@@ -256,24 +302,49 @@ fn record_of(text: &str, i: usize, e: &Entry, span: Span) -> Option<Record> {
             _ => return None,
         },
         _ => return None,
-    };
+    })
+}
+
+fn record_of(text: &str, i: usize, e: &Entry, span: Span) -> Option<Record> {
+    let kind = kind_of(e)?;
     let members = json::members(text, span);
+    let inner = |m: usize| json::members(text, members[m].value);
+    record_from(text, i, e, kind, &members, inner)
+}
+
+/// The record of entry `i` (`e`, of `kind`) from its `members`; `inner(m)`
+/// gives the members of the object that is member `m`'s value.
+fn record_from(
+    text: &str,
+    i: usize,
+    e: &Entry,
+    kind: RecordKind,
+    members: &[Member],
+    inner: impl FnOnce(usize) -> Vec<Member>,
+) -> Option<Record> {
     let [ts, message, usage, usage_kind, provider, model] = json::find_all(
         text,
-        &members,
+        members,
         ["timestamp", "message", "usage", "kind", "provider", "model"],
-    )
-    .map(|i| i.map(|i| &members[i]));
+    );
+    let member = |i: Option<usize>| i.map(|i| &members[i]);
+    let (ts, usage, usage_kind, provider, model) = (
+        member(ts),
+        member(usage),
+        member(usage_kind),
+        member(provider),
+        member(model),
+    );
     // A message's usage, provider and model are inside its `message`.
-    let inner;
+    let nested;
     let (usage, provider, model, response_model) = if e.kind == EntryType::Message {
-        inner = json::members(text, message?.value);
+        nested = inner(message?);
         let [u, p, m, rm] = json::find_all(
             text,
-            &inner,
+            &nested,
             ["usage", "provider", "model", "responseModel"],
         )
-        .map(|i| i.map(|i| &inner[i]));
+        .map(|i| i.map(|i| &nested[i]));
         (u, p, m, rm)
     } else {
         (usage, provider, model, None)
@@ -1045,6 +1116,60 @@ mod tests {
             "a timestamp that is no string, as written"
         );
         assert_eq!(r.path.records, 3, "the walk stops before the cycle repeats");
+    }
+
+    #[test]
+    fn the_one_pass_read_gives_what_records_and_header_give() {
+        let dup = r#"{"type":"message","id":"q","parentId":null,"timestamp":"2026-01-05T00:00:00Z","message":{"role":"assistant","usage":{"input":1},"model":"a","content":[{"usage":{"input":9}}],"mod\u0065l":"b","usage":{"input":2,"cost":{"total":1}}}}"#;
+        let texts = [
+            session(Some("/x/a.jsonl")),
+            [
+                r#"{"type":"session","version":3,"id":"S","timestamp":"x","cwd":"/p"}"#,
+                r#"{"type":"message","id":"x","parentId":"y","timestamp":7,"message":{"role":"assistant","content":[]}}"#,
+                r#"{"type":"usage","id":"y","parentId":"x","timestamp":"t","kind":"k","usage":5}"#,
+                "not json",
+                "null",
+                dup,
+            ]
+            .join("\n"),
+            // No header first: no header facts, the records all the same.
+            format!("{dup}\n{}", r#"{"type":"session","version":3,"id":"S","timestamp":"x","cwd":"/p"}"#),
+        ];
+        for text in texts {
+            let doc = Document::parse(&text);
+            let want = (
+                header(&doc.text, &doc.entries, &doc.spans),
+                records(&doc.text, &doc.entries, &doc.spans),
+            );
+            // As text: a time that is no date is NaN, which equals nothing.
+            let got = read(text.clone(), &time::IsoOnly);
+            assert_eq!(
+                format!("{got:?}"),
+                format!("{:?}", Ok::<_, String>(want)),
+                "{text}"
+            );
+        }
+        let got = read(texts_last_model(), &time::IsoOnly).unwrap().1;
+        assert_eq!(
+            got[0].model.as_deref(),
+            Some("b"),
+            "the last of two keys, one escaped"
+        );
+        assert_eq!(got[0].input, 2.0);
+        let old = r#"{"type":"session","id":"S","timestamp":"x","cwd":"/p"}"#.to_owned();
+        assert_eq!(
+            read(old.clone(), &time::IsoOnly),
+            Err(old),
+            "an old file is for migrating"
+        );
+    }
+
+    fn texts_last_model() -> String {
+        [
+            r#"{"type":"session","version":3,"id":"S","timestamp":"x","cwd":"/p"}"#,
+            r#"{"type":"message","id":"q","parentId":null,"timestamp":"2026-01-05T00:00:00Z","message":{"role":"assistant","usage":{"input":1},"model":"a","mod\u0065l":"b","usage":{"input":2,"cost":{"total":1}}}}"#,
+        ]
+        .join("\n")
     }
 
     fn files<'a>(list: &'a [(&'a str, Report)]) -> Vec<Source<'a>> {

@@ -1,12 +1,11 @@
 // Two branches side by side, without the DOM: where two paths fork and what
-// each side did after it (messages, tool calls, files touched, tokens and
-// cost). The worker runs it on `Session.getBranch` paths; the compare panel
+// each side did after it (messages, tool calls, files touched, and tokens and
+// cost as the package counts them). The worker runs it on `Session.getBranch` paths; the compare panel
 // (panels/compare.js) draws the result. Unit tests: tests/viewer/unit/compare.test.mjs.
 
 import { formatToolCall, kindOf, summarize } from "./model.js";
 
 const isObject = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
-const num = (v) => (typeof v === "number" && Number.isFinite(v) ? v : 0);
 
 /**
  * The index of the last entry two root-first paths share, or -1 when they
@@ -37,48 +36,18 @@ export function fileOfCall(call) {
   return p?.trim() ? p : null;
 }
 
-/** The usage records an entry carries, as pi accounts them (assistant, tool result, `usage`, compaction, branch summary). */
-export function usagesOf(entry) {
-  if (!isObject(entry)) return [];
-  switch (entry.type) {
-    case "message": {
-      const m = entry.message;
-      if (isObject(m) && (m.role === "assistant" || m.role === "toolResult") && isObject(m.usage)) return [m.usage];
-      return [];
-    }
-    case "usage":
-    case "compaction":
-    case "branch_summary":
-      return isObject(entry.usage) ? [entry.usage] : [];
-    default:
-      return [];
-  }
-}
-
-/** Sums usage records: tokens by kind and the total cost. */
-export function sumUsage(usages) {
-  const t = { total: 0, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0 };
-  for (const u of usages) {
-    t.total += num(u.totalTokens);
-    t.input += num(u.input);
-    t.output += num(u.output);
-    t.cacheRead += num(u.cacheRead);
-    t.cacheWrite += num(u.cacheWrite);
-    t.cost += isObject(u.cost) ? num(u.cost.total) : 0;
-  }
-  return t;
-}
-
 /**
  * One side after the fork. `entries` are that side's entries after the fork
  * point, root first; `toolCalls` maps tool call ids to calls (for the
- * summaries of tool results; calls made before the fork count too).
+ * summaries of tool results; calls made before the fork count too);
+ * `usageOf(entries)` is what those entries cost, as the package counts it
+ * (the worker passes `sessionUsage(entries).total`: one implementation of
+ * pi's accounting), or `null`.
  */
-export function describeSide(entries, toolCalls = new Map()) {
+export function describeSide(entries, toolCalls = new Map(), usageOf = () => null) {
   const rows = [];
   const calls = [];
   const files = new Map();
-  const usages = [];
   let messages = 0;
   for (const e of entries) {
     for (const call of toolCallsOf(e)) toolCalls.set(call.id, call);
@@ -94,7 +63,6 @@ export function describeSide(entries, toolCalls = new Map()) {
         files.set(file, f);
       }
     }
-    usages.push(...usagesOf(e));
     rows.push({
       id: String(e?.id ?? ""),
       kind: kindOf(e),
@@ -102,23 +70,23 @@ export function describeSide(entries, toolCalls = new Map()) {
       summary: summarize(e, toolCalls),
     });
   }
-  return { rows, messages, toolCalls: calls, files: [...files.values()], usage: sumUsage(usages) };
+  return { rows, messages, toolCalls: calls, files: [...files.values()], usage: usageOf(entries) };
 }
 
 /**
  * Compares the branches ending at two leaves, given their root-first paths:
  * the fork point (the last common entry, `null` without one) and each side's
- * entries after it, described by `describeSide`.
+ * entries after it, described by `describeSide` (`usageOf` as it takes it).
  */
-export function compareBranches(pathA, pathB) {
+export function compareBranches(pathA, pathB, usageOf) {
   const fork = forkIndex(pathA, pathB);
   const before = new Map();
   for (let i = 0; i <= fork; i++) for (const call of toolCallsOf(pathA[i])) before.set(call.id, call);
   const forkEntry = fork >= 0 ? pathA[fork] : null;
   return {
     fork: forkEntry ? { id: String(forkEntry.id), index: fork, summary: summarize(forkEntry, before) } : null,
-    a: { leafId: String(pathA.at(-1)?.id ?? ""), ...describeSide(pathA.slice(fork + 1), new Map(before)) },
-    b: { leafId: String(pathB.at(-1)?.id ?? ""), ...describeSide(pathB.slice(fork + 1), new Map(before)) },
+    a: { leafId: String(pathA.at(-1)?.id ?? ""), ...describeSide(pathA.slice(fork + 1), new Map(before), usageOf) },
+    b: { leafId: String(pathB.at(-1)?.id ?? ""), ...describeSide(pathB.slice(fork + 1), new Map(before), usageOf) },
   };
 }
 
@@ -142,7 +110,7 @@ export function parseCompareHash(hash) {
 export const compareHash = (a, b) => `#compare=${encodeURIComponent(a)},${encodeURIComponent(b)}`;
 
 /** The comparison of the leaves `a` and `b`, given `getBranch(id)` (root-first entries, `[]` for an unknown id). */
-export function compareLeaves(getBranch, a, b) {
+export function compareLeaves(getBranch, a, b, usageOf) {
   const pathA = getBranch(a);
   const pathB = getBranch(b);
   for (const [id, path] of [
@@ -151,5 +119,5 @@ export function compareLeaves(getBranch, a, b) {
   ]) {
     if (!path.length) throw new Error(`No entry with id "${id}" in this session, so there is nothing to compare.`);
   }
-  return compareBranches(pathA, pathB);
+  return compareBranches(pathA, pathB, usageOf);
 }

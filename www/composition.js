@@ -176,3 +176,37 @@ export function usageView(report, which) {
   for (const [source, u] of Object.entries(report.byKind[which])) by[source] = of(u);
   return { ...of(report[which]), by };
 }
+
+/**
+ * What each leaf's branch cost, from the package's `Session.usage` report,
+ * by node (`ids`: the graph's entry ids): `{ own, path }` dollars for a leaf
+ * (`own`: below the last fork above it; `path`: from the root), `null` for
+ * the other entries. A session without forks has one branch: no costs.
+ */
+export function leafCosts(ids, report) {
+  const out = new Array(ids.length).fill(null);
+  if (report.leaves.length < 2) return out;
+  const at = new Map(ids.map((id, i) => [id, i]));
+  for (const leaf of report.leaves) {
+    const i = at.get(leaf.entryId);
+    if (i !== undefined) out[i] = { own: leaf.own.cost, path: leaf.path.cost };
+  }
+  return out;
+}
+
+/**
+ * The line that says what summaries cost, from a `usageView`: the
+ * summarizer requests of compactions and of branch summaries, beside the
+ * whole cost; `null` when there were none.
+ */
+export function summaryCostLine(usage) {
+  const parts = [];
+  for (const [key, one, many] of [
+    ["compaction", "compaction", "compactions"],
+    ["branchSummary", "branch summary", "branch summaries"],
+  ]) {
+    const u = usage.by[key];
+    if (u?.records) parts.push(`${u.records} ${u.records === 1 ? one : many} $${u.cost.toFixed(4)}`);
+  }
+  return parts.length ? `Summaries cost ${parts.join(", ")}, of $${usage.cost.toFixed(4)} in all.` : null;
+}

@@ -54,6 +54,7 @@ export class Controller {
     view.bindShare(() => this.shareBranch());
     view.bindTheme();
     view.bindMenu();
+    view.bindCosts((on) => graph.showCosts(on));
   }
 
   async setFilter(filter) {

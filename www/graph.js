@@ -168,6 +168,12 @@ export class Graph {
     this.setView(view);
   }
 
+  /** Shows (or hides) each branch's cost on its leaf's row (`nodes.costs`, from the package's usage report). */
+  showCosts(on) {
+    this.costsOn = on;
+    this.schedule();
+  }
+
   /** Whether the session has an entry with this id. */
   has(id) {
     return this.nodeOf?.has(id) ?? false;
@@ -401,6 +407,13 @@ export class Graph {
     if (state === PATH.unsent && edit?.kind !== "omit") {
       const t = el("span", "unsent-mark", "not sent");
       t.title = "On the path to the selected leaf, but not part of what the model receives";
+      body.append(t);
+    }
+    const cost = this.costsOn ? this.nodes.costs?.[node] : null;
+    if (cost) {
+      const t = el("span", "tag cost", `$${cost.own.toFixed(2)}`);
+      t.dataset.cost = String(cost.own);
+      t.title = `This branch cost $${cost.own.toFixed(4)} below its last fork, $${cost.path.toFixed(4)} from the root`;
       body.append(t);
     }
     body.append(el("span", "row-text", summaries[node]));

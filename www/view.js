@@ -55,6 +55,20 @@ export class View {
     const unsent = el("span", "legend-item");
     unsent.append(el("span", "unsent-mark", "not sent"), el("span", "", "on the path, not seen by the model"));
     legend.append(path, unsent);
+    // Each branch's cost on its leaf's row (graph.js), off until asked for.
+    const costs = el("label", "legend-item legend-costs");
+    this.costToggle = el("input");
+    this.costToggle.type = "checkbox";
+    this.costToggle.dataset.testid = "branch-costs";
+    costs.append(this.costToggle, el("span", "", "Each branch's cost, on its leaf"));
+    costs.title =
+      "On each leaf of a session that branches: the cost below its last fork (its own part), and from the root in the tooltip";
+    legend.append(costs);
+  }
+
+  /** `handler(on)` when "Each branch's cost" is ticked or unticked. */
+  bindCosts(handler) {
+    this.costToggle.addEventListener("change", () => handler(this.costToggle.checked));
   }
 
   /** Renders what changed in the store. */

@@ -21,7 +21,7 @@ import {
   visibleNodes,
 } from "./analysis.js";
 import { compareLeaves } from "./compare.js";
-import { composition, usageView } from "./composition.js";
+import { composition, leafCosts, usageView } from "./composition.js";
 import { REPLY, REQUEST } from "./messages.js";
 import { searchText } from "./model.js";
 import * as st from "./pkg/browser.js";
@@ -47,7 +47,7 @@ const handlers = {
   [REQUEST.export]: ({ req, entryId }) => post({ type: REPLY.export, req, text: exportBranch(entryId) }),
   // Two branches side by side (compare.js).
   [REQUEST.compare]: ({ req, a, b }) =>
-    post({ type: REPLY.compared, req, comparison: compareLeaves((id) => doc.session.getBranch(id), a, b) }),
+    post({ type: REPLY.compared, req, comparison: compareLeaves((id) => doc.session.getBranch(id), a, b, sideUsage) }),
   // Share one branch, redacted (share-worker.js).
   [REQUEST.shareScan]: ({ req, entryId }) => post({ type: REPLY.shareScanned, req, ...scanBranch(st, doc, entryId) }),
   [REQUEST.shareBuild]: async ({ req, entryId, redactions }) =>
@@ -169,15 +169,23 @@ async function open(msg) {
 function indexTree(roots, entries, session) {
   const { nodes, parent, labels } = flattenTree(roots);
   const columns = describeNodes(nodes);
-  const tokens = usageView(session.usage(null, { records: false }), "total");
+  const report = session.usage(null, { records: false });
+  const tokens = usageView(report, "total");
+  columns.costs = leafCosts(
+    nodes.map((e) => e.id),
+    report,
+  );
   const stats = computeStats(entries, { count: nodes.length, ...treeShape(parent), roots: roots.length }, tokens);
   return { nodes, parent, labels, toolOnly: columns.toolOnly, nodeOf: indexById(nodes), search: null, columns, stats };
 }
 
+/** What a compare side's entries cost, as the package counts it (pi's `getSessionStats` rules). */
+const sideUsage = (entries) => st.sessionUsage(entries, { records: false }).total;
+
 /** The node columns the page draws the graph from (`doc` indexed by indexTree). */
-function nodeColumns({ kinds, summaries, times, refs }) {
+function nodeColumns({ kinds, summaries, times, refs, costs }) {
   const { nodes, labels, parent } = doc;
-  return { ids: nodes.map((e) => e.id), kinds, summaries, labels, times, parent, refs };
+  return { ids: nodes.map((e) => e.id), kinds, summaries, labels, times, parent, refs, costs };
 }
 
 /**

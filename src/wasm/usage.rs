@@ -6,7 +6,7 @@ use wasm_bindgen::prelude::*;
 
 use super::convert::{entries_jsonl, get, id_arg, parse_json};
 use super::error::Api;
-use super::host::{open_entries, JsSort, JsZone};
+use super::host::{open_entries, JsDates, JsSort, JsZone};
 use super::read::{Accept, Reader, Source};
 use crate::entry::Entry;
 use crate::json;
@@ -247,9 +247,18 @@ impl JsUsageLedger {
             Source::Text(text) => text,
             Source::Entries(array) => entries_jsonl(&array)?,
         };
-        let file = open_entries(api, text)?;
-        let records = usage::records(&file.text, &file.entries, &file.spans);
-        let header = usage::header(&file.text, &file.entries, &file.spans);
+        // A current file in one pass; an old one migrated first.
+        let (header, records) = match usage::read(text, &JsDates) {
+            Ok(read) => read,
+            Err(text) => {
+                let file = open_entries(api, text)?;
+                let records = usage::records(&file.text, &file.entries, &file.spans);
+                (
+                    usage::header(&file.text, &file.entries, &file.spans),
+                    records,
+                )
+            }
+        };
         let count = records.len() as u32;
         self.files.push(LedgerFile {
             path,

@@ -122,6 +122,30 @@ export class LocalFolder {
     return { results, truncated: false };
   }
 
+  /**
+   * The Usage view's data (../pkg/cli/serve/usage-data.js) over every file,
+   * each added under the name its forks give it (`names`, from the list's
+   * model), so that copies count once; built once, on the first call.
+   */
+  usage(names, onProgress = () => {}) {
+    this.usageData ??= (async () => {
+      const { FolderUsage } = await import("../pkg/cli/serve/usage-data.js");
+      const usage = new FolderUsage(this.lib);
+      const paths = [...this.files.keys()].sort();
+      let done = 0;
+      for (const path of paths) {
+        try {
+          usage.add(names.get(path) ?? path, path, new Uint8Array(await this.bytes(path)));
+        } catch (error) {
+          usage.skipped.push({ path, error: String(error?.message ?? error) });
+        }
+        onProgress(++done, paths.length);
+      }
+      return usage;
+    })();
+    return this.usageData;
+  }
+
   async bytes(path) {
     return (await this.files.get(path).getFile()).arrayBuffer();
   }

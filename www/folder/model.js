@@ -46,6 +46,32 @@ export class FolderModel {
     return this.rows.size;
   }
 
+  /** The rows' paths by file name. */
+  byName() {
+    const byName = new Map();
+    for (const p of this.rows.keys()) {
+      const list = byName.get(baseName(p)) ?? [];
+      list.push(p);
+      byName.set(baseName(p), list);
+    }
+    return byName;
+  }
+
+  /**
+   * The name each session has in its forks' headers (their `parentSession`,
+   * an absolute path on the machine that wrote them), by its path in the
+   * folder: what the usage ledger links forks and copies by.
+   */
+  parentNames() {
+    const byName = this.byName();
+    const names = new Map();
+    for (const row of this.rows.values()) {
+      const parent = this.parentOf(row, byName);
+      if (parent && row.info?.parentSession && !names.has(parent)) names.set(parent, row.info.parentSession);
+    }
+    return names;
+  }
+
   /** The path of the session `row` was forked from, if that session is in the folder. */
   parentOf(row, byName) {
     const info = row.info;
@@ -68,12 +94,7 @@ export class FolderModel {
    * sessions they were forked from.
    */
   groups(filter = "") {
-    const byName = new Map();
-    for (const p of this.rows.keys()) {
-      const list = byName.get(baseName(p)) ?? [];
-      list.push(p);
-      byName.set(baseName(p), list);
-    }
+    const byName = this.byName();
     // Items for lineage.js: paths relative to the folder, the parent resolved to one.
     const items = [];
     for (const row of this.rows.values()) {

@@ -136,13 +136,32 @@ export class FolderPage {
     this.status = el(doc, "span", "folder-status");
     this.status.dataset.testid = "folder-progress";
     this.status.setAttribute("role", "status");
-    bar.append(this.search, this.filter, this.status);
+    // Sessions | Usage: the list, or what the folder cost (../usage/).
+    this.tabs = el(doc, "div", "folder-tabs");
+    this.tabs.setAttribute("role", "group");
+    this.tabs.setAttribute("aria-label", "Show");
+    this.tabButtons = {};
+    for (const [name, text] of [
+      ["list", "Sessions"],
+      ["usage", "Usage"],
+    ]) {
+      const b = el(doc, "button", "button small", text);
+      b.type = "button";
+      b.dataset.testid = `folder-show-${name}`;
+      b.setAttribute("aria-pressed", name === "list" ? "true" : "false");
+      b.addEventListener("click", () => this.showPart(name, true));
+      this.tabButtons[name] = b;
+      this.tabs.append(b);
+    }
+    bar.append(this.tabs, this.search, this.filter, this.status);
     this.results = el(doc, "ol", "search-results");
     this.results.dataset.testid = "search-results";
     this.results.hidden = true;
     this.list = el(doc, "div", "session-list");
     this.list.dataset.testid = "session-list";
-    view.append(bar, this.results, this.list);
+    this.usageBox = el(doc, "div", "usage-box");
+    this.usageBox.hidden = true;
+    view.append(bar, this.results, this.list, this.usageBox);
     doc.querySelector("main.layout")?.before(view);
     this.view = view;
 
@@ -160,6 +179,7 @@ export class FolderPage {
     };
     this.list.addEventListener("click", follow);
     this.results.addEventListener("click", follow);
+    this.usageBox.addEventListener("click", follow);
   }
 
   showList() {
@@ -194,7 +214,54 @@ export class FolderPage {
     if (path && (this.served || this.local?.files.has(path))) {
       this.showViewer();
       this.load(path, q.get("leafId"), q.get("targetId"));
-    } else if (this.served || this.local) this.showList();
+    } else if (this.served || this.local) {
+      this.showList();
+      this.showPart(q.get("view") === "usage" ? "usage" : "list", false);
+    }
+  }
+
+  /** The list (with search) or the Usage view; `push`: a new history entry (`?view=usage`). */
+  async showPart(name, push) {
+    const usage = name === "usage";
+    for (const [n, b] of Object.entries(this.tabButtons)) b.setAttribute("aria-pressed", n === name ? "true" : "false");
+    this.usageBox.hidden = !usage;
+    this.list.hidden = usage;
+    this.search.hidden = usage;
+    this.filter.hidden = usage;
+    if (usage) this.results.hidden = true;
+    else if (this.search.value.trim()) this.runSearch();
+    if (push) {
+      this.doc.defaultView.history.pushState({}, "", usage ? "?view=usage" : "?");
+      this.pushed = true;
+    }
+    if (!usage) return;
+    if (!this.usage) {
+      const { UsageView } = await import("../usage/ui.js");
+      this.usage = new UsageView(this.doc, {
+        load: (options, onProgress) => this.usageData(options, onProgress),
+        titleOf: (path) => {
+          const row = this.model.rows.get(path);
+          return row ? rowTitle(row) : path;
+        },
+        href: (path, leafId) => sessionHref(path, leafId, leafId),
+      });
+      this.usageBox.append(this.usage.root);
+    }
+    this.usage.refresh();
+  }
+
+  /** The Usage view's data: from the server, or counted in the page over a folder opened in it. */
+  async usageData(options, onProgress) {
+    if (this.served) {
+      const q = new URLSearchParams();
+      for (const [k, v] of Object.entries(options)) if (v) q.set(k, v);
+      const res = await fetch(`api/usage?${q}`);
+      if (!res.ok) throw new Error(`HTTP ${res.status}: ${(await res.text()).trim()}`);
+      return res.json();
+    }
+    await this.loaded;
+    const usage = await this.local.usage(this.model.parentNames(), onProgress);
+    return usage.view(options);
   }
 
   openSession(path, leafId, targetId) {
@@ -531,12 +598,15 @@ export class FolderPage {
           ? await local.filesFromHandle(source)
           : await local.filesFromEntry(source);
     this.local = new local.LocalFolder(files, lib, text);
+    this.usage?.root.remove();
+    this.usage = null;
     this.model.clear();
     this.progress = { done: 0, total: files.length, ready: false };
     this.savedScroll = 0;
     this.doc.defaultView.history.pushState({}, "", "?");
     this.showList();
-    await this.local.load(
+    this.showPart("list", false);
+    this.loaded = this.local.load(
       (row) => {
         this.model.upsert(row);
         this.scheduleList();
@@ -546,6 +616,7 @@ export class FolderPage {
         this.renderStatus();
       },
     );
+    await this.loaded;
     this.progress.ready = true;
     this.renderList();
   }

@@ -70,10 +70,17 @@ export class ComparePanel {
       chip(plural(side.messages, "message"), "muted"),
       chip(plural(side.toolCalls.length, "tool call"), "muted"),
       chip(plural(side.files.length, "file"), "muted"),
-      chip(`${formatTokens(u.total)} tokens (in ${formatTokens(u.input)}, out ${formatTokens(u.output)})`, "muted"),
-      chip(`$${u.cost.toFixed(4)}`, "muted"),
     );
-    meta.lastChild.dataset.testid = "compare-cost";
+    if (u) {
+      meta.append(
+        chip(
+          `${formatTokens(u.totalTokens)} tokens (in ${formatTokens(u.input)}, out ${formatTokens(u.output)})`,
+          "muted",
+        ),
+        chip(`$${u.cost.toFixed(4)}`, "muted"),
+      );
+      meta.lastChild.dataset.testid = "compare-cost";
+    }
     col.append(title, meta);
 
     const files = el("details", "compare-files");

@@ -4,7 +4,7 @@
 // from composition.js in the worker.
 
 import { USAGE_SOURCES } from "../analysis.js";
-import { ESTIMATE_NOTE } from "../composition.js";
+import { ESTIMATE_NOTE, summaryCostLine } from "../composition.js";
 import { chip, el, jumpLink } from "../render.js";
 
 const n = (v) => v.toLocaleString("en-US");
@@ -159,6 +159,16 @@ export class CompositionPanel {
     const t = table(["", "this path", "whole file"], rows);
     t.dataset.testid = "usage-table";
     box.append(t);
+    for (const [label, u] of [
+      ["This path", pathUsage],
+      ["The whole file", file],
+    ]) {
+      const line = u && summaryCostLine(u);
+      if (!line) continue;
+      const p = el("p", "small", `${label}: ${line}`);
+      p.dataset.testid = "summary-cost";
+      box.append(p);
+    }
     box.append(
       el(
         "p",

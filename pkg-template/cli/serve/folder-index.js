@@ -8,8 +8,11 @@ import { watch } from "node:fs";
 import { lstat, readFile, realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import { findSessions } from "../../files/folder.cjs";
-import { inspectSession, sessionInfo } from "../../node.js";
+import * as lib from "../../node.js";
 import { bloomOfText, parseQuery, queryTokens, searchText } from "./search-text.js";
+import { FolderUsage } from "./usage-data.js";
+
+const { inspectSession, sessionInfo } = lib;
 
 const RESCAN_MS = 2000;
 const CONCURRENCY = 4;
@@ -85,6 +88,9 @@ export class FolderIndex {
     this.progress = { done: 0, total: 0, rowsReady: false, indexed: 0, indexTotal: 0, ready: false };
     this.scanning = null;
     this.again = false;
+    // Bumped by every row read or removed: the Usage view's ledger is rebuilt when it moved.
+    this.version = 0;
+    this.usageCache = null;
   }
 
   /** `listener({ type: "row"|"remove"|"progress", … })`; returns the unsubscribe function. */
@@ -150,6 +156,7 @@ export class FolderIndex {
     for (const rel of [...this.files.keys()]) {
       if (!seen.has(rel)) {
         this.files.delete(rel);
+        this.version++;
         this.emit({ type: "remove", path: rel });
       }
     }
@@ -209,7 +216,8 @@ export class FolderIndex {
     const bytes = await this.bytesOf(f);
     if (!bytes) return;
     const row = describeFile(this.root, f.rel, bytes, f.mtimeMs);
-    this.files.set(f.rel, { row, bloom: null, size: f.size, mtimeMs: f.mtimeMs });
+    this.files.set(f.rel, { row, bloom: null, size: f.size, mtimeMs: f.mtimeMs, abs: f.abs });
+    this.version++;
     this.emit({ type: "row", row });
   }
 
@@ -221,6 +229,30 @@ export class FolderIndex {
     try {
       known.bloom = bloomOfText(new TextDecoder().decode(bytes));
     } catch {}
+  }
+
+  /**
+   * The Usage view's data (usage-data.js) over the files listed so far, each
+   * added under its absolute path (what forks' `parentSession` names). The
+   * files are read again only when the folder changed since the last call.
+   */
+  async usage(options) {
+    const version = this.version;
+    if (this.usageCache?.version !== version) {
+      const next = (async () => {
+        const usage = new FolderUsage(lib);
+        const files = [...this.files.values()].sort((a, b) => (a.row.path < b.row.path ? -1 : 1));
+        for (const f of files) {
+          const bytes = await this.bytesOf(f);
+          if (bytes) usage.add(f.abs, f.row.path, bytes);
+        }
+        return usage;
+      })();
+      const previous = this.usageCache;
+      this.usageCache = { version, usage: next };
+      previous?.usage.then((u) => u.free()).catch(() => {});
+    }
+    return (await this.usageCache.usage).view(options);
   }
 
   /**

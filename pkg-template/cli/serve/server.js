@@ -8,6 +8,7 @@
 //                     while the folder is first read, then `row`/`remove` as files change
 //   /api/search?q=    JSON: the entries matching the query, as { path, entryId, … }
 //   /api/follow?path=REL&offset=N&head=H   Server-Sent Events: appended bytes (protocol.js)
+//   /api/usage?since=&until=&timeZone=&bars=   JSON: the Usage view's data (usage-data.js)
 //
 // Security: GET and HEAD only; the Host header must name a loopback address
 // with the server's port (or the --host given); paths are checked by paths.js.
@@ -39,7 +40,7 @@ const PKG_ALLOWED = [
   /^recover\.js$/,
   /^web\/.+\.(js|wasm)$/,
   /^cli\/lineage\.js$/,
-  /^cli\/serve\/(search-text|protocol)\.js$/,
+  /^cli\/serve\/(search-text|protocol|usage-data)\.js$/,
 ];
 
 const CSP =
@@ -59,6 +60,31 @@ function sendText(res, status, text) {
   if (res.headersSent) return res.destroy();
   res.writeHead(status, baseHeaders("text/plain; charset=utf-8"));
   res.end(`${text}\n`);
+}
+
+/** The Usage view's options from the query; a 400 for a value the ledger would refuse. */
+function usageOptions(params) {
+  const options = {};
+  for (const key of ["since", "until"]) {
+    const v = params.get(key);
+    if (!v) continue;
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(v) || Number.isNaN(Date.parse(`${v}T00:00:00Z`)))
+      throw new Refused(400, `${key} must be a date as YYYY-MM-DD`);
+    options[key] = v;
+  }
+  const zone = params.get("timeZone");
+  if (zone) {
+    try {
+      new Intl.DateTimeFormat("en-US", { timeZone: zone });
+    } catch {
+      throw new Refused(400, "timeZone must be a time zone such as Europe/Paris or UTC");
+    }
+    options.timeZone = zone;
+  }
+  const bars = params.get("bars") ?? "auto";
+  if (!["auto", "day", "week", "month"].includes(bars)) throw new Refused(400, "bars must be auto, day, week or month");
+  options.bars = bars;
+  return options;
 }
 
 /**
@@ -98,6 +124,7 @@ export async function startServer({ dir, port = 0, host = "127.0.0.1", viewerDir
     if (rawPath === "/api/list") return listStream(req, res);
     if (rawPath === "/api/search") return sendJson(res, await index.search(params.get("q") ?? ""));
     if (rawPath === "/api/follow") return follow(req, res, params);
+    if (rawPath === "/api/usage") return sendJson(res, await index.usage(usageOptions(params)));
     if (rawPath.startsWith("/files/")) {
       const file = await resolveSession(root, rawSegments(rawPath.slice(7)));
       return sendFile(req, res, file, params);

@@ -1,8 +1,10 @@
 // Unit tests of www/compare.js. The expected values are worked out by hand
-// from the small tree below.
+// from the small tree below; each side's cost is counted by the package's
+// sessionUsage, as the viewer's worker passes it.
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { sessionUsage } from "session-tree";
 import {
   compareBranches,
   compareHash,
@@ -10,10 +12,18 @@ import {
   fileOfCall,
   forkIndex,
   parseCompareHash,
-  sumUsage,
 } from "../../../www/compare.js";
 
-const usage = (totalTokens, cost, extra = {}) => ({ totalTokens, cost: { total: cost }, ...extra });
+const usage = (totalTokens, cost, extra = {}) => ({
+  input: totalTokens,
+  output: 0,
+  cacheRead: 0,
+  cacheWrite: 0,
+  totalTokens,
+  cost: { total: cost },
+  ...extra,
+});
+const usageOf = (entries) => sessionUsage(entries, { records: false }).total;
 const user = (id, parentId, text) => ({ type: "message", id, parentId, message: { role: "user", content: text } });
 const assistant = (id, parentId, content, u) => ({
   type: "message",
@@ -87,7 +97,7 @@ test("the fork point is the last entry both paths share", () => {
 });
 
 test("each side lists its entries after the fork, its tool calls, files, tokens and cost", () => {
-  const cmp = compareBranches(pathA, pathB);
+  const cmp = compareBranches(pathA, pathB, usageOf);
   assert.deepEqual(cmp.fork, { id: "a1", index: 1, summary: "ok" });
   assert.equal(cmp.a.leafId, "a3");
   assert.equal(cmp.b.leafId, "c1");
@@ -118,13 +128,17 @@ test("each side lists its entries after the fork, its tool calls, files, tokens 
   assert.deepEqual(cmp.a.files, [{ path: "src/a.rs", tools: ["read", "edit"] }]);
   assert.deepEqual(cmp.b.files, [{ path: "b.txt", tools: ["write"] }]);
   // A: a2 300 + t2 4 + a3 50 tokens; $0.25 + $0.5 + $0.125 (the fork's own a1 is not counted).
-  assert.equal(cmp.a.usage.total, 354);
+  assert.equal(cmp.a.usage.totalTokens, 354);
   assert.equal(cmp.a.usage.cost, 0.875);
-  assert.equal(cmp.a.usage.input, 200);
+  assert.equal(cmp.a.usage.input, 254);
   assert.equal(cmp.a.usage.output, 100);
+  assert.equal(cmp.a.usage.records, 3);
   // B: a4 20 + usage entry 1000 + compaction 7; $0.5 + $2 + $0.25.
-  assert.equal(cmp.b.usage.total, 1027);
+  assert.equal(cmp.b.usage.totalTokens, 1027);
   assert.equal(cmp.b.usage.cost, 2.75);
+  assert.equal(cmp.b.usage.records, 3);
+  // Without a counter, no figures.
+  assert.equal(compareBranches(pathA, pathB).a.usage, null);
   // The tool result's row names its call, made on the same side.
   assert.equal(cmp.a.rows[2].summary, "read src/a.rs");
   assert.equal(cmp.a.rows[0].role, "user");
@@ -156,25 +170,18 @@ test("a leaf on the other's path forks at itself; unrelated roots have no fork p
   );
 });
 
-test("files come from path or file_path; usage sums skip what is not a number", () => {
+test("files come from path or file_path; a usage field that is not a number counts as 0", () => {
   assert.equal(fileOfCall({ arguments: { path: "a" } }), "a");
   assert.equal(fileOfCall({ arguments: { file_path: "b" } }), "b");
   assert.equal(fileOfCall({ arguments: { command: "ls" } }), null);
   assert.equal(fileOfCall({ arguments: "nonsense" }), null);
-  assert.deepEqual(
-    sumUsage([
-      { totalTokens: "5", cost: { total: 1 } },
-      { totalTokens: 2, cost: null },
-    ]),
-    {
-      total: 2,
-      input: 0,
-      output: 0,
-      cacheRead: 0,
-      cacheWrite: 0,
-      cost: 1,
-    },
-  );
+  const odd = assistant("a9", "a1", [], { ...usage(5, 1), input: "5" });
+  const bare = assistant("a8", "a9", [], undefined);
+  const side = compareBranches([u1, a1], [u1, a1, odd, bare], usageOf).b.usage;
+  assert.equal(side.input, 0);
+  assert.equal(side.cost, 1);
+  assert.equal(side.records, 2);
+  assert.equal(side.incomplete, 2, "a string for a number, and an assistant message without usage");
 });
 
 test("#compare=<a>,<b> round-trips ids, commas and all", () => {
