@@ -168,7 +168,9 @@ export class CompositionPanel {
     );
   }
 
-  renderNothing() {
-    this.box.replaceChildren(el("p", "empty", "Nothing to show."));
+  /** Empties the panel, saying `text` (why there is nothing). */
+  renderNothing(text = "Nothing to show.") {
+    this.box.replaceChildren(el("p", "empty", text));
+    delete this.box.dataset.leaf;
   }
 }
