@@ -2,9 +2,13 @@
 // file input, in Chromium: its first rows before the whole file is read, a progress bar
 // while it is read, then the whole graph, and the context of two leaves, each equal to the
 // package's own in Node through fileSource. The file is generated in the system's temporary
-// folder and deleted. Prints how long each step took (not asserted).
+// folder and deleted. Prints how long each step took and the peak memory of Chromium's
+// renderer processes (the page's and the worker's JS heaps and the wasm memory), not asserted.
+//
+//   VIEWER_LARGE_GIB=2.5   generates a file of that many GiB instead of 1.1 (a measurement)
 
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,6 +21,19 @@ import { watchProblems } from "./page.mjs";
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 const GiB = 1024 ** 3;
+const SIZE = Number(process.env.VIEWER_LARGE_GIB ?? 1.1) * GiB;
+
+/** The resident memory of Chromium's renderer processes, in bytes (0 where `ps` cannot tell). */
+function rendererMemory() {
+  try {
+    const out = execFileSync("ps", ["-C", "chromium", "-o", "rss=,args="], { encoding: "utf8" });
+    let kib = 0;
+    for (const line of out.split("\n")) if (line.includes("--type=renderer")) kib += Number.parseInt(line, 10) || 0;
+    return kib * 1024;
+  } catch {
+    return 0;
+  }
+}
 
 /**
  * Writes a v3 session of a little over `bytes`: a chain of user messages, each with a tool
@@ -78,11 +95,11 @@ const contents = (page) => page.$$eval("[data-testid=context] > [data-role]", (e
 test("a session over 1 GiB opens by piece: first rows, progress, graph, contexts", { timeout: 600_000 }, async () => {
   const path = join(dir, "large.jsonl");
   const t0 = Date.now();
-  const { first, last } = writeLarge(path, 1.1 * GiB);
+  const { first, last } = writeLarge(path, SIZE);
   const source = fileSource(path);
   const count = countEntries(source) - 1; // without the header
   const generated = Date.now() - t0;
-  assert.ok(source.size > 1.1 * GiB);
+  assert.ok(source.size > SIZE && source.size > GiB);
 
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   const problems = watchProblems(page);
@@ -105,6 +122,10 @@ test("a session over 1 GiB opens by piece: first rows, progress, graph, contexts
       });
     }, 20);
   });
+  let peak = rendererMemory();
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, rendererMemory());
+  }, 250);
   const picked = Date.now();
   await page.setInputFiles("#file-input", path);
   await page.waitForFunction((n) => window.__viewer.opened > n, opened, { timeout: 300_000 });
@@ -112,6 +133,7 @@ test("a session over 1 GiB opens by piece: first rows, progress, graph, contexts
   await page.waitForFunction((leaf) => document.querySelector("[data-testid=context]").dataset.leaf === leaf, last, {
     timeout: 60_000,
   });
+  clearInterval(sampler);
   const seen = await page.evaluate(() => {
     clearInterval(window.__sampler);
     return window.__seen;
@@ -161,7 +183,7 @@ test("a session over 1 GiB opens by piece: first rows, progress, graph, contexts
   assert.deepEqual(problems, []);
   source.close();
   console.log(
-    `# ${(source.size / GiB).toFixed(2)} GiB, ${count} entries: generated in ${generated} ms; first rows after ${Math.round(firstRows)} ms, whole graph and context in ${graphMs} ms, a leaf's context in ${leafMs} ms`,
+    `# ${(source.size / GiB).toFixed(2)} GiB, ${count} entries: generated in ${generated} ms; first rows after ${Math.round(firstRows)} ms, whole graph and context in ${graphMs} ms, a leaf's context in ${leafMs} ms; renderers' peak memory ${Math.round(peak / 2 ** 20)} MiB`,
   );
   await page.close();
 });
