@@ -14,6 +14,15 @@ import { isToolOnlyAssistant, kindOf, passesFilter, summarize } from "./model.js
  * always smaller than i.
  */
 export function flattenTree(roots) {
+  const { nodes, parent, labels } = flattenNodes(roots);
+  return { nodes: nodes.map((node) => node.entry), parent, labels };
+}
+
+/**
+ * `flattenTree`, keeping the tree's nodes rather than their entries: where
+ * reading a node's `entry` reads the file (large.js), it is read later, once.
+ */
+export function flattenNodes(roots) {
   const nodes = [];
   const parent = [];
   const labels = [];
@@ -22,7 +31,7 @@ export function flattenTree(roots) {
   while (stack.length) {
     const [node, p] = stack.pop();
     const index = nodes.length;
-    nodes.push(node.entry);
+    nodes.push(node);
     parent.push(p);
     labels.push(node.label);
     const kids = node.children;

@@ -8,6 +8,7 @@
 // (worker.js) runs it; tests/viewer/unit/large.test.mjs covers it.
 
 import { refOf } from "./analysis.js";
+
 import { isToolOnlyAssistant, kindOf, passesFilter, summarize } from "./model.js";
 
 /** Files from this size on open by piece; smaller ones are read whole (every feature, fastest). */
@@ -67,29 +68,6 @@ export function prefixSource(source, max) {
   const end = head.lastIndexOf(0x0a);
   if (end < 0) return null;
   return { name: source.name, size: end + 1, read: (offset, length) => source.read(offset, length) };
-}
-
-/**
- * Flattens `getTree`'s roots in pre-order (children oldest first), like
- * analysis.js's `flattenTree`, but keeps the tree's nodes, not their
- * entries: reading a node's `entry` is what reads the file.
- */
-export function flattenNodes(roots) {
-  const nodes = [];
-  const parent = [];
-  const labels = [];
-  const stack = [];
-  for (let i = roots.length - 1; i >= 0; i--) stack.push([roots[i], -1]);
-  while (stack.length) {
-    const [node, p] = stack.pop();
-    const index = nodes.length;
-    nodes.push(node);
-    parent.push(p);
-    labels.push(node.label);
-    const kids = node.children;
-    for (let k = kids.length - 1; k >= 0; k--) stack.push([kids[k], index]);
-  }
-  return { nodes, parent: Int32Array.from(parent), labels };
 }
 
 /** The few fields of an entry that the filters and the path read: `{ id, parentId, type, message: { role } }`. */

@@ -7,6 +7,7 @@
 import {
   computeStats,
   describeNodes,
+  flattenNodes,
   flattenTree,
   headerOf,
   indexById,
@@ -26,7 +27,6 @@ import { composition, usageView } from "./composition.js";
 import {
   contextNodes,
   describeLazyNodes,
-  flattenNodes,
   headEndOf,
   LARGE_FROM,
   lastInFile,

@@ -9,12 +9,11 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { buildSessionProjection, currentSystemMessage, getTree, migrate, Session, sessionUsage } from "session-tree";
-import { computeStats, describeNodes, flattenTree, statsCounter } from "../../../www/analysis.js";
+import { computeStats, describeNodes, flattenNodes, flattenTree, statsCounter } from "../../../www/analysis.js";
 import {
   contextNodes,
   describeLazyNodes,
   entryStub,
-  flattenNodes,
   headEndOf,
   lastInFile,
   nodesById,
