@@ -118,7 +118,7 @@ async function readAll(file, req) {
 }
 
 async function open(msg) {
-  if (msg.file && msg.file.size >= (msg.largeFrom ?? LARGE_FROM)) return openLarge(msg);
+  if (msg.file && msg.file.size >= (msg.largeFrom ?? LARGE_FROM) && openLarge(msg)) return;
   const { req, name } = msg;
   const timings = {};
   let t = performance.now();
@@ -200,14 +200,17 @@ async function open(msg) {
  * a time. The first rows come from the file's first lines (a `preview`
  * reply), then the whole file is indexed and each entry read once to
  * describe it; the worker keeps the rows' columns and each entry's byte
- * range, not the text.
+ * range, not the text. False, having done nothing, for an old (v1, v2) file.
  */
 function openLarge(msg) {
   const { req, name, file } = msg;
   const source = st.blobSource(file);
   const head = prefixSource(source, PREVIEW_BYTES);
-  if (head && head.size < source.size) {
+  if (head) {
     const first = indexBySource(head, () => {});
+    // An old (v1, v2) file is read whole and migrated, its entries not by range: it takes
+    // the bytes path (which refuses it over 1 GiB, saying so).
+    if (first.starts.some((s) => s < 0)) return false;
     const view = layoutOf(first, msg);
     post(
       { type: REPLY.preview, req, info: largeInfo(first, name, {}), nodes: nodeColumns(first), view },
@@ -231,6 +234,7 @@ function openLarge(msg) {
     { type: REPLY.opened, req, info: largeInfo(doc, name, timings), nodes: nodeColumns(doc), view },
     viewBuffers(view),
   );
+  return true;
 }
 
 /**
