@@ -103,7 +103,14 @@ export class Controller {
       while (this.wantedLeaf) {
         const leaf = this.wantedLeaf;
         this.wantedLeaf = null;
-        const msg = await this.client.request({ type: REQUEST.select, entryId: leaf });
+        let msg;
+        try {
+          msg = await this.client.request({ type: REQUEST.select, entryId: leaf });
+        } catch (error) {
+          // A later selection is fetched all the same; this one's failure is shown only if it is the last.
+          if (this.wantedLeaf) continue;
+          throw error;
+        }
         if (this.wantedLeaf) continue;
         this.graph.setPath(leaf, msg.pathNodes, msg.state);
         this.graph.setEdits(msg.edits);

@@ -413,10 +413,10 @@ function viewOf(filter, query, keepId) {
  */
 function select({ req, entryId }) {
   const node = doc.nodeOf.get(entryId);
-  if (node === undefined) throw new Error(`no entry ${entryId} in this session`);
   // The path is the graph's own (never every entry of it as objects: on a
-  // long path that was one string too long for JS).
-  const pathNodes = pathTo(doc.parent, node);
+  // long path that was one string too long for JS). An id not in the graph
+  // has none; the context functions say what pi says there.
+  const pathNodes = node === undefined ? new Int32Array(0) : pathTo(doc.parent, node);
   // Opened by piece: a session of the header and the path's entries, read by
   // their ranges, gives at the leaf the context the whole file gives.
   let session = doc.session;
