@@ -7,8 +7,9 @@ import { USAGE_SOURCES } from "../analysis.js";
 import { ESTIMATE_NOTE } from "../composition.js";
 import { chip, el, jumpLink } from "../render.js";
 
-const n = (v) => v.toLocaleString("en-US");
-const money = (v) => `$${v.toFixed(4)}`;
+// A figure the file made NaN or infinite comes as null in the package's JSON: shown as "–".
+const n = (v) => (Number.isFinite(v) ? v.toLocaleString("en-US") : "–");
+const money = (v) => (Number.isFinite(v) ? `$${v.toFixed(4)}` : "–");
 
 function table(head, rows) {
   const t = el("table", "grid");
