@@ -4,10 +4,14 @@
 // finishes instantiation before any importer runs, so the functions are
 // usable right after `import`.
 
+import { blobSource } from "./blob-source.js";
 import { recovering } from "./recover.js";
 import init, * as glue from "./web/session_tree.js";
 
 await init();
+
+// A byte source over a Blob or File, for a Web Worker (blob-source.js).
+export { blobSource };
 
 export const {
   parseSession,

@@ -515,6 +515,21 @@ export interface FileSource extends ByteSource {
  */
 export function fileSource(path: string | URL): FileSource;
 
+/**
+ * A byte source over a `Blob` or `File` (browsers, in a Web Worker only: it
+ * reads with `FileReaderSync`; the browser entry exports it, the Node entry
+ * does not). Each read takes a slice of the blob. A `File` changed on disk
+ * since it was picked makes the next read throw an `Error` naming it. Errors
+ * name the source by the file's `name`.
+ *
+ * ```js
+ * // worker.js, given a File from an <input type="file"> by postMessage
+ * import { blobSource, getTree } from "session-tree";
+ * onmessage = ({ data: file }) => postMessage(getTree(blobSource(file)).length);
+ * ```
+ */
+export function blobSource(blob: Blob): ByteSource & { readonly name: string };
+
 // ---------------------------------------------------------------------------
 // Functions
 // ---------------------------------------------------------------------------

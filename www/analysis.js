@@ -14,6 +14,15 @@ import { isToolOnlyAssistant, kindOf, passesFilter, summarize } from "./model.js
  * always smaller than i.
  */
 export function flattenTree(roots) {
+  const { nodes, parent, labels } = flattenNodes(roots);
+  return { nodes: nodes.map((node) => node.entry), parent, labels };
+}
+
+/**
+ * `flattenTree`, keeping the tree's nodes rather than their entries: where
+ * reading a node's `entry` reads the file (large.js), it is read later, once.
+ */
+export function flattenNodes(roots) {
   const nodes = [];
   const parent = [];
   const labels = [];
@@ -22,7 +31,7 @@ export function flattenTree(roots) {
   while (stack.length) {
     const [node, p] = stack.pop();
     const index = nodes.length;
-    nodes.push(node.entry);
+    nodes.push(node);
     parent.push(p);
     labels.push(node.label);
     const kids = node.children;
@@ -127,28 +136,37 @@ export function lastEntryId(entries) {
  * is the file's usage (`usageView` of the package's `Session.usage`).
  */
 export function computeStats(entries, tree, tokens) {
+  const counter = statsCounter();
+  for (const e of entries) counter.add(e);
+  return counter.stats(tree, tokens);
+}
+
+/** `computeStats` an entry at a time: `add(entry)` each, then `stats(tree, tokens)`. */
+export function statsCounter() {
   const byType = {};
   const byRole = {};
   const models = new Map();
   let name;
-  for (const e of entries) {
-    if (!e || typeof e !== "object" || e.type === "session") continue;
-    const type = String(e.type);
-    byType[type] = (byType[type] ?? 0) + 1;
-    if (type === "message") {
-      const role = String(e.message?.role);
-      byRole[role] = (byRole[role] ?? 0) + 1;
-      const m = e.message;
-      if (role === "assistant") {
-        if (m.provider || m.model) {
-          const key = `${m.provider}/${m.model}`;
-          models.set(key, (models.get(key) ?? 0) + 1);
+  return {
+    add(e) {
+      if (!e || typeof e !== "object" || e.type === "session") return;
+      const type = String(e.type);
+      byType[type] = (byType[type] ?? 0) + 1;
+      if (type === "message") {
+        const role = String(e.message?.role);
+        byRole[role] = (byRole[role] ?? 0) + 1;
+        const m = e.message;
+        if (role === "assistant") {
+          if (m.provider || m.model) {
+            const key = `${m.provider}/${m.model}`;
+            models.set(key, (models.get(key) ?? 0) + 1);
+          }
         }
       }
-    }
-    if (type === "session_info" && typeof e.name === "string" && e.name.trim()) name = e.name.trim();
-  }
-  return { byType, byRole, tokens, models: [...models], name, ...tree };
+      if (type === "session_info" && typeof e.name === "string" && e.name.trim()) name = e.name.trim();
+    },
+    stats: (tree, tokens) => ({ byType, byRole, tokens, models: [...models], name, ...tree }),
+  };
 }
 
 /** A search query as lower-case words; every word must occur. */
@@ -365,19 +383,21 @@ export function statsTables(info) {
     ["Messages by role", byCount(s.byRole)],
     [
       "Usage (the whole file, as pi's session stats count it)",
-      [
-        ["records with usage", String(t.records)],
-        ...Object.entries(t.by).map(([source, u]) => [
-          `  from ${USAGE_SOURCES[source] ?? source}`,
-          `${formatTokens(u.total)} tokens · $${u.cost.toFixed(4)}`,
-        ]),
-        ["total tokens", formatTokens(t.total)],
-        ["input", formatTokens(t.input)],
-        ["output", formatTokens(t.output)],
-        ["cache read", formatTokens(t.cacheRead)],
-        ["cache write", formatTokens(t.cacheWrite)],
-        ["cost", `$${t.cost.toFixed(4)}`],
-      ],
+      t === null
+        ? [["usage", "not counted: the file was opened by piece (too large to read whole)"]]
+        : [
+            ["records with usage", String(t.records)],
+            ...Object.entries(t.by).map(([source, u]) => [
+              `  from ${USAGE_SOURCES[source] ?? source}`,
+              `${formatTokens(u.total)} tokens · $${u.cost.toFixed(4)}`,
+            ]),
+            ["total tokens", formatTokens(t.total)],
+            ["input", formatTokens(t.input)],
+            ["output", formatTokens(t.output)],
+            ["cache read", formatTokens(t.cacheRead)],
+            ["cache write", formatTokens(t.cacheWrite)],
+            ["cost", `$${t.cost.toFixed(4)}`],
+          ],
     ],
   ];
   if (s.models.length) tables.push(["Models", s.models.map(([k, v]) => [k, plural(v, "turn")])]);

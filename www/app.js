@@ -24,6 +24,7 @@ export function start(doc = document) {
   view.renderStatic(store.get().filter);
   const client = new WorkerClient(new URL("./worker.js", import.meta.url), {
     onProgress: (stage, fraction) => view.showProgress(stage, fraction),
+    onPreview: (reply) => controller.preview(reply),
     onError: (message) => view.banner("error", message),
   });
   const graph = new Graph(view.graphElement);
@@ -62,6 +63,7 @@ export function start(doc = document) {
         query: s.query,
         count: s.info?.count ?? 0,
         shown: s.view?.count ?? 0,
+        partial: s.info?.partial === true, // the first rows of a file still being read
       };
     },
     visibleIds() {

@@ -13,6 +13,7 @@ export class Controller {
     this.selecting = false; // a select request is under way
     this.wantedLeaf = null; // the leaf to fetch next, once it is done
     this.targetId = null; // the entry a link asked to highlight, until another leaf is picked
+    this.opening = false; // an open is under way (its first rows may come before it ends)
   }
 
   /** Connects the components' events to the controller. */
@@ -103,7 +104,14 @@ export class Controller {
       while (this.wantedLeaf) {
         const leaf = this.wantedLeaf;
         this.wantedLeaf = null;
-        const msg = await this.client.request({ type: REQUEST.select, entryId: leaf });
+        let msg;
+        try {
+          msg = await this.client.request({ type: REQUEST.select, entryId: leaf });
+        } catch (error) {
+          // A later selection is fetched all the same; this one's failure is shown only if it is the last.
+          if (this.wantedLeaf) continue;
+          throw error;
+        }
         if (this.wantedLeaf) continue;
         this.graph.setPath(leaf, msg.pathNodes, msg.state);
         this.graph.setEdits(msg.edits);
@@ -113,7 +121,9 @@ export class Controller {
         if (this.store.get().tab === "entry") this.showEntry(leaf);
       }
     } catch (error) {
-      this.view.banner("error", `Could not build the context: ${error.message}`);
+      const why = `Could not build the context: ${error.message}`;
+      this.clearPanels(why);
+      this.view.banner("error", why);
     } finally {
       this.selecting = false;
     }
@@ -176,10 +186,33 @@ export class Controller {
     this.panels.entry.render(id, entry);
   }
 
+  /**
+   * The context, system and composition panels (and the entry) emptied,
+   * saying `why` (or each its own "nothing" line): nothing they showed of one session may stay beside
+   * another's title, nor after their own update failed.
+   */
+  clearPanels(why) {
+    const { panels } = this;
+    for (const p of [panels.context, panels.system, panels.composition]) p.renderNothing(why);
+    panels.entry.renderEmpty(why);
+  }
+
+  /**
+   * The first rows of a file read by piece, before the rest is read (the
+   * worker's `preview`), shown if they belong to the latest open.
+   */
+  preview({ info, nodes, view: rows }) {
+    if (!this.opening) return;
+    this.store.set({ info: { ...info, partial: true }, nodes, view: rows, leafId: null, cursorId: null });
+    this.graph.setData(nodes, rows);
+    this.clearPanels("Reading the rest of the file…");
+  }
+
   /** Opens a `File`/`Blob`, `ArrayBuffer` or JSONL string; a later open wins over an earlier one. */
   async open(source, name) {
     const { store, view, graph, panels } = this;
     const seq = ++this.openSeq;
+    this.opening = true;
     view.startProgress("Reading");
     try {
       const { filter, query } = store.get();
@@ -190,6 +223,7 @@ export class Controller {
       const { info, nodes, view: rows } = opened;
       store.set({ info, nodes, view: rows, leafId: null, cursorId: null });
       graph.setData(nodes, rows);
+      this.clearPanels();
       panels.stats.render(info);
       panels.diagnostics.render(info.diagnostics);
       panels.composition.setFile(info.stats.tokens);
@@ -202,15 +236,20 @@ export class Controller {
       if (leaf && graph.has(leaf)) {
         await this.selectLeaf(leaf, { updateHash: false, targetId });
         if (!targetId) graph.reveal(leaf);
-      } else {
-        for (const p of [panels.context, panels.system, panels.composition]) p.renderNothing();
       }
       await this.followCompareHash();
       store.set({ opened: store.get().opened + 1 });
     } catch (error) {
-      view.banner("error", `Could not open ${name}: ${error.message}`);
+      if (seq !== this.openSeq) return;
+      const why = `Could not open ${name}: ${error.message}`;
+      // The first rows of this file may be shown already: the panels say it failed.
+      if (store.get().info?.partial) this.clearPanels(why);
+      view.banner("error", why);
     } finally {
-      if (seq === this.openSeq) view.stopProgress();
+      if (seq === this.openSeq) {
+        this.opening = false;
+        view.stopProgress();
+      }
     }
   }
 

@@ -36,6 +36,11 @@ export const REPLY = Object.freeze({
   ready: "ready",
   /** Unasked, during `open`: `{ req, stage, fraction }`. */
   progress: "progress",
+  /**
+   * Unasked, during the `open` of a file read by piece: `{ req, info, nodes, view }`
+   * as in `opened`, from the file's first lines, before the rest is read.
+   */
+  preview: "preview",
   /** `{ req, message }`: the request failed. */
   error: "error",
   /** `{ info, nodes, view }`. */

@@ -4,8 +4,11 @@
 import { REPLY, REPLY_TO } from "./messages.js";
 
 export class WorkerClient {
-  /** `onProgress(stage, fraction)` while opening; `onError(message)` if the worker itself fails. */
-  constructor(url, { onProgress, onError }) {
+  /**
+   * `onProgress(stage, fraction)` while opening; `onPreview(reply)` with the
+   * first rows of a file read by piece; `onError(message)` if the worker itself fails.
+   */
+  constructor(url, { onProgress, onPreview = () => {}, onError }) {
     this.worker = new Worker(url, { type: "module" });
     this.next = 1;
     this.pending = new Map();
@@ -14,7 +17,7 @@ export class WorkerClient {
     this.ready = new Promise((resolve) => {
       this.markReady = resolve;
     });
-    this.worker.onmessage = (event) => this.receive(event.data, onProgress);
+    this.worker.onmessage = (event) => this.receive(event.data, onProgress, onPreview);
     this.worker.onerror = (event) => onError(`The worker failed: ${event.message ?? "unknown error"}`);
   }
 
@@ -28,8 +31,9 @@ export class WorkerClient {
     });
   }
 
-  receive(msg, onProgress) {
+  receive(msg, onProgress, onPreview) {
     if (msg.type === REPLY.progress) return onProgress(msg.stage, msg.fraction);
+    if (msg.type === REPLY.preview) return onPreview(msg);
     if (msg.type === REPLY.ready) return this.markReady();
     const p = this.pending.get(msg.req);
     if (!p) return;

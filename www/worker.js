@@ -7,6 +7,7 @@
 import {
   computeStats,
   describeNodes,
+  flattenNodes,
   flattenTree,
   headerOf,
   indexById,
@@ -14,6 +15,7 @@ import {
   layoutVisible,
   projectionView,
   searchWords,
+  statsCounter,
   systemView,
   treeShape,
   versionOf,
@@ -22,6 +24,19 @@ import {
 } from "./analysis.js";
 import { compareLeaves } from "./compare.js";
 import { composition, leafCosts, usageView } from "./composition.js";
+import {
+  contextNodes,
+  describeLazyNodes,
+  headEndOf,
+  LARGE_FROM,
+  lastInFile,
+  nodesById,
+  PREVIEW_BYTES,
+  pathJsonl,
+  pathTo,
+  prefixSource,
+  windowedSource,
+} from "./large.js";
 import { REPLY, REQUEST } from "./messages.js";
 import { searchText } from "./model.js";
 import * as st from "./pkg/browser.js";
@@ -41,18 +56,36 @@ const handlers = {
     post({ type: REPLY.view, req, view }, viewBuffers(view));
   },
   [REQUEST.select]: select,
-  [REQUEST.entry]: ({ req, entryId }) =>
-    post({ type: REPLY.entry, req, entry: doc?.nodes[doc.nodeOf.get(entryId)] ?? null }),
+  [REQUEST.entry]: ({ req, entryId }) => post({ type: REPLY.entry, req, entry: entryOf(entryId) }),
   [REQUEST.migrated]: ({ req }) => post({ type: REPLY.migrated, req, jsonl: doc?.migratedBytes ?? null }),
   [REQUEST.export]: ({ req, entryId }) => post({ type: REPLY.export, req, text: exportBranch(entryId) }),
   // Two branches side by side (compare.js).
   [REQUEST.compare]: ({ req, a, b }) =>
-    post({ type: REPLY.compared, req, comparison: compareLeaves((id) => doc.session.getBranch(id), a, b, sideUsage) }),
+    post({ type: REPLY.compared, req, comparison: compareLeaves((id) => whole("Compare").getBranch(id), a, b, sideUsage) }),
   // Share one branch, redacted (share-worker.js).
-  [REQUEST.shareScan]: ({ req, entryId }) => post({ type: REPLY.shareScanned, req, ...scanBranch(st, doc, entryId) }),
+  [REQUEST.shareScan]: ({ req, entryId }) =>
+    post({ type: REPLY.shareScanned, req, ...scanBranch(st, wholeDoc("Share"), entryId) }),
   [REQUEST.shareBuild]: async ({ req, entryId, redactions }) =>
-    post({ type: REPLY.shareBuilt, req, ...(await buildShare(st, doc, entryId, redactions)) }),
+    post({ type: REPLY.shareBuilt, req, ...(await buildShare(st, wholeDoc("Share"), entryId, redactions)) }),
 };
+
+/** The open document, when it was read whole: a file opened by piece has no session in memory. */
+function wholeDoc(what) {
+  if (doc?.large)
+    throw new Error(`${what} is not available for a file opened by piece (${LARGE_FROM >> 20} MB or more)`);
+  return doc;
+}
+
+const whole = (what) => wholeDoc(what).session;
+
+/** An entry of the open document, read from the file by its range when it was opened by piece. */
+function entryOf(entryId) {
+  const i = doc?.nodeOf.get(entryId);
+  if (i === undefined) return null;
+  if (!doc.large) return doc.nodes[i] ?? null;
+  const bytes = doc.source.read(doc.starts[i], doc.lengths[i]);
+  return JSON.parse(new TextDecoder().decode(bytes));
+}
 
 self.onmessage = async (event) => {
   const msg = event.data;
@@ -85,6 +118,7 @@ async function readAll(file, req) {
 }
 
 async function open(msg) {
+  if (msg.file && msg.file.size >= (msg.largeFrom ?? LARGE_FROM) && openLarge(msg)) return;
   const { req, name } = msg;
   const timings = {};
   let t = performance.now();
@@ -133,7 +167,7 @@ async function open(msg) {
   const { columns, stats, ...indexed } = indexTree(roots, entries, session);
   lap("index");
 
-  doc?.session.free();
+  doc?.session?.free();
   doc = { name, ...indexed, session, migratedBytes };
   progress(req, "Laying out the graph", 0.95);
   const view = viewOf(msg.filter ?? "default", msg.query ?? "", msg.keepId ?? null);
@@ -154,11 +188,152 @@ async function open(msg) {
         defaultLeaf: lastEntryId(entries),
         bytes: bytes.length,
       },
-      nodes: nodeColumns(columns),
+      nodes: nodeColumns({ ...doc, columns }),
       view,
     },
     viewBuffers(view),
   );
+}
+
+/**
+ * Opens a file too big to hold (large.js): through `blobSource`, a piece at
+ * a time. The first rows come from the file's first lines (a `preview`
+ * reply), then the whole file is indexed and each entry read once to
+ * describe it; the worker keeps the rows' columns and each entry's byte
+ * range, not the text. False, having done nothing, for an old (v1, v2) file.
+ */
+function openLarge(msg) {
+  const { req, name, file } = msg;
+  const source = st.blobSource(file);
+  const head = prefixSource(source, PREVIEW_BYTES);
+  if (head) {
+    const first = indexBySource(head, () => {});
+    // An old (v1, v2) file is read whole and migrated, its entries not by range: it takes
+    // the bytes path (which refuses it over 1 GiB, saying so).
+    if (first.starts.some((s) => s < 0)) return false;
+    const view = layoutOf(first, msg);
+    post(
+      { type: REPLY.preview, req, info: largeInfo(first, name, {}), nodes: nodeColumns(first), view },
+      viewBuffers(view),
+    );
+  }
+  const timings = {};
+  let t = performance.now();
+  const lap = (key) => {
+    const now = performance.now();
+    timings[key] = Math.round(now - t);
+    t = now;
+  };
+  const opened = indexBySource(source, (stage, fraction) => progress(req, stage, fraction), lap);
+  doc?.session?.free();
+  doc = opened;
+  progress(req, "Laying out the graph", 0.95);
+  const view = layoutOf(doc, msg);
+  lap("layout");
+  post(
+    { type: REPLY.opened, req, info: largeInfo(doc, name, timings), nodes: nodeColumns(doc), view },
+    viewBuffers(view),
+  );
+  return true;
+}
+
+/**
+ * A document over a byte source: `getTree` reads it by piece (progress as
+ * the bytes go by), then each node's entry is read once by its range and
+ * described (large.js's `describeLazyNodes`).
+ */
+function indexBySource(source, onProgress, lap = () => {}) {
+  const size = source.size || 1;
+  let done = 0;
+  let reported = 0;
+  let last = null;
+  let describing = false;
+  const windowed = windowedSource(source);
+  const reader = {
+    name: source.name,
+    size: source.size,
+    read(offset, length) {
+      if (describing) {
+        last = [offset, length];
+        return windowed.read(offset, length);
+      }
+      done += length;
+      if (done - reported >= 16 << 20) {
+        reported = done;
+        onProgress("Reading", 0.6 * (done / size));
+      }
+      return source.read(offset, length);
+    },
+  };
+  onProgress("Reading", 0);
+  const roots = st.getTree(reader);
+  lap("read");
+  const { nodes: lazy, parent, labels } = flattenNodes(roots);
+  roots.length = 0;
+  describing = true;
+  const counter = statsCounter();
+  const described = describeLazyNodes(lazy, {
+    beforeRead: () => {
+      last = null;
+    },
+    rangeOf: () => last,
+    onEntry: (e) => counter.add(e),
+    onProgress: (n, count) => onProgress("Describing the entries", 0.6 + 0.35 * (n / count)),
+  });
+  describing = false;
+  lap("describe");
+  const { columns, stubs, starts, lengths } = described;
+  const headEnd = headEndOf(starts);
+  const header = headerOf(st.parseSession(source.read(0, Math.min(headEnd, 1 << 20))));
+  const count = stubs.length;
+  const tree = { count, ...treeShape(parent), roots: parent.filter((p) => p < 0).length };
+  const lastNode = lastInFile(starts);
+  return {
+    large: true,
+    source,
+    nodes: stubs,
+    parent,
+    labels,
+    toolOnly: columns.toolOnly,
+    summaries: columns.summaries,
+    nodeOf: indexById(stubs),
+    search: null,
+    columns,
+    starts,
+    lengths,
+    headEnd,
+    header,
+    stats: counter.stats(tree, null),
+    defaultLeaf: lastNode >= 0 ? (stubs[lastNode].id ?? null) : null,
+    session: null,
+  };
+}
+
+const layoutOf = (d, msg) => {
+  const saved = doc;
+  doc = d;
+  try {
+    return viewOf(msg.filter ?? "default", msg.query ?? "", msg.keepId ?? null);
+  } finally {
+    doc = saved;
+  }
+};
+
+/** The `info` of a document opened by piece (no diagnostics: the file is never held whole). */
+function largeInfo(d, name, timings) {
+  return {
+    name,
+    count: d.nodes.length,
+    fromVersion: versionOf(d.header),
+    migrated: false,
+    header: d.header ? plainCopy(d.header) : null,
+    diagnostics: [],
+    stats: d.stats,
+    timings,
+    defaultLeaf: d.defaultLeaf,
+    bytes: d.source.size,
+    byPiece: true,
+  };
 }
 
 /**
@@ -182,9 +357,8 @@ function indexTree(roots, entries, session) {
 /** What a compare side's entries cost, as the package counts it (pi's `getSessionStats` rules). */
 const sideUsage = (entries) => st.sessionUsage(entries, { records: false }).total;
 
-/** The node columns the page draws the graph from (`doc` indexed by indexTree). */
-function nodeColumns({ kinds, summaries, times, refs, costs }) {
-  const { nodes, labels, parent } = doc;
+/** The node columns the page draws the graph from (a document's, as indexTree or indexBySource made it). */
+function nodeColumns({ nodes, labels, parent, columns: { kinds, summaries, times, refs, costs } }) {
   return { ids: nodes.map((e) => e.id), kinds, summaries, labels, times, parent, refs, costs };
 }
 
@@ -194,6 +368,7 @@ function nodeColumns({ kinds, summaries, times, refs, costs }) {
  */
 function appendLive({ req, bytes, filter, query, keepId }) {
   if (!doc) throw new Error("no session is open");
+  wholeDoc("Following the file");
   if (doc.migratedBytes) throw new Error("the file was migrated on opening: reload it");
   const before = doc.nodes.length;
   doc.session.appendJsonl(new Uint8Array(bytes));
@@ -209,7 +384,7 @@ function appendLive({ req, bytes, filter, query, keepId }) {
       added: doc.nodes.length - before,
       stats,
       defaultLeaf: lastEntryId(entries),
-      nodes: nodeColumns(columns),
+      nodes: nodeColumns({ ...doc, columns }),
       view,
     },
     viewBuffers(view),
@@ -227,7 +402,12 @@ function plainCopy(v) {
 /** The visible rows for a filter and search, laid out as a lane graph. */
 function viewOf(filter, query, keepId) {
   const words = searchWords(query);
-  if (words.length && !doc.search) doc.search = doc.nodes.map((e, i) => searchText(e, doc.labels[i]));
+  if (words.length && !doc.search) {
+    // Opened by piece, the entries are not in memory: the rows' summaries and labels are searched.
+    doc.search = doc.large
+      ? doc.summaries.map((t, i) => `${doc.labels[i] ?? ""} ${t}`.toLowerCase())
+      : doc.nodes.map((e, i) => searchText(e, doc.labels[i]));
+  }
   const keep = keepId != null ? (doc.nodeOf.get(keepId) ?? -1) : -1;
   const { visible, shown } = visibleNodes(doc, filter, words, keep, (i) => doc.search[i]);
   return { filter, query, ...layoutVisible(doc.parent, visible, shown) };
@@ -240,33 +420,47 @@ function viewOf(filter, query, keepId) {
  * usage of the path.
  */
 function select({ req, entryId }) {
-  const { session } = doc;
-  const path = session.getBranch(entryId);
-  const t0 = performance.now();
-  const projection = session.buildSessionProjection(entryId);
-  const ms = performance.now() - t0;
-  const { messages, thinkingLevel, model } = projection;
-  const { state, sources, edits, editedBy } = projectionView(path, projection);
-  const pathNodes = new Int32Array(path.length);
-  for (let i = 0; i < path.length; i++) pathNodes[i] = doc.nodeOf.get(path[i].id) ?? -1;
-  post(
-    {
-      type: REPLY.selected,
-      req,
-      entryId,
-      context: { messages, thinkingLevel, model },
-      sources,
-      editedBy,
-      edits,
-      system: systemAt(entryId, messages, sources),
-      composition: composition(messages),
-      pathUsage: usageView(session.usage(entryId, { records: false }), "path"),
-      pathNodes,
-      state,
-      ms: Math.round(ms),
-    },
-    [pathNodes.buffer, state.buffer],
-  );
+  const node = doc.nodeOf.get(entryId);
+  // The path is the graph's own (never every entry of it as objects: on a
+  // long path that was one string too long for JS). An id not in the graph
+  // has none; the context functions say what pi says there.
+  const pathNodes = node === undefined ? new Int32Array(0) : pathTo(doc.parent, node);
+  // Opened by piece: a session of the header and the path's entries, read by
+  // their ranges, gives at the leaf the context the whole file gives.
+  let session = doc.session;
+  if (doc.large) {
+    doc.byId ??= nodesById(doc.nodes);
+    const lines = pathJsonl((o, l) => doc.source.read(o, l), doc, contextNodes(doc.nodes, doc.byId, entryId));
+    session = st.Session.open(lines);
+  }
+  try {
+    const t0 = performance.now();
+    const projection = session.buildSessionProjection(entryId);
+    const ms = performance.now() - t0;
+    const { messages, thinkingLevel, model } = projection;
+    const path = Array.from(pathNodes, (n) => ({ id: doc.nodes[n].id }));
+    const { state, sources, edits, editedBy } = projectionView(path, projection);
+    post(
+      {
+        type: REPLY.selected,
+        req,
+        entryId,
+        context: { messages, thinkingLevel, model },
+        sources,
+        editedBy,
+        edits,
+        system: systemAt(session, entryId, messages, sources),
+        composition: composition(messages),
+        pathUsage: usageView(session.usage(entryId, { records: false }), "path"),
+        pathNodes,
+        state,
+        ms: Math.round(ms),
+      },
+      [pathNodes.buffer, state.buffer],
+    );
+  } finally {
+    if (session !== doc.session) session.free();
+  }
 }
 
 /**
@@ -274,15 +468,15 @@ function select({ req, entryId }) {
  * in force just before the latest system message of the context: at that
  * message's parent, or for a compaction's checkpoint at the compaction's parent.
  */
-function systemAt(entryId, messages, sources) {
-  const current = doc.session.currentSystemMessage(entryId);
+function systemAt(session, entryId, messages, sources) {
+  const current = session.currentSystemMessage(entryId);
   if (!current) return null;
   let previous;
   for (let k = messages.length - 1; k >= 0; k--) {
     if (messages[k]?.role !== "system") continue;
-    const source = doc.session.getEntry(sources[k]);
+    const source = session.getEntry(sources[k]);
     const parent = source?.parentId ?? null;
-    previous = parent === null ? undefined : doc.session.currentSystemMessage(parent);
+    previous = parent === null ? undefined : session.currentSystemMessage(parent);
     return { ...systemView(current, previous), sourceId: sources[k] };
   }
   return systemView(current, undefined);
@@ -291,7 +485,7 @@ function systemAt(entryId, messages, sources) {
 /** pi's createBranchedSession: the path to `leafId` as a new session file. */
 function exportBranch(leafId) {
   const parentSession = doc.name || undefined;
-  return doc.session.createBranchedSession(leafId, parentSession ? { parentSession } : {});
+  return whole("Export").createBranchedSession(leafId, parentSession ? { parentSession } : {});
 }
 
 post({ type: REPLY.ready });

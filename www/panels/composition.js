@@ -7,8 +7,9 @@ import { USAGE_SOURCES } from "../analysis.js";
 import { ESTIMATE_NOTE, summaryCostLine } from "../composition.js";
 import { chip, el, jumpLink } from "../render.js";
 
-const n = (v) => v.toLocaleString("en-US");
-const money = (v) => `$${v.toFixed(4)}`;
+// A figure the file made NaN or infinite comes as null in the package's JSON: shown as "–".
+const n = (v) => (Number.isFinite(v) ? v.toLocaleString("en-US") : "–");
+const money = (v) => (Number.isFinite(v) ? `$${v.toFixed(4)}` : "–");
 
 function table(head, rows) {
   const t = el("table", "grid");
@@ -178,7 +179,9 @@ export class CompositionPanel {
     );
   }
 
-  renderNothing() {
-    this.box.replaceChildren(el("p", "empty", "Nothing to show."));
+  /** Empties the panel, saying `text` (why there is nothing). */
+  renderNothing(text = "Nothing to show.") {
+    this.box.replaceChildren(el("p", "empty", text));
+    delete this.box.dataset.leaf;
   }
 }

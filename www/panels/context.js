@@ -131,9 +131,11 @@ export class ContextPanel {
   }
 
   /** A session without entries. */
-  renderNothing() {
+  /** Empties the panel, saying `text` (why there is nothing). */
+  renderNothing(text = "Nothing to show.") {
     this.box.removeAttribute("role");
-    this.box.replaceChildren(el("p", "empty", "Nothing to show."));
+    this.box.replaceChildren(el("p", "empty", text));
+    delete this.box.dataset.leaf;
     this.head.replaceChildren();
   }
 }

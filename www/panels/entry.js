@@ -13,8 +13,8 @@ export class EntryPanel {
     this.onJump = onJump;
   }
 
-  renderEmpty() {
-    this.panel.replaceChildren(el("p", "empty", "No entry selected."));
+  renderEmpty(text = "No entry selected.") {
+    this.panel.replaceChildren(el("p", "empty", text));
   }
 
   render(id, entry) {

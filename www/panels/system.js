@@ -88,7 +88,9 @@ export class SystemPanel {
       box.append(el("p", "muted small", "Added and removed: since the system message before the latest one."));
   }
 
-  renderNothing() {
-    this.box.replaceChildren(el("p", "empty", "Nothing to show."));
+  /** Empties the panel, saying `text` (why there is nothing). */
+  renderNothing(text = "Nothing to show.") {
+    this.box.replaceChildren(el("p", "empty", text));
+    delete this.box.dataset.leaf;
   }
 }

@@ -37,6 +37,7 @@ const TYPES = {
 // The package files the viewer imports (the wasm build and the pure modules).
 const PKG_ALLOWED = [
   /^browser\.js$/,
+  /^blob-source\.js$/,
   /^recover\.js$/,
   /^web\/.+\.(js|wasm)$/,
   /^cli\/lineage\.js$/,

@@ -1,0 +1,118 @@
+// www/controller.js with fake parts (no DOM): the panels never show one session's context
+// under another's title. Opening clears them before the new leaf is fetched; a context
+// that fails clears them and says why; the first rows of a file read by piece clear them
+// too; a failed open after its first rows says why in them.
+
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { Controller } from "../../../www/controller.js";
+import { REQUEST } from "../../../www/messages.js";
+import { createStore } from "../../../www/store.js";
+
+/** An object whose every method is recorded in `log` as `[name, ...args]` and returns `result(name)`. */
+function recorder(name, log, result = () => undefined) {
+  return new Proxy(
+    {},
+    {
+      get: (_, key) =>
+        key === "then"
+          ? undefined
+          : (...args) => {
+              log.push([`${name}.${String(key)}`, ...args]);
+              return result(String(key));
+            },
+    },
+  );
+}
+
+const info = (name) => ({
+  name,
+  count: 1,
+  diagnostics: [],
+  stats: { tokens: null },
+  timings: {},
+  defaultLeaf: "a",
+});
+
+/** A controller whose worker answers `open` with one entry "a" and `select` as `select(msg)` says. */
+function setup(select) {
+  const log = [];
+  const client = {
+    async request(msg) {
+      log.push(["request", msg.type]);
+      if (msg.type === REQUEST.open) return { info: info(msg.name), nodes: {}, view: {} };
+      if (msg.type === REQUEST.select) return select(msg);
+      throw new Error(`unexpected ${msg.type}`);
+    },
+  };
+  const view = recorder("view", log, (key) => (key === "link" ? {} : key === "comparePair" ? null : undefined));
+  const graph = recorder("graph", log, (key) => (key === "has" ? true : key === "isHidden" ? false : undefined));
+  const panels = {};
+  for (const p of ["context", "system", "composition", "entry", "stats", "diagnostics", "compare", "share"]) {
+    panels[p] = recorder(p, log);
+  }
+  const controller = new Controller({ store: createStore(), client, view, graph, panels });
+  return { controller, log };
+}
+
+const cleared = (log, from = 0) =>
+  log.slice(from).filter(([name]) => /^(context|system|composition)\.renderNothing$|^entry\.renderEmpty$/.test(name));
+
+test("opening clears the panels before the new leaf's context is asked for", async () => {
+  const { controller, log } = setup(() => ({ pathNodes: [], state: [], edits: new Map() }));
+  await controller.open("{}", "b.jsonl");
+  const select = log.findIndex(([n, type]) => n === "request" && type === REQUEST.select);
+  const clears = cleared(log.slice(0, select));
+  assert.equal(clears.length, 4, "context, system, composition and entry emptied");
+  assert.ok(log.findIndex(([n]) => n === "context.render") > select, "then the new context is drawn");
+});
+
+test("a context that fails clears the panels and says why, in them and in a banner", async () => {
+  const { controller, log } = setup(() => {
+    throw new Error("Invalid string length");
+  });
+  await controller.open("{}", "big.jsonl");
+  const why = "Could not build the context: Invalid string length";
+  const select = log.findIndex(([n, type]) => n === "request" && type === REQUEST.select);
+  const after = cleared(log, select);
+  assert.deepEqual(
+    after.map(([name, text]) => [name, text]),
+    [
+      ["context.renderNothing", why],
+      ["system.renderNothing", why],
+      ["composition.renderNothing", why],
+      ["entry.renderEmpty", why],
+    ],
+  );
+  assert.ok(log.some(([n, kind, text]) => n === "view.banner" && kind === "error" && text === why));
+  assert.ok(!log.some(([n]) => n === "context.render"), "nothing drawn");
+});
+
+test("the first rows of a file read by piece clear the panels; a failed open then says why there", async () => {
+  const { controller, log } = setup(() => ({}));
+  let fail;
+  controller.client.request = (msg) => {
+    log.push(["request", msg.type]);
+    return new Promise((_, reject) => {
+      fail = reject;
+    });
+  };
+  // A preview outside an open is dropped.
+  controller.preview({ info: info("x.jsonl"), nodes: {}, view: {} });
+  assert.equal(controller.store.get().info, null);
+  const opening = controller.open(new ArrayBuffer(0), "huge.jsonl");
+  await new Promise((r) => setImmediate(r));
+  const from = log.length;
+  controller.preview({ info: info("huge.jsonl"), nodes: {}, view: {} });
+  assert.equal(controller.store.get().info.name, "huge.jsonl");
+  assert.equal(controller.store.get().info.partial, true);
+  assert.equal(cleared(log, from).length, 4);
+  const mark = log.length;
+  fail(new Error("huge.jsonl changed while it was read"));
+  await opening;
+  const why = "Could not open huge.jsonl: huge.jsonl changed while it was read";
+  assert.deepEqual(
+    cleared(log, mark).map(([, text]) => text),
+    [why, why, why, why],
+  );
+});
