@@ -133,6 +133,11 @@ impl Session {
         }
     }
 
+    /// The label entries that set a label now (which a branched copy carries).
+    pub fn label_entries(&self) -> Vec<usize> {
+        self.labels.values().map(|&(_, l)| l).collect()
+    }
+
     /// The entry holding the session's name, if any (see [`Session::name`]).
     pub fn name_entry(&self) -> Option<usize> {
         self.entries

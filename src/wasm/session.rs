@@ -596,7 +596,10 @@ impl JsSession {
             _ => id_arg(api, "leafId", &leaf_id)?,
         };
         let header = self.new_header(api, &options)?;
-        self.load(0..self.inner.entries().len())?;
+        // The copy is the path and the labels on it.
+        let mut used = self.inner.branch_path(self.inner.find(&leaf));
+        used.extend(self.inner.label_entries());
+        self.load(used)?;
         self.inner
             .branched_jsonl(&leaf, &header)
             .map_err(|e| match e {
