@@ -770,17 +770,25 @@ impl JsSession {
             .filter(|&i| self.objects.get(i as u32).is_undefined())
             .collect();
         if missing.len() > 1 {
-            let mut json = String::from("[");
-            for &i in &missing {
-                if json.len() > 1 {
-                    json.push(',');
+            // Batches of at most 64 MiB of text: a session read from a source
+            // may hold more than one JS string can.
+            let mut at = 0;
+            while at < missing.len() {
+                let mut json = String::from("[");
+                let mut n = 0;
+                while at + n < missing.len() && (n == 0 || json.len() < 64 << 20) {
+                    if n > 0 {
+                        json.push(',');
+                    }
+                    json.push_str(&self.json_of(missing[at + n])?);
+                    n += 1;
                 }
-                json.push_str(&self.json_of(i)?);
-            }
-            json.push(']');
-            let parsed: Array = parse_json(json)?.unchecked_into();
-            for (k, &i) in missing.iter().enumerate() {
-                self.objects.set(i as u32, parsed.get(k as u32));
+                json.push(']');
+                let parsed: Array = parse_json(json)?.unchecked_into();
+                for (k, &i) in missing[at..at + n].iter().enumerate() {
+                    self.objects.set(i as u32, parsed.get(k as u32));
+                }
+                at += n;
             }
         }
         list.iter()
