@@ -5,9 +5,11 @@
 //   CLI_SOURCE_SEED=…   replays a run (default: random, printed)
 
 import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
 import * as nodeFs from "node:fs/promises";
 import { after, test } from "node:test";
-import { migrate } from "session-tree";
+import { migrate, sessionInfo } from "session-tree";
+import { UsageError, withInput } from "../../pkg/cli/io.js";
 import { caseSeed, envSeed, Rng } from "../shared/rng.mjs";
 import { generateSession } from "../shared/sessions.mjs";
 import { BROKEN, CLEAN, folder, V1 } from "./fixtures.mjs";
@@ -108,4 +110,17 @@ test("a file that cannot be opened is named, exit 2", async () => {
     assert.equal(r.code, 2, command);
     assert.match(r.stderr, /missing\.jsonl: no such file or directory/, command);
   }
+});
+
+test("a file rewritten while a command reads it is an error of its input, naming it", async () => {
+  const path = f.path("changing.jsonl");
+  writeFileSync(path, CLEAN);
+  const io = { cwd: f.dir, env: {} };
+  await assert.rejects(
+    withInput(io, path, (input) => {
+      writeFileSync(path, CLEAN.replaceAll("a", "b"));
+      return sessionInfo(input);
+    }),
+    (error) => error instanceof UsageError && error.message.includes(`${path} changed while it was read`),
+  );
 });
