@@ -838,8 +838,12 @@ export interface CopyOptions {
  */
 export class Session {
   private constructor();
-  /** Opens JSONL (text or bytes) or an entry array; v1/v2 are migrated in memory. */
-  static open(source: SessionText | readonly unknown[], options?: ReadOptions): Session;
+  /**
+   * Opens JSONL (text or bytes), an entry array or a {@link ByteSource}; v1/v2 are migrated
+   * in memory. A current session from a byte source is read a piece at a time and its entries'
+   * text stays there, read by range when asked: keep the source open while the session is used.
+   */
+  static open(source: SessionText | ByteSource | readonly unknown[], options?: ReadOptions): Session;
   /** Starts a new version 3 session. */
   static create(options: NewSessionOptions): Session;
 

@@ -6,6 +6,7 @@ import { randomBytes } from "node:crypto";
 import { constants } from "node:fs";
 import * as nodeFs from "node:fs/promises";
 import { resolve } from "node:path";
+import { fileSource } from "../node.js";
 
 /** Bad usage or unreadable input: exit code 2, with a one-line reason. */
 export class UsageError extends Error {
@@ -63,13 +64,57 @@ export async function readInput(io, file) {
 }
 
 /**
- * `readInput` for a command that goes through several files: one that cannot
+ * The options of a function that reads a byte source: `SESSION_TREE_PIECE_SIZE`
+ * sets how many bytes it reads at a time (tests make it tiny).
+ */
+export function readOptions(io) {
+  const piece = io.env?.SESSION_TREE_PIECE_SIZE;
+  return piece ? { pieceSize: Number(piece) } : {};
+}
+
+/**
+ * The input of `file` for the library's functions: a file source, read a
+ * piece at a time (a file of any size, in memory that does not grow with
+ * it); stdin, and files under an injected file system (the tests'), as
+ * bytes. `{ input, close() }`; a file that cannot be opened throws a
+ * UsageError naming it.
+ */
+export async function openInput(io, file) {
+  if (file === "-" || io.fs !== undefined) return { input: await readInput(io, file), close() {} };
+  let source;
+  try {
+    source = fileSource(absolute(io, file));
+  } catch (error) {
+    throw new UsageError(describeFsError(file, error));
+  }
+  return { input: source, close: () => source.close() };
+}
+
+/**
+ * Runs `use(input)` on `file` opened by `openInput`, then closes it. A file
+ * that changes while it is read is an error of its input (exit 2), not of
+ * the program.
+ */
+export async function withInput(io, file, use) {
+  const { input, close } = await openInput(io, file);
+  try {
+    return use(input);
+  } catch (error) {
+    if (/ changed while it was read /.test(error?.message)) throw new UsageError(error.message);
+    throw error;
+  } finally {
+    close();
+  }
+}
+
+/**
+ * `withInput` for a command that goes through several files: one that cannot
  * be read is reported on stderr and recorded in `results` as `{ file, error }`,
  * and gives `null`, so the command goes on with the next file.
  */
-export async function readOrReport(io, command, file, results) {
+export async function inputOrReport(io, command, file, results, use) {
   try {
-    return await readInput(io, file);
+    return await withInput(io, file, use);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     line(io.stderr, `session-tree ${command}: ${error.message}`);

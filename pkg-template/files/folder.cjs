@@ -6,10 +6,10 @@
 // (session-tree/node); `session-tree list` and the manager's `list` use it,
 // `session-tree usage` uses `readUsage`.
 
-const { readFile: readFileCallback } = require("node:fs");
+const { readFile: readFileCallback, stat: statCallback } = require("node:fs");
 const nodeFs = require("node:fs/promises");
 const { join, resolve, sep } = require("node:path");
-const { inspectSession, sessionInfo, UsageLedger } = require("../node.cjs");
+const { fileSource, inspectSession, sessionInfo, UsageLedger } = require("../node.cjs");
 
 /**
  * The `.jsonl` files in `dir` (and, with `recursive`, in its subfolders), as
@@ -89,21 +89,20 @@ function describeError(error) {
  */
 async function readSessionInfos(paths, options = {}) {
   const { concurrency = 32, onProgress, inspect = false, fs = nodeFs, signal } = options;
-  // node:fs's callback readFile reads a file in about half the time of the
-  // promise one; an injected `fs` (tests) is used as given
-  const read = options.fs ? (path) => fs.readFile(path) : readWhole;
+  // an injected `fs` (tests) is used as given
+  const open = options.fs ? (path) => fs.readFile(path) : openSession;
   const results = new Array(paths.length);
   let next = 0;
   let done = 0;
   const readOne = async (path) => {
-    let bytes;
+    let input;
     try {
-      bytes = await read(path);
+      input = await open(path);
     } catch (error) {
       return { path, info: null, error: describeError(error) };
     }
     try {
-      const info = sessionInfo(bytes);
+      const info = sessionInfo(input);
       // the file's mtime is the last fallback for `modified` (no activity, no
       // valid header time), as in pi's list: only then is the file stat'ed
       if (info !== null && info.modified === undefined) {
@@ -118,10 +117,12 @@ async function readSessionInfos(paths, options = {}) {
         info,
         error: info === null ? "not a pi session: no session header" : null,
       };
-      if (inspect) row.problems = inspectSession(bytes);
+      if (inspect) row.problems = inspectSession(input);
       return row;
     } catch (error) {
       return { path, info: null, error: describeError(error) };
+    } finally {
+      input.close?.();
     }
   };
   const worker = async () => {
@@ -168,6 +169,20 @@ async function readUsage(paths, options = {}) {
   await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, paths.length)) }, worker));
   skipped.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   return { ledger, skipped };
+}
+
+/**
+ * A session file to read: up to a MiB, its bytes (the fastest for a folder's
+ * many small files); a bigger one, a file source read a piece at a time (in
+ * memory that does not grow with the file), to be closed.
+ */
+async function openSession(path) {
+  const size = await new Promise((resolve, reject) => {
+    statCallback(path, (error, stat) => (error ? reject(error) : resolve(stat.size)));
+  });
+  // node:fs's callback readFile reads a file in about half the time of the
+  // promise one
+  return size > 1 << 20 ? fileSource(path) : readWhole(path);
 }
 
 /** `readFile` of node:fs (its callback form) as a promise. */

@@ -114,6 +114,8 @@ pub struct Session {
     partial: Vec<u8>,
     migrated: bool,
     unique: u32,
+    /// What a session opened from a source keeps of it (see [`source`]).
+    outside: Option<source::Outside>,
 }
 
 impl Session {
@@ -181,6 +183,7 @@ impl Session {
             partial: Vec::new(),
             migrated: false,
             unique: 0,
+            outside: None,
         }
     }
 
@@ -241,6 +244,7 @@ impl Session {
         self.text.push_str(line);
         let end = self.text.len();
         self.text.push('\n');
+        self.added_line(start);
         let span = Span::new(start, end);
         if own {
             self.pending.push(span);
@@ -640,8 +644,10 @@ impl Session {
             // The same rule as for whole files: blank lines and what JSON.parse
             // rejects are kept in the text but are no entries.
             if line.trim_matches(crate::scan::is_js_space).is_empty() {
+                let start = self.text.len();
                 self.text.push_str(line);
                 self.text.push('\n');
+                self.added_line(start);
                 continue;
             }
             self.push_line(line, dates, false);
@@ -666,7 +672,9 @@ impl Session {
     }
 
     /// The whole file, every line ending in `\n` but an unfinished last one.
+    /// (A session opened from a source has [`Session::source_text`] instead.)
     pub fn text(&self) -> std::borrow::Cow<'_, str> {
+        debug_assert!(self.outside.is_none(), "the text is in the source");
         if self.partial.is_empty() {
             std::borrow::Cow::Borrowed(&self.text)
         } else {
@@ -689,6 +697,7 @@ impl Session {
 
     /// The JSON text of entry `i`.
     pub fn entry_json(&self, i: usize) -> &str {
+        debug_assert!(self.unloaded(i).is_none(), "entry {i} is in the source");
         self.spans[i].of(&self.text)
     }
 
@@ -779,15 +788,13 @@ impl Session {
     /// The name from the latest `session_info` entry (trimmed; empty is
     /// none), as a JSON string literal: it may hold a lone surrogate.
     pub fn name(&self) -> Option<String> {
-        let i = self
-            .entries
-            .iter()
-            .rposition(|e| e.kind == EntryType::SessionInfo)?;
+        let i = self.name_entry()?;
         crate::session_info::session_name(&self.text, self.spans[i])
     }
 }
 
 mod branch;
+mod source;
 #[cfg(test)]
 mod mutant_tests;
 #[cfg(test)]

@@ -1,5 +1,7 @@
 //! The `Session` class: pi's `SessionManager` without the file system.
 
+use std::borrow::Cow;
+
 use js_sys::{Array, JsString, Object, Reflect, Uint8Array, JSON};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -10,11 +12,12 @@ use super::error::Api;
 use super::host::{new_session_id, now_iso, JsDates, JsSort};
 use super::inspect::inspect_session;
 use super::js::{is_bytes, pick};
-use super::read::{bytes_of, string_text, Accept, Reader, Source};
+use super::read::{bytes_of, string_text, Accept, ByteSource, Reader, Source};
 use super::tree::tree_nodes;
-use crate::context::{Emit, Plan};
+use crate::context::{Emit, ModelFrom, Plan};
 use crate::entry::Key;
 use crate::ids;
+use crate::parse;
 use crate::session::{self, SessionError};
 use crate::time::DateParser;
 
@@ -86,6 +89,9 @@ pub struct JsSession {
     objects: Array,
     /// The `message` of each message entry handed out in a context.
     messages: Array,
+    /// The byte source it was opened from, which holds the text of the
+    /// entries read from it (see [`session::Session::open_source`]).
+    source: Option<ByteSource>,
 }
 
 #[wasm_bindgen(js_class = Session)]
@@ -96,13 +102,26 @@ impl JsSession {
         Err(Api("Session").type_error("use Session.open(source) or Session.create({ cwd })"))
     }
 
-    /// Parses, migrates in memory and indexes a session (JSONL text or bytes, or entries).
+    /// Parses, migrates in memory and indexes a session (JSONL text or
+    /// bytes, or entries). A current session from a byte source is read a
+    /// piece at a time and its entries stay there, read by range when asked.
     pub fn open(source: JsValue, options: JsValue) -> Result<JsSession, JsValue> {
         let api = Api("Session.open");
-        let text = match Reader::new(api, &options)?
-            .source(&source, Accept::ANY)?
-            .source
-        {
+        let reader = Reader::new(api, &options)?;
+        if let Some(pieces) = reader.pieces(&source)? {
+            let opened = session::Session::open_source(
+                pieces.size,
+                pieces.piece,
+                &mut |from, to, buf| pieces.read(from, to, buf),
+                &JsDates,
+            )?;
+            if let Some(inner) = opened {
+                let mut session = JsSession::of(inner);
+                session.source = Some(pieces);
+                return Ok(session);
+            }
+        }
+        let text = match reader.source(&source, Accept::ANY)?.source {
             Source::Text(text) => text,
             Source::Entries(array) => entries_jsonl(&array)?,
         };
@@ -127,7 +146,7 @@ impl JsSession {
     #[wasm_bindgen(getter)]
     pub fn header(&self) -> Result<JsValue, JsValue> {
         match self.inner.header() {
-            Some(i) => JSON::parse(self.inner.entry_json(i)),
+            Some(i) => JSON::parse(&self.json_of(i)?),
             None => Ok(JsValue::NULL),
         }
     }
@@ -213,7 +232,8 @@ impl JsSession {
     }
 
     #[wasm_bindgen(js_name = getSessionName)]
-    pub fn get_session_name(&self) -> Result<JsValue, JsValue> {
+    pub fn get_session_name(&mut self) -> Result<JsValue, JsValue> {
+        self.load(self.inner.name_entry())?;
         self.inner
             .name()
             .map_or(Ok(JsValue::UNDEFINED), |n| js_sys::JSON::parse(&n))
@@ -223,6 +243,7 @@ impl JsSession {
     #[wasm_bindgen(js_name = buildSessionContext)]
     pub fn build_session_context(&self, leaf_id: JsValue) -> Result<JsValue, JsValue> {
         let plan = self.plan(Api("buildSessionContext"), &leaf_id)?;
+        self.prefetch(&plan)?;
         let messages = self.plan_messages(&plan)?;
         let object = |i: usize| self.entry(i).unwrap_or(JsValue::UNDEFINED);
         context_from_objects(&object, messages, self.inner.entries(), &plan)
@@ -241,6 +262,7 @@ impl JsSession {
     #[wasm_bindgen(js_name = buildSessionProjection)]
     pub fn build_session_projection(&self, leaf_id: JsValue) -> Result<JsValue, JsValue> {
         let plan = self.plan(Api("buildSessionProjection"), &leaf_id)?;
+        self.prefetch(&plan)?;
         let messages = self.plan_messages(&plan)?;
         // One batch for the entries not parsed yet.
         self.entries(plan.context.iter().copied())?;
@@ -251,9 +273,10 @@ impl JsSession {
     /// The prompt and tools in force at `leafId` (default: the session's
     /// leaf; `null`: none), as `currentSystemMessage` gives them.
     #[wasm_bindgen(js_name = currentSystemMessage)]
-    pub fn current_system_message(&self, leaf_id: JsValue) -> Result<JsValue, JsValue> {
+    pub fn current_system_message(&mut self, leaf_id: JsValue) -> Result<JsValue, JsValue> {
         let api = Api("currentSystemMessage");
         let leaf = leaf_arg(api, &leaf_id)?;
+        self.load_system(leaf.as_ref().map(|l| l.as_ref()))?;
         match self.inner.current_system(leaf.as_ref().map(|l| l.as_ref())) {
             Some(json) => parse_json(json)
                 .map_err(|_| api.error("the system message could not be read back as JSON")),
@@ -264,8 +287,9 @@ impl JsSession {
     /// What the session cost, its path ending at `leafId` (default: the
     /// session's leaf; `null`: none), as `sessionUsage` reports it
     /// (`options.records: false` leaves the records out).
-    pub fn usage(&self, leaf_id: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+    pub fn usage(&mut self, leaf_id: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
         let api = Api("usage");
+        self.load(0..self.inner.entries().len())?;
         let entries = self.inner.entries();
         let leaf = super::usage::leaf_arg(api, &leaf_id, entries, Some(self.inner.leaf()))?;
         let records = super::usage::records_option(api, &options)?;
@@ -275,7 +299,7 @@ impl JsSession {
 
     /// `inspectSession` of the session as it stands.
     pub fn diagnostics(&self) -> Result<JsValue, JsValue> {
-        inspect_session(JsValue::from_str(&self.inner.text()), JsValue::UNDEFINED)
+        inspect_session(JsValue::from_str(&self.text()?), JsValue::UNDEFINED)
     }
 
     #[wasm_bindgen(js_name = appendMessage)]
@@ -328,6 +352,8 @@ impl JsSession {
             usage,
         ])?;
         let kept = (!own).then(|| v[1].as_deref());
+        // The compaction carries the system message in force at the leaf.
+        self.load_system(None)?;
         self.append(Api("appendCompaction"), |s, now, dates| {
             s.append_compaction(
                 v[0].as_deref(),
@@ -461,6 +487,7 @@ impl JsSession {
     ) -> Result<String, JsValue> {
         let api = Api("appendLabelChange");
         let target = id_arg(api, "targetId", &target_id)?;
+        self.load(self.inner.find(&target))?;
         let [label] = stringify_all([label])?;
         self.append(api, |s, now, dates| {
             s.append_label_change(&target, label.as_deref(), now, dates)
@@ -525,8 +552,8 @@ impl JsSession {
 
     /// The whole session as JSONL.
     #[wasm_bindgen(js_name = toJsonl)]
-    pub fn to_jsonl(&self) -> String {
-        self.inner.text().into_owned()
+    pub fn to_jsonl(&self) -> Result<String, JsValue> {
+        self.text()
     }
 
     /// Ingests bytes another writer appended to the file; a chunk may end mid-line.
@@ -547,7 +574,7 @@ impl JsSession {
     /// The path to `leafId` as a new session's JSONL (pi's `createBranchedSession`).
     #[wasm_bindgen(js_name = createBranchedSession)]
     pub fn create_branched_session(
-        &self,
+        &mut self,
         leaf_id: JsValue,
         options: JsValue,
     ) -> Result<String, JsValue> {
@@ -569,6 +596,10 @@ impl JsSession {
             _ => id_arg(api, "leafId", &leaf_id)?,
         };
         let header = self.new_header(api, &options)?;
+        // The copy is the path and the labels on it.
+        let mut used = self.inner.branch_path(self.inner.find(&leaf));
+        used.extend(self.inner.label_entries());
+        self.load(used)?;
         self.inner
             .branched_jsonl(&leaf, &header)
             .map_err(|e| match e {
@@ -579,8 +610,9 @@ impl JsSession {
 
     /// Every entry under a new header (pi's `forkFrom`), as JSONL.
     #[wasm_bindgen(js_name = fork)]
-    pub fn fork(&self, options: JsValue) -> Result<String, JsValue> {
+    pub fn fork(&mut self, options: JsValue) -> Result<String, JsValue> {
         let header = self.new_header(Api("fork"), &options)?;
+        self.load(0..self.inner.entries().len())?;
         Ok(self.inner.forked_jsonl(&header))
     }
 }
@@ -626,6 +658,7 @@ impl JsSession {
             inner,
             objects: Array::new(),
             messages: Array::new(),
+            source: None,
         }
     }
 
@@ -636,7 +669,82 @@ impl JsSession {
         api: Api,
         add: impl FnOnce(&mut session::Session, &str, &dyn DateParser) -> Result<String, SessionError>,
     ) -> Result<String, JsValue> {
+        // A new entry's parentId is the leaf's id as its line has it.
+        self.load(self.inner.leaf())?;
         add(&mut self.inner, &now_iso(), &JsDates).map_err(|e| api.session(e))
+    }
+
+    /// Entry `i`'s JSON text: in the session, or read from the source.
+    fn json_of(&self, i: usize) -> Result<Cow<'_, str>, JsValue> {
+        match (self.inner.unloaded(i), &self.source) {
+            (Some(range), Some(source)) => {
+                let mut bytes = Vec::new();
+                source.read(range.start, range.end, &mut bytes)?;
+                Ok(Cow::Owned(parse::decode(&bytes).into_owned()))
+            }
+            _ => Ok(Cow::Borrowed(self.inner.entry_json(i))),
+        }
+    }
+
+    /// Brings the text of `list`'s entries from the source into the session,
+    /// for the core algorithms that read their fields.
+    fn load(&mut self, list: impl IntoIterator<Item = usize>) -> Result<(), JsValue> {
+        if self.source.is_none() {
+            return Ok(());
+        }
+        for i in self.inner.unloaded_of(list) {
+            let text = self.json_of(i)?.into_owned();
+            self.inner.load(i, &text);
+        }
+        Ok(())
+    }
+
+    /// [`Self::load`] of the entries whose messages make the system message at `leaf`.
+    fn load_system(&mut self, leaf: Option<Option<&Key>>) -> Result<(), JsValue> {
+        if self.source.is_some() {
+            let plan = self.inner.context_plan(leaf);
+            self.load(plan.messages.iter().map(Emit::entry))?;
+        }
+        Ok(())
+    }
+
+    /// Reads every entry a context at `plan` reads in one batch, so that a
+    /// source that fails is an error, not a missing entry.
+    fn prefetch(&self, plan: &Plan) -> Result<(), JsValue> {
+        if self.source.is_some() {
+            let mut list = plan.context.clone();
+            for m in &plan.messages {
+                list.push(m.entry());
+                if let Emit::EditedMessage { edit, .. } | Emit::EditedCustom { edit, .. } = *m {
+                    list.push(edit);
+                }
+            }
+            list.extend(plan.thinking_level);
+            if let Some(ModelFrom::ModelChange(i) | ModelFrom::Assistant(i)) = plan.model {
+                list.push(i);
+            }
+            let mut list = crate::order::sorted_by_key(list, |&i| i as u64);
+            list.dedup();
+            self.entries(list)?;
+        }
+        Ok(())
+    }
+
+    /// The whole session as JSONL; from a source, its text read whole.
+    fn text(&self) -> Result<String, JsValue> {
+        let (Some(source), Some((base, after))) = (&self.source, self.inner.source_text()) else {
+            return Ok(self.inner.text().into_owned());
+        };
+        let mut bytes = Vec::new();
+        let mut at = 0;
+        while at < base {
+            let to = base.min(at + source.piece as u64);
+            source.read(at, to, &mut bytes)?;
+            at = to;
+        }
+        let mut text = parse::decode(&bytes).into_owned();
+        text.push_str(&after);
+        Ok(text)
     }
 
     fn entry(&self, i: usize) -> Result<JsValue, JsValue> {
@@ -644,7 +752,7 @@ impl JsSession {
         if !cached.is_undefined() {
             return Ok(cached);
         }
-        let parsed = JSON::parse(self.inner.entry_json(i))?;
+        let parsed = JSON::parse(&self.json_of(i)?)?;
         self.objects.set(i as u32, parsed.clone());
         Ok(parsed)
     }
@@ -662,17 +770,25 @@ impl JsSession {
             .filter(|&i| self.objects.get(i as u32).is_undefined())
             .collect();
         if missing.len() > 1 {
-            let mut json = String::from("[");
-            for &i in &missing {
-                if json.len() > 1 {
-                    json.push(',');
+            // Batches of at most 64 MiB of text: a session read from a source
+            // may hold more than one JS string can.
+            let mut at = 0;
+            while at < missing.len() {
+                let mut json = String::from("[");
+                let mut n = 0;
+                while at + n < missing.len() && (n == 0 || json.len() < 64 << 20) {
+                    if n > 0 {
+                        json.push(',');
+                    }
+                    json.push_str(&self.json_of(missing[at + n])?);
+                    n += 1;
                 }
-                json.push_str(self.inner.entry_json(i));
-            }
-            json.push(']');
-            let parsed: Array = parse_json(json)?.unchecked_into();
-            for (k, &i) in missing.iter().enumerate() {
-                self.objects.set(i as u32, parsed.get(k as u32));
+                json.push(']');
+                let parsed: Array = parse_json(json)?.unchecked_into();
+                for (k, &i) in missing[at..at + n].iter().enumerate() {
+                    self.objects.set(i as u32, parsed.get(k as u32));
+                }
+                at += n;
             }
         }
         list.iter()

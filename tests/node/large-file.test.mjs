@@ -1,6 +1,7 @@
-// An input over 1 GiB (what the bytes path refuses) opened by getTree, a context and
-// `session-tree info` through fileSource: generated on the fly in the system's temporary
-// folder, a few hundred entries whose tool results are a MiB or more, then deleted.
+// An input over 1 GiB (what the bytes path refuses) opened by getTree, a context,
+// Session.open and `session-tree info` through fileSource: generated on the fly in the
+// system's temporary folder, a few hundred entries whose tool results are a MiB or more,
+// then deleted.
 
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -9,7 +10,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
-import { buildSessionContext, countEntries, fileSource, getTree, sessionInfo } from "session-tree";
+import { buildSessionContext, countEntries, fileSource, getTree, Session, sessionInfo } from "session-tree";
 
 const GiB = 1024 ** 3;
 const require = createRequire(import.meta.url);
@@ -81,6 +82,17 @@ test("a session over 1 GiB opens through fileSource", { timeout: 120_000 }, (t) 
     context.messages.map((m) => m.content),
     Array.from({ length: steps }, (_, i) => `step ${i}`),
   );
+  // A session opened on it: its entries stay in the file, read when asked; it appends.
+  const session = Session.open(source);
+  assert.equal(session.leafId, last.children[0].entry.id);
+  assert.equal(session.header.id, "big");
+  assert.deepEqual(session.buildSessionContext(leaf), context);
+  const id = session.appendMessage({ role: "user", content: "more", timestamp: 1 });
+  assert.equal(session.getEntry(id).parentId, last.children[0].entry.id);
+  const [line] = session.takePendingLines();
+  assert.equal(JSON.parse(line).id, id);
+  assert.equal(session.getBranch().length, steps + 2);
+
   const info = sessionInfo(source);
   assert.equal(info.messageCount, 2 * steps);
   assert.equal(info.firstMessage, "step 0");

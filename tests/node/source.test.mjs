@@ -19,6 +19,7 @@ import {
   fileSource,
   getTree,
   migrate,
+  Session,
   sessionInfo,
 } from "session-tree";
 import { caseSeed, envSeed, Rng } from "../shared/rng.mjs";
@@ -184,6 +185,129 @@ test("oh-my-pi's title line before the header: found in bytes and in pieces of a
   }
 });
 
+/**
+ * Everything a Session says of itself, then after appends of each kind (their new ids and
+ * times replaced by names, as they are drawn afresh), a torn line completed by appendJsonl.
+ */
+function sessionResults(session) {
+  const ids = session.getEntries().map((e) => e.id);
+  const some = [...new Set([ids[0], ids[1], ids.at(-1), ids[ids.length >> 1]])];
+  const out = {
+    header: session.header,
+    leaf: session.leafId,
+    count: session.getEntryCount(),
+    entries: session.getEntries(),
+    tree: JSON.stringify(session.getTree()),
+    name: session.getSessionName(),
+    migrated: session.migrated,
+    diagnostics: session.diagnostics(),
+    usage: session.usage(),
+  };
+  for (const id of some) {
+    out[`of ${id}`] = [session.getEntry(id), session.getChildren(id), session.getLabel(id), session.getBranch(id)];
+    for (const fn of ["buildSessionContext", "buildContextEntries", "buildSessionProjection", "currentSystemMessage"])
+      out[`${fn} ${id}`] = JSON.stringify(session[fn](id));
+  }
+  out.context = JSON.stringify(session.buildSessionContext());
+  const fresh = [];
+  const own = (id) => fresh.push(id);
+  const leaf = session.leafId;
+  if (typeof leaf === "string") {
+    own(session.appendLabelChange(leaf, "here"));
+    own(session.appendCompaction("sum", undefined, 10));
+  }
+  own(session.appendMessage({ role: "user", content: "ü after", timestamp: 1 }));
+  own(session.appendSessionInfo("renamed"));
+  if (some[0] !== undefined) {
+    session.branch(some[0]);
+    own(session.appendCustomEntry("x", { n: 1 }));
+  }
+  session.appendJsonl('\n{"type":"custom","id":"zz","parentId":null,"timestamp":"2025-01-01T00:00:00.000Z"}\n');
+  let pending = session.takePendingLines().join("\n");
+  let jsonl = session.toJsonl();
+  for (const [k, id] of fresh.entries()) {
+    pending = pending.replaceAll(id, `new${k}`);
+    jsonl = jsonl.replaceAll(id, `new${k}`);
+  }
+  out.after = [pending, jsonl, session.leafId === fresh.at(-1), session.getSessionName()];
+  out.afterContext = JSON.stringify(session.buildSessionContext());
+  // Appends stamp the time now (as ISO text, and in ms in a compaction's system message): the
+  // same run of minutes in both sessions, not the same millisecond.
+  const ms = new RegExp(`(?<="timestamp":)${String(Date.now()).slice(0, 7)}\\d{6}`, "g");
+  const iso = new RegExp(`${new Date().toISOString().slice(0, 10)}T[0-9:.]+Z`, "g");
+  const same = (v) => v.replace(ms, "0").replace(iso, "Z");
+  return JSON.parse(JSON.stringify(out, (_, v) => (typeof v === "string" ? same(v) : v)));
+}
+
+test("Session.open from a source in tiny pieces is the session of its bytes", () => {
+  let compared = 0;
+  for (let k = 0; k < COUNT / 2; k++) {
+    const seed = caseSeed(MASTER, 100 + k);
+    const rng = new Rng(seed);
+    const { text } = generateSession(seed, { maxEntries: 50, pi16: k % 2 === 0 });
+    const current = migrate(text);
+    for (const variant of [current, ...broken(current, rng)]) {
+      const bytes = enc.encode(variant);
+      const pieceSize = rng.int(1, 64);
+      const expected = sessionResults(Session.open(bytes));
+      const source = memorySource(bytes);
+      const session = Session.open(source, { pieceSize });
+      assert.ok(bytes.length === 0 || source.reads > bytes.length / pieceSize, "read by piece");
+      assert.deepEqual(
+        sessionResults(session),
+        expected,
+        `pieces of ${pieceSize}, case seed ${seed} (SOURCE_SEED=${MASTER})`,
+      );
+      compared++;
+    }
+  }
+  assert.ok(compared >= COUNT * 2);
+});
+
+test("Session.open from a source reads entries only when asked", () => {
+  const head = '{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}';
+  const lines = [head];
+  for (let i = 0; i < 100; i++) {
+    const id = `e${String(i).padStart(7, "0")}`;
+    const parent = i === 0 ? null : `e${String(i - 1).padStart(7, "0")}`;
+    const message = { role: "toolResult", toolCallId: `c${i}`, content: [{ type: "text", text: "x".repeat(10_000) }] };
+    lines.push(
+      JSON.stringify({ type: "message", id, parentId: parent, timestamp: "2025-01-01T00:00:01.000Z", message }),
+    );
+  }
+  lines.push(
+    JSON.stringify({
+      type: "compaction",
+      id: "c",
+      parentId: "e0000099",
+      timestamp: "2025-01-01T00:00:02.000Z",
+      summary: "s",
+      firstKeptEntryId: "e0000098",
+      tokensBefore: 1,
+    }),
+  );
+  const bytes = enc.encode(`${lines.join("\n")}\n`);
+  let asked = 0;
+  const inner = memorySource(bytes);
+  const source = {
+    size: inner.size,
+    read(offset, length) {
+      asked += length;
+      return inner.read(offset, length);
+    },
+  };
+  const session = Session.open(source);
+  assert.ok(asked < bytes.length + 20_000, `opening reads the file once (${asked} bytes)`);
+  asked = 0;
+  const ctx = session.buildSessionContext();
+  assert.equal(ctx.messages.length, 3);
+  assert.ok(asked < 25_000, `a context after a compaction reads its entries only (${asked} bytes)`);
+  asked = 0;
+  session.appendMessage({ role: "user", content: "next" });
+  assert.ok(asked < 200, `an append reads nothing of the text but its parent (${asked} bytes)`);
+  assert.equal(session.getBranch().length, 102);
+});
+
 test("a context through a source reads only the header and the path", () => {
   const head = '{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}';
   const lines = [head];
@@ -274,7 +398,8 @@ test("fileSource: a file truncated, rewritten or appended to while read is a cle
     appended: () => writeFileSync(path, `${original}{"type":"custom","id":"zz","parentId":null}\n`),
   };
   for (const [what, change] of Object.entries(changes)) {
-    for (const fn of [getTree, sessionInfo, countEntries, (s, o) => buildSessionContext(s, undefined, o)]) {
+    const open = (s, o) => Session.open(s, o);
+    for (const fn of [getTree, sessionInfo, countEntries, (s, o) => buildSessionContext(s, undefined, o), open]) {
       writeFileSync(path, original);
       const source = fileSource(path);
       let reads = 0;
@@ -301,6 +426,14 @@ test("fileSource: a file truncated, rewritten or appended to while read is a cle
   writeFileSync(path, original.replaceAll("a", "b"));
   assert.throws(() => tree[0].entry, new RegExp(`${path} changed while it was read`));
   source.close();
+  // So are a session's, read after it opened.
+  writeFileSync(path, original);
+  const reopened = fileSource(path);
+  const session = Session.open(reopened);
+  writeFileSync(path, original.replaceAll("a", "b"));
+  assert.throws(() => session.getEntries(), new RegExp(`${path} changed while it was read`));
+  assert.throws(() => session.buildSessionContext(), new RegExp(`${path} changed while it was read`));
+  reopened.close();
   assert.throws(() => source.read(0, 1), /closed/);
 });
 

@@ -1,6 +1,6 @@
 // `session-tree branch FILE --leaf ID`: the path to a leaf as a new session.
 
-import { absolute, displayName, line, printable, readInput, UsageError, writeNew } from "../io.js";
+import { absolute, displayName, line, printable, UsageError, withInput, writeNew } from "../io.js";
 import { openAt } from "./tree.js";
 
 export default {
@@ -30,15 +30,15 @@ written.`,
       throw new UsageError(positionals.length === 0 ? "no FILE given" : "one FILE at a time");
     if (values.leaf === undefined) throw new UsageError("--leaf ID is required");
     const [file] = positionals;
-    const bytes = await readInput(io, file);
-    const session = openAt(bytes, values.leaf);
-    let jsonl;
-    try {
-      const options = file === "-" ? {} : { parentSession: absolute(io, file) };
-      jsonl = session.createBranchedSession(values.leaf, options);
-    } finally {
-      session.free();
-    }
+    const jsonl = await withInput(io, file, (input) => {
+      const session = openAt(io, input, values.leaf);
+      try {
+        const options = file === "-" ? {} : { parentSession: absolute(io, file) };
+        return session.createBranchedSession(values.leaf, options);
+      } finally {
+        session.free();
+      }
+    });
     if (values.output === undefined) {
       io.stdout.write(jsonl);
       return 0;

@@ -1,7 +1,7 @@
 // `session-tree context FILE`: what the model sees at a leaf.
 
 import { buildSessionContext, currentSystemMessage } from "../../node.js";
-import { colours, line, printable, printableText, printJson, readInput, UsageError } from "../io.js";
+import { colours, line, printable, printableText, printJson, readOptions, UsageError, withInput } from "../io.js";
 import { openAt } from "./tree.js";
 
 // What a file holds is printed through these, so it cannot send escape sequences.
@@ -103,10 +103,14 @@ or a file that cannot be read.`,
     if (positionals.length !== 1)
       throw new UsageError(positionals.length === 0 ? "no FILE given" : "one FILE at a time");
     if (values.text && values.json) throw new UsageError("--text and --json do not go together");
-    const bytes = await readInput(io, positionals[0]);
-    if (values.leaf !== undefined) openAt(bytes, values.leaf).free();
-    const context = buildSessionContext(bytes, values.leaf);
-    const system = values.system ? currentSystemMessage(bytes, values.leaf) : undefined;
+    const [context, system] = await withInput(io, positionals[0], (input) => {
+      if (values.leaf !== undefined) openAt(io, input, values.leaf).free();
+      const options = readOptions(io);
+      return [
+        buildSessionContext(input, values.leaf, options),
+        values.system ? currentSystemMessage(input, values.leaf, options) : undefined,
+      ];
+    });
     if (values.json) {
       printJson(io, values.system ? { ...context, system: system ?? null } : context);
       return 0;

@@ -1,47 +1,24 @@
 // `session-tree info FILE…`: what pi's session list knows of each file.
 
-import { fileSource, sessionInfo } from "../../node.js";
+import { sessionInfo } from "../../node.js";
 import {
-  absolute,
   clip,
   colours,
-  describeFsError,
   displayName,
   formatDate,
+  inputOrReport,
   isoDate,
   line,
   oneLine,
   printable,
   printJson,
-  readOrReport,
+  readOptions,
   UsageError,
 } from "../io.js";
 
-/**
- * sessionInfo of a file, read a piece at a time through a file source (a
- * file of any size, in memory that does not grow with it); stdin, and files
- * under an injected file system (the tests'), are read whole. `null` when the
- * file cannot be read (reported), else `{ info }`.
- */
-async function infoOf(io, file, results) {
-  if (file === "-" || io.fs !== undefined) {
-    const bytes = await readOrReport(io, "info", file, results);
-    return bytes === null ? null : { info: sessionInfo(bytes) };
-  }
-  let source;
-  try {
-    source = fileSource(absolute(io, file));
-  } catch (error) {
-    const message = describeFsError(file, error);
-    line(io.stderr, `session-tree info: ${message}`);
-    results.push({ file, error: message });
-    return null;
-  }
-  try {
-    return { info: sessionInfo(source) };
-  } finally {
-    source.close();
-  }
+/** sessionInfo of a file, `{ info }`, or `null` when it cannot be read (reported). */
+function infoOf(io, file, results) {
+  return inputOrReport(io, "info", file, results, (input) => ({ info: sessionInfo(input, readOptions(io)) }));
 }
 
 /** sessionInfo as JSON: dates as ISO strings (null when invalid), absent fields as null. */

@@ -1,7 +1,7 @@
 // `session-tree inspect FILE…`: what is wrong with each file, line by line.
 
 import { inspectSession } from "../../node.js";
-import { colours, displayName, line, printable, printJson, readOrReport, UsageError } from "../io.js";
+import { colours, displayName, inputOrReport, line, printable, printJson, readOptions, UsageError } from "../io.js";
 
 // The diagnostics' messages start with "line N: " (or "line N, column C: ");
 // the command prints the line number in front already.
@@ -36,12 +36,13 @@ found; 2 bad usage or a file that cannot be read.`,
     let problems = false;
     let unreadable = false;
     for (const file of positionals) {
-      const bytes = await readOrReport(io, "inspect", file, report);
-      if (bytes === null) {
+      const diagnostics = await inputOrReport(io, "inspect", file, report, (input) =>
+        inspectSession(input, readOptions(io)),
+      );
+      if (diagnostics === null) {
         unreadable = true;
         continue;
       }
-      const diagnostics = inspectSession(bytes);
       report.push({ file, problems: diagnostics });
       if (diagnostics.length > 0) problems = true;
       if (values.json) continue;

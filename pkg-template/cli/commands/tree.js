@@ -1,12 +1,12 @@
 // `session-tree tree FILE`: the tree as pi's `/tree` view draws it.
 
 import { Session } from "../../node.js";
-import { colours, line, printable, printJson, readInput, UsageError } from "../io.js";
+import { colours, line, printable, printJson, readOptions, UsageError, withInput } from "../io.js";
 import { FILTERS, treeRows } from "../tree-view.js";
 
-/** Opens `bytes` as a Session and checks `--leaf`; a leaf that names no entry is bad usage. */
-export function openAt(bytes, leaf) {
-  const session = Session.open(bytes);
+/** Opens `input` as a Session and checks `--leaf`; a leaf that names no entry is bad usage. */
+export function openAt(io, input, leaf) {
+  const session = Session.open(input, readOptions(io));
   if (leaf !== undefined && session.getEntry(leaf) === undefined) {
     session.free();
     throw new UsageError(`no entry with id '${leaf}'`);
@@ -51,15 +51,15 @@ cannot be read.`,
       throw new UsageError(positionals.length === 0 ? "no FILE given" : "one FILE at a time");
     const filter = values.filter ?? "default";
     if (!FILTERS.includes(filter)) throw new UsageError(`unknown filter '${filter}' (filters: ${FILTERS.join(", ")})`);
-    const bytes = await readInput(io, positionals[0]);
-    const session = openAt(bytes, values.leaf);
-    let rows;
-    try {
-      const leafId = values.leaf ?? session.leafId;
-      rows = treeRows(session.getTree(), { leafId, filter, home: io.env?.HOME ?? "" });
-    } finally {
-      session.free();
-    }
+    const rows = await withInput(io, positionals[0], (input) => {
+      const session = openAt(io, input, values.leaf);
+      try {
+        const leafId = values.leaf ?? session.leafId;
+        return treeRows(session.getTree(), { leafId, filter, home: io.env?.HOME ?? "" });
+      } finally {
+        session.free();
+      }
+    });
     if (values.json) {
       printJson(
         io,

@@ -1,0 +1,218 @@
+//! A session opened from a source the host holds (a file of any size): its
+//! entries are indexed as they are read a piece at a time, and their text
+//! stays in the source. An entry's text comes into the session only when an
+//! algorithm here reads it ([`Session::load`]); what the host asks for as
+//! objects it reads itself, by the entry's range ([`Session::unloaded`]).
+
+use std::ops::Range;
+
+use super::*;
+use crate::parse::ReadAt;
+use crate::pieces;
+
+/// What a session opened from a source keeps of it.
+pub(super) struct Outside {
+    /// Byte range of the line of each entry read from the source, while its
+    /// text is not loaded (`None` once it is, or for a later entry).
+    ranges: Vec<Option<Range<u64>>>,
+    /// The source's bytes `0..base` are the session's text before its own
+    /// lines (a torn last line is in `partial`, not before `base`).
+    base: u64,
+    /// Whether a `\n` goes between the source's text and the lines after it
+    /// (its last line was complete but had none).
+    newline: bool,
+    /// The lines after the source, in order (spans of `text`, with their `\n`).
+    after: Vec<Span>,
+}
+
+impl Session {
+    /// Opens a current (v3) session from a source of `len` bytes read
+    /// `piece` bytes at a time, with the entries, tree and leaf
+    /// [`Session::open`] gives its text, but none of the text. `None` for an
+    /// older session, which is migrated from its whole text instead.
+    pub fn open_source<E>(
+        len: u64,
+        piece: usize,
+        read: &mut ReadAt<'_, E>,
+        dates: &dyn DateParser,
+    ) -> Result<Option<Session>, E> {
+        // As `open`: a last line without `\n` that is not JSON is still
+        // being written, and waits for `append_jsonl`.
+        let cut = last_newline(len, piece, read)?.map_or(0, |p| p + 1);
+        let mut tail = Vec::new();
+        read(cut, len, &mut tail)?;
+        let tail_text = parse::decode(&tail);
+        let torn = cut < len && json::parse(&tail_text, Span::new(0, tail_text.len())).is_err();
+        let partial = if torn {
+            tail_text.into_owned().into_bytes()
+        } else {
+            Vec::new()
+        };
+        let base = if torn { cut } else { len };
+        let mut session = Session::empty(String::new());
+        let mut ranges = Vec::new();
+        let mut unique = 0;
+        pieces::read_lines(base, piece, read, &mut |line| {
+            let Ok(value) = line.parsed else { return };
+            if !parse::is_kept(line.text, value) {
+                return;
+            }
+            let entry = Entry::from_json(line.text, value, Some(dates), &mut unique);
+            ranges.push(Some(line.range.clone()));
+            session.add(entry, Span::new(0, 0));
+        })?;
+        let header = session.header().map(|i| &session.entries[i]);
+        if !header.is_some_and(|h| migrate::is_current(std::slice::from_ref(h))) {
+            return Ok(None);
+        }
+        ranges.shrink_to_fit();
+        session.outside = Some(Outside {
+            ranges,
+            base,
+            newline: !torn && cut < len,
+            after: Vec::new(),
+        });
+        session.partial = partial;
+        session.flushed = true;
+        session.unique = 1 << 30;
+        Ok(Some(session))
+    }
+
+    /// Entry `i`'s line in the source, while its text is not in the session.
+    pub fn unloaded(&self, i: usize) -> Option<Range<u64>> {
+        self.outside.as_ref()?.ranges.get(i)?.clone()
+    }
+
+    /// The entries among `list` whose text is still in the source.
+    pub fn unloaded_of(&self, list: impl IntoIterator<Item = usize>) -> Vec<usize> {
+        list.into_iter()
+            .filter(|&i| self.unloaded(i).is_some())
+            .collect()
+    }
+
+    /// Brings entry `i`'s line (read from [`Session::unloaded`]'s range) into
+    /// the session, for the algorithms that read its fields.
+    pub fn load(&mut self, i: usize, line: &str) {
+        let Some(slot) = self.outside.as_mut().and_then(|o| o.ranges.get_mut(i)) else {
+            return;
+        };
+        if slot.take().is_none() {
+            return;
+        }
+        let start = self.text.len();
+        self.text.push_str(line);
+        let span = Span::new(start, self.text.len());
+        self.text.push('\n');
+        // The value's span, as a whole text's parse gives it: the line less
+        // the JSON whitespace around it.
+        self.spans[i] = json::parse(&self.text, span).map_or(span, |v| v.span);
+    }
+
+    /// For a session opened from a source: how many of its first bytes are
+    /// the session's text, and the text that follows them (the lines added
+    /// since, and a torn last line).
+    pub fn source_text(&self) -> Option<(u64, String)> {
+        let o = self.outside.as_ref()?;
+        let mut out = String::new();
+        if o.newline {
+            out.push('\n');
+        }
+        for span in &o.after {
+            out.push_str(span.of(&self.text));
+        }
+        out.push_str(&String::from_utf8_lossy(&self.partial));
+        Some((o.base, out))
+    }
+
+    /// Records a line this session now ends with (text `start..` of `text`),
+    /// for a session whose text before is the source's.
+    pub(super) fn added_line(&mut self, start: usize) {
+        let end = self.text.len();
+        if let Some(o) = &mut self.outside {
+            o.after.push(Span::new(start, end));
+        }
+    }
+
+    /// The label entries that set a label now (which a branched copy carries).
+    pub fn label_entries(&self) -> Vec<usize> {
+        self.labels.values().map(|&(_, l)| l).collect()
+    }
+
+    /// The entry holding the session's name, if any (see [`Session::name`]).
+    pub fn name_entry(&self) -> Option<usize> {
+        self.entries
+            .iter()
+            .rposition(|e| e.kind == EntryType::SessionInfo)
+    }
+}
+
+/// The offset of the last `\n` in a source of `len` bytes, read backwards
+/// in windows that grow from a few KiB (or a smaller piece) to a piece.
+fn last_newline<E>(len: u64, piece: usize, read: &mut ReadAt<'_, E>) -> Result<Option<u64>, E> {
+    let mut buf = Vec::new();
+    let mut end = len;
+    let mut window = piece.clamp(1, 4096) as u64;
+    while end > 0 {
+        let from = end.saturating_sub(window);
+        window = (window * 4).min(piece.max(1) as u64);
+        buf.clear();
+        read(from, end, &mut buf)?;
+        if let Some(p) = buf.iter().rposition(|&b| b == b'\n') {
+            return Ok(Some(from + p as u64));
+        }
+        end = from;
+    }
+    Ok(None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::IsoOnly;
+
+    /// A session opened from `text` in pieces of `piece` bytes, every entry loaded.
+    fn open_in_pieces(text: &str, piece: usize) -> Option<Session> {
+        let b = text.as_bytes();
+        let mut read = |from: u64, to: u64, buf: &mut Vec<u8>| {
+            buf.extend_from_slice(&b[from as usize..to as usize]);
+            Ok::<(), ()>(())
+        };
+        let mut s = Session::open_source(b.len() as u64, piece, &mut read, &IsoOnly).unwrap()?;
+        for i in 0..s.entries.len() {
+            let r = s.unloaded(i).unwrap();
+            s.load(i, &text[r.start as usize..r.end as usize]);
+        }
+        Some(s)
+    }
+
+    #[test]
+    fn a_source_opens_as_its_text_does() {
+        let head = "\u{feff} {\"type\":\"session\",\"version\":3,\"id\":\"s\"}\n";
+        let a = "{\"type\":\"message\",\"id\":\"a\",\"parentId\":null,\"message\":{\"role\":\"user\",\"content\":\"é\"}}";
+        let b = "{\"type\":\"message\",\"id\":\"b\",\"parentId\":\"a\",\"message\":{\"role\":\"user\",\"content\":\"x\"}}";
+        for text in [
+            format!("{head}{a}\n \r\n{b}\n"),
+            format!("{head}{a}\n{b}"),
+            format!("{head}{a}\n{{\"type\":\"mess"),
+            format!("{head}{a}\n{b}\n  "),
+        ] {
+            let whole = Session::open(text.clone(), &IsoOnly).unwrap();
+            for piece in [1, 2, 5, 64] {
+                let s = open_in_pieces(&text, piece).unwrap();
+                // (Debug text: a missing time is NaN, unequal to itself.)
+                let facts = |s: &Session| format!("{:?}", s.entries);
+                assert_eq!(facts(&s), facts(&whole), "{text:?} in pieces of {piece}");
+                assert_eq!(s.leaf, whole.leaf);
+                assert_eq!(s.context(None).json, whole.context(None).json);
+                let (base, after) = s.source_text().unwrap();
+                let rebuilt = format!("{}{after}", &text[..base as usize]);
+                assert_eq!(rebuilt, whole.text(), "{text:?} in pieces of {piece}");
+            }
+        }
+        let old = "{\"type\":\"session\",\"id\":\"s\"}\n{\"type\":\"message\",\"id\":\"a\"}\n";
+        assert!(
+            open_in_pieces(old, 3).is_none(),
+            "v1 is migrated from its text"
+        );
+    }
+}
