@@ -794,8 +794,8 @@ impl Session {
 }
 
 mod branch;
-mod source;
 #[cfg(test)]
 mod mutant_tests;
+mod source;
 #[cfg(test)]
 mod tests;
