@@ -267,9 +267,9 @@ pub fn read(
         }
         let e = Entry::from_json(&text, value, Some(dates), &mut unique);
         if e.is_header() && first.is_none() {
-            if n == 0 {
-                head = Some(header_of(&text, &value.members));
-            }
+            // The first header wherever it is, as `header` finds it (lines before it,
+            // such as omp's title, are entries).
+            head = Some(header_of(&text, &value.members));
             first = Some(e);
         } else if let Some(kind) = kind_of(&e) {
             let inner = |m: usize| -> Vec<Member> {
@@ -1132,7 +1132,7 @@ mod tests {
                 dup,
             ]
             .join("\n"),
-            // No header first: no header facts, the records all the same.
+            // A line before the header: the header still found, the records all the same.
             format!("{dup}\n{}", r#"{"type":"session","version":3,"id":"S","timestamp":"x","cwd":"/p"}"#),
         ];
         for text in texts {
