@@ -61,7 +61,11 @@ const handlers = {
   [REQUEST.export]: ({ req, entryId }) => post({ type: REPLY.export, req, text: exportBranch(entryId) }),
   // Two branches side by side (compare.js).
   [REQUEST.compare]: ({ req, a, b }) =>
-    post({ type: REPLY.compared, req, comparison: compareLeaves((id) => whole("Compare").getBranch(id), a, b, sideUsage) }),
+    post({
+      type: REPLY.compared,
+      req,
+      comparison: compareLeaves((id) => whole("Compare").getBranch(id), a, b, sideUsage),
+    }),
   // Share one branch, redacted (share-worker.js).
   [REQUEST.shareScan]: ({ req, entryId }) =>
     post({ type: REPLY.shareScanned, req, ...scanBranch(st, wholeDoc("Share"), entryId) }),

@@ -36,6 +36,14 @@ big.push(
     timestamp: "2025-01-01T00:00:00.000Z",
     message: pad,
   }),
+  // A second message of its own: a generated session may have none (about 2% of seeds).
+  JSON.stringify({
+    type: "message",
+    id: "pad00002",
+    parentId: "pad00001",
+    timestamp: "2025-01-01T00:00:01.000Z",
+    message: { role: "user", content: "ü", timestamp: 2 },
+  }),
 );
 files["big.jsonl"] = migrate(`${big.join("\n")}\n`);
 const f = folder(files);
