@@ -221,31 +221,144 @@ export class Bloom {
   }
 }
 
+// Lines are cut as `text.split(LINE_BREAK)` cuts them, whether the text is
+// whole or arrives in pieces (LineCutter): line numbers agree either way.
+export const LINE_BREAK = /\r\n|\r|\n/;
+
+/**
+ * Cuts bytes that arrive in pieces, cut anywhere (mid-line, mid-character),
+ * into the lines `new TextDecoder().decode(whole).split(LINE_BREAK)` gives:
+ * `push(bytes)` returns the lines each piece completes, `end()` the rest
+ * (always at least one line, as split gives). A line longer than a piece is
+ * kept until its end arrives.
+ */
+export class LineCutter {
+  constructor() {
+    this.decoder = new TextDecoder();
+    this.carry = "";
+  }
+  push(bytes) {
+    const text = this.decoder.decode(bytes, { stream: true });
+    // No line ends here: no split of the (maybe long) line so far.
+    if (!/[\r\n]/.test(text)) {
+      this.carry += text;
+      return [];
+    }
+    return this.cut(this.carry + text, false);
+  }
+  end() {
+    return this.cut(this.carry + this.decoder.decode(), true);
+  }
+  cut(text, last) {
+    // A final \r may be the first half of a \r\n: it waits for the next piece.
+    const hold = !last && text.endsWith("\r") ? 1 : 0;
+    const lines = text.slice(0, text.length - hold).split(LINE_BREAK);
+    this.carry = last ? "" : lines.pop() + (hold ? "\r" : "");
+    return lines;
+  }
+}
+
+/**
+ * The parsed entry of one JSONL line, or null for a line that is not a JSON
+ * object (the list reports those as problems).
+ */
+function lineEntry(raw) {
+  if (!raw.trim()) return null;
+  let v;
+  try {
+    v = JSON.parse(raw);
+  } catch {
+    return null;
+  }
+  return v && typeof v === "object" && !Array.isArray(v) ? v : null;
+}
+
 /**
  * Splits JSONL text into parsed entries with their line numbers (1-based);
  * lines that are not JSON objects are skipped (the list reports them as problems).
  */
 export function* jsonlEntries(text) {
   let line = 0;
-  for (const raw of text.split(/\r\n|\r|\n/)) {
+  for (const raw of text.split(LINE_BREAK)) {
     line++;
-    if (!raw.trim()) continue;
-    let v;
-    try {
-      v = JSON.parse(raw);
-    } catch {
-      continue;
-    }
-    if (v && typeof v === "object" && !Array.isArray(v)) yield { entry: v, line };
+    const entry = lineEntry(raw);
+    if (entry) yield { entry, line };
+  }
+}
+
+/**
+ * The words of a session's searchable text, fed a line at a time
+ * (`line(raw)`, in file order); `bloom()` is their Bloom filter.
+ */
+export class WordCollector {
+  constructor() {
+    this.words = new Set();
+    this.add = (w) => this.words.add(w);
+  }
+  line(raw) {
+    const entry = lineEntry(raw);
+    if (entry) forEachWord(entryText(entry), this.add);
+  }
+  bloom() {
+    return Bloom.of(this.words);
   }
 }
 
 /** The Bloom filter of every searchable word of a session's text. */
 export function bloomOfText(text) {
-  const words = new Set();
-  const add = (w) => words.add(w);
-  for (const { entry } of jsonlEntries(text)) forEachWord(entryText(entry), add);
-  return Bloom.of(words);
+  const words = new WordCollector();
+  for (const raw of text.split(LINE_BREAK)) words.line(raw);
+  return words.bloom();
+}
+
+/**
+ * The entries of one session that match `query` (from parseQuery), fed a
+ * line at a time (`line(raw)`, in file order, every line): `hits` holds
+ * `{ entryId, line, role, snippet }`, at most `limit`; `full` says the limit
+ * is reached (the rest of the file changes nothing).
+ */
+export class LineSearch {
+  constructor(query, limit = 50) {
+    this.query = query;
+    this.limit = limit;
+    this.hits = [];
+    this.needed = queryTokens(query);
+    // Each phrase as it can stand in a JSON line: its words, between them only
+    // what is not a word (escapes such as \n included).
+    const literal = (w) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    const sep = String.raw`(?:\\[nrtbf"\\/]|[^\p{L}\p{N}_\\])+`;
+    this.runs = query.phrases.map((p) => new RegExp(p.map(literal).join(sep), "u"));
+    // A version 1 file has no ids: opening it makes new ones, so its hits name no entry.
+    this.ids = true;
+    this.lineNo = 0;
+    this.first = true; // the header (the first object) is always parsed
+  }
+  get full() {
+    return this.hits.length >= this.limit;
+  }
+  line(raw) {
+    const line = ++this.lineNo;
+    if (this.full) return;
+    // A line can only match if it holds every word as written; JSON.stringify
+    // never escapes letters or digits, so only a line with \u escapes is parsed
+    // without this check.
+    if (!this.first && !raw.includes("\\u")) {
+      const lower = raw.toLowerCase();
+      if (!this.needed.every((w) => lower.includes(w)) || !this.runs.every((re) => re.test(lower))) return;
+    }
+    const entry = lineEntry(raw);
+    if (!entry) return;
+    this.first = false;
+    if (entry.type === "session") this.ids = typeof entry.version === "number" && entry.version >= 2;
+    const t = entryText(entry);
+    if (!t || !matchTokens(tokenize(t), this.query)) return;
+    this.hits.push({
+      entryId: this.ids && typeof entry.id === "string" ? entry.id : null,
+      line,
+      role: entry.type === "message" ? (entry.message?.role ?? "message") : entry.type,
+      snippet: snippet(t, this.query),
+    });
+  }
 }
 
 /**
@@ -253,44 +366,10 @@ export function bloomOfText(text) {
  * `{ entryId, line, role, snippet }`, at most `limit`.
  */
 export function searchText(text, query, limit = 50) {
-  const hits = [];
-  const needed = queryTokens(query);
-  // Each phrase as it can stand in a JSON line: its words, between them only
-  // what is not a word (escapes such as \n included).
-  const literal = (w) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  const sep = String.raw`(?:\\[nrtbf"\\/]|[^\p{L}\p{N}_\\])+`;
-  const runs = query.phrases.map((p) => new RegExp(p.map(literal).join(sep), "u"));
-  // A version 1 file has no ids: opening it makes new ones, so its hits name no entry.
-  let ids = true;
-  let line = 0;
-  let first = true; // the header (the first object) is always parsed
-  for (const raw of text.split(/\r\n|\r|\n/)) {
-    line++;
-    if (hits.length >= limit) break;
-    // A line can only match if it holds every word as written; JSON.stringify
-    // never escapes letters or digits, so only a line with \u escapes is parsed
-    // without this check.
-    if (!first && !raw.includes("\\u")) {
-      const lower = raw.toLowerCase();
-      if (!needed.every((w) => lower.includes(w)) || !runs.every((re) => re.test(lower))) continue;
-    }
-    let entry;
-    try {
-      entry = JSON.parse(raw);
-    } catch {
-      continue;
-    }
-    if (!entry || typeof entry !== "object" || Array.isArray(entry)) continue;
-    first = false;
-    if (entry.type === "session") ids = typeof entry.version === "number" && entry.version >= 2;
-    const t = entryText(entry);
-    if (!t || !matchTokens(tokenize(t), query)) continue;
-    hits.push({
-      entryId: ids && typeof entry.id === "string" ? entry.id : null,
-      line,
-      role: entry.type === "message" ? (entry.message?.role ?? "message") : entry.type,
-      snippet: snippet(t, query),
-    });
+  const search = new LineSearch(query, limit);
+  for (const raw of text.split(LINE_BREAK)) {
+    if (search.full) break;
+    search.line(raw);
   }
-  return hits;
+  return search.hits;
 }
