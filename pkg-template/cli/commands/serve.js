@@ -4,6 +4,7 @@
 import { spawn } from "node:child_process";
 import { stat } from "node:fs/promises";
 import path from "node:path";
+import { pieceSizeFrom } from "../serve/read-lines.js";
 import { startServer } from "../serve/server.js";
 
 const DEFAULT_PORT = 8377;
@@ -72,11 +73,19 @@ encoded separators, no symlink leading out of DIR). Exit codes: 0 stopped;
       port = Number(values.port);
     }
     const host = values.host ?? "127.0.0.1";
+    let pieceSize;
+    try {
+      pieceSize = pieceSizeFrom(io.env);
+    } catch (error) {
+      io.stderr.write(`session-tree serve: ${error.message}\n`);
+      return 2;
+    }
     let server;
     try {
-      server = await startServer({ dir, port, host });
+      server = await startServer({ dir, port, host, pieceSize });
     } catch (error) {
-      if (error?.code === "EADDRINUSE" && values.port === undefined) server = await startServer({ dir, port: 0, host });
+      if (error?.code === "EADDRINUSE" && values.port === undefined)
+        server = await startServer({ dir, port: 0, host, pieceSize });
       else {
         io.stderr.write(`session-tree serve: cannot listen on ${host}:${port}: ${error?.code ?? error?.message}\n`);
         return 2;

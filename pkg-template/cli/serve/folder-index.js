@@ -2,14 +2,16 @@
 // and a Bloom filter of its words (what search narrows with), built by reading
 // each file once, newest first, and kept up to date by fs.watch plus a
 // periodic rescan. No file's bytes are kept: a search reads the few files the
-// filters let through.
+// filters let through. Every read is by piece (read-lines.js), so a file of
+// any size is listed, indexed and searched in memory that does not grow with it.
 
 import { watch } from "node:fs";
 import { lstat, readFile, realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import { findSessions } from "../../files/folder.cjs";
 import * as lib from "../../node.js";
-import { bloomOfText, parseQuery, queryTokens, searchText } from "./search-text.js";
+import { forEachLine, openSession, PIECE_SIZE } from "./read-lines.js";
+import { LineSearch, parseQuery, queryTokens, WordCollector } from "./search-text.js";
 import { FolderUsage } from "./usage-data.js";
 
 const { inspectSession, sessionInfo } = lib;
@@ -41,14 +43,35 @@ export async function walkSessions(root) {
   return found;
 }
 
+/** Whether the file `f` of a walk is no longer as the walk saw it (or gone). */
+async function changedSince(f) {
+  try {
+    const now = await stat(f.abs);
+    return now.size !== f.size || now.mtimeMs !== f.mtimeMs;
+  } catch {
+    return true;
+  }
+}
+
 const iso = (d) => (d instanceof Date && !Number.isNaN(d.getTime()) ? d.toISOString() : null);
 
-/** The list row of one file's bytes (never throws). */
-export function describeFile(root, rel, bytes, mtimeMs) {
-  const row = { path: rel, size: bytes.length, mtime: new Date(mtimeMs).toISOString(), info: null, problems: 0 };
+/**
+ * The list row of one file (never throws): `input` is its bytes or a byte
+ * source (read by piece; `options.pieceSize` as the package takes it).
+ * `problems` is null when the package could not check the file (too big to
+ * inspect whole, say): its row is listed all the same.
+ */
+export function describeFile(root, rel, input, mtimeMs, options = {}) {
+  const size = input.size ?? input.length;
+  const row = { path: rel, size, mtime: new Date(mtimeMs).toISOString(), info: null, problems: 0 };
   try {
-    row.problems = inspectSession(bytes).length;
-    const info = sessionInfo(bytes, { mtime: new Date(mtimeMs) });
+    try {
+      row.problems = inspectSession(input, options).length;
+    } catch (error) {
+      if (!(error instanceof RangeError)) throw error;
+      row.problems = null;
+    }
+    const info = sessionInfo(input, { ...options, mtime: new Date(mtimeMs) });
     if (!info) row.error = "not a session file: no session header";
     else {
       let parentPath = null;
@@ -79,9 +102,10 @@ export function describeFile(root, rel, bytes, mtimeMs) {
 }
 
 export class FolderIndex {
-  /** `root`: the real path of DIR. */
-  constructor(root) {
+  /** `root`: the real path of DIR; `pieceSize`: how many bytes each read of a file takes. */
+  constructor(root, { pieceSize = PIECE_SIZE } = {}) {
     this.root = root;
+    this.pieceSize = pieceSize;
     this.files = new Map(); // rel -> { row, bloom, size, mtimeMs }
     this.listeners = new Set();
     // Rows read of the first scan, then files indexed for search.
@@ -198,7 +222,16 @@ export class FolderIndex {
     await Promise.all(Array.from({ length: CONCURRENCY }, work));
   }
 
-  /** Reads a file that is inside DIR (a symlink only if it resolves inside), or null. */
+  /** Opens a file that is inside DIR (a symlink only if it resolves inside) as a byte source, or null. */
+  sourceOf(f) {
+    return openSession(this.root, f.abs, f.rel ?? f.row.path);
+  }
+
+  /**
+   * Reads a file that is inside DIR (a symlink only if it resolves inside), or
+   * null. Only the Usage view reads files whole: the package's usage
+   * functions take bytes, not a byte source.
+   */
   async bytesOf(f) {
     try {
       const st = await lstat(f.abs);
@@ -213,9 +246,16 @@ export class FolderIndex {
   }
 
   async readOne(f) {
-    const bytes = await this.bytesOf(f);
-    if (!bytes) return;
-    const row = describeFile(this.root, f.rel, bytes, f.mtimeMs);
+    const source = await this.sourceOf(f);
+    if (!source) return; // gone or unreadable since the walk: the next rescan decides
+    let row;
+    try {
+      row = describeFile(this.root, f.rel, source, f.mtimeMs, { pieceSize: this.pieceSize });
+    } finally {
+      source.close();
+    }
+    // Written to while it was read (a live session): the next rescan reads it again.
+    if (row.error && (await changedSince(f))) return;
     this.files.set(f.rel, { row, bloom: null, size: f.size, mtimeMs: f.mtimeMs, abs: f.abs });
     this.version++;
     this.emit({ type: "row", row });
@@ -224,11 +264,17 @@ export class FolderIndex {
   async indexOne(f) {
     const known = this.files.get(f.rel);
     if (!known || known.size !== f.size || known.mtimeMs !== f.mtimeMs) return;
-    const bytes = await this.bytesOf(f);
-    if (!bytes) return;
+    const source = await this.sourceOf(f);
+    if (!source) return;
     try {
-      known.bloom = bloomOfText(new TextDecoder().decode(bytes));
-    } catch {}
+      const words = new WordCollector();
+      await forEachLine(source, (raw) => words.line(raw), { pieceSize: this.pieceSize });
+      known.bloom = words.bloom();
+    } catch {
+      // Changed while read: the file is searched unfiltered until the rescan indexes it again.
+    } finally {
+      source.close();
+    }
   }
 
   /**
@@ -257,31 +303,49 @@ export class FolderIndex {
 
   /**
    * Entries matching `query` across DIR, newest sessions first:
-   * `{ results: [{ path, entryId, line, role, snippet, title }], truncated }`.
+   * `{ results: [{ path, entryId, line, role, snippet, title }], truncated, skipped }`.
+   * Each file is read by piece; one that changed under the read (an append
+   * to a live session, say) is read again, and named in `skipped` with the
+   * reason if it changed again, never searched half old and half new.
    */
   async search(queryText, { limit = 200, perFile = 20 } = {}) {
     const query = parseQuery(queryText);
     const tokens = queryTokens(query);
-    if (!tokens.length) return { results: [], truncated: false };
+    if (!tokens.length) return { results: [], truncated: false, skipped: [] };
     // A file not indexed yet is read like one whose filter says yes.
     const candidates = [...this.files.values()]
       .filter((f) => !f.bloom || f.bloom.hasAll(tokens))
       .sort((a, b) => (b.row.info?.modified ?? b.row.mtime).localeCompare(a.row.info?.modified ?? a.row.mtime));
     const results = [];
+    const skipped = [];
     for (const f of candidates) {
-      if (results.length >= limit) return { results, truncated: true };
-      let text;
-      try {
-        text = await readFile(path.join(this.root, ...f.row.path.split("/")), "utf8");
-      } catch {
-        continue;
-      }
+      if (results.length >= limit) return { results, truncated: true, skipped };
       const title = f.row.info?.name || f.row.info?.firstMessage || f.row.path;
-      for (const hit of searchText(text, query, perFile)) {
-        results.push({ path: f.row.path, title, ...hit });
-        if (results.length >= limit) break;
+      let found;
+      for (let attempt = 0; !found; attempt++) {
+        try {
+          found = await this.searchFile(f, query, Math.min(perFile, limit - results.length));
+        } catch (error) {
+          if (attempt < 1) continue;
+          skipped.push({ path: f.row.path, error: String(error?.message ?? error) });
+          break;
+        }
       }
+      for (const hit of found ?? []) results.push({ path: f.row.path, title, ...hit });
     }
-    return { results, truncated: false };
+    return { results, truncated: false, skipped };
+  }
+
+  /** The hits of one file, read by piece (from file-order lines); [] when it is gone. */
+  async searchFile(f, query, limit) {
+    const source = await this.sourceOf(f);
+    if (!source) return [];
+    try {
+      const search = new LineSearch(query, limit);
+      await forEachLine(source, (raw) => search.line(raw), { pieceSize: this.pieceSize, done: () => search.full });
+      return search.hits;
+    } finally {
+      source.close();
+    }
   }
 }
