@@ -3,7 +3,11 @@
 //
 //   /                 the viewer (pkg/viewer/index.html, told that a server is behind it)
 //   /<asset>          the viewer's own files; /pkg/<file> the package files it imports
-//   /files/<rel>      a session's bytes (Range, or ?offset=N for the bytes from N)
+//   /files/<rel>      a session's bytes (Range, or ?offset=N for the bytes from N); with
+//                     an `x-session-tree-since: SIZE HEAD` header, only while the file is
+//                     the one of SIZE bytes whose first bytes hash to HEAD, or grew from
+//                     it by appends (protocol.js), else 412: a page reading a large file
+//                     by range never mixes two versions of it
 //   /api/list         Server-Sent Events: a `row` per session as it is read, `progress`
 //                     while the folder is first read, then `row`/`remove` as files change
 //   /api/search?q=    JSON: the entries matching the query, as { path, entryId, … }
@@ -21,6 +25,7 @@ import { fileURLToPath } from "node:url";
 import { FolderIndex } from "./folder-index.js";
 import { allowedHosts, Refused, rawSegments, relSegments, resolveInside, resolveSession } from "./paths.js";
 import { HEAD_BYTES, headHash } from "./protocol.js";
+import { PIECE_SIZE } from "./read-lines.js";
 
 const PACKAGE_DIR = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -88,17 +93,49 @@ function usageOptions(params) {
   return options;
 }
 
+/** Reads `buf.length` bytes of `fh` from `from` on (fewer where the file ends). */
+async function readAt(fh, buf, from) {
+  let got = 0;
+  while (got < buf.length) {
+    const { bytesRead } = await fh.read(buf, got, buf.length - got, from + got);
+    if (!bytesRead) break;
+    got += bytesRead;
+  }
+  return buf.subarray(0, got);
+}
+
+/**
+ * Whether the file open as `fh`, of `size` bytes now, is still the one a
+ * reader opened at `since` (`"SIZE HEAD"`: its size then and protocol.js's
+ * hash of its first bytes) or grew from it by appends.
+ */
+async function sameSince(fh, size, since) {
+  const m = /^(\d+) ([0-9a-f]{8})$/.exec(since);
+  if (!m) throw new Refused(400, "x-session-tree-since must be a size and a head hash");
+  const then = Number(m[1]);
+  if (size < then) return false;
+  return headHash(await readAt(fh, Buffer.alloc(Math.min(then, HEAD_BYTES)), 0)) === m[2];
+}
+
 /**
  * Starts the server. `dir`: the sessions folder; `viewerDir`/`pkgDir`: where the
- * viewer and the package files are (default: this package's). Resolves to
+ * viewer and the package files are (default: this package's); `pieceSize`: how
+ * many bytes each read of a session takes (listing, search, follow). Resolves to
  * `{ url, port, host, close() }`.
  */
-export async function startServer({ dir, port = 0, host = "127.0.0.1", viewerDir, pkgDir } = {}) {
+export async function startServer({
+  dir,
+  port = 0,
+  host = "127.0.0.1",
+  viewerDir,
+  pkgDir,
+  pieceSize = PIECE_SIZE,
+} = {}) {
   const root = await realpath(path.resolve(dir));
   if (!(await stat(root)).isDirectory()) throw new Error(`not a directory: ${dir}`);
   const viewerRoot = await realpath(viewerDir ?? path.join(PACKAGE_DIR, "viewer"));
   const pkgRoot = await realpath(pkgDir ?? PACKAGE_DIR);
-  const index = new FolderIndex(root);
+  const index = new FolderIndex(root, { pieceSize });
   const streams = new Set();
   let hosts = new Set();
 
@@ -156,7 +193,21 @@ export async function startServer({ dir, port = 0, host = "127.0.0.1", viewerDir
   }
 
   async function sendFile(req, res, file, params) {
-    const size = (await stat(file)).size;
+    // One descriptor for the checks and the bytes: a file replaced meanwhile is not mixed in.
+    const fh = await open(file, "r");
+    try {
+      await sendOpenFile(req, res, file, fh, params);
+    } finally {
+      await fh.close();
+    }
+  }
+
+  async function sendOpenFile(req, res, file, fh, params) {
+    const size = (await fh.stat()).size;
+    const since = req.headers["x-session-tree-since"];
+    if (since !== undefined && !(await sameSince(fh, size, String(since)))) {
+      throw new Refused(412, "the file changed: it is no longer the one being read");
+    }
     const headers = baseHeaders(TYPES[path.extname(file)] ?? "application/octet-stream");
     headers["accept-ranges"] = "bytes";
     let start = 0;
@@ -186,18 +237,13 @@ export async function startServer({ dir, port = 0, host = "127.0.0.1", viewerDir
     headers["x-file-size"] = String(size);
     res.writeHead(status, headers);
     if (req.method === "HEAD" || end < start) return res.end();
-    const fh = await open(file, "r");
-    try {
-      const stream = fh.createReadStream({ start, end, autoClose: false });
-      await new Promise((resolve, reject) => {
-        stream.on("error", reject);
-        res.on("close", resolve);
-        stream.on("end", resolve);
-        stream.pipe(res);
-      });
-    } finally {
-      await fh.close();
-    }
+    const stream = fh.createReadStream({ start, end, autoClose: false });
+    await new Promise((resolve, reject) => {
+      stream.on("error", reject);
+      res.on("close", resolve);
+      stream.on("end", resolve);
+      stream.pipe(res);
+    });
   }
 
   function sseStart(req, res) {
@@ -246,16 +292,7 @@ export async function startServer({ dir, port = 0, host = "127.0.0.1", viewerDir
     // The client's first bytes, as protocol.js hashes them: a change means a rewrite.
     let headLen = Math.min(pos, HEAD_BYTES);
     let head = params.get("head");
-    const readRange = async (fh, from, to) => {
-      const buf = Buffer.alloc(Math.max(0, to - from));
-      let got = 0;
-      while (got < buf.length) {
-        const { bytesRead } = await fh.read(buf, got, buf.length - got, from + got);
-        if (!bytesRead) break;
-        got += bytesRead;
-      }
-      return buf.subarray(0, got);
-    };
+    const readRange = (fh, from, to) => readAt(fh, Buffer.alloc(Math.max(0, to - from)), from);
     const reset = () => {
       event(res, "reset", {});
       finish();
@@ -275,9 +312,13 @@ export async function startServer({ dir, port = 0, host = "127.0.0.1", viewerDir
         const headNow = headHash(await readRange(fh, 0, headLen));
         if (head === null) head = headNow;
         else if (headNow !== head) return reset();
+        // From the last offset on, a piece at a time: the file is never read whole again.
         while (size > pos && !closed) {
-          const chunk = await readRange(fh, pos, Math.min(size, pos + (1 << 20)));
+          const chunk = await readRange(fh, pos, Math.min(size, pos + pieceSize));
           if (!chunk.length) break;
+          // Cut or rewritten while read: nothing of the new version goes out.
+          if ((await fh.stat()).size < pos + chunk.length) return reset();
+          if (headLen && headHash(await readRange(fh, 0, headLen)) !== head) return reset();
           pos += chunk.length;
           event(res, "append", chunk.toString("base64"), pos);
         }
