@@ -8,7 +8,7 @@
 
 /** Requests, page → worker. */
 export const REQUEST = Object.freeze({
-  /** `{ file: Blob } | { bytes: ArrayBuffer } | { text: string }`, plus `name`, `filter`, `query`. */
+  /** `{ file: Blob } | { bytes: ArrayBuffer } | { text: string } | { remote: { url, size, head } }`, plus `name`, `filter`, `query`. */
   open: "open",
   /** `{ bytes: ArrayBuffer, filter, query, keepId }`: bytes appended to the open file (live.js). */
   append: "append",
@@ -92,11 +92,18 @@ export const PATH = Object.freeze({ off: 0, sent: 1, unsent: 2 });
 /**
  * The `open` request for a source the page holds, and what to transfer with
  * it: a `File`/`Blob` is read by the worker, an `ArrayBuffer` moves, a string
- * is copied.
+ * is copied; `{ remote: { url, size, head } }` is a large file on `session-tree
+ * serve`, which the worker reads by range (remote-source.js).
  */
 export function openRequest(source, name, filter, query) {
   const body =
-    source instanceof Blob ? { file: source } : typeof source === "string" ? { text: source } : { bytes: source };
+    source instanceof Blob
+      ? { file: source }
+      : typeof source === "string"
+        ? { text: source }
+        : source?.remote
+          ? { remote: source.remote }
+          : { bytes: source };
   return {
     message: { type: REQUEST.open, ...body, name, filter, query },
     transfer: source instanceof ArrayBuffer ? [source] : [],

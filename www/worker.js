@@ -40,6 +40,7 @@ import {
 import { REPLY, REQUEST } from "./messages.js";
 import { searchText } from "./model.js";
 import * as st from "./pkg/browser.js";
+import { remoteSource } from "./remote-source.js";
 import { buildShare, scanBranch } from "./share-worker.js";
 
 /** The open session: what `open` computed, kept for the requests that follow. */
@@ -121,8 +122,17 @@ async function readAll(file, req) {
   return offset === bytes.length ? bytes : bytes.subarray(0, offset);
 }
 
+/** A served file whole: an old (v1, v2) one, which is migrated, not read by piece. */
+async function fetchWhole(url) {
+  const res = await fetch(url);
+  if (!res.ok) throw new Error(`HTTP ${res.status}: ${(await res.text()).trim()}`);
+  return new Uint8Array(await res.arrayBuffer());
+}
+
 async function open(msg) {
   if (msg.file && msg.file.size >= (msg.largeFrom ?? LARGE_FROM) && openLarge(msg)) return;
+  // A large file on `session-tree serve`: read by range (remote-source.js).
+  if (msg.remote && openLarge(msg)) return;
   const { req, name } = msg;
   const timings = {};
   let t = performance.now();
@@ -135,6 +145,7 @@ async function open(msg) {
   let bytes;
   if (msg.file) bytes = await readAll(msg.file, req);
   else if (msg.bytes) bytes = new Uint8Array(msg.bytes);
+  else if (msg.remote) bytes = await fetchWhole(msg.remote.url);
   else bytes = new TextEncoder().encode(msg.text ?? "");
   lap("read");
 
@@ -208,7 +219,7 @@ async function open(msg) {
  */
 function openLarge(msg) {
   const { req, name, file } = msg;
-  const source = st.blobSource(file);
+  const source = msg.remote ? remoteSource({ ...msg.remote, name }) : st.blobSource(file);
   const head = prefixSource(source, PREVIEW_BYTES);
   if (head) {
     const first = indexBySource(head, () => {});

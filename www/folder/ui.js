@@ -12,6 +12,7 @@ import { BurstAnnouncer } from "../a11y.js";
 import { FollowSwitch, headHash, NewMarker, PollFollower, SerialQueue, ServerFollower } from "../live.js";
 import { KINDS } from "../model.js";
 import { buildLineage } from "../pkg/cli/lineage.js";
+import { fetchSession } from "../remote-source.js";
 import { ago, FolderModel, filesUrl, rowTitle } from "./model.js";
 
 const el = (doc, tag, cls, text) => {
@@ -403,11 +404,18 @@ export class FolderPage {
 
   // --- opening and following a session -----------------------------------------
 
-  async fetchBytes(path) {
-    if (this.local) return this.local.bytes(path);
-    const res = await fetch(filesUrl(path));
-    if (!res.ok) throw new Error(`HTTP ${res.status}: ${(await res.text()).trim()}`);
-    return res.arrayBuffer();
+  /**
+   * What `controller.open` opens `path` with, and where following it starts:
+   * `{ source, offset, head, byPiece? }`. A large served file stays on the
+   * server: the worker reads it by range (../remote-source.js).
+   */
+  async fetchSession(path) {
+    if (this.local) {
+      const buffer = await this.local.bytes(path);
+      const bytes = new Uint8Array(buffer);
+      return { source: buffer, offset: bytes.length, head: headHash(bytes) };
+    }
+    return fetchSession(new URL(filesUrl(path), this.doc.baseURI).href);
   }
 
   /** Opens `path` in the viewer and follows it; Follow starts on unless an entry was asked for. */
@@ -415,21 +423,20 @@ export class FolderPage {
     this.stopFollow();
     this.openPath = path;
     const { controller } = this;
-    let buffer;
+    let opened;
     try {
-      buffer = await this.fetchBytes(path);
+      opened = await this.fetchSession(path);
     } catch (error) {
       controller.view.banner("error", `Could not read ${path}: ${error.message}`);
       return;
     }
     if (this.openPath !== path) return;
-    const bytes = new Uint8Array(buffer);
-    const offset = bytes.length;
-    const head = headHash(bytes);
+    const { offset, head } = opened;
+    this.byPiece = Boolean(opened.byPiece);
     this.quiet++;
     this.loading = true;
     try {
-      await controller.open(buffer, path.split("/").pop());
+      await controller.open(opened.source, path.split("/").pop());
       this.loading = false;
       if (this.openPath !== path) return;
       const { graph } = controller;
@@ -491,6 +498,9 @@ export class FolderPage {
         this.controller.graph.reveal(pick);
       }
     } catch (error) {
+      // A file read by piece is not followed entry by entry: reloading it on every
+      // append would read it all again. The user reloads it when they choose.
+      if (this.byPiece && this.openPath === path) return this.grewByPiece(path);
       // The worker could not take the bytes (a migrated file, say): reload it whole.
       if (this.openPath === path) await this.rewritten(path, error.message);
       return;
@@ -499,6 +509,18 @@ export class FolderPage {
     }
     this.renderLive();
     this.markRows();
+  }
+
+  /** A large file opened by piece grew: following stops, and a banner offers to reload it. */
+  grewByPiece(path) {
+    this.stopFollow();
+    const { leafId } = this.store.get();
+    this.controller.view.banner(
+      "info",
+      `${path} grew. It is opened by piece, so new entries are not shown live: reload it to see them.`,
+      [["Reload", () => this.load(path, leafId, null, this.follow.on), "reload-grown"]],
+      "grown",
+    );
   }
 
   async rewritten(path, reason) {

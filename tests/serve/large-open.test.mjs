@@ -1,0 +1,145 @@
+// `serve` opens a session over the viewer's large-file threshold (large.js's
+// LARGE_FROM, 64 MiB) without sending it whole: in Chromium, the page asks
+// for its first bytes, then the worker reads it by range (remote-source.js);
+// no response carries more than a few MiB. The graph has every entry and a
+// leaf's context is the package's in Node. The file grows: following stops
+// with a Reload offer, not a re-read. The file is rewritten: the next read
+// fails with an error naming it, never a mix. The file (about 70 MiB) is
+// generated in the system's temporary folder and deleted.
+
+import assert from "node:assert/strict";
+import { appendFileSync, closeSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { after, before, test } from "node:test";
+import { buildSessionContext, countEntries, fileSource } from "session-tree";
+import { LARGE_FROM } from "../../www/large.js";
+import { launchChromium } from "../browser/chromium.mjs";
+import { startServe } from "./helpers.mjs";
+
+const MiB = 1 << 20;
+
+/** A v3 session of a little over `bytes`: user steps in a chain, each with a large tool result beside it. */
+function writeLarge(file, bytes) {
+  const fd = openSync(file, "w");
+  try {
+    const stamp = (i) => new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString();
+    const line = (value) => writeSync(fd, `${JSON.stringify(value)}\n`);
+    let written = line({ type: "session", version: 3, id: "big", timestamp: stamp(0), cwd: "/big" });
+    const body = "ü".repeat(MiB / 2);
+    let parent = null;
+    let last;
+    for (let i = 0; written < bytes; i++) {
+      const id = `u${i}`;
+      written += line({
+        type: "message",
+        id,
+        parentId: parent,
+        timestamp: stamp(2 * i + 1),
+        message: { role: "user", content: `step ${i}`, timestamp: i },
+      });
+      last = `r${i}`;
+      written += line({
+        type: "message",
+        id: last,
+        parentId: id,
+        timestamp: stamp(2 * i + 2),
+        message: { role: "toolResult", toolCallId: `c${i}`, toolName: "read", content: [{ type: "text", text: body }] },
+      });
+      parent = id;
+    }
+    return { first: "r0", last };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+let dir;
+let server;
+let browser;
+before(async () => {
+  dir = mkdtempSync(path.join(tmpdir(), "st-serve-large-"));
+  server = await startServe(dir);
+  browser = await launchChromium();
+});
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+const contextLeaf = (page, leaf) =>
+  page.waitForFunction((id) => document.querySelector("[data-testid=context]")?.dataset.leaf === id, leaf, {
+    timeout: 60_000,
+  });
+
+test("a large session opens by range: no whole-file response, every entry, the package's context", {
+  timeout: 180_000,
+}, async () => {
+  const file = path.join(dir, "big.jsonl");
+  const { first, last } = writeLarge(file, LARGE_FROM + 6 * MiB);
+  const source = fileSource(file);
+  const count = countEntries(source) - 1;
+  const expected = buildSessionContext(source, last).messages.map((m) => m.role);
+  const size = source.size;
+  source.close();
+
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  const problems = [];
+  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
+  const fileResponses = [];
+  // Chromium reports the worker's requests too.
+  page.context().on("response", (r) => {
+    if (r.url().includes("/files/")) {
+      fileResponses.push({ status: r.status(), length: Number(r.headers()["content-length"] ?? Number.NaN) });
+    }
+  });
+  await page.goto(`${server.url}?session=big.jsonl`);
+  await page.waitForFunction(() => window.__viewer?.opened >= 1, null, { timeout: 120_000 });
+  await contextLeaf(page, last);
+
+  assert.equal(await page.evaluate(() => window.__viewer.state.count), count);
+  await page.evaluate(() => window.__viewer.setFilter("all"));
+  await page.waitForFunction((n) => window.__viewer.state.shown === n, count);
+  assert.deepEqual(
+    await page.$$eval("[data-testid=context] > [data-role]", (els) => els.map((e) => e.dataset.role)),
+    expected.slice(0, 200),
+  );
+  await page.evaluate((id) => window.__viewer.select(id), first);
+  await contextLeaf(page, first);
+  assert.match(await page.textContent("[data-testid=context]"), /step 0[\s\S]*üüüü/);
+
+  // Read by range, never whole: many answers, each of a few MiB at most.
+  assert.ok(fileResponses.length > 10, `${fileResponses.length} responses for the file`);
+  for (const r of fileResponses) {
+    assert.equal(r.status, 206, JSON.stringify(r));
+    assert.ok(r.length <= 8 * MiB, `a response of ${r.length} bytes out of ${size}`);
+  }
+  const total = fileResponses.reduce((a, r) => a + r.length, 0);
+  console.log(
+    `# ${(size / MiB).toFixed(1)} MiB in ${fileResponses.length} ranges, ${(total / MiB).toFixed(1)} MiB in all`,
+  );
+
+  // It grows: following stops and offers to reload, without reading the file again.
+  const before = fileResponses.length;
+  appendFileSync(
+    file,
+    `${JSON.stringify({ type: "message", id: "late", parentId: last, message: { role: "user", content: "late" } })}\n`,
+  );
+  await page.waitForSelector("[data-testid=reload-grown]", { timeout: 20_000 });
+  assert.equal(fileResponses.length, before, "nothing of the file was read again");
+
+  // Rewritten under the reader: reading another leaf fails, naming the file.
+  writeFileSync(
+    file,
+    '{"type":"session","version":3,"id":"other","timestamp":"2026-02-01T00:00:00.000Z","cwd":"/x"}\n',
+  );
+  await page.evaluate((id) => window.__viewer.select(id), last);
+  await page.waitForFunction(
+    () => /big\.jsonl changed on the server while it was read/.test(document.getElementById("banners").textContent),
+    null,
+    { timeout: 20_000 },
+  );
+  assert.deepEqual(problems, []);
+  await page.close();
+});
