@@ -9,7 +9,6 @@
 
 import assert from "node:assert/strict";
 import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { request } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
@@ -19,7 +18,7 @@ import { headHash } from "../../pkg/cli/serve/protocol.js";
 import { fetchSession, remoteSource } from "../../www/remote-source.js";
 import { Rng } from "../shared/rng.mjs";
 import { generateSession } from "../shared/sessions.mjs";
-import { rawGet, startServe } from "./helpers.mjs";
+import { rawGet, sseStream, startServe } from "./helpers.mjs";
 
 const SEED = Number(process.env.SERVE_BYPIECE_SEED ?? Math.floor(Math.random() * 2 ** 31));
 const rng = new Rng(SEED);
@@ -81,45 +80,10 @@ function syncRequester() {
   };
 }
 
-/** The follow stream's events: `next(type)` resolves with the next of that type. */
+/** The follow stream of `rel` from `offset` (sseStream: `next(type)`, `events`, `close()`). */
 function follow(rel, offset, head) {
-  const events = [];
-  const waiters = [];
-  let buf = "";
   const q = new URLSearchParams({ path: rel, offset: String(offset), head });
-  const req = request(`${server.url}api/follow?${q}`, (res) => {
-    res.setEncoding("utf8");
-    res.on("data", (d) => {
-      buf += d;
-      for (let i = buf.indexOf("\n\n"); i >= 0; i = buf.indexOf("\n\n")) {
-        const block = buf.slice(0, i);
-        buf = buf.slice(i + 2);
-        const ev = {};
-        for (const line of block.split("\n")) {
-          if (line.startsWith("event: ")) ev.type = line.slice(7);
-          if (line.startsWith("id: ")) ev.id = Number(line.slice(4));
-          if (line.startsWith("data: ")) ev.data = JSON.parse(line.slice(6));
-        }
-        if (ev.type) events.push(ev);
-      }
-      for (const w of [...waiters]) w();
-    });
-  });
-  req.end();
-  const next = (type, timeout = 5000) =>
-    new Promise((resolve, reject) => {
-      const t = setTimeout(() => reject(new Error(`no ${type} event in ${timeout} ms`)), timeout);
-      const check = () => {
-        const i = events.findIndex((e) => e.type === type);
-        if (i < 0) return;
-        clearTimeout(t);
-        waiters.splice(waiters.indexOf(check), 1);
-        resolve(events.splice(i, 1)[0]);
-      };
-      waiters.push(check);
-      check();
-    });
-  return { next, close: () => req.destroy(), events };
+  return sseStream(`${server.url}api/follow?${q}`);
 }
 
 const session = (seed, maxEntries = 80) => generateSession(seed, { maxEntries, pi16: true }).text;

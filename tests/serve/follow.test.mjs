@@ -5,12 +5,11 @@
 
 import assert from "node:assert/strict";
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { request } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
 import { headHash } from "../../pkg/cli/serve/protocol.js";
-import { startServe } from "./helpers.mjs";
+import { sseStream, startServe } from "./helpers.mjs";
 
 let dir;
 let server;
@@ -24,48 +23,10 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** Opens the stream; `next(type)` resolves with the next event of that type (`{ type, id, data }`). */
+/** The follow stream of `rel` from `offset` (sseStream: `next(type)`, `events`, `close()`). */
 function follow(rel, offset, head) {
-  const events = [];
-  const waiters = [];
-  let buf = "";
   const q = new URLSearchParams({ path: rel, offset: String(offset), head });
-  const req = request(`${server.url}api/follow?${q}`, (res) => {
-    res.setEncoding("utf8");
-    res.on("data", (d) => {
-      buf += d;
-      for (let i = buf.indexOf("\n\n"); i >= 0; i = buf.indexOf("\n\n")) {
-        const block = buf.slice(0, i);
-        buf = buf.slice(i + 2);
-        const ev = {};
-        for (const line of block.split("\n")) {
-          if (line.startsWith("event: ")) ev.type = line.slice(7);
-          if (line.startsWith("id: ")) ev.id = Number(line.slice(4));
-          if (line.startsWith("data: ")) ev.data = JSON.parse(line.slice(6));
-        }
-        if (ev.type) events.push(ev);
-      }
-      for (const w of [...waiters]) w();
-    });
-  });
-  req.end();
-  const next = (type, timeout = 5000) =>
-    new Promise((resolve, reject) => {
-      const t = setTimeout(
-        () => reject(new Error(`no ${type} event in ${timeout} ms: ${JSON.stringify(events)}`)),
-        timeout,
-      );
-      const check = () => {
-        const i = events.findIndex((e) => e.type === type);
-        if (i < 0) return;
-        clearTimeout(t);
-        waiters.splice(waiters.indexOf(check), 1);
-        resolve(events.splice(i, 1)[0]);
-      };
-      waiters.push(check);
-      check();
-    });
-  return { next, close: () => req.destroy(), events };
+  return sseStream(`${server.url}api/follow?${q}`);
 }
 
 const HEADER = '{"type":"session","version":3,"id":"f","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}\n';

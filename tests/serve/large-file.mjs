@@ -8,89 +8,24 @@
 //   node tests/serve/large-file.mjs [GiB]     (default 1.1; after `make build`)
 
 import assert from "node:assert/strict";
-import { appendFileSync, closeSync, mkdtempSync, openSync, readFileSync, readSync, rmSync, writeSync } from "node:fs";
-import { request } from "node:http";
+import { appendFileSync, closeSync, mkdtempSync, openSync, readFileSync, readSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { headHash } from "../../pkg/cli/serve/protocol.js";
-import { rawGet, startServe } from "./helpers.mjs";
+import { rawGet, sseStream, startServe, writeLargeSession } from "./helpers.mjs";
 
 const GiB = 1024 ** 3;
 const SIZE = Number(process.argv[2] ?? 1.1) * GiB;
 const PLANT = "zorblax quindle";
 
-/** A chain of user steps with 1 MiB tool results beside them; the planted words in the last step. */
-function writeLarge(file, bytes) {
-  const fd = openSync(file, "w");
-  let written = 0;
-  const line = (value) => {
-    written += writeSync(fd, `${JSON.stringify(value)}\n`);
-  };
-  const stamp = (i) => new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString();
-  line({ type: "session", version: 3, id: "big", timestamp: stamp(0), cwd: "/big" });
-  const body = "é".repeat(1 << 19);
-  let parent = null;
-  let i = 0;
-  for (; written < bytes; i++) {
-    line({
-      type: "message",
-      id: `u${i}`,
-      parentId: parent,
-      timestamp: stamp(2 * i + 1),
-      message: { role: "user", content: `step ${i}` },
-    });
-    line({
-      type: "message",
-      id: `r${i}`,
-      parentId: `u${i}`,
-      timestamp: stamp(2 * i + 2),
-      message: { role: "toolResult", toolCallId: `c${i}`, toolName: "read", content: [{ type: "text", text: body }] },
-    });
-    parent = `u${i}`;
+/** The first Server-Sent Event of `type` on `url` whose data passes `ok` (its data), or a timeout. */
+async function sseWait(url, type, ok, timeout) {
+  const stream = sseStream(url);
+  try {
+    return (await stream.next(type, { ok, timeout })).data;
+  } finally {
+    stream.close();
   }
-  line({
-    type: "message",
-    id: "last",
-    parentId: parent,
-    timestamp: stamp(2 * i + 1),
-    message: { role: "user", content: `the ${PLANT} at the end` },
-  });
-  closeSync(fd);
-  return written;
-}
-
-/** The first Server-Sent Event of `type` on `url` whose data passes `ok`, or a timeout. */
-function sseWait(url, type, ok, timeout) {
-  return new Promise((resolve, reject) => {
-    let buf = "";
-    const timer = setTimeout(() => {
-      req.destroy();
-      reject(new Error(`no ${type} event in ${timeout} ms`));
-    }, timeout);
-    const req = request(url, (res) => {
-      res.setEncoding("utf8");
-      res.on("data", (d) => {
-        buf += d;
-        for (let i = buf.indexOf("\n\n"); i >= 0; i = buf.indexOf("\n\n")) {
-          const block = buf.slice(0, i);
-          buf = buf.slice(i + 2);
-          const ev = Object.fromEntries(
-            block
-              .split("\n")
-              .filter((l) => /^(event|data): /.test(l))
-              .map((l) => [l.slice(0, l.indexOf(":")), l.slice(l.indexOf(":") + 2)]),
-          );
-          if (ev.event === type && ok(JSON.parse(ev.data))) {
-            clearTimeout(timer);
-            req.destroy();
-            resolve(JSON.parse(ev.data));
-          }
-        }
-      });
-    });
-    req.on("error", () => {});
-    req.end();
-  });
 }
 
 const peakRss = (pid) => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) * 1024;
@@ -102,7 +37,7 @@ let server;
 try {
   let t = performance.now();
   const file = path.join(dir, "big.jsonl");
-  const size = writeLarge(file, SIZE);
+  const { size, last } = writeLargeSession(file, SIZE, { last: `the ${PLANT} at the end` });
   console.log(`generated ${mib(size)} in ${secs(t)}`);
   assert.ok(size > GiB);
 
@@ -122,7 +57,7 @@ try {
   console.log(`searched in ${secs(t)}: ${JSON.stringify(found.results.map((r) => r.entryId))}`);
   assert.deepEqual(
     found.results.map((r) => r.entryId),
-    ["last"],
+    [last],
   );
 
   const middle = Math.floor(size / 2);
@@ -139,7 +74,7 @@ try {
   const q = new URLSearchParams({ path: "big.jsonl", offset: String(size), head });
   const appended = sseWait(`${server.url}api/follow?${q}`, "append", () => true, 30_000);
   await new Promise((r) => setTimeout(r, 300));
-  appendFileSync(file, '{"type":"label","id":"l1","parentId":"last","targetId":"last","label":"end"}\n');
+  appendFileSync(file, '{"type":"label","id":"l1","parentId":"x","targetId":"x","label":"end"}\n');
   const bytes = Buffer.from(await appended, "base64").toString();
   assert.match(bytes, /"label":"end"/);
   console.log(`followed an append in ${secs(t)}`);

@@ -8,51 +8,16 @@
 // generated in the system's temporary folder and deleted.
 
 import assert from "node:assert/strict";
-import { appendFileSync, closeSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from "node:fs";
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
 import { buildSessionContext, countEntries, fileSource } from "session-tree";
 import { LARGE_FROM } from "../../www/large.js";
 import { launchChromium } from "../browser/chromium.mjs";
-import { startServe } from "./helpers.mjs";
+import { startServe, writeLargeSession } from "./helpers.mjs";
 
 const MiB = 1 << 20;
-
-/** A v3 session of a little over `bytes`: user steps in a chain, each with a large tool result beside it. */
-function writeLarge(file, bytes) {
-  const fd = openSync(file, "w");
-  try {
-    const stamp = (i) => new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString();
-    const line = (value) => writeSync(fd, `${JSON.stringify(value)}\n`);
-    let written = line({ type: "session", version: 3, id: "big", timestamp: stamp(0), cwd: "/big" });
-    const body = "ü".repeat(MiB / 2);
-    let parent = null;
-    let last;
-    for (let i = 0; written < bytes; i++) {
-      const id = `u${i}`;
-      written += line({
-        type: "message",
-        id,
-        parentId: parent,
-        timestamp: stamp(2 * i + 1),
-        message: { role: "user", content: `step ${i}`, timestamp: i },
-      });
-      last = `r${i}`;
-      written += line({
-        type: "message",
-        id: last,
-        parentId: id,
-        timestamp: stamp(2 * i + 2),
-        message: { role: "toolResult", toolCallId: `c${i}`, toolName: "read", content: [{ type: "text", text: body }] },
-      });
-      parent = id;
-    }
-    return { first: "r0", last };
-  } finally {
-    closeSync(fd);
-  }
-}
 
 let dir;
 let server;
@@ -77,7 +42,7 @@ test("a large session opens by range: no whole-file response, every entry, the p
   timeout: 180_000,
 }, async () => {
   const file = path.join(dir, "big.jsonl");
-  const { first, last } = writeLarge(file, LARGE_FROM + 6 * MiB);
+  const { first, last } = writeLargeSession(file, LARGE_FROM + 6 * MiB);
   const source = fileSource(file);
   const count = countEntries(source) - 1;
   const expected = buildSessionContext(source, last).messages.map((m) => m.role);

@@ -20,17 +20,10 @@ import path from "node:path";
 import { after, before, test } from "node:test";
 import { describeFile, FolderIndex } from "../../pkg/cli/serve/folder-index.js";
 import { forEachLine, openSession, pieceSizeFrom } from "../../pkg/cli/serve/read-lines.js";
-import {
-  bloomOfText,
-  entryText,
-  LINE_BREAK,
-  LineCutter,
-  parseQuery,
-  searchText,
-  tokenize,
-} from "../../pkg/cli/serve/search-text.js";
+import { bloomOfText, LINE_BREAK, LineCutter, parseQuery, searchText } from "../../pkg/cli/serve/search-text.js";
 import { Rng } from "../shared/rng.mjs";
 import { writeFolder } from "./folder.mjs";
+import { drawQuery } from "./helpers.mjs";
 
 const SEED = Number(process.env.SERVE_PIECES_SEED ?? Math.floor(Math.random() * 2 ** 31));
 
@@ -109,24 +102,12 @@ test("the list: each file's row read by piece is its row read whole", async () =
   rmSync(junk);
 });
 
-/** Queries drawn from the folder's own entries: a word, two words, a phrase. */
+/** `n` queries drawn from the folder's own entries (helpers.mjs's drawQuery). */
 function queriesOf(rng, n) {
   const out = [];
   while (out.length < n) {
-    const s = rng.pick(folder.sessions);
-    const lines = readFileSync(s.abs, "utf8").split("\n");
-    let entry;
-    try {
-      entry = JSON.parse(rng.pick(lines));
-    } catch {
-      continue;
-    }
-    const words = tokenize(entryText(entry)).filter(Boolean);
-    if (!words.length) continue;
-    const at = rng.int(0, words.length - 1);
-    out.push(
-      rng.pick([words[at], `${words[at]} ${rng.pick(words)}`, `"${words.slice(at, at + rng.int(2, 3)).join(" ")}"`]),
-    );
+    const query = drawQuery(rng, readFileSync(rng.pick(folder.sessions).abs, "utf8").split("\n"));
+    if (query) out.push(query);
   }
   return out;
 }

@@ -14,6 +14,7 @@ import {
 } from "../../pkg/cli/serve/search-text.js";
 import { Rng } from "../shared/rng.mjs";
 import { generateSession } from "../shared/sessions.mjs";
+import { drawQuery } from "./helpers.mjs";
 
 test("queries: words and quoted phrases, case-insensitive", () => {
   assert.deepEqual(parseQuery('Fix "the Parser" now'), { phrases: [["the", "parser"]], words: ["fix", "now"] });
@@ -57,17 +58,8 @@ test("searchText's line filter loses nothing: it finds what parsing every line f
     // Queries from the session's own entries: a word, two words, a phrase of 2-3 words.
     const lines = text.split(/\r\n|\r|\n/);
     for (let q = 0; q < 8; q++) {
-      let entry;
-      try {
-        entry = JSON.parse(rng.pick(lines));
-      } catch {
-        continue;
-      }
-      const words = tokenize(entryText(entry)).filter(Boolean);
-      if (!words.length) continue;
-      const at = rng.int(0, words.length - 1);
-      const phrase = words.slice(at, at + rng.int(2, 3));
-      const query = rng.pick([words[at], `${words[at]} ${rng.pick(words)}`, `"${phrase.join(" ")}"`]);
+      const query = drawQuery(rng, lines);
+      if (!query) continue;
       const parsed = parseQuery(query);
       const expected = [];
       let line = 0;
