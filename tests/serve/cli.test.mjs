@@ -56,6 +56,13 @@ test("bad usage exits 2 with a one-line reason", async () => {
     assert.equal(err.trim().split("\n").length, 1, `${argv.join(" ")}: ${err}`);
     assert.equal(t.out.join(""), "");
   }
+  // A piece size that is not a whole number of bytes is refused before anything is read.
+  for (const piece of ["0", "1k", "2.5"]) {
+    const t = io();
+    t.io.env.SESSION_TREE_PIECE_SIZE = piece;
+    assert.equal(await main(["serve", dir, "--port", "0"], t.io), 2, piece);
+    assert.match(t.err.join(""), /^session-tree serve: SESSION_TREE_PIECE_SIZE must be a whole number of bytes/);
+  }
 });
 
 test("DIR defaults to ~/.pi/agent/sessions; the URL is printed, loopback; it stops on the signal", async () => {

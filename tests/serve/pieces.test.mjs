@@ -19,7 +19,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
 import { describeFile, FolderIndex } from "../../pkg/cli/serve/folder-index.js";
-import { forEachLine, openSession, pieceSizeFrom } from "../../pkg/cli/serve/read-lines.js";
+import { forEachLine, openSession } from "../../pkg/cli/serve/read-lines.js";
 import { bloomOfText, LINE_BREAK, LineCutter, parseQuery, searchText } from "../../pkg/cli/serve/search-text.js";
 import { Rng } from "../shared/rng.mjs";
 import { writeFolder } from "./folder.mjs";
@@ -67,13 +67,6 @@ test("LineCutter: lines cut anywhere (mid-character, inside \\r\\n) are the line
     got.push(...cutter.end());
     assert.deepEqual(got, whole, `seed ${SEED}, case ${n}: ${JSON.stringify([...bytes])}`);
   }
-});
-
-test("pieceSizeFrom: SESSION_TREE_PIECE_SIZE, a MiB by default, a clear error for nonsense", () => {
-  assert.equal(pieceSizeFrom({}), 1 << 20);
-  assert.equal(pieceSizeFrom({ SESSION_TREE_PIECE_SIZE: "7" }), 7);
-  assert.throws(() => pieceSizeFrom({ SESSION_TREE_PIECE_SIZE: "0" }), /SESSION_TREE_PIECE_SIZE must be/);
-  assert.throws(() => pieceSizeFrom({ SESSION_TREE_PIECE_SIZE: "1k" }), /SESSION_TREE_PIECE_SIZE must be/);
 });
 
 test("the list: each file's row read by piece is its row read whole", async () => {

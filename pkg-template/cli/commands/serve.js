@@ -4,7 +4,7 @@
 import { spawn } from "node:child_process";
 import { stat } from "node:fs/promises";
 import path from "node:path";
-import { pieceSizeFrom } from "../serve/read-lines.js";
+import { readOptions } from "../io.js";
 import { startServer } from "../serve/server.js";
 
 const DEFAULT_PORT = 8377;
@@ -73,11 +73,12 @@ encoded separators, no symlink leading out of DIR). Exit codes: 0 stopped;
       port = Number(values.port);
     }
     const host = values.host ?? "127.0.0.1";
-    let pieceSize;
-    try {
-      pieceSize = pieceSizeFrom(io.env);
-    } catch (error) {
-      io.stderr.write(`session-tree serve: ${error.message}\n`);
+    // serve reads files by piece itself (search, follow) as well as through the package.
+    const { pieceSize } = readOptions(io);
+    if (pieceSize !== undefined && !(Number.isSafeInteger(pieceSize) && pieceSize >= 1)) {
+      io.stderr.write(
+        `session-tree serve: SESSION_TREE_PIECE_SIZE must be a whole number of bytes, at least 1, not ${io.env.SESSION_TREE_PIECE_SIZE}\n`,
+      );
       return 2;
     }
     let server;

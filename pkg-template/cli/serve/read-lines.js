@@ -10,22 +10,12 @@ import path from "node:path";
 import { fileSource } from "../../node.js";
 import { LineCutter } from "./search-text.js";
 
-/** How many bytes a piece is, unless SESSION_TREE_PIECE_SIZE says otherwise. */
+/** How many bytes a piece is, unless SESSION_TREE_PIECE_SIZE says otherwise (the package's default too). */
 export const PIECE_SIZE = 1 << 20;
 
 // Between two yields to the event loop: however small the pieces, a long read
 // lets the server answer other requests, and a short one does not wait.
 const YIELD_EVERY = 4 << 20;
-
-/** The piece size from `SESSION_TREE_PIECE_SIZE` (tests make it tiny), else PIECE_SIZE. */
-export function pieceSizeFrom(env = process.env) {
-  const text = env?.SESSION_TREE_PIECE_SIZE;
-  if (!text) return PIECE_SIZE;
-  const n = Number(text);
-  if (!Number.isSafeInteger(n) || n < 1)
-    throw new Error(`SESSION_TREE_PIECE_SIZE must be a whole number of bytes, not ${text}`);
-  return n;
-}
 
 /**
  * A `fileSource` over `abs`, a file inside `root` (both real paths), or null

@@ -50,4 +50,9 @@ test("openRequest: a Blob is read by the worker, an ArrayBuffer moves, a string 
   const text = openRequest("{}", "pasted.jsonl", "default", "");
   assert.equal(text.message.text, "{}");
   assert.deepEqual(text.transfer, []);
+  // A large file on `serve` stays there: the worker reads it by range.
+  const remote = { url: "http://127.0.0.1:1/files/c.jsonl", size: 9, head: "0badf00d" };
+  const served = openRequest({ remote }, "c.jsonl", "default", "");
+  assert.deepEqual(served.message.remote, remote);
+  assert.equal(served.message.bytes, undefined);
 });
