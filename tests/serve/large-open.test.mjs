@@ -11,27 +11,13 @@ import assert from "node:assert/strict";
 import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import { buildSessionContext, countEntries, fileSource } from "session-tree";
 import { LARGE_FROM } from "../../www/large.js";
 import { launchChromium } from "../browser/chromium.mjs";
 import { startServe, writeLargeSession } from "./helpers.mjs";
 
 const MiB = 1 << 20;
-
-let dir;
-let server;
-let browser;
-before(async () => {
-  dir = mkdtempSync(path.join(tmpdir(), "st-serve-large-"));
-  server = await startServe(dir);
-  browser = await launchChromium();
-});
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
 
 const contextLeaf = (page, leaf) =>
   page.waitForFunction((id) => document.querySelector("[data-testid=context]")?.dataset.leaf === id, leaf, {
@@ -40,9 +26,16 @@ const contextLeaf = (page, leaf) =>
 
 test("a large session opens by range: no whole-file response, every entry, the package's context", {
   timeout: 180_000,
-}, async () => {
+}, async (t) => {
+  // The file first, then the server: its list reads the file once, before the page opens it.
+  const dir = mkdtempSync(path.join(tmpdir(), "st-serve-large-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
   const file = path.join(dir, "big.jsonl");
   const { first, last } = writeLargeSession(file, LARGE_FROM + 6 * MiB);
+  const server = await startServe(dir);
+  t.after(() => server.stop());
+  const browser = await launchChromium();
+  t.after(() => browser.close());
   const source = fileSource(file);
   const count = countEntries(source) - 1;
   const expected = buildSessionContext(source, last).messages.map((m) => m.role);
