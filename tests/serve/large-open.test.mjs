@@ -75,7 +75,7 @@ test("a large session opens by range: no whole-file response, every entry, the p
   }
   const total = fileResponses.reduce((a, r) => a + r.length, 0);
   console.log(
-    `# ${(size / MiB).toFixed(1)} MiB in ${fileResponses.length} ranges, ${(total / MiB).toFixed(1)} MiB in all`,
+    `${(size / MiB).toFixed(1)} MiB in ${fileResponses.length} ranges, ${(total / MiB).toFixed(1)} MiB in all`,
   );
 
   // It grows: following stops and offers to reload, without reading the file again.
