@@ -233,6 +233,7 @@ impl SessionFile {
 
     /// The tree of all entries, as pi's `getTree` builds it: roots and each
     /// entry's children in pi's order, a `parentId` cycle cut at one entry.
+    #[doc(alias = "getTree")]
     pub fn tree(&self) -> Tree<'_> {
         Tree {
             file: self,
@@ -255,6 +256,7 @@ impl SessionFile {
     /// assert_eq!(at_leaf, session.context(Some("u"))?);
     /// # Ok::<(), session_tree::Error>(())
     /// ```
+    #[doc(alias = "buildSessionContext")]
     pub fn context(&self, leaf: Option<&str>) -> Result<Context, Error> {
         let key = leaf.map(Key::from);
         if let Some(k) = &key {
@@ -271,6 +273,7 @@ impl SessionFile {
     /// The entries the context at `leaf` is made of (the current leaf when
     /// `None`), compaction-aware: pi's `buildContextEntries`, the
     /// `sourceEntry`s of its `buildSessionProjection`.
+    #[doc(alias = "buildContextEntries")]
     pub fn context_entries(&self, leaf: Option<&str>) -> Result<Vec<EntryView<'_>>, Error> {
         let key = leaf.map(Key::from);
         if let Some(k) = &key {
@@ -303,6 +306,7 @@ impl SessionFile {
     /// assert_eq!(projection.messages().len(), 1);
     /// # Ok::<(), session_tree::Error>(())
     /// ```
+    #[doc(alias = "buildSessionProjection")]
     pub fn projection(&self, leaf: Option<&str>) -> Result<Projection, Error> {
         let key = leaf.map(Key::from);
         if let Some(k) = &key {
@@ -317,6 +321,7 @@ impl SessionFile {
 
     /// The system prompt in force at `leaf` (the current leaf when `None`),
     /// as pi's `currentSystemMessage` gives it: the message's JSON text.
+    #[doc(alias = "currentSystemMessage")]
     pub fn system_message(&self, leaf: Option<&str>) -> Result<Option<String>, Error> {
         let key = leaf.map(Key::from);
         if let Some(k) = &key {
@@ -336,6 +341,7 @@ impl SessionFile {
 
     /// What pi's session list shows: id, cwd, name, dates, message count,
     /// first message. `None` when the file has no header.
+    #[doc(alias = "buildSessionInfo")]
     pub fn info(&self) -> Option<Info> {
         let info = session_info::session_info(&self.session.text(), &IsoOnly)?;
         let text = |raw: &str| lossy(raw).into_owned();
@@ -357,6 +363,7 @@ impl SessionFile {
 
     /// What the session cost: every paid request, the file's totals (pi 1.6's
     /// `getSessionStats`), the current branch's, and each fork's and leaf's.
+    #[doc(alias = "getSessionStats")]
     pub fn usage(&self) -> Report {
         self.session.usage(self.session.leaf(), &InsertionSort)
     }
@@ -368,6 +375,7 @@ impl SessionFile {
 
     /// The session's JSONL text as read: migrated to v3 when it was older
     /// (what pi writes back when it migrates a file), lines appended included.
+    #[doc(alias = "migrate")]
     pub fn to_jsonl(&self) -> Cow<'_, str> {
         self.session.text()
     }
@@ -1407,6 +1415,78 @@ mod tests {
             missing.to_string().starts_with("/nonexistent/x.jsonl: "),
             "{missing}"
         );
+    }
+
+    #[test]
+    fn typed_views_read_each_kind_and_give_none_for_a_field_of_another_type() {
+        let text = concat!(
+            r#"{"type":"session","version":3,"id":"s","timestamp":"t","cwd":"/w","parentSession":"/p.jsonl"}"#,
+            "\n",
+            r#"{"type":"compaction","id":"c","parentId":null,"timestamp":"t","summary":"s\ud800","firstKeptEntryId":7,"tokensBefore":12,"details":{"a":[1]},"fromHook":true,"systemMessage":{"role":"system","content":"P"}}"#,
+            "\n",
+            r#"{"type":"context_edit","id":"e1","parentId":"c","timestamp":"t","targetId":"c","replacement":null}"#,
+            "\n",
+            r#"{"type":"context_edit","id":"e2","parentId":"e1","timestamp":"t","targetId":"c","replacement":{"content":"new"}}"#,
+            "\n",
+            r#"{"type":"context_edit","id":"e3","parentId":"e2","timestamp":"t","targetId":"c","replacement":{"content":5}}"#,
+            "\n",
+            r#"{"type":"usage","id":"u","parentId":"e3","timestamp":"t","kind":"cache_warm","provider":"p","model":"m","usage":{"input":3,"output":1,"cost":{"total":0.25}}}"#,
+            "\n",
+            r#"{"type":"custom_message","id":"cm","parentId":"u","timestamp":"t","customType":"x","content":[{"type":"text","text":"hi"}],"display":"yes"}"#,
+            "\n",
+            r#"{"type":"message","id":"m","parentId":"cm","timestamp":"t","message":"not an object"}"#,
+            "\n",
+        );
+        let s = SessionFile::from_str(text).unwrap();
+        let typed: Vec<TypedEntry> = s.entries().map(|e| e.typed()).collect();
+        assert!(
+            matches!(&typed[0], TypedEntry::Header { version: Some(v), parent_session: Some(p), .. }
+            if *v == 3.0 && p == "/p.jsonl")
+        );
+        let TypedEntry::Compaction {
+            summary,
+            first_kept_entry_id,
+            tokens_before,
+            details,
+            from_hook,
+            system_message,
+            usage,
+        } = &typed[1]
+        else {
+            panic!("{:?}", typed[1])
+        };
+        assert_eq!(summary.as_deref(), Some("s\u{fffd}"));
+        assert_eq!(first_kept_entry_id, &None); // a number, not an id pi writes
+        assert_eq!(
+            (*tokens_before, *details, *from_hook),
+            (Some(12.0), Some(r#"{"a":[1]}"#), true)
+        );
+        assert_eq!(system_message.as_ref().unwrap().text(), "P");
+        assert!(usage.is_none());
+        let replacement = |i: usize| match &typed[i] {
+            TypedEntry::ContextEdit { replacement, .. } => replacement.clone(),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(replacement(2), Some(Replacement::Remove));
+        assert_eq!(
+            replacement(3),
+            Some(Replacement::Content(vec![Block::Text("new".into())]))
+        );
+        assert_eq!(replacement(4), None);
+        let TypedEntry::Usage { kind, usage, .. } = &typed[5] else {
+            panic!()
+        };
+        assert_eq!(kind.as_deref(), Some("cache_warm"));
+        assert_eq!(usage.map(|u| (u.input, u.cost)), Some((3.0, 0.25)));
+        assert!(
+            matches!(&typed[6], TypedEntry::CustomMessage { content, display: false, details: None, .. }
+            if content == &[Block::Text("hi".into())])
+        );
+        assert!(matches!(typed[7], TypedEntry::Other));
+        assert!(matches!(
+            s.projection(Some("nope")),
+            Err(Error::UnknownId(_))
+        ));
     }
 
     #[test]
