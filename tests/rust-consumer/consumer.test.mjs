@@ -11,8 +11,7 @@ import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { sessionUsage } from "session-tree";
 import { piSessionStats, SessionManager } from "../shared/pi.mjs";
-import { envSeed } from "../shared/rng.mjs";
-import { Rng } from "../shared/rng.mjs";
+import { envSeed, Rng } from "../shared/rng.mjs";
 import { generateUsageFolder, randomUsage } from "../shared/usage-folder.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -34,7 +33,7 @@ const paths = [...new Set(files.map((f) => f.path))].sort();
  */
 function everyKindSession(dir, seed) {
   const rng = new Rng(seed);
-  const word = () => rng.pick(["é", "日本", "🙂", "a\"b", "tab\t", "x"]) + rng.hex(3);
+  const word = () => rng.pick(["é", "日本", "🙂", 'a"b', "tab\t", "x"]) + rng.hex(3);
   const sm = SessionManager.create("/work/kinds", dir);
   const now = () => Date.now();
   const user = sm.appendMessage({
@@ -46,11 +45,18 @@ function everyKindSession(dir, seed) {
     timestamp: now(),
     extraField: { nested: [1, 2.5, null] },
   });
-  const [provider, model] = rng.pick([["anthropic", "claude-sonnet-4-5"], ["openai", "gpt-5"]]);
+  const [provider, model] = rng.pick([
+    ["anthropic", "claude-sonnet-4-5"],
+    ["openai", "gpt-5"],
+  ]);
   const call = { type: "toolCall", id: `call_${rng.hex(6)}`, name: "bash", arguments: { command: `ls ${word()}` } };
   const assistant = sm.appendMessage({
     role: "assistant",
-    content: [{ type: "thinking", thinking: word(), thinkingSignature: rng.hex(8) }, { type: "text", text: word() }, call],
+    content: [
+      { type: "thinking", thinking: word(), thinkingSignature: rng.hex(8) },
+      { type: "text", text: word() },
+      call,
+    ],
     api: "messages",
     provider,
     model,
@@ -82,7 +88,12 @@ function everyKindSession(dir, seed) {
   sm.appendLabelChange(user, rng.chance(0.7) ? `label ${word()}` : undefined);
   sm.appendSessionInfo(`  name ${word()}  `);
   sm.appendCustomEntry("ext", rng.chance(0.8) ? { x: [1, { y: word() }], n: rng.int(0, 1e9) / 7 } : null);
-  const custom = sm.appendCustomMessageEntry("ext", rng.chance(0.5) ? word() : [{ type: "text", text: word() }], rng.chance(0.5), rng.chance(0.5) ? { d: 1 } : undefined);
+  const custom = sm.appendCustomMessageEntry(
+    "ext",
+    rng.chance(0.5) ? word() : [{ type: "text", text: word() }],
+    rng.chance(0.5),
+    rng.chance(0.5) ? { d: 1 } : undefined,
+  );
   sm.appendUsage("cache_warm", provider, model, randomUsage(rng), rng.chance(0.5) ? `note ${word()}` : undefined);
   sm.appendContextEdit(assistant, { content: [{ type: "text", text: `edited ${word()}` }] });
   sm.appendContextEdit(rng.pick([result, custom]), null);
