@@ -77,40 +77,41 @@ pub enum FileEntry {
     Label(LabelEntry),
     /// `type: "session_info"`.
     SessionInfo(SessionInfoEntry),
-    /// Any other `type` (or none): the object as it is.
-    Other(Map<String, Value>),
+    /// Any other `type` (or none, or a line that is not an object): as it is.
+    Other(Value),
 }
 
 impl FileEntry {
     /// The `type` this entry is written with.
     pub fn kind(&self) -> Option<&str> {
-        Some(match self {
-            FileEntry::Session(_) => "session",
-            FileEntry::Message(_) => "message",
-            FileEntry::ThinkingLevelChange(_) => "thinking_level_change",
-            FileEntry::ModelChange(_) => "model_change",
-            FileEntry::Compaction(_) => "compaction",
-            FileEntry::BranchSummary(_) => "branch_summary",
-            FileEntry::Usage(_) => "usage",
-            FileEntry::ContextEdit(_) => "context_edit",
-            FileEntry::Custom(_) => "custom",
-            FileEntry::CustomMessage(_) => "custom_message",
-            FileEntry::Label(_) => "label",
-            FileEntry::SessionInfo(_) => "session_info",
-            FileEntry::Other(o) => return o.get("type").and_then(Value::as_str),
-        })
+        self.tag()
     }
 
-    /// The entry's `id` (the session id for the header).
+    /// The fields every tree entry has; `None` for the header and unknown types.
+    pub fn base(&self) -> Option<&EntryBase> {
+        match self {
+            FileEntry::Message(e) => Some(&e.base),
+            FileEntry::ThinkingLevelChange(e) => Some(&e.base),
+            FileEntry::ModelChange(e) => Some(&e.base),
+            FileEntry::Compaction(e) => Some(&e.base),
+            FileEntry::BranchSummary(e) => Some(&e.base),
+            FileEntry::Usage(e) => Some(&e.base),
+            FileEntry::ContextEdit(e) => Some(&e.base),
+            FileEntry::Custom(e) => Some(&e.base),
+            FileEntry::CustomMessage(e) => Some(&e.base),
+            FileEntry::Label(e) => Some(&e.base),
+            FileEntry::SessionInfo(e) => Some(&e.base),
+            FileEntry::Session(_) | FileEntry::Other(_) => None,
+        }
+    }
+
+    /// The entry's `id` (the session id for the header; a string `id` of an unknown type).
     pub fn id(&self) -> Option<&str> {
-        self.base().map_or_else(
-            || match self {
-                FileEntry::Session(h) => Some(h.id.as_str()),
-                FileEntry::Other(o) => o.get("id").and_then(Value::as_str),
-                _ => None,
-            },
-            |(id, _)| Some(id),
-        )
+        match self {
+            FileEntry::Session(h) => Some(&h.id),
+            FileEntry::Other(o) => o.get("id").and_then(Value::as_str),
+            _ => self.base().map(|b| b.id.as_str()),
+        }
     }
 
     /// The entry's `parentId`: `None` for a root, the header, or an unknown
@@ -118,29 +119,7 @@ impl FileEntry {
     pub fn parent_id(&self) -> Option<&str> {
         match self {
             FileEntry::Other(o) => o.get("parentId").and_then(Value::as_str),
-            _ => self.base().and_then(|(_, parent)| parent),
-        }
-    }
-
-    fn base(&self) -> Option<(&str, Option<&str>)> {
-        macro_rules! base {
-            ($e:expr) => {
-                Some(($e.id.as_str(), $e.parent_id.as_deref()))
-            };
-        }
-        match self {
-            FileEntry::Message(e) => base!(e),
-            FileEntry::ThinkingLevelChange(e) => base!(e),
-            FileEntry::ModelChange(e) => base!(e),
-            FileEntry::Compaction(e) => base!(e),
-            FileEntry::BranchSummary(e) => base!(e),
-            FileEntry::Usage(e) => base!(e),
-            FileEntry::ContextEdit(e) => base!(e),
-            FileEntry::Custom(e) => base!(e),
-            FileEntry::CustomMessage(e) => base!(e),
-            FileEntry::Label(e) => base!(e),
-            FileEntry::SessionInfo(e) => base!(e),
-            FileEntry::Session(_) | FileEntry::Other(_) => None,
+            _ => self.base().and_then(|b| b.parent_id.as_deref()),
         }
     }
 }
@@ -167,11 +146,11 @@ pub struct SessionHeader {
     pub extra: Extra,
 }
 
-/// A conversation message (`SessionMessageEntry`).
+/// The fields every entry of the tree has (`SessionEntryBase`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
-pub struct MessageEntry {
+pub struct EntryBase {
     /// The entry's id (8 hex digits in files pi writes).
     pub id: String,
     /// Its parent's id; `None` (`null`) for a root.
@@ -179,6 +158,16 @@ pub struct MessageEntry {
     pub parent_id: Option<String>,
     /// When it was written (ISO 8601).
     pub timestamp: String,
+}
+
+/// A conversation message (`SessionMessageEntry`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct MessageEntry {
+    /// `id`, `parentId`, `timestamp`.
+    #[serde(flatten)]
+    pub base: EntryBase,
     /// The message.
     pub message: AgentMessage,
     /// Fields the type does not name.
@@ -191,13 +180,9 @@ pub struct MessageEntry {
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct ThinkingLevelChangeEntry {
-    /// The entry's id (8 hex digits in files pi writes).
-    pub id: String,
-    /// Its parent's id; `None` (`null`) for a root.
-    #[serde(with = "nullable")]
-    pub parent_id: Option<String>,
-    /// When it was written (ISO 8601).
-    pub timestamp: String,
+    /// `id`, `parentId`, `timestamp`.
+    #[serde(flatten)]
+    pub base: EntryBase,
     /// `off`, `low`, `high`…
     pub thinking_level: String,
     /// Fields the type does not name.
@@ -210,13 +195,9 @@ pub struct ThinkingLevelChangeEntry {
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct ModelChangeEntry {
-    /// The entry's id (8 hex digits in files pi writes).
-    pub id: String,
-    /// Its parent's id; `None` (`null`) for a root.
-    #[serde(with = "nullable")]
-    pub parent_id: Option<String>,
-    /// When it was written (ISO 8601).
-    pub timestamp: String,
+    /// `id`, `parentId`, `timestamp`.
+    #[serde(flatten)]
+    pub base: EntryBase,
     /// The provider (`anthropic`, `openai`…).
     pub provider: String,
     /// The model's id at that provider.
@@ -231,13 +212,9 @@ pub struct ModelChangeEntry {
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct CompactionEntry {
-    /// The entry's id (8 hex digits in files pi writes).
-    pub id: String,
-    /// Its parent's id; `None` (`null`) for a root.
-    #[serde(with = "nullable")]
-    pub parent_id: Option<String>,
-    /// When it was written (ISO 8601).
-    pub timestamp: String,
+    /// `id`, `parentId`, `timestamp`.
+    #[serde(flatten)]
+    pub base: EntryBase,
     /// The summary the model sees instead of what it replaces.
     pub summary: String,
     /// The first entry on the path still sent after the summary.
@@ -267,13 +244,9 @@ pub struct CompactionEntry {
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct BranchSummaryEntry {
-    /// The entry's id (8 hex digits in files pi writes).
-    pub id: String,
-    /// Its parent's id; `None` (`null`) for a root.
-    #[serde(with = "nullable")]
-    pub parent_id: Option<String>,
-    /// When it was written (ISO 8601).
-    pub timestamp: String,
+    /// `id`, `parentId`, `timestamp`.
+    #[serde(flatten)]
+    pub base: EntryBase,
     /// The entry the abandoned branch ended at (older files: the entry
     /// branched from); `"root"` for none.
     pub from_id: String,
@@ -298,13 +271,9 @@ pub struct BranchSummaryEntry {
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct UsageEntry {
-    /// The entry's id (8 hex digits in files pi writes).
-    pub id: String,
-    /// Its parent's id; `None` (`null`) for a root.
-    #[serde(with = "nullable")]
-    pub parent_id: Option<String>,
-    /// When it was written (ISO 8601).
-    pub timestamp: String,
+    /// `id`, `parentId`, `timestamp`.
+    #[serde(flatten)]
+    pub base: EntryBase,
     /// What the usage was for (`cache_warm`…).
     pub kind: String,
     /// The provider billed.
@@ -326,13 +295,9 @@ pub struct UsageEntry {
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct ContextEditEntry {
-    /// The entry's id (8 hex digits in files pi writes).
-    pub id: String,
-    /// Its parent's id; `None` (`null`) for a root.
-    #[serde(with = "nullable")]
-    pub parent_id: Option<String>,
-    /// When it was written (ISO 8601).
-    pub timestamp: String,
+    /// `id`, `parentId`, `timestamp`.
+    #[serde(flatten)]
+    pub base: EntryBase,
     /// The entry edited.
     pub target_id: String,
     /// `None` (`null`) leaves the target out of the context; otherwise
@@ -360,13 +325,9 @@ pub struct Replacement {
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct CustomEntry {
-    /// The entry's id (8 hex digits in files pi writes).
-    pub id: String,
-    /// Its parent's id; `None` (`null`) for a root.
-    #[serde(with = "nullable")]
-    pub parent_id: Option<String>,
-    /// When it was written (ISO 8601).
-    pub timestamp: String,
+    /// `id`, `parentId`, `timestamp`.
+    #[serde(flatten)]
+    pub base: EntryBase,
     /// The extension's name for it.
     pub custom_type: String,
     /// The extension's data (`Some(Value::Null)` for `null`).
@@ -382,13 +343,9 @@ pub struct CustomEntry {
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct CustomMessageEntry {
-    /// The entry's id (8 hex digits in files pi writes).
-    pub id: String,
-    /// Its parent's id; `None` (`null`) for a root.
-    #[serde(with = "nullable")]
-    pub parent_id: Option<String>,
-    /// When it was written (ISO 8601).
-    pub timestamp: String,
+    /// `id`, `parentId`, `timestamp`.
+    #[serde(flatten)]
+    pub base: EntryBase,
     /// The extension's name for it.
     pub custom_type: String,
     /// What the model sees.
@@ -408,13 +365,9 @@ pub struct CustomMessageEntry {
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct LabelEntry {
-    /// The entry's id (8 hex digits in files pi writes).
-    pub id: String,
-    /// Its parent's id; `None` (`null`) for a root.
-    #[serde(with = "nullable")]
-    pub parent_id: Option<String>,
-    /// When it was written (ISO 8601).
-    pub timestamp: String,
+    /// `id`, `parentId`, `timestamp`.
+    #[serde(flatten)]
+    pub base: EntryBase,
     /// The entry labelled.
     pub target_id: String,
     /// The label.
@@ -430,13 +383,9 @@ pub struct LabelEntry {
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct SessionInfoEntry {
-    /// The entry's id (8 hex digits in files pi writes).
-    pub id: String,
-    /// Its parent's id; `None` (`null`) for a root.
-    #[serde(with = "nullable")]
-    pub parent_id: Option<String>,
-    /// When it was written (ISO 8601).
-    pub timestamp: String,
+    /// `id`, `parentId`, `timestamp`.
+    #[serde(flatten)]
+    pub base: EntryBase,
     /// The session's display name.
     #[serde(default, skip_serializing_if = "Option::is_none", with = "present")]
     pub name: Option<String>,
@@ -477,17 +426,7 @@ pub enum AgentMessage {
 impl AgentMessage {
     /// The `role` this message is written with.
     pub fn role(&self) -> Option<&str> {
-        Some(match self {
-            AgentMessage::User(_) => "user",
-            AgentMessage::Assistant(_) => "assistant",
-            AgentMessage::ToolResult(_) => "toolResult",
-            AgentMessage::BashExecution(_) => "bashExecution",
-            AgentMessage::Custom(_) => "custom",
-            AgentMessage::BranchSummary(_) => "branchSummary",
-            AgentMessage::CompactionSummary(_) => "compactionSummary",
-            AgentMessage::System(_) => "system",
-            AgentMessage::Other(o) => return o.get("role").and_then(Value::as_str),
-        })
+        self.tag()
     }
 }
 
@@ -757,6 +696,13 @@ pub enum ContentBlock {
     Other(Value),
 }
 
+impl ContentBlock {
+    /// The `type` this block is written with.
+    pub fn kind(&self) -> Option<&str> {
+        self.tag()
+    }
+}
+
 /// A block of text (`TextContent`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
@@ -911,117 +857,76 @@ fn tagged<S: Serializer, T: Serialize>(
     map.end()
 }
 
-impl<'de> Deserialize<'de> for FileEntry {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let map = Map::deserialize(d)?;
-        let (t, w) = ("type", "an entry of type");
-        Ok(match map.get(t).and_then(Value::as_str) {
-            Some("session") => FileEntry::Session(variant(map, t, w)?),
-            Some("message") => FileEntry::Message(variant(map, t, w)?),
-            Some("thinking_level_change") => FileEntry::ThinkingLevelChange(variant(map, t, w)?),
-            Some("model_change") => FileEntry::ModelChange(variant(map, t, w)?),
-            Some("compaction") => FileEntry::Compaction(variant(map, t, w)?),
-            Some("branch_summary") => FileEntry::BranchSummary(variant(map, t, w)?),
-            Some("usage") => FileEntry::Usage(variant(map, t, w)?),
-            Some("context_edit") => FileEntry::ContextEdit(variant(map, t, w)?),
-            Some("custom") => FileEntry::Custom(variant(map, t, w)?),
-            Some("custom_message") => FileEntry::CustomMessage(variant(map, t, w)?),
-            Some("label") => FileEntry::Label(variant(map, t, w)?),
-            Some("session_info") => FileEntry::SessionInfo(variant(map, t, w)?),
-            _ => FileEntry::Other(map),
-        })
-    }
-}
-
-impl Serialize for FileEntry {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let t = "type";
-        match self {
-            FileEntry::Session(e) => tagged(s, t, "session", e),
-            FileEntry::Message(e) => tagged(s, t, "message", e),
-            FileEntry::ThinkingLevelChange(e) => tagged(s, t, "thinking_level_change", e),
-            FileEntry::ModelChange(e) => tagged(s, t, "model_change", e),
-            FileEntry::Compaction(e) => tagged(s, t, "compaction", e),
-            FileEntry::BranchSummary(e) => tagged(s, t, "branch_summary", e),
-            FileEntry::Usage(e) => tagged(s, t, "usage", e),
-            FileEntry::ContextEdit(e) => tagged(s, t, "context_edit", e),
-            FileEntry::Custom(e) => tagged(s, t, "custom", e),
-            FileEntry::CustomMessage(e) => tagged(s, t, "custom_message", e),
-            FileEntry::Label(e) => tagged(s, t, "label", e),
-            FileEntry::SessionInfo(e) => tagged(s, t, "session_info", e),
-            FileEntry::Other(o) => o.serialize(s),
+/// The serde impls of a union tagged by `$tag`: each `$name` reads as its
+/// variant's struct (an error names the union and the tag), anything else
+/// (another tag, none, a value that is not an object) as `Other`, whole.
+macro_rules! tagged_union {
+    ($union:ident, $tag:literal, $what:literal, { $($variant:ident => $name:literal,)* }) => {
+        impl $union {
+            fn tag(&self) -> Option<&str> {
+                match self {
+                    $($union::$variant(_) => Some($name),)*
+                    $union::Other(v) => v.get($tag).and_then(Value::as_str),
+                }
+            }
         }
-    }
-}
 
-impl<'de> Deserialize<'de> for AgentMessage {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let map = match Value::deserialize(d)? {
-            Value::Object(map) => map,
-            // A message that is not an object: pi keeps it as it is.
-            other => return Ok(AgentMessage::Other(other)),
-        };
-        let (r, w) = ("role", "a message of role");
-        Ok(match map.get(r).and_then(Value::as_str) {
-            Some("user") => AgentMessage::User(variant(map, r, w)?),
-            Some("assistant") => AgentMessage::Assistant(variant(map, r, w)?),
-            Some("toolResult") => AgentMessage::ToolResult(variant(map, r, w)?),
-            Some("bashExecution") => AgentMessage::BashExecution(variant(map, r, w)?),
-            Some("custom") => AgentMessage::Custom(variant(map, r, w)?),
-            Some("branchSummary") => AgentMessage::BranchSummary(variant(map, r, w)?),
-            Some("compactionSummary") => AgentMessage::CompactionSummary(variant(map, r, w)?),
-            Some("system") => AgentMessage::System(variant(map, r, w)?),
-            _ => AgentMessage::Other(Value::Object(map)),
-        })
-    }
-}
-
-impl Serialize for AgentMessage {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let r = "role";
-        match self {
-            AgentMessage::User(m) => tagged(s, r, "user", m),
-            AgentMessage::Assistant(m) => tagged(s, r, "assistant", m),
-            AgentMessage::ToolResult(m) => tagged(s, r, "toolResult", m),
-            AgentMessage::BashExecution(m) => tagged(s, r, "bashExecution", m),
-            AgentMessage::Custom(m) => tagged(s, r, "custom", m),
-            AgentMessage::BranchSummary(m) => tagged(s, r, "branchSummary", m),
-            AgentMessage::CompactionSummary(m) => tagged(s, r, "compactionSummary", m),
-            AgentMessage::System(m) => tagged(s, r, "system", m),
-            AgentMessage::Other(v) => v.serialize(s),
+        impl<'de> Deserialize<'de> for $union {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let map = match Value::deserialize(d)? {
+                    Value::Object(map) => map,
+                    other => return Ok($union::Other(other)),
+                };
+                Ok(match map.get($tag).and_then(Value::as_str) {
+                    $(Some($name) => $union::$variant(variant(map, $tag, $what)?),)*
+                    _ => $union::Other(Value::Object(map)),
+                })
+            }
         }
-    }
-}
 
-impl<'de> Deserialize<'de> for ContentBlock {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let map = match Value::deserialize(d)? {
-            Value::Object(map) => map,
-            other => return Ok(ContentBlock::Other(other)),
-        };
-        let (t, w) = ("type", "a content block of type");
-        Ok(match map.get(t).and_then(Value::as_str) {
-            Some("text") => ContentBlock::Text(variant(map, t, w)?),
-            Some("thinking") => ContentBlock::Thinking(variant(map, t, w)?),
-            Some("toolCall") => ContentBlock::ToolCall(variant(map, t, w)?),
-            Some("image") => ContentBlock::Image(variant(map, t, w)?),
-            _ => ContentBlock::Other(Value::Object(map)),
-        })
-    }
-}
-
-impl Serialize for ContentBlock {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let t = "type";
-        match self {
-            ContentBlock::Text(b) => tagged(s, t, "text", b),
-            ContentBlock::Thinking(b) => tagged(s, t, "thinking", b),
-            ContentBlock::ToolCall(b) => tagged(s, t, "toolCall", b),
-            ContentBlock::Image(b) => tagged(s, t, "image", b),
-            ContentBlock::Other(v) => v.serialize(s),
+        impl Serialize for $union {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                match self {
+                    $($union::$variant(v) => tagged(s, $tag, $name, v),)*
+                    $union::Other(v) => v.serialize(s),
+                }
+            }
         }
-    }
+    };
 }
+
+tagged_union!(FileEntry, "type", "an entry of type", {
+    Session => "session",
+    Message => "message",
+    ThinkingLevelChange => "thinking_level_change",
+    ModelChange => "model_change",
+    Compaction => "compaction",
+    BranchSummary => "branch_summary",
+    Usage => "usage",
+    ContextEdit => "context_edit",
+    Custom => "custom",
+    CustomMessage => "custom_message",
+    Label => "label",
+    SessionInfo => "session_info",
+});
+
+tagged_union!(AgentMessage, "role", "a message of role", {
+    User => "user",
+    Assistant => "assistant",
+    ToolResult => "toolResult",
+    BashExecution => "bashExecution",
+    Custom => "custom",
+    BranchSummary => "branchSummary",
+    CompactionSummary => "compactionSummary",
+    System => "system",
+});
+
+tagged_union!(ContentBlock, "type", "a content block of type", {
+    Text => "text",
+    Thinking => "thinking",
+    ToolCall => "toolCall",
+    Image => "image",
+});
 
 // --- field codecs ----------------------------------------------------------------
 
