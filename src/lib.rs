@@ -11,7 +11,9 @@
 //!
 //! [`SessionFile`] opens a session from a path ([`SessionFile::open`], with a
 //! size cap), bytes, text or any reader. Entries and messages are borrowed,
-//! typed views over the text ([`EntryView`], [`MessageView`], [`Block`]).
+//! typed views over the text ([`EntryView`], [`MessageView`], [`Block`]);
+//! [`EntryView::typed`] gives what each entry kind carries ([`TypedEntry`]:
+//! a compaction's summary, a label's target, a model change's model…).
 //!
 //! ```
 //! use session_tree::{Block, SessionFile};
@@ -41,7 +43,8 @@
 //! # The context at a leaf, and what the session cost
 //!
 //! [`SessionFile::context`] is what the model sees at a leaf: typed messages,
-//! and the exact JSON text pi's `buildSessionContext` gives, to forward.
+//! and the exact JSON text pi's `buildSessionContext` gives, to forward
+//! ([`SessionFile::projection`] adds the entry each message comes from).
 //! [`SessionFile::usage`] totals every paid request as pi 1.6's
 //! `getSessionStats` does, and also per branch, fork and leaf.
 //!
