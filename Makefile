@@ -115,8 +115,10 @@ NODE_TEST := node --test --test-reporter=spec --test-reporter-destination=stdout
 test: test-cargo test-crate build test-rust-consumer test-node test-cli test-readme test-reliability test-conformance test-browser test-consumer test-viewer test-tarball test-runtimes test-serve test-a11y test-node-manager
 	@echo "all test suites passed"
 
+# With the `serde` feature: its types' tests and doctests too (lint checks
+# the build without it).
 test-cargo:
-	$(CARGO) test
+	$(CARGO) test --features serde
 
 # A Rust tool built on the crate's documented API (tests/rust-consumer/), and
 # every program in examples/, over a folder pi writes; compared with pi and
@@ -276,8 +278,10 @@ lint-rust:
 	  rustup component list --installed 2>/dev/null | grep -q "^$$c" || rustup component add $$c; done
 	$(CARGO) fmt --check
 	$(CARGO) clippy --all-targets -- -D warnings
+	$(CARGO) clippy --all-targets --features serde -- -D warnings
 	$(CARGO) clippy --workspace --lib --target $(TARGET) -- -D warnings
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps --quiet
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps --quiet --features serde
 
 lint-js: $(BIOME)
 	$(BIOME) check .

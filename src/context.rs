@@ -461,6 +461,66 @@ pub fn render_projection<'t>(
     w.finish()
 }
 
+/// The JSON text `JSON.stringify` writes of the projection `r` (from
+/// [`render_projection`]) once linked as the bindings link it: each shared
+/// message is its source entry's own `message`, and `messages` is every
+/// entry's messages in order. For a caller that forwards text rather than
+/// building objects; an `undefined` stays written as `null`.
+pub fn projection_text(r: &Rendered) -> String {
+    let t = r.json.as_str();
+    let top = json::members(t, Span::new(0, t.len()));
+    let entries = json::get(t, &top, "entries").map_or(Span::default(), |m| m.value);
+    // A set: a long session has one shared message per message entry.
+    let shared: std::collections::HashSet<(usize, usize)> = r
+        .fixups
+        .iter()
+        .filter_map(|f| match *f {
+            Fixup::Shared { entry, index } => Some((entry, index)),
+            _ => None,
+        })
+        .collect();
+    let shared = |k: usize, m: usize| shared.contains(&(k, m));
+    let mut out = String::with_capacity(2 * t.len());
+    let mut flat: Vec<&str> = Vec::new();
+    out.push_str("{\"entries\":[");
+    for (k, e) in json::elements(t, entries).iter().enumerate() {
+        let fields = json::members(t, e.value);
+        let source = json::get(t, &fields, "sourceEntry").map_or("null", |m| m.value.of(t));
+        let own = json::members(source, Span::new(0, source.len()));
+        let own = json::get(source, &own, "message").map_or("null", |m| m.value.of(source));
+        let list = json::get(t, &fields, "messages").map_or(Span::default(), |m| m.value);
+        if k > 0 {
+            out.push(',');
+        }
+        out.push_str("{\"sourceEntry\":");
+        out.push_str(source);
+        out.push_str(",\"messages\":[");
+        for (m, message) in json::elements(t, list).iter().enumerate() {
+            let message = if shared(k, m) {
+                own
+            } else {
+                message.value.of(t)
+            };
+            if m > 0 {
+                out.push(',');
+            }
+            out.push_str(message);
+            flat.push(message);
+        }
+        out.push_str("]}");
+    }
+    out.push_str("],\"messages\":[");
+    out.push_str(&flat.join(","));
+    out.push(']');
+    // The settings after `"messages":null`, as rendered.
+    if let Some(m) = json::get(t, &top, "messages") {
+        out.push_str(&t[m.value.end..]);
+    } else {
+        out.push('}');
+    }
+    out
+}
+
 /// The compaction-aware entries of `plan` as a JSON array of their values.
 pub fn render_entries(text: &str, spans: &[Span], plan: &Plan) -> String {
     let mut out = String::from("[");
@@ -957,6 +1017,21 @@ mod tests {
         v
     }
 
+    /// `v` with every `null`-valued key left out, at every depth.
+    fn without_null_keys(v: serde_json::Value) -> serde_json::Value {
+        use serde_json::Value;
+        match v {
+            Value::Object(o) => Value::Object(
+                o.into_iter()
+                    .filter(|(_, x)| !x.is_null())
+                    .map(|(k, x)| (k, without_null_keys(x)))
+                    .collect(),
+            ),
+            Value::Array(a) => Value::Array(a.into_iter().map(without_null_keys).collect()),
+            v => v,
+        }
+    }
+
     #[test]
     fn context_edits_and_compaction_as_pi_16_answers() {
         use serde_json::Value;
@@ -991,6 +1066,13 @@ mod tests {
                 parse(&want["projection"]),
                 "projection at {leaf:?}: {}",
                 projection.json
+            );
+            // The same as one JSON text (an `undefined` written `null`).
+            let as_text: Value = serde_json::from_str(&projection_text(&projection)).unwrap();
+            assert_eq!(
+                without_null_keys(as_text),
+                without_null_keys(parse(&want["projection"])),
+                "projection text at {leaf:?}"
             );
             // Each entry's messages are the plan's for it.
             let entries = as_stringified(&projection)["entries"].clone();

@@ -233,6 +233,7 @@ impl SessionFile {
 
     /// The tree of all entries, as pi's `getTree` builds it: roots and each
     /// entry's children in pi's order, a `parentId` cycle cut at one entry.
+    #[doc(alias = "getTree")]
     pub fn tree(&self) -> Tree<'_> {
         Tree {
             file: self,
@@ -255,6 +256,7 @@ impl SessionFile {
     /// assert_eq!(at_leaf, session.context(Some("u"))?);
     /// # Ok::<(), session_tree::Error>(())
     /// ```
+    #[doc(alias = "buildSessionContext")]
     pub fn context(&self, leaf: Option<&str>) -> Result<Context, Error> {
         let key = leaf.map(Key::from);
         if let Some(k) = &key {
@@ -271,6 +273,7 @@ impl SessionFile {
     /// The entries the context at `leaf` is made of (the current leaf when
     /// `None`), compaction-aware: pi's `buildContextEntries`, the
     /// `sourceEntry`s of its `buildSessionProjection`.
+    #[doc(alias = "buildContextEntries")]
     pub fn context_entries(&self, leaf: Option<&str>) -> Result<Vec<EntryView<'_>>, Error> {
         let key = leaf.map(Key::from);
         if let Some(k) = &key {
@@ -282,8 +285,43 @@ impl SessionFile {
         Ok(plan.context.iter().map(|&i| self.view(i)).collect())
     }
 
+    /// Each entry the context at `leaf` is made of (the current leaf when
+    /// `None`) with the messages it gives the model: pi's
+    /// `buildSessionProjection`.
+    ///
+    /// ```
+    /// # use session_tree::SessionFile;
+    /// let text = concat!(
+    ///     r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#, "\n",
+    ///     r#"{"type":"message","id":"u","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"Hi"}}"#, "\n",
+    ///     r#"{"type":"label","id":"l","parentId":"u","timestamp":"2026-01-01T00:00:02.000Z","targetId":"u","label":"start"}"#, "\n",
+    /// );
+    /// let session = SessionFile::from_str(text)?;
+    /// let projection = session.projection(None)?;
+    /// let entries = projection.entries();
+    /// assert_eq!(entries.len(), 2);
+    /// assert_eq!(entries[0].entry.id().as_deref(), Some("u"));
+    /// assert_eq!(entries[0].messages[0].text(), "Hi");
+    /// assert!(entries[1].messages.is_empty()); // a label gives the model nothing
+    /// assert_eq!(projection.messages().len(), 1);
+    /// # Ok::<(), session_tree::Error>(())
+    /// ```
+    #[doc(alias = "buildSessionProjection")]
+    pub fn projection(&self, leaf: Option<&str>) -> Result<Projection, Error> {
+        let key = leaf.map(Key::from);
+        if let Some(k) = &key {
+            self.session
+                .find(k)
+                .ok_or_else(|| Error::UnknownId(k.to_string()))?;
+        }
+        Ok(Projection {
+            json: self.session.projection(key.as_ref().map(Some)),
+        })
+    }
+
     /// The system prompt in force at `leaf` (the current leaf when `None`),
     /// as pi's `currentSystemMessage` gives it: the message's JSON text.
+    #[doc(alias = "currentSystemMessage")]
     pub fn system_message(&self, leaf: Option<&str>) -> Result<Option<String>, Error> {
         let key = leaf.map(Key::from);
         if let Some(k) = &key {
@@ -303,6 +341,7 @@ impl SessionFile {
 
     /// What pi's session list shows: id, cwd, name, dates, message count,
     /// first message. `None` when the file has no header.
+    #[doc(alias = "buildSessionInfo")]
     pub fn info(&self) -> Option<Info> {
         let info = session_info::session_info(&self.session.text(), &IsoOnly)?;
         let text = |raw: &str| lossy(raw).into_owned();
@@ -324,6 +363,7 @@ impl SessionFile {
 
     /// What the session cost: every paid request, the file's totals (pi 1.6's
     /// `getSessionStats`), the current branch's, and each fork's and leaf's.
+    #[doc(alias = "getSessionStats")]
     pub fn usage(&self) -> Report {
         self.session.usage(self.session.leaf(), &InsertionSort)
     }
@@ -335,6 +375,7 @@ impl SessionFile {
 
     /// The session's JSONL text as read: migrated to v3 when it was older
     /// (what pi writes back when it migrates a file), lines appended included.
+    #[doc(alias = "migrate")]
     pub fn to_jsonl(&self) -> Cow<'_, str> {
         self.session.text()
     }
@@ -568,29 +609,95 @@ impl Context {
 
     /// The messages, in order, as typed views over [`Context::json`].
     pub fn messages(&self) -> Vec<MessageView<'_>> {
-        let top = json::members(&self.json, Span::new(0, self.json.len()));
-        let Some(list) = json::get(&self.json, &top, "messages") else {
-            return Vec::new();
-        };
-        json::elements(&self.json, list.value)
-            .into_iter()
-            .filter(|m| m.kind == Kind::Object)
-            .map(|m| MessageView::new(&self.json, m.value))
-            .collect()
+        messages_of(&Object::new(&self.json, Span::new(0, self.json.len())))
     }
 
     /// The thinking level in force (`"off"` when none was set).
     pub fn thinking_level(&self) -> Option<Cow<'_, str>> {
-        let top = json::members(&self.json, Span::new(0, self.json.len()));
-        json::get(&self.json, &top, "thinkingLevel").map(|m| lossy(m.value.of(&self.json)))
+        Object::new(&self.json, Span::new(0, self.json.len())).str("thinkingLevel")
     }
 
     /// The model in force, as its JSON object text (`{"provider":..,"modelId":..}`).
     pub fn model_json(&self) -> Option<&str> {
-        let top = json::members(&self.json, Span::new(0, self.json.len()));
-        json::get(&self.json, &top, "model")
-            .filter(|m| m.kind == Kind::Object)
-            .map(|m| m.value.of(&self.json))
+        Object::new(&self.json, Span::new(0, self.json.len())).object("model")
+    }
+}
+
+/// The object messages of `o`'s `messages` array, as views.
+fn messages_of<'a>(o: &Object<'a>) -> Vec<MessageView<'a>> {
+    let Some(list) = o.member("messages").filter(|m| m.kind == Kind::Array) else {
+        return Vec::new();
+    };
+    json::elements(o.text, list.value)
+        .into_iter()
+        .filter(|m| m.kind == Kind::Object)
+        .map(|m| MessageView::new(o.text, m.value))
+        .collect()
+}
+
+/// The context at a leaf with the entry each message comes from
+/// ([`SessionFile::projection`]): pi's `buildSessionProjection`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Projection {
+    json: String,
+}
+
+/// One entry of a [`Projection`] and the messages it gives the model (after
+/// its latest context edit; none for most entry types).
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct ProjectedEntry<'a> {
+    /// The entry (pi's `sourceEntry`).
+    pub entry: EntryView<'a>,
+    /// Its messages, in order.
+    pub messages: Vec<MessageView<'a>>,
+}
+
+impl Projection {
+    /// The JSON text of pi's `SessionProjection`
+    /// (`{"entries":[{"sourceEntry":..,"messages":[..]}..],"messages":[..],"thinkingLevel":..,"model":..}`),
+    /// as `JSON.stringify` writes pi's result, every value sliced from the
+    /// file's text; a key pi leaves `undefined` is written as `null` (as in
+    /// [`Context::json`]).
+    pub fn json(&self) -> &str {
+        &self.json
+    }
+
+    /// The context entries in order, each with its messages.
+    pub fn entries(&self) -> Vec<ProjectedEntry<'_>> {
+        let top = Object::new(&self.json, Span::new(0, self.json.len()));
+        let Some(list) = top.member("entries") else {
+            return Vec::new();
+        };
+        json::elements(&self.json, list.value)
+            .into_iter()
+            .filter(|e| e.kind == Kind::Object)
+            .filter_map(|e| {
+                let e = Object::new(&self.json, e.value);
+                let source = e.member("sourceEntry").filter(|m| m.kind == Kind::Object)?;
+                Some(ProjectedEntry {
+                    entry: EntryView {
+                        object: Object::new(&self.json, source.value),
+                    },
+                    messages: messages_of(&e),
+                })
+            })
+            .collect()
+    }
+
+    /// Every entry's messages in order: the context's messages.
+    pub fn messages(&self) -> Vec<MessageView<'_>> {
+        messages_of(&Object::new(&self.json, Span::new(0, self.json.len())))
+    }
+
+    /// The thinking level in force (`"off"` when none was set).
+    pub fn thinking_level(&self) -> Option<Cow<'_, str>> {
+        Object::new(&self.json, Span::new(0, self.json.len())).str("thinkingLevel")
+    }
+
+    /// The model in force, as its JSON object text (`{"provider":..,"modelId":..}`).
+    pub fn model_json(&self) -> Option<&str> {
+        Object::new(&self.json, Span::new(0, self.json.len())).object("model")
     }
 }
 
@@ -622,6 +729,50 @@ impl<'a> Object<'a> {
     fn str(&self, name: &str) -> Option<Cow<'a, str>> {
         let m = self.member(name).filter(|m| m.kind == Kind::String)?;
         Some(lossy(m.value.of(self.text)))
+    }
+
+    /// A finite number member (a JSON number too large for a double is not).
+    fn number(&self, name: &str) -> Option<f64> {
+        let m = self.member(name).filter(|m| m.kind == Kind::Number)?;
+        Some(json::number(m.value.of(self.text))).filter(|n| n.is_finite())
+    }
+
+    /// A member that is `true` or `false`.
+    fn bool(&self, name: &str) -> Option<bool> {
+        match self.member(name)?.kind {
+            Kind::True => Some(true),
+            Kind::False => Some(false),
+            _ => None,
+        }
+    }
+
+    /// An object member's JSON text.
+    fn object(&self, name: &str) -> Option<&'a str> {
+        self.member(name)
+            .filter(|m| m.kind == Kind::Object)
+            .map(|m| m.value.of(self.text))
+    }
+
+    /// A member's content blocks: a string is one text block.
+    fn blocks(&self, name: &str) -> Option<Vec<Block<'a>>> {
+        let c = self.member(name)?;
+        let text = self.text;
+        match c.kind {
+            Kind::String => Some(vec![Block::Text(lossy(c.value.of(text)))]),
+            Kind::Array => Some(
+                json::elements(text, c.value)
+                    .into_iter()
+                    .map(|b| Block::read(text, &b))
+                    .collect(),
+            ),
+            _ => None,
+        }
+    }
+
+    fn usage(&self) -> Option<Usage> {
+        self.member("usage")
+            .filter(|m| m.kind == Kind::Object)
+            .map(|m| Usage::read(self.text, m.value))
     }
 }
 
@@ -703,10 +854,131 @@ impl<'a> EntryView<'a> {
 
     /// A `usage` entry's (or compaction's / summary's) token counts.
     pub fn usage(&self) -> Option<Usage> {
-        self.object
-            .member("usage")
-            .filter(|m| m.kind == Kind::Object)
-            .map(|m| Usage::read(self.object.text, m.value))
+        self.object.usage()
+    }
+
+    /// What this entry's kind carries, typed: a compaction's summary and
+    /// kept entry, a label's target, a model change's model… Strings are
+    /// decoded (a lone surrogate becomes U+FFFD; [`EntryView::raw`] has the
+    /// exact text); a field that is missing or of another type is `None`.
+    ///
+    /// ```
+    /// use session_tree::{SessionFile, TypedEntry};
+    ///
+    /// let text = concat!(
+    ///     r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#, "\n",
+    ///     r#"{"type":"model_change","id":"m","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","provider":"openai","modelId":"gpt-5"}"#, "\n",
+    ///     r#"{"type":"label","id":"l","parentId":"m","timestamp":"2026-01-01T00:00:02.000Z","targetId":"m","label":"switch"}"#, "\n",
+    /// );
+    /// let session = SessionFile::from_str(text)?;
+    /// for entry in session.entries() {
+    ///     match entry.typed() {
+    ///         TypedEntry::Header { cwd, .. } => assert_eq!(cwd.as_deref(), Some("/w")),
+    ///         TypedEntry::ModelChange { model_id, .. } => assert_eq!(model_id.as_deref(), Some("gpt-5")),
+    ///         TypedEntry::Label { target_id, label, .. } => {
+    ///             assert_eq!((target_id.as_deref(), label.as_deref()), (Some("m"), Some("switch")))
+    ///         }
+    ///         other => panic!("{other:?}"),
+    ///     }
+    /// }
+    /// # Ok::<(), session_tree::Error>(())
+    /// ```
+    pub fn typed(&self) -> TypedEntry<'a> {
+        let o = &self.object;
+        let s = |k: &str| o.str(k);
+        let raw = |k: &str| o.raw(k);
+        match self.kind().as_deref() {
+            Some("session") => TypedEntry::Header {
+                version: o.number("version"),
+                cwd: s("cwd"),
+                parent_session: s("parentSession"),
+            },
+            Some("message") => match self.message() {
+                Some(m) => TypedEntry::Message(m),
+                None => TypedEntry::Other,
+            },
+            Some("compaction") => TypedEntry::Compaction {
+                summary: s("summary"),
+                first_kept_entry_id: s("firstKeptEntryId"),
+                tokens_before: o.number("tokensBefore"),
+                details: raw("details"),
+                usage: o.usage(),
+                from_hook: o.bool("fromHook").unwrap_or(false),
+                system_message: o
+                    .member("systemMessage")
+                    .filter(|m| m.kind == Kind::Object)
+                    .map(|m| MessageView::new(o.text, m.value)),
+            },
+            Some("branch_summary") => TypedEntry::BranchSummary {
+                from_id: s("fromId"),
+                summary: s("summary"),
+                details: raw("details"),
+                usage: o.usage(),
+                from_hook: o.bool("fromHook").unwrap_or(false),
+            },
+            Some("label") => TypedEntry::Label {
+                target_id: s("targetId"),
+                label: s("label"),
+            },
+            Some("session_info") => TypedEntry::SessionInfo { name: s("name") },
+            Some("model_change") => TypedEntry::ModelChange {
+                provider: s("provider"),
+                model_id: s("modelId"),
+            },
+            Some("thinking_level_change") => TypedEntry::ThinkingLevelChange {
+                thinking_level: s("thinkingLevel"),
+            },
+            Some("custom") => TypedEntry::Custom {
+                custom_type: s("customType"),
+                data: raw("data"),
+            },
+            Some("custom_message") => TypedEntry::CustomMessage {
+                custom_type: s("customType"),
+                content: o.blocks("content").unwrap_or_default(),
+                display: o.bool("display").unwrap_or(false),
+                details: raw("details"),
+            },
+            Some("usage") => TypedEntry::Usage {
+                kind: s("kind"),
+                provider: s("provider"),
+                model: s("model"),
+                usage: o.usage(),
+                note: s("note"),
+            },
+            Some("context_edit") => TypedEntry::ContextEdit {
+                target_id: s("targetId"),
+                replacement: o.member("replacement").and_then(|m| match m.kind {
+                    Kind::Null => Some(Replacement::Remove),
+                    Kind::Object => Object::new(o.text, m.value)
+                        .blocks("content")
+                        .map(Replacement::Content),
+                    _ => None,
+                }),
+            },
+            _ => TypedEntry::Other,
+        }
+    }
+
+    /// The entry as an owned value of the `types` module (feature
+    /// `serde`), usually [`crate::types::FileEntry`]. A lone surrogate
+    /// escape, which `serde_json` refuses, is read as U+FFFD, as the
+    /// views' strings are.
+    ///
+    /// ```
+    /// use session_tree::{types::FileEntry, SessionFile};
+    ///
+    /// let text = concat!(
+    ///     r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#, "\n",
+    ///     r#"{"type":"session_info","id":"i","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","name":"x\ud800"}"#, "\n",
+    /// );
+    /// let session = SessionFile::from_str(text)?;
+    /// let FileEntry::SessionInfo(info) = session.leaf().unwrap().deserialize()? else { panic!() };
+    /// assert_eq!(info.name.as_deref(), Some("x\u{fffd}"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[cfg(feature = "serde")]
+    pub fn deserialize<T: serde::de::DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
+        serde_json::from_str(&without_lone_surrogates(self.json()))
     }
 
     fn string_or_raw(&self, field: &str) -> Option<Cow<'a, str>> {
@@ -754,18 +1026,7 @@ impl<'a> MessageView<'a> {
 
     /// The content blocks; a string `content` is one text block.
     pub fn content(&self) -> Vec<Block<'a>> {
-        let text = self.object.text;
-        let Some(c) = self.object.member("content") else {
-            return Vec::new();
-        };
-        match c.kind {
-            Kind::String => vec![Block::Text(lossy(c.value.of(text)))],
-            Kind::Array => json::elements(text, c.value)
-                .into_iter()
-                .map(|b| Block::read(text, &b))
-                .collect(),
-            _ => Vec::new(),
-        }
+        self.object.blocks("content").unwrap_or_default()
     }
 
     /// The text blocks joined with newlines (what a viewer shows for the message).
@@ -783,10 +1044,7 @@ impl<'a> MessageView<'a> {
 
     /// An assistant message's token counts and cost.
     pub fn usage(&self) -> Option<Usage> {
-        self.object
-            .member("usage")
-            .filter(|m| m.kind == Kind::Object)
-            .map(|m| Usage::read(self.object.text, m.value))
+        self.object.usage()
     }
 
     /// The provider of an assistant message (`anthropic`, `openai`…).
@@ -808,6 +1066,193 @@ impl<'a> MessageView<'a> {
     pub fn raw(&self, field: &str) -> Option<&'a str> {
         self.object.raw(field)
     }
+
+    /// The message as an owned value of the `types` module (feature
+    /// `serde`), usually [`crate::types::AgentMessage`]; a lone surrogate
+    /// escape is read as U+FFFD.
+    #[cfg(feature = "serde")]
+    pub fn deserialize<T: serde::de::DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
+        serde_json::from_str(&without_lone_surrogates(self.json()))
+    }
+}
+
+/// JSON text with each lone surrogate escape (`\ud800` not in a pair)
+/// written `\ufffd`, the character a lossy decode gives it.
+#[cfg(feature = "serde")]
+fn without_lone_surrogates(json: &str) -> Cow<'_, str> {
+    let b = json.as_bytes();
+    let unit = |i: usize| -> Option<u16> {
+        let hex = b.get(i..i + 6)?;
+        if hex[0] != b'\\' || hex[1] != b'u' {
+            return None;
+        }
+        u16::from_str_radix(std::str::from_utf8(&hex[2..]).ok()?, 16).ok()
+    };
+    let mut out = String::new();
+    let mut copied = 0;
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != b'\\' {
+            i += 1;
+            continue;
+        }
+        let Some(u) = unit(i) else {
+            i += 2; // another escape: `\\`, `\"`…
+            continue;
+        };
+        let high = (0xd800..0xdc00).contains(&u);
+        let paired = high && unit(i + 6).is_some_and(|l| (0xdc00..0xe000).contains(&l));
+        if paired {
+            i += 12;
+        } else if (0xd800..0xe000).contains(&u) {
+            out.push_str(&json[copied..i]);
+            out.push_str("\\ufffd");
+            i += 6;
+            copied = i;
+        } else {
+            i += 6;
+        }
+    }
+    if copied == 0 {
+        return Cow::Borrowed(json);
+    }
+    out.push_str(&json[copied..]);
+    Cow::Owned(out)
+}
+
+/// What an entry's kind carries ([`EntryView::typed`]), borrowed from the
+/// text. The common fields (`id`, `parentId`, `timestamp`) are on the view.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub enum TypedEntry<'a> {
+    /// The session header (`type: "session"`).
+    #[non_exhaustive]
+    Header {
+        /// The format version; `None` (version 1) when absent.
+        version: Option<f64>,
+        /// The working directory.
+        cwd: Option<Cow<'a, str>>,
+        /// The file this session was forked from.
+        parent_session: Option<Cow<'a, str>>,
+    },
+    /// A conversation message.
+    Message(MessageView<'a>),
+    /// Earlier context summarized (`compaction`).
+    #[non_exhaustive]
+    Compaction {
+        /// The summary.
+        summary: Option<Cow<'a, str>>,
+        /// The first entry still sent after the summary.
+        first_kept_entry_id: Option<Cow<'a, str>>,
+        /// The context's size in tokens before.
+        tokens_before: Option<f64>,
+        /// `details`, as JSON text.
+        details: Option<&'a str>,
+        /// What producing the summary cost.
+        usage: Option<Usage>,
+        /// Whether an extension made it.
+        from_hook: bool,
+        /// The system prompt and tools at the compaction (pi 1.6).
+        system_message: Option<MessageView<'a>>,
+    },
+    /// A summary of a branch left behind (`branch_summary`).
+    #[non_exhaustive]
+    BranchSummary {
+        /// The entry the abandoned branch ended at (`"root"`: none).
+        from_id: Option<Cow<'a, str>>,
+        /// The summary.
+        summary: Option<Cow<'a, str>>,
+        /// `details`, as JSON text.
+        details: Option<&'a str>,
+        /// What producing the summary cost.
+        usage: Option<Usage>,
+        /// Whether an extension made it.
+        from_hook: bool,
+    },
+    /// Sets or (empty, absent) clears an entry's label (`label`).
+    #[non_exhaustive]
+    Label {
+        /// The entry labelled.
+        target_id: Option<Cow<'a, str>>,
+        /// The label.
+        label: Option<Cow<'a, str>>,
+    },
+    /// Session metadata (`session_info`).
+    #[non_exhaustive]
+    SessionInfo {
+        /// The display name, as written (the session's name is the latest
+        /// one, trimmed: [`Info::name`]).
+        name: Option<Cow<'a, str>>,
+    },
+    /// The model changed (`model_change`).
+    #[non_exhaustive]
+    ModelChange {
+        /// The provider.
+        provider: Option<Cow<'a, str>>,
+        /// The model's id.
+        model_id: Option<Cow<'a, str>>,
+    },
+    /// The thinking level changed (`thinking_level_change`).
+    #[non_exhaustive]
+    ThinkingLevelChange {
+        /// The new level.
+        thinking_level: Option<Cow<'a, str>>,
+    },
+    /// Extension state (`custom`).
+    #[non_exhaustive]
+    Custom {
+        /// The extension's name for it.
+        custom_type: Option<Cow<'a, str>>,
+        /// `data`, as JSON text.
+        data: Option<&'a str>,
+    },
+    /// A message injected by an extension (`custom_message`).
+    #[non_exhaustive]
+    CustomMessage {
+        /// The extension's name for it.
+        custom_type: Option<Cow<'a, str>>,
+        /// What the model sees (a string content is one text block).
+        content: Vec<Block<'a>>,
+        /// Whether pi's TUI shows it.
+        display: bool,
+        /// `details`, as JSON text.
+        details: Option<&'a str>,
+    },
+    /// Tokens used outside a message (`usage`, pi 1.6).
+    #[non_exhaustive]
+    Usage {
+        /// What they were for (`cache_warm`…).
+        kind: Option<Cow<'a, str>>,
+        /// The provider.
+        provider: Option<Cow<'a, str>>,
+        /// The model.
+        model: Option<Cow<'a, str>>,
+        /// The tokens and cost.
+        usage: Option<Usage>,
+        /// A qualifier for display.
+        note: Option<Cow<'a, str>>,
+    },
+    /// Changes what the model sees of an earlier entry (`context_edit`, pi 1.6).
+    #[non_exhaustive]
+    ContextEdit {
+        /// The entry edited.
+        target_id: Option<Cow<'a, str>>,
+        /// What takes its place; `None` when the `replacement` is missing or
+        /// neither `null` nor an object with a string or array `content`.
+        replacement: Option<Replacement<'a>>,
+    },
+    /// Any other `type` (or a `message` entry whose message is not an object).
+    Other,
+}
+
+/// What a `context_edit` puts in place of its target's content.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum Replacement<'a> {
+    /// `null`: the target is left out of the context.
+    Remove,
+    /// This content instead of the target's.
+    Content(Vec<Block<'a>>),
 }
 
 /// One block of a message's content.
@@ -970,6 +1415,78 @@ mod tests {
             missing.to_string().starts_with("/nonexistent/x.jsonl: "),
             "{missing}"
         );
+    }
+
+    #[test]
+    fn typed_views_read_each_kind_and_give_none_for_a_field_of_another_type() {
+        let text = concat!(
+            r#"{"type":"session","version":3,"id":"s","timestamp":"t","cwd":"/w","parentSession":"/p.jsonl"}"#,
+            "\n",
+            r#"{"type":"compaction","id":"c","parentId":null,"timestamp":"t","summary":"s\ud800","firstKeptEntryId":7,"tokensBefore":12,"details":{"a":[1]},"fromHook":true,"systemMessage":{"role":"system","content":"P"}}"#,
+            "\n",
+            r#"{"type":"context_edit","id":"e1","parentId":"c","timestamp":"t","targetId":"c","replacement":null}"#,
+            "\n",
+            r#"{"type":"context_edit","id":"e2","parentId":"e1","timestamp":"t","targetId":"c","replacement":{"content":"new"}}"#,
+            "\n",
+            r#"{"type":"context_edit","id":"e3","parentId":"e2","timestamp":"t","targetId":"c","replacement":{"content":5}}"#,
+            "\n",
+            r#"{"type":"usage","id":"u","parentId":"e3","timestamp":"t","kind":"cache_warm","provider":"p","model":"m","usage":{"input":3,"output":1,"cost":{"total":0.25}}}"#,
+            "\n",
+            r#"{"type":"custom_message","id":"cm","parentId":"u","timestamp":"t","customType":"x","content":[{"type":"text","text":"hi"}],"display":"yes"}"#,
+            "\n",
+            r#"{"type":"message","id":"m","parentId":"cm","timestamp":"t","message":"not an object"}"#,
+            "\n",
+        );
+        let s = SessionFile::from_str(text).unwrap();
+        let typed: Vec<TypedEntry> = s.entries().map(|e| e.typed()).collect();
+        assert!(
+            matches!(&typed[0], TypedEntry::Header { version: Some(v), parent_session: Some(p), .. }
+            if *v == 3.0 && p == "/p.jsonl")
+        );
+        let TypedEntry::Compaction {
+            summary,
+            first_kept_entry_id,
+            tokens_before,
+            details,
+            from_hook,
+            system_message,
+            usage,
+        } = &typed[1]
+        else {
+            panic!("{:?}", typed[1])
+        };
+        assert_eq!(summary.as_deref(), Some("s\u{fffd}"));
+        assert_eq!(first_kept_entry_id, &None); // a number, not an id pi writes
+        assert_eq!(
+            (*tokens_before, *details, *from_hook),
+            (Some(12.0), Some(r#"{"a":[1]}"#), true)
+        );
+        assert_eq!(system_message.as_ref().unwrap().text(), "P");
+        assert!(usage.is_none());
+        let replacement = |i: usize| match &typed[i] {
+            TypedEntry::ContextEdit { replacement, .. } => replacement.clone(),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(replacement(2), Some(Replacement::Remove));
+        assert_eq!(
+            replacement(3),
+            Some(Replacement::Content(vec![Block::Text("new".into())]))
+        );
+        assert_eq!(replacement(4), None);
+        let TypedEntry::Usage { kind, usage, .. } = &typed[5] else {
+            panic!()
+        };
+        assert_eq!(kind.as_deref(), Some("cache_warm"));
+        assert_eq!(usage.map(|u| (u.input, u.cost)), Some((3.0, 0.25)));
+        assert!(
+            matches!(&typed[6], TypedEntry::CustomMessage { content, display: false, details: None, .. }
+            if content == &[Block::Text("hi".into())])
+        );
+        assert!(matches!(typed[7], TypedEntry::Other));
+        assert!(matches!(
+            s.projection(Some("nope")),
+            Err(Error::UnknownId(_))
+        ));
     }
 
     #[test]

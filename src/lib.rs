@@ -11,7 +11,9 @@
 //!
 //! [`SessionFile`] opens a session from a path ([`SessionFile::open`], with a
 //! size cap), bytes, text or any reader. Entries and messages are borrowed,
-//! typed views over the text ([`EntryView`], [`MessageView`], [`Block`]).
+//! typed views over the text ([`EntryView`], [`MessageView`], [`Block`]);
+//! [`EntryView::typed`] gives what each entry kind carries ([`TypedEntry`]:
+//! a compaction's summary, a label's target, a model change's model…).
 //!
 //! ```
 //! use session_tree::{Block, SessionFile};
@@ -41,7 +43,8 @@
 //! # The context at a leaf, and what the session cost
 //!
 //! [`SessionFile::context`] is what the model sees at a leaf: typed messages,
-//! and the exact JSON text pi's `buildSessionContext` gives, to forward.
+//! and the exact JSON text pi's `buildSessionContext` gives, to forward
+//! ([`SessionFile::projection`] adds the entry each message comes from).
 //! [`SessionFile::usage`] totals every paid request as pi 1.6's
 //! `getSessionStats` does, and also per branch, fork and leaf.
 //!
@@ -105,11 +108,24 @@
 //!
 //! # Features
 //!
-//! The crate has no optional features for users and depends on `getrandom`
-//! alone (random ids for migrated entries). Its `wasm-bindings` and
-//! `test-trap` cfgs belong to `wasm/`, the workspace member that builds the
-//! npm package's WebAssembly from these sources; dependents never compile
-//! them. MSRV: Rust 1.85.
+//! By default the crate depends on `getrandom` alone (random ids for
+//! migrated entries).
+//!
+//! - **`serde`** (off by default): the `types` module, owned entries and
+//!   messages (`FileEntry`, `AgentMessage`, `ContentBlock`, `Usage`…) with
+//!   `Deserialize` and `Serialize`, matching the npm package's TypeScript
+//!   types; fields they do not name are kept, so a line read and written back
+//!   is the same JSON. It adds `serde` and `serde_json`, and
+//!   `EntryView::deserialize` / `MessageView::deserialize` to read a view
+//!   into them.
+//!
+//! ```toml
+//! session-tree = { version = "0.1", features = ["serde"] }
+//! ```
+//!
+//! The `wasm-bindings` and `test-trap` cfgs belong to `wasm/`, the workspace
+//! member that builds the npm package's WebAssembly from these sources;
+//! dependents never compile them. MSRV: Rust 1.85.
 //!
 //! # How the crate is built
 //!
@@ -130,7 +146,7 @@
 //!
 //! ```text
 //! 9  folder                     pi's session folders: the layout, a listing with lineage
-//! 8  wasm, file                 the bindings: JS values in and out; the Rust API (SessionFile)
+//! 8  wasm, file, types          the bindings: JS values in and out; the Rust API (SessionFile, serde types)
 //! 7  session                    an open session, appended to in place
 //! 6  diagnostics, index, session_info  reports over a whole document; a file's entries as byte ranges
 //! 5  document, system, usage    a file read once; the prompt and tools a context gives; what it cost
@@ -193,11 +209,13 @@ mod tests;
 
 mod file;
 mod folder;
+#[cfg(feature = "serde")]
+pub mod types;
 
 pub use diagnostics::{Diagnostic, Problem};
 pub use file::{
-    Block, Context, EntryView, Error, Info, MessageView, Node, OpenOptions, SessionFile, Tree,
-    Usage, DEFAULT_MAX_BYTES,
+    Block, Context, EntryView, Error, Info, MessageView, Node, OpenOptions, ProjectedEntry,
+    Projection, Replacement, SessionFile, Tree, TypedEntry, Usage, DEFAULT_MAX_BYTES,
 };
 pub use folder::{agent_dir, folder_name, list, project_dir, sessions_dir, Listed};
 pub use usage::{ByKind, Record, RecordKind, Report, Totals};

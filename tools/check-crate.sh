@@ -4,7 +4,8 @@
 #     with the toolchain installed (minimal profile) when missing;
 #  2. `cargo package` succeeds (it also builds the packaged sources alone);
 #  3. a fresh project that depends on the packaged .crate builds, and compiles
-#     neither a cdylib nor serde (nor wasm-bindgen).
+#     neither a cdylib nor serde (nor wasm-bindgen);
+#  4. the same project builds with the crate's `serde` feature, on the MSRV too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo=${CARGO:-cargo}
@@ -15,8 +16,9 @@ if ! rustup run "$msrv" rustc --version >/dev/null 2>&1; then
   echo "installing Rust $msrv (the crate's MSRV)"
   rustup toolchain install "$msrv" --profile minimal
 fi
-echo "MSRV: cargo +$msrv check --lib"
+echo "MSRV: cargo +$msrv check --lib (and with --features serde)"
 $cargo "+$msrv" check --quiet --lib -p session-tree --target-dir target/msrv
+$cargo "+$msrv" check --quiet --lib -p session-tree --features serde --target-dir target/msrv
 
 echo "cargo package"
 $cargo package --quiet --allow-dirty -p session-tree
@@ -60,4 +62,22 @@ if find "$scratch/target" -name '*.so' -o -name '*.wasm' -o -name '*.dylib' | gr
   echo "building the packaged crate produced a cdylib:" >&2
   find "$scratch/target" -name '*.so' -o -name '*.wasm' >&2; exit 1
 fi
-echo "the packaged crate builds alone on Rust $msrv+, without a cdylib or serde; its dependencies: $(echo $deps | tr '\n' ' ')"
+
+# The `serde` feature: the owned types, read and written back by the packaged crate.
+cat > "$scratch/src/main.rs" <<'RS'
+fn main() {
+    let line = r#"{"type":"label","id":"l","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","targetId":"a","label":"x","more":[1]}"#;
+    let entry: session_tree::types::FileEntry = serde_json::from_str(line).expect("reads");
+    let back: serde_json::Value = serde_json::to_value(&entry).expect("writes");
+    assert_eq!(back, serde_json::from_str::<serde_json::Value>(line).unwrap());
+    println!("serde feature: {}", entry.kind().unwrap_or_default());
+}
+RS
+sed -i 's|^session-tree = { path = "\(.*\)" }$|session-tree = { path = "\1", features = ["serde"] }\nserde_json = "1"|' "$scratch/Cargo.toml"
+(cd "$scratch" && $cargo build --quiet --target-dir target 2>&1)
+(cd "$scratch" && ./target/debug/crate-check)
+# (The compile above is the proof; this says so if the feature ever became a no-op.)
+(cd "$scratch" && $cargo tree --prefix none -e normal -i serde_json 2>/dev/null) | grep -q '^session-tree ' || {
+  echo "the serde feature did not bring in serde_json" >&2; exit 1
+}
+echo "the packaged crate builds alone on Rust $msrv+, without a cdylib or serde (and with its serde feature); its dependencies: $(echo $deps | tr '\n' ' ')"

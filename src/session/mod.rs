@@ -747,6 +747,22 @@ impl Session {
         crate::context::render(&self.text, &members, &self.entries, &plan)
     }
 
+    /// Each context entry at `leaf` (as for [`Session::context`]) with the
+    /// messages it gives: pi's `buildSessionProjection`, as JSON text (see
+    /// [`crate::context::projection_text`]).
+    pub fn projection(&self, leaf: Option<Option<&Key>>) -> String {
+        let plan = self.context_plan(leaf);
+        let members = |i: usize| Cow::Owned(json::members(&self.text, self.spans[i]));
+        let rendered = crate::context::render_projection(
+            &self.text,
+            &self.spans,
+            &members,
+            &self.entries,
+            &plan,
+        );
+        crate::context::projection_text(&rendered)
+    }
+
     /// The context at `leaf` (the session's own leaf by default), as entry indices.
     pub fn context_plan(&self, leaf: Option<Option<&Key>>) -> crate::context::Plan {
         // pi's methods walk `getEntries()`, which has no header.

@@ -3,3 +3,5 @@
 //! that are not part of the public API.
 
 mod properties;
+#[cfg(feature = "serde")]
+mod serde_roundtrip;

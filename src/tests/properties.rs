@@ -384,7 +384,7 @@ fn entry_json(e: &GenEntry) -> serde_json::Value {
 }
 
 #[derive(Clone, Debug)]
-struct GenSession {
+pub(super) struct GenSession {
     /// `None`: no header line; `Some(v)`: a header first, `version` v (0: no version key).
     header: Option<u8>,
     entries: Vec<GenEntry>,
@@ -392,7 +392,7 @@ struct GenSession {
     final_newline: bool,
 }
 
-fn session_strategy() -> impl Strategy<Value = GenSession> {
+pub(super) fn session_strategy() -> impl Strategy<Value = GenSession> {
     (
         prop::option::weighted(0.9, 0u8..5),
         prop::collection::vec(entry_strategy(), 0..24),
@@ -407,7 +407,7 @@ fn session_strategy() -> impl Strategy<Value = GenSession> {
         })
 }
 
-fn session_text(s: &GenSession) -> String {
+pub(super) fn session_text(s: &GenSession) -> String {
     let mut lines = Vec::new();
     if let Some(v) = s.header {
         let mut h = json!({ "type": "session", "id": "0193f2a4-0000-7000-8000-000000000001",

@@ -11,8 +11,8 @@ import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { sessionUsage } from "session-tree";
 import { piSessionStats, SessionManager } from "../shared/pi.mjs";
-import { envSeed } from "../shared/rng.mjs";
-import { generateUsageFolder } from "../shared/usage-folder.mjs";
+import { envSeed, Rng } from "../shared/rng.mjs";
+import { generateUsageFolder, randomUsage } from "../shared/usage-folder.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const targetDir = join(here, "../../target/rust-consumer");
@@ -23,6 +23,104 @@ const root = mkdtempSync(join(tmpdir(), "rust-consumer-"));
 after(() => rmSync(root, { recursive: true, force: true }));
 const { files } = generateUsageFolder(root, seed, { sessions: 8 });
 const paths = [...new Set(files.map((f) => f.path))].sort();
+
+/**
+ * A session of every entry type pi 1.6 writes, through its own SessionManager:
+ * every message role and block type, labels, names, model and thinking
+ * changes, custom entries and messages, usage entries, context edits (a
+ * replacement and a removal), a compaction with details and a branch summary;
+ * strings with non-ASCII text and fields the types do not name.
+ */
+function everyKindSession(dir, seed) {
+  const rng = new Rng(seed);
+  const word = () => rng.pick(["é", "日本", "🙂", 'a"b', "tab\t", "x"]) + rng.hex(3);
+  const sm = SessionManager.create("/work/kinds", dir);
+  const now = () => Date.now();
+  const user = sm.appendMessage({
+    role: "user",
+    content: [
+      { type: "text", text: `look ${word()}` },
+      { type: "image", data: "aGk=", mimeType: "image/png" },
+    ],
+    timestamp: now(),
+    extraField: { nested: [1, 2.5, null] },
+  });
+  const [provider, model] = rng.pick([
+    ["anthropic", "claude-sonnet-4-5"],
+    ["openai", "gpt-5"],
+  ]);
+  const call = { type: "toolCall", id: `call_${rng.hex(6)}`, name: "bash", arguments: { command: `ls ${word()}` } };
+  const assistant = sm.appendMessage({
+    role: "assistant",
+    content: [
+      { type: "thinking", thinking: word(), thinkingSignature: rng.hex(8) },
+      { type: "text", text: word() },
+      call,
+    ],
+    api: "messages",
+    provider,
+    model,
+    usage: { ...randomUsage(rng), reasoning: rng.int(0, 50) },
+    stopReason: "toolUse",
+    timestamp: now(),
+    durationMs: rng.int(10, 5000),
+  });
+  const result = sm.appendMessage({
+    role: "toolResult",
+    toolCallId: call.id,
+    toolName: "bash",
+    content: [{ type: "text", text: word() }],
+    details: rng.chance(0.5) ? { exit: 0, lines: [word()] } : null,
+    isError: rng.chance(0.3),
+    timestamp: now(),
+  });
+  sm.appendMessage({
+    role: "bashExecution",
+    command: "make",
+    output: word(),
+    exitCode: rng.pick([0, 2, null]),
+    cancelled: false,
+    truncated: rng.chance(0.5),
+    timestamp: now(),
+  });
+  sm.appendThinkingLevelChange(rng.pick(["low", "high", "max"]));
+  sm.appendModelChange(provider, `${model}-${rng.hex(2)}`);
+  sm.appendLabelChange(user, rng.chance(0.7) ? `label ${word()}` : undefined);
+  sm.appendSessionInfo(`  name ${word()}  `);
+  sm.appendCustomEntry("ext", rng.chance(0.8) ? { x: [1, { y: word() }], n: rng.int(0, 1e9) / 7 } : null);
+  const custom = sm.appendCustomMessageEntry(
+    "ext",
+    rng.chance(0.5) ? word() : [{ type: "text", text: word() }],
+    rng.chance(0.5),
+    rng.chance(0.5) ? { d: 1 } : undefined,
+  );
+  sm.appendUsage("cache_warm", provider, model, randomUsage(rng), rng.chance(0.5) ? `note ${word()}` : undefined);
+  sm.appendContextEdit(assistant, { content: [{ type: "text", text: `edited ${word()}` }] });
+  sm.appendContextEdit(rng.pick([result, custom]), null);
+  sm.appendMessage({ role: "user", content: word(), timestamp: now() });
+  sm.appendCompaction(`summary ${word()}`, user, rng.int(1000, 90000), { files: [word()] }, false, randomUsage(rng));
+  sm.appendMessage({ role: "user", content: word(), timestamp: now() });
+  sm.branchWithSummary(user, `left ${word()}`, { why: word() }, false, randomUsage(rng));
+  sm.appendMessage({ role: "user", content: `after ${word()}`, timestamp: now() });
+  return sm.getSessionFile();
+}
+// Outside the folder the folder tests read.
+const kindsDir = mkdtempSync(join(tmpdir(), "rust-consumer-kinds-"));
+after(() => rmSync(kindsDir, { recursive: true, force: true }));
+const kinds = everyKindSession(kindsDir, seed);
+const allFiles = [...paths, kinds];
+
+/** `o`'s value with every `null`-valued key left out, recursively. */
+const withoutNullKeys = (v) =>
+  Array.isArray(v)
+    ? v.map(withoutNullKeys)
+    : v && typeof v === "object"
+      ? Object.fromEntries(
+          Object.entries(v)
+            .filter(([, x]) => x !== null)
+            .map(([k, x]) => [k, withoutNullKeys(x)]),
+        )
+      : v;
 
 before(() => {
   execFileSync(process.env.CARGO ?? "cargo", ["build", "--quiet", "--target-dir", targetDir], {
@@ -199,4 +297,104 @@ test("every program in examples/ runs on the generated folder", () => {
   const tail = example("tail", file, "--once").trim().split("\n");
   assert.equal(tail[0], `session ${SessionManager.open(file).getHeader().id}`, replay);
   assert.match(tail.at(-1), /^tokens since the last compaction: \d+$/, replay);
+});
+
+test("typed views: each entry kind's fields are those of pi's own entries", () => {
+  const text = (c) =>
+    typeof c === "string"
+      ? c
+      : c
+          .filter((b) => b.type === "text")
+          .map((b) => b.text)
+          .join("\n");
+  for (const p of allFiles) {
+    const sm = SessionManager.open(p);
+    const expected = [sm.getHeader(), ...sm.getEntries()].map((e) => {
+      const f = (() => {
+        switch (e.type) {
+          case "session":
+            return { version: e.version ?? null, cwd: e.cwd, parentSession: e.parentSession ?? null };
+          case "message":
+            return { role: e.message.role, blocks: blockKinds(e.message) };
+          case "compaction":
+            return {
+              summary: e.summary,
+              firstKeptEntryId: e.firstKeptEntryId,
+              tokensBefore: e.tokensBefore,
+              output: e.usage?.output ?? null,
+              fromHook: e.fromHook ?? false,
+              system: e.systemMessage !== undefined,
+            };
+          case "branch_summary":
+            return { fromId: e.fromId, summary: e.summary, output: e.usage?.output ?? null };
+          case "label":
+            return { targetId: e.targetId, label: e.label ?? null };
+          case "session_info":
+            return { name: e.name ?? null };
+          case "model_change":
+            return { provider: e.provider, modelId: e.modelId };
+          case "thinking_level_change":
+            return { thinkingLevel: e.thinkingLevel };
+          case "custom":
+            return { customType: e.customType, data: e.data ?? null };
+          case "custom_message":
+            return { customType: e.customType, text: text(e.content), display: e.display, details: e.details ?? null };
+          case "usage":
+            return {
+              kind: e.kind,
+              provider: e.provider,
+              model: e.model,
+              input: e.usage.input,
+              cost: e.usage.cost.total,
+              note: e.note ?? null,
+            };
+          case "context_edit":
+            return { targetId: e.targetId, replacement: e.replacement === null ? null : text(e.replacement.content) };
+          default:
+            return null;
+        }
+      })();
+      return { type: e.type, id: e.id, fields: f };
+    });
+    const got = run("typed", p);
+    assert.deepEqual(got, expected, `${p} ${replay}`);
+    if (p === kinds) {
+      const types = new Set(got.map((e) => e.type));
+      for (const t of ["session", "message", "compaction", "branch_summary", "label", "session_info", "model_change"])
+        assert.ok(types.has(t), `${t} ${replay}`);
+      for (const t of ["thinking_level_change", "custom", "custom_message", "usage", "context_edit"])
+        assert.ok(types.has(t), `${t} ${replay}`);
+    }
+  }
+});
+
+test("projection: the JSON text and the typed entries are pi's buildSessionProjection", () => {
+  for (const p of allFiles) {
+    const pi = SessionManager.open(p).buildSessionProjection();
+    const [got] = run("projection", p);
+    // A key pi leaves undefined is written null (the documented difference).
+    assert.deepEqual(withoutNullKeys(got.json), withoutNullKeys(JSON.parse(JSON.stringify(pi))), `${p} ${replay}`);
+    assert.deepEqual(
+      got.entries,
+      pi.entries.map((e) => ({ id: e.sourceEntry.id, roles: e.messages.map((m) => m.role) })),
+      `${p} ${replay}`,
+    );
+    assert.equal(got.messages, pi.messages.length, `${p} ${replay}`);
+    assert.equal(got.thinkingLevel, pi.thinkingLevel, `${p} ${replay}`);
+  }
+});
+
+test("serde types: every line pi wrote reads into a typed FileEntry and writes back the same JSON", () => {
+  for (const p of allFiles) {
+    const lines = readFileSync(p, "utf8")
+      .split("\n")
+      .filter((l) => l.trim())
+      .map((l) => JSON.parse(l));
+    const got = run("roundtrip", p);
+    assert.equal(got.length, lines.length, `${p} ${replay}`);
+    got.forEach((g, i) => {
+      assert.ok(g.known, `line ${i + 1} of ${p} read as an unknown entry ${replay}`);
+      assert.deepEqual(g.json, lines[i], `line ${i + 1} of ${p} ${replay}`);
+    });
+  }
 });

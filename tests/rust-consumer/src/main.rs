@@ -11,11 +11,17 @@
 //! - `lineage FOLDER`: each file of the listing and the file it was forked from;
 //! - `context FILE`: the ids of the entries the context at the leaf is made
 //!   of, and its message count.
+//! - `typed FILE`: each entry's kind-specific fields, read through `typed()`;
+//! - `projection FILE`: the projection at the leaf, its JSON text and, per
+//!   entry, the id and roles of the typed messages;
+//! - `roundtrip FILE`: each entry read into `types::FileEntry` (feature
+//!   `serde`) and written back.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use session_tree::{Block, SessionFile};
+use session_tree::types::FileEntry;
+use session_tree::{Block, Replacement, SessionFile, TypedEntry};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -26,6 +32,9 @@ fn main() {
         Some("search") => search(Path::new(&args[1])),
         Some("context") => context(Path::new(&args[1])),
         Some("lineage") => lineage(Path::new(&args[1])),
+        Some("typed") => typed(Path::new(&args[1])),
+        Some("projection") => projection(Path::new(&args[1])),
+        Some("roundtrip") => roundtrip(Path::new(&args[1])),
         _ => Err("usage: rust-consumer usage|view|monitor|search PATH".into()),
     };
     if let Err(e) = run {
@@ -213,6 +222,190 @@ fn lineage(dir: &Path) -> Result {
         println!(
             "{{\"file\":{},\"parent\":{parent}}}",
             q(&row.path.to_string_lossy())
+        );
+    }
+    Ok(())
+}
+
+fn opt(s: Option<std::borrow::Cow<'_, str>>) -> String {
+    s.map_or("null".to_owned(), |s| q(&s))
+}
+
+fn num(n: Option<f64>) -> String {
+    n.map_or("null".to_owned(), |n| n.to_string())
+}
+
+fn typed(path: &Path) -> Result {
+    let session = SessionFile::open(path)?;
+    for entry in session.entries() {
+        let fields = match entry.typed() {
+            TypedEntry::Header {
+                version,
+                cwd,
+                parent_session,
+                ..
+            } => format!(
+                "{{\"version\":{},\"cwd\":{},\"parentSession\":{}}}",
+                num(version),
+                opt(cwd),
+                opt(parent_session)
+            ),
+            TypedEntry::Message(m) => format!(
+                "{{\"role\":{},\"blocks\":{}}}",
+                opt(m.role()),
+                blocks(&m)
+            ),
+            TypedEntry::Compaction {
+                summary,
+                first_kept_entry_id,
+                tokens_before,
+                usage,
+                from_hook,
+                system_message,
+                ..
+            } => format!(
+                "{{\"summary\":{},\"firstKeptEntryId\":{},\"tokensBefore\":{},\"output\":{},\"fromHook\":{from_hook},\"system\":{}}}",
+                opt(summary),
+                opt(first_kept_entry_id),
+                num(tokens_before),
+                num(usage.map(|u| u.output)),
+                system_message.is_some()
+            ),
+            TypedEntry::BranchSummary {
+                from_id,
+                summary,
+                usage,
+                ..
+            } => format!(
+                "{{\"fromId\":{},\"summary\":{},\"output\":{}}}",
+                opt(from_id),
+                opt(summary),
+                num(usage.map(|u| u.output))
+            ),
+            TypedEntry::Label {
+                target_id, label, ..
+            } => format!(
+                "{{\"targetId\":{},\"label\":{}}}",
+                opt(target_id),
+                opt(label)
+            ),
+            TypedEntry::SessionInfo { name, .. } => format!("{{\"name\":{}}}", opt(name)),
+            TypedEntry::ModelChange {
+                provider,
+                model_id,
+                ..
+            } => format!(
+                "{{\"provider\":{},\"modelId\":{}}}",
+                opt(provider),
+                opt(model_id)
+            ),
+            TypedEntry::ThinkingLevelChange { thinking_level, .. } => {
+                format!("{{\"thinkingLevel\":{}}}", opt(thinking_level))
+            }
+            TypedEntry::Custom {
+                custom_type, data, ..
+            } => format!(
+                "{{\"customType\":{},\"data\":{}}}",
+                opt(custom_type),
+                data.unwrap_or("null")
+            ),
+            TypedEntry::CustomMessage {
+                custom_type,
+                content,
+                display,
+                details,
+                ..
+            } => format!(
+                "{{\"customType\":{},\"text\":{},\"display\":{display},\"details\":{}}}",
+                opt(custom_type),
+                q(&texts(&content)),
+                details.unwrap_or("null")
+            ),
+            TypedEntry::Usage {
+                kind,
+                provider,
+                model,
+                usage,
+                note,
+                ..
+            } => format!(
+                "{{\"kind\":{},\"provider\":{},\"model\":{},\"input\":{},\"cost\":{},\"note\":{}}}",
+                opt(kind),
+                opt(provider),
+                opt(model),
+                num(usage.map(|u| u.input)),
+                num(usage.map(|u| u.cost)),
+                opt(note)
+            ),
+            TypedEntry::ContextEdit {
+                target_id,
+                replacement,
+                ..
+            } => format!(
+                "{{\"targetId\":{},\"replacement\":{}}}",
+                opt(target_id),
+                match replacement {
+                    Some(Replacement::Remove) => "null".to_owned(),
+                    Some(Replacement::Content(c)) => q(&texts(&c)),
+                    _ => "\"?\"".to_owned(),
+                }
+            ),
+            _ => "null".to_owned(),
+        };
+        println!(
+            "{{\"type\":{},\"id\":{},\"fields\":{fields}}}",
+            opt(entry.kind()),
+            opt(entry.id())
+        );
+    }
+    Ok(())
+}
+
+/// The text blocks of a content, joined with newlines.
+fn texts(blocks: &[Block<'_>]) -> String {
+    let texts: Vec<&str> = blocks
+        .iter()
+        .filter_map(|b| match b {
+            Block::Text(t) => Some(t.as_ref()),
+            _ => None,
+        })
+        .collect();
+    texts.join("\n")
+}
+
+fn projection(path: &Path) -> Result {
+    let session = SessionFile::open(path)?;
+    let projection = session.projection(None)?;
+    let entries: Vec<String> = projection
+        .entries()
+        .iter()
+        .map(|e| {
+            let roles: Vec<String> = e.messages.iter().map(|m| opt(m.role())).collect();
+            format!(
+                "{{\"id\":{},\"roles\":[{}]}}",
+                opt(e.entry.id()),
+                roles.join(",")
+            )
+        })
+        .collect();
+    println!(
+        "{{\"json\":{},\"entries\":[{}],\"messages\":{},\"thinkingLevel\":{}}}",
+        projection.json(),
+        entries.join(","),
+        projection.messages().len(),
+        opt(projection.thinking_level())
+    );
+    Ok(())
+}
+
+fn roundtrip(path: &Path) -> Result {
+    let session = SessionFile::open(path)?;
+    for entry in session.entries() {
+        let owned: FileEntry = entry.deserialize()?;
+        let known = !matches!(owned, FileEntry::Other(_));
+        println!(
+            "{{\"known\":{known},\"json\":{}}}",
+            serde_json::to_string(&owned)?
         );
     }
     Ok(())
