@@ -17,7 +17,7 @@
 //! collapsed are the whole string's.
 
 use crate::json::{self, Kind, Member, Span, Value};
-use crate::scan::is_js_space;
+use crate::scan::{self, is_js_space};
 
 /// How many non-whitespace UTF-16 units a cut string keeps.
 pub const TEXT_CAP: usize = 512;
@@ -46,91 +46,180 @@ impl Fields {
 /// `text`): an object keeps the members `fields` name; anything else is kept
 /// whole, as it is no entry to pick fields from. Strings are cut as the
 /// module says; every other value keeps its text.
+///
+/// The parse's members (two levels) are used as they are; deeper values are
+/// walked once, each long string scanned to its end once: a preview costs
+/// about one more look at the entry's text.
 pub fn write(text: &str, value: &Value, fields: &Fields, out: &mut String) {
     if value.kind != Kind::Object {
-        whole(text, value.kind, value.span, out);
+        whole(text, value.span.start, out);
         return;
     }
     let paths: Vec<&[String]> = fields.paths.iter().map(Vec::as_slice).collect();
-    object(text, &value.members, &paths, out);
-}
-
-/// The members of an object that `paths` name, each projected on what is
-/// left of its paths.
-fn object(text: &str, members: &[Member], paths: &[&[String]], out: &mut String) {
     out.push('{');
     let mut first = true;
-    for m in members {
-        let rest: Vec<&[String]> = paths
-            .iter()
-            .filter(|p| json::key_is(text, m.key, &p[0]))
-            .map(|p| &p[1..])
-            .collect();
-        if rest.is_empty() {
+    for (k, m) in value.members.iter().enumerate() {
+        let Some(rest) = picked(text, m, &paths) else {
             continue;
-        }
-        if !first {
-            out.push(',');
-        }
-        first = false;
-        // The key's own text: `JSON.parse` reads it as the entry's key.
-        out.push_str(m.key.of(text));
-        out.push(':');
+        };
+        member(text, m, &mut first, out);
         if rest.iter().any(|p| p.is_empty()) {
-            whole(text, m.kind, m.value, out);
+            whole(text, m.value.start, out);
+        } else if matches!(m.kind, Kind::Object | Kind::Array) {
+            // The parse has this value's members (or elements) already.
+            let inner: Vec<Member> = value.nested_in(k).copied().collect();
+            let close = if m.kind == Kind::Object { '}' } else { ']' };
+            out.push(if m.kind == Kind::Object { '{' } else { '[' });
+            let mut first = true;
+            for n in &inner {
+                if m.kind == Kind::Array {
+                    if !first {
+                        out.push(',');
+                    }
+                    first = false;
+                    project(text, n.value.start, &rest, out);
+                } else if let Some(next) = picked(text, n, &rest) {
+                    member(text, n, &mut first, out);
+                    if next.iter().any(|p| p.is_empty()) {
+                        whole(text, n.value.start, out);
+                    } else {
+                        project(text, n.value.start, &next, out);
+                    }
+                }
+            }
+            out.push(close);
         } else {
-            project(text, m.kind, m.value, &rest, out);
+            whole(text, m.value.start, out);
         }
     }
     out.push('}');
 }
 
-/// A value on the way down `paths` (none of them empty): an object keeps
-/// what they name, an array projects each element, anything else stays.
-fn project(text: &str, kind: Kind, span: Span, paths: &[&[String]], out: &mut String) {
-    match kind {
-        Kind::Object => object(text, &json::members(text, span), paths, out),
-        Kind::Array => {
+/// What is left of `paths` under member `m`, if any path names it.
+fn picked<'p>(text: &str, m: &Member, paths: &[&'p [String]]) -> Option<Vec<&'p [String]>> {
+    let rest: Vec<&[String]> = paths
+        .iter()
+        .filter(|p| json::key_is(text, m.key, &p[0]))
+        .map(|p| &p[1..])
+        .collect();
+    (!rest.is_empty()).then_some(rest)
+}
+
+/// Writes `"key":` (the key's own text: `JSON.parse` reads it as the entry's).
+fn member(text: &str, m: &Member, first: &mut bool, out: &mut String) {
+    if !*first {
+        out.push(',');
+    }
+    *first = false;
+    out.push_str(m.key.of(text));
+    out.push(':');
+}
+
+/// JSON whitespace from `b[i]` on: where it ends.
+fn ws(b: &[u8], mut i: usize) -> usize {
+    while matches!(b.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+        i += 1;
+    }
+    i
+}
+
+/// The valid value at `text[i]` on the way down `paths` (none of them
+/// empty): an object keeps what they name, an array projects each element,
+/// anything else is kept whole. Returns where the value ends.
+fn project(text: &str, i: usize, paths: &[&[String]], out: &mut String) -> usize {
+    let b = text.as_bytes();
+    match b[i] {
+        b'{' => {
+            out.push('{');
+            let mut first = true;
+            let mut at = ws(b, i + 1);
+            while b[at] != b'}' {
+                let key_end = scan::skip_string(b, at);
+                let start = ws(b, ws(b, key_end) + 1);
+                let m = Member {
+                    key: Span::new(at, key_end),
+                    value: Span::new(start, start),
+                    kind: Kind::of_first_byte(b[start]),
+                };
+                let end = match picked(text, &m, paths) {
+                    Some(rest) => {
+                        member(text, &m, &mut first, out);
+                        if rest.iter().any(|p| p.is_empty()) {
+                            whole(text, start, out)
+                        } else {
+                            project(text, start, &rest, out)
+                        }
+                    }
+                    None => scan::skip_value(b, start),
+                };
+                at = ws(b, end);
+                if b[at] == b',' {
+                    at = ws(b, at + 1);
+                }
+            }
+            out.push('}');
+            at + 1
+        }
+        b'[' => {
             out.push('[');
-            for (k, e) in json::elements(text, span).iter().enumerate() {
-                if k > 0 {
+            let mut at = ws(b, i + 1);
+            let mut first = true;
+            while b[at] != b']' {
+                if !first {
                     out.push(',');
                 }
-                project(text, e.kind, e.value, paths, out);
+                first = false;
+                at = ws(b, project(text, at, paths, out));
+                if b[at] == b',' {
+                    at = ws(b, at + 1);
+                }
             }
             out.push(']');
+            at + 1
         }
-        _ => whole(text, kind, span, out),
+        _ => whole(text, i, out),
     }
 }
 
-/// A value kept whole, its strings cut.
-fn whole(text: &str, kind: Kind, span: Span, out: &mut String) {
-    match kind {
-        Kind::String => out.push_str(&cut(span.of(text))),
-        Kind::Object => {
-            out.push('{');
-            for (k, m) in json::members(text, span).iter().enumerate() {
-                if k > 0 {
+/// The valid value at `text[i]`, kept whole with its strings cut, walked
+/// once. Returns where it ends.
+fn whole(text: &str, i: usize, out: &mut String) -> usize {
+    let b = text.as_bytes();
+    match b[i] {
+        b'"' => {
+            let end = scan::skip_string(b, i);
+            out.push_str(&cut(&text[i..end]));
+            end
+        }
+        open @ (b'{' | b'[') => {
+            let close = if open == b'{' { b'}' } else { b']' };
+            out.push(open as char);
+            let mut at = ws(b, i + 1);
+            let mut first = true;
+            while b[at] != close {
+                if !first {
                     out.push(',');
                 }
-                out.push_str(m.key.of(text));
-                out.push(':');
-                whole(text, m.kind, m.value, out);
-            }
-            out.push('}');
-        }
-        Kind::Array => {
-            out.push('[');
-            for (k, e) in json::elements(text, span).iter().enumerate() {
-                if k > 0 {
-                    out.push(',');
+                first = false;
+                if open == b'{' {
+                    let key_end = scan::skip_string(b, at);
+                    out.push_str(&text[at..key_end]);
+                    out.push(':');
+                    at = ws(b, ws(b, key_end) + 1);
                 }
-                whole(text, e.kind, e.value, out);
+                at = ws(b, whole(text, at, out));
+                if b[at] == b',' {
+                    at = ws(b, at + 1);
+                }
             }
-            out.push(']');
+            out.push(close as char);
+            at + 1
         }
-        _ => out.push_str(span.of(text)),
+        _ => {
+            let end = scan::skip_value(b, i);
+            out.push_str(&text[i..end]);
+            end
+        }
     }
 }
 
@@ -230,6 +319,16 @@ mod tests {
         );
         // A line that is no object is kept whole.
         assert_eq!(preview(r#" [1, {"a":2}] "#, &["type"]), r#"[1,{"a":2}]"#);
+        // JSON whitespace anywhere, at every depth; escaped keys deep down.
+        let spaced = " { \"m\" : { \"c\" : [ { \"t\" : \"x\" , \"u\" : [ 1 , { \"v\" : [ ] } ] } , 2 , [ ] , { } ] , \"d\" : { \"e\" : { \"f\\u0067\" : true , \"h\" : null } } } , \"n\" : -1.5e+3 } ";
+        assert_eq!(
+            preview(spaced, &["m.c", "n"]),
+            r#"{"m":{"c":[{"t":"x","u":[1,{"v":[]}]},2,[],{}]},"n":-1.5e+3}"#
+        );
+        assert_eq!(
+            preview(spaced, &["m.c.u.v", "m.c.t", "m.d.e.fg", "m.d.x"]),
+            r#"{"m":{"c":[{"t":"x","u":[1,{"v":[]}]},2,[],{}],"d":{"e":{"f\u0067":true}}}}"#
+        );
     }
 
     #[test]
