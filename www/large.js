@@ -119,12 +119,16 @@ export function branchNodes(stubs, byId, leafIds) {
  * line of its own, as the package's own context through a source does. A
  * session of these lines gives, at the leaf, the context the whole file
  * gives, when `nodes` are `contextNodes` of the leaf. `read(offset, length)`
- * reads the file.
+ * reads the file: entries close together in it are read at once
+ * (`readGroups`).
  */
 export function pathJsonl(read, { starts, lengths, headEnd }, nodes) {
   const order = Array.from(nodes).sort((a, b) => starts[a] - starts[b]);
   let total = headEnd + 1;
-  for (const n of order) total += lengths[n] + 1;
+  for (const n of order) {
+    if (starts[n] < 0) throw new Error(`entry ${n} of the graph has no known place in the file`);
+    total += lengths[n] + 1;
+  }
   const out = new Uint8Array(total);
   let at = 0;
   if (headEnd > 0) {
@@ -132,13 +136,43 @@ export function pathJsonl(read, { starts, lengths, headEnd }, nodes) {
     at = headEnd;
   }
   out[at++] = 0x0a;
-  for (const n of order) {
-    if (starts[n] < 0) throw new Error(`entry ${n} of the graph has no known place in the file`);
-    out.set(read(starts[n], lengths[n]), at);
-    at += lengths[n];
-    out[at++] = 0x0a;
+  for (const [from, to, group] of readGroups(order, starts, lengths)) {
+    const bytes = read(from, to - from);
+    for (const n of group) {
+      out.set(bytes.subarray(starts[n] - from, starts[n] - from + lengths[n]), at);
+      at += lengths[n];
+      out[at++] = 0x0a;
+    }
   }
   return out;
+}
+
+/**
+ * How far apart two entries may be and still be read at once: each read of
+ * a `File` costs about what reading this many more bytes does.
+ */
+export const READ_GAP = 128 << 10;
+
+/**
+ * Entries in file order (`order`) as reads: `[from, to, nodes]`, each read
+ * spanning entries no more than `gap` bytes apart and at most `most` bytes
+ * long (a long entry is a read of its own).
+ */
+export function readGroups(order, starts, lengths, gap = READ_GAP, most = 16 << 20) {
+  const groups = [];
+  let current = null;
+  for (const n of order) {
+    const from = starts[n];
+    const to = from + lengths[n];
+    if (current && from - current[1] <= gap && to - current[0] <= most) {
+      current[1] = Math.max(current[1], to);
+      current[2].push(n);
+    } else {
+      current = [from, to, [n]];
+      groups.push(current);
+    }
+  }
+  return groups;
 }
 
 /** Where the first entry starts: the header and anything before it end there. */

@@ -30,6 +30,7 @@ import {
   pathJsonl,
   pathTo,
   prefixSource,
+  readGroups,
 } from "../../../www/large.js";
 import { FILTERS, passesFilter, ROW_FIELDS, searchText } from "../../../www/model.js";
 import { caseSeed, envSeed, Rng } from "../../shared/rng.mjs";
@@ -274,6 +275,33 @@ test("prefixSource ends at the last line end within its size; the whole source w
   assert.equal(dec.decode(head.read(0, head.size)), '{"a":1}\n{"b":2}\n');
   assert.equal(prefixSource(source, 100), source);
   assert.equal(prefixSource(source, 5), null, "no line ends in the first 5 bytes");
+});
+
+test("entries close together are read at once, each entry's bytes in place", () => {
+  const starts = Float64Array.from([0, 10, 30, 200, 205, 1000]);
+  const lengths = Uint32Array.from([10, 15, 5, 5, 600, 10]);
+  const order = [0, 1, 2, 3, 4, 5];
+  assert.deepEqual(readGroups(order, starts, lengths, 10, 1 << 20), [
+    [0, 35, [0, 1, 2]],
+    [200, 805, [3, 4]],
+    [1000, 1010, [5]],
+  ]);
+  // A group stops at its most bytes; a gap of 0 joins only neighbours.
+  assert.deepEqual(
+    readGroups(order, starts, lengths, 1000, 400).map((g) => g[2]),
+    [[0, 1, 2, 3], [4], [5]],
+  );
+  assert.deepEqual(
+    readGroups([0, 1], starts, lengths, 0).map((g) => g[2]),
+    [[0, 1]],
+  );
+  // pathJsonl reads a group once and cuts each entry from it.
+  const bytes = enc.encode("HEAD\naaaaaaaaaa|bbbbbbbbbbbbbbb|ccccc");
+  const source = memorySource(bytes);
+  const doc = { starts: Float64Array.from([5, 16, 32]), lengths: Uint32Array.from([10, 15, 5]), headEnd: 5 };
+  const lines = pathJsonl((o, l) => source.read(o, l), doc, [2, 0]);
+  assert.equal(dec.decode(lines), "HEAD\n\naaaaaaaaaa\nccccc\n");
+  assert.equal(source.reads, 2, "the header, then both entries in one read");
 });
 
 test("pathTo, headEndOf and lastInFile", () => {
