@@ -436,6 +436,14 @@ export interface SessionTreeNode {
   label?: string;
   /** Timestamp of the label entry that set {@link label}. */
   labelTimestamp?: string;
+  /**
+   * With {@link TreeOptions.preview}, from a {@link ByteSource} of a current
+   * (v3) session: the entry cut to the fields asked for, kept while the index
+   * was read, so describing a node reads nothing again.
+   */
+  preview?: unknown;
+  /** With {@link TreeOptions.preview}: `[offset, length]`, the entry's line in the source. */
+  range?: [number, number];
 }
 
 /** What pi sends to the model for one leaf of the tree. */
@@ -460,6 +468,25 @@ export interface ReadOptions {
    * Meant for tests: a tiny piece puts piece boundaries everywhere.
    */
   pieceSize?: number;
+}
+
+/** Options of {@link getTree}. */
+export interface TreeOptions extends ReadOptions {
+  /**
+   * Field paths (`"type"`, `"message.role"`; through an array a path applies
+   * to each element) to keep of each entry of a {@link ByteSource}, read in
+   * the same pass as the index: each node then has `preview` (the entry with
+   * only those members, every string longer than 512 UTF-16 units cut after
+   * its 512th that is not whitespace) and `range`. An entry that is not an
+   * object is kept whole. Text, entry arrays and old (v1, v2) sessions read
+   * whole give nodes without them.
+   *
+   * ```js
+   * const roots = getTree(fileSource(path), { preview: ["type", "message.role"] });
+   * roots[0].preview; // { type: "message", message: { role: "user" } }
+   * ```
+   */
+  preview?: readonly string[];
 }
 
 /** Options of {@link parseSession}. */
@@ -600,7 +627,7 @@ export function migrate(source: SessionText, options?: ReadOptions): SessionText
  */
 export function getTree(
   source: SessionText | ByteSource | readonly FileEntry[],
-  options?: ReadOptions,
+  options?: TreeOptions,
 ): SessionTreeNode[];
 
 /**

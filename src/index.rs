@@ -19,6 +19,7 @@ use crate::ids::{self, IdHash};
 use crate::migrate;
 use crate::parse::{self, ReadAt};
 use crate::pieces;
+use crate::preview;
 use crate::time::DateParser;
 use crate::tree::{self, SiblingSort, Tree};
 
@@ -84,6 +85,24 @@ impl Index {
         read: &mut ReadAt<'_, E>,
         dates: &dyn DateParser,
     ) -> Result<Index, IndexError<E>> {
+        Index::read_with_preview(len, piece, read, dates, None).map(|(index, _)| index)
+    }
+
+    /// [`Index::read`], also writing each entry's [`preview`] of `fields`
+    /// in the same pass: a JSON array text with entry `i`'s at `i` (empty
+    /// without `fields`). A reader that shows a row per entry then reads
+    /// no entry again to describe it.
+    pub fn read_with_preview<E>(
+        len: u64,
+        piece: usize,
+        read: &mut ReadAt<'_, E>,
+        dates: &dyn DateParser,
+        fields: Option<&preview::Fields>,
+    ) -> Result<(Index, String), IndexError<E>> {
+        let mut previews = String::new();
+        if fields.is_some() {
+            previews.push('[');
+        }
         let mut index = Index {
             facts: Vec::new(),
             labels: Vec::new(),
@@ -106,13 +125,22 @@ impl Index {
             };
             let entry = Entry::from_json(line.text, value, Some(dates), &mut unique);
             index.add(entry, line.range.start, len);
+            if let Some(fields) = fields {
+                if previews.len() > 1 {
+                    previews.push(',');
+                }
+                preview::write(line.text, value, fields, &mut previews);
+            }
         };
         pieces::read_lines(len, piece, read, &mut visit).map_err(IndexError::Read)?;
         if let Some(line) = too_long {
             return Err(IndexError::LineTooLong { line });
         }
         index.facts.shrink_to_fit();
-        Ok(index)
+        if fields.is_some() {
+            previews.push(']');
+        }
+        Ok((index, previews))
     }
 
     fn add(&mut self, entry: Entry, start: u64, len: u32) {
@@ -390,6 +418,52 @@ mod tests {
                 assert_eq!(idx.entry_id(i), doc.entries[i].id, "entry {i}");
             }
         }
+    }
+
+    #[test]
+    fn previews_come_from_the_index_pass_whatever_the_pieces() {
+        let long = format!("{{\"type\":\"message\",\"id\":\"a1b2c3d4\",\"parentId\":null,\"message\":{{\"role\":\"user\",\"content\":\"{}\"}}}}\n", "é \\n🙂".repeat(900));
+        let text = [
+            "{\"type\":\"session\",\"version\":3,\"id\":\"s\"}\n".to_owned(),
+            e("\"x\"", "null", 1),
+            long,
+            "[1,{\"type\":2}]\n{broken\n\"s\"\n".into(),
+            e("\"y\"", "\"x\"", 2),
+        ]
+        .concat();
+        let fields = preview::Fields::new(["type", "id", "message.content", "message.none"]);
+        let doc = Document::parse(&text);
+        let mut expected = String::from("[");
+        for (i, span) in doc.spans.iter().enumerate() {
+            let line = span.of(&text);
+            let value = crate::json::parse(line, crate::json::Span::new(0, line.len())).unwrap();
+            if i > 0 {
+                expected.push(',');
+            }
+            preview::write(line, &value, &fields, &mut expected);
+        }
+        expected.push(']');
+        assert!(
+            expected.len() < text.len() / 2,
+            "the long text is cut: {expected}"
+        );
+        for piece in [1, 5, 64, 1 << 20] {
+            let mut read = |from: u64, to: u64, buf: &mut Vec<u8>| {
+                buf.extend_from_slice(&text.as_bytes()[from as usize..to as usize]);
+                Ok::<(), ()>(())
+            };
+            let (idx, previews) = Index::read_with_preview(
+                text.len() as u64,
+                piece,
+                &mut read,
+                &IsoOnly,
+                Some(&fields),
+            )
+            .unwrap();
+            assert_eq!(idx.len(), doc.entries.len());
+            assert_eq!(previews, expected, "pieces of {piece}");
+        }
+        assert_eq!(index(text.as_bytes(), 7).len(), doc.entries.len());
     }
 
     #[test]

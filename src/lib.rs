@@ -152,7 +152,7 @@
 //! 5  document, system, usage    a file read once; the prompt and tools a context gives; what it cost
 //! 4  tree, context, migrate     pi's algorithms over the entries
 //! 3  entry, pieces              what the algorithms read of one entry; lines read a piece at a time
-//! 2  parse, time                JSONL lines as pi splits them; dates as JS reads them
+//! 2  parse, preview, time       JSONL lines as pi splits them; an entry cut to named fields; dates as JS reads them
 //! 1  json                       JSON as JSON.parse reads it and JSON.stringify writes strings
 //! 0  ascii, ids, order, scan    bytes and ids: fast scans, escapes, hex, random ids, a sort
 //! ```
@@ -186,6 +186,8 @@ pub mod order;
 pub mod parse;
 #[doc(hidden)]
 pub mod pieces;
+#[doc(hidden)]
+pub mod preview;
 #[doc(hidden)]
 pub mod scan;
 #[doc(hidden)]

@@ -1,60 +1,43 @@
 // Opening a file too big to hold, without the DOM: the worker reads it
 // through a byte source (the package's `blobSource`), a piece at a time.
-// `getTree` over the source indexes the file and gives nodes whose entries
-// are read by their byte range when first asked; here each entry is read
-// once, described (kind, summary, time…) and let go, and its range kept, so
-// the worker holds columns and ranges, not the text. A selected leaf's
-// context reads only the header and the entries on its path. The worker
-// (worker.js) runs it; tests/viewer/unit/large.test.mjs covers it.
+// `getTree` over the source indexes the file and, in the same pass, keeps of
+// each entry its byte range and a preview: the entry cut to the fields the
+// rows read (model.js's `ROW_FIELDS`). The rows are then described from the
+// previews by analysis.js's `describeNodes`, as a file read whole is, and no
+// entry is read again. A selected leaf's context, a comparison or a branch
+// to export or share reads only the header and the entries on its paths.
+// The worker (worker.js) runs it; tests/viewer/unit/large.test.mjs covers it.
 
-import { refOf } from "./analysis.js";
-
-import { isToolOnlyAssistant, kindOf, passesFilter, summarize } from "./model.js";
+import { describeNodes, flattenNodes } from "./analysis.js";
 
 /** Files from this size on open by piece; smaller ones are read whole (every feature, fastest). */
 export const LARGE_FROM = 64 << 20;
 /** How much of a large file the first rows come from, before the rest is read. */
 export const PREVIEW_BYTES = 8 << 20;
-/** How many bytes a describing read takes at once: entries are read mostly in file order. */
-export const READ_WINDOW = 4 << 20;
+/** How many bytes the index reads at a time: each read of a `File` costs a call, whatever its size. */
+export const READ_PIECE = 8 << 20;
 
 /**
- * A byte source that tells of each read: `onRead(offset, length)` before it
- * is made. The worker counts the bytes read for the progress bar, and notes
- * the range an entry was read from.
+ * The rows of a tree that `getTree(source, { preview: ROW_FIELDS })` read:
+ * the nodes in graph order (their previews, as `entries`), parents, labels,
+ * the rows' columns (`describeNodes` of the previews) and each entry's byte
+ * range. `null` when the nodes have no ranges: an old (v1, v2) file, which
+ * `getTree` read whole and migrated.
  */
-export function watchedSource(source, onRead) {
-  return {
-    name: source.name,
-    size: source.size,
-    read(offset, length) {
-      onRead(offset, length);
-      return source.read(offset, length);
-    },
-  };
-}
-
-/**
- * A byte source that reads `window` bytes at a time and answers the reads
- * that fall inside the last window from it: many small reads in file order
- * cost one read of the underlying source.
- */
-export function windowedSource(source, window = READ_WINDOW) {
-  let start = 0;
-  let bytes = new Uint8Array(0);
-  return {
-    name: source.name,
-    size: source.size,
-    read(offset, length) {
-      if (offset >= start && offset + length <= start + bytes.length) {
-        return bytes.slice(offset - start, offset - start + length);
-      }
-      if (length >= window) return source.read(offset, length);
-      start = offset;
-      bytes = source.read(offset, Math.min(window, source.size - offset));
-      return bytes.slice(0, length);
-    },
-  };
+export function describeSourceTree(roots) {
+  const { nodes, parent, labels } = flattenNodes(roots);
+  const count = nodes.length;
+  const entries = new Array(count);
+  const starts = new Float64Array(count);
+  const lengths = new Uint32Array(count);
+  for (let i = 0; i < count; i++) {
+    const { preview, range } = nodes[i];
+    if (!range) return null;
+    entries[i] = preview;
+    starts[i] = range[0];
+    lengths[i] = range[1];
+  }
+  return { entries, parent, labels, columns: describeNodes(entries), starts, lengths };
 }
 
 /**
@@ -69,66 +52,6 @@ export function prefixSource(source, max) {
   if (end < 0) return null;
   return { name: source.name, size: end + 1, read: (offset, length) => source.read(offset, length) };
 }
-
-/** The few fields of an entry that the filters and the path read: `{ id, parentId, type, message: { role } }`. */
-export function entryStub(e) {
-  const stub = { id: e?.id, parentId: e?.parentId, type: e?.type };
-  if (e?.type === "message") stub.message = { role: e.message?.role };
-  return stub;
-}
-
-/**
- * Reads each node's entry once, in graph order, and describes it as
- * analysis.js's `describeNodes` does, keeping only what the graph and the
- * filters need. `rangeOf()` gives the byte range the last read came from
- * (`[offset, length]`, or null); `onEntry(entry)` sees each entry (the
- * stats count them); `onProgress(done, count)` now and then. The nodes are
- * let go as they are read (`nodes[i]` becomes null), so the parsed entries
- * can be collected. Tool calls are kept (a tool result's row names its
- * call, wherever it is), not the rest of the entries.
- */
-export function describeLazyNodes(nodes, { beforeRead, rangeOf, onEntry, onProgress }) {
-  const count = nodes.length;
-  const kinds = new Uint8Array(count);
-  const summaries = new Array(count);
-  const toolOnly = new Uint8Array(count);
-  const times = new Array(count);
-  const refs = new Array(count);
-  const stubs = new Array(count);
-  const starts = new Float64Array(count).fill(-1);
-  const lengths = new Uint32Array(count);
-  const toolCalls = new Map();
-  const results = [];
-  for (let i = 0; i < count; i++) {
-    beforeRead();
-    const e = nodes[i].entry;
-    nodes[i] = null;
-    const range = rangeOf();
-    if (range) [starts[i], lengths[i]] = range;
-    if (e?.type === "message" && e.message?.role === "assistant" && Array.isArray(e.message.content)) {
-      for (const b of e.message.content) {
-        if (b && b.type === "toolCall") toolCalls.set(b.id, { name: b.name, arguments: b.arguments });
-      }
-    }
-    kinds[i] = kindOf(e);
-    if (e?.type === "message" && e.message?.role === "toolResult") {
-      // Named after its call, which may come later in graph order: summarized at the end.
-      const { toolCallId, toolName, isError } = e.message;
-      results.push([i, { type: "message", message: { role: "toolResult", toolCallId, toolName, isError } }]);
-    } else summaries[i] = summarize(e, toolCalls);
-    toolOnly[i] = isToolOnlyAssistant(e) ? 1 : 0;
-    times[i] = typeof e?.timestamp === "string" ? e.timestamp : "";
-    refs[i] = refOf(e);
-    stubs[i] = entryStub(e);
-    onEntry(e);
-    if ((i & 1023) === 1023) onProgress(i + 1, count);
-  }
-  for (const [i, result] of results) summaries[i] = summarize(result, toolCalls);
-  return { columns: { kinds, summaries, toolOnly, times, refs }, stubs, starts, lengths };
-}
-
-/** Whether a stub passes a filter exactly as its entry does (they share `type` and role). */
-export const stubPasses = (mode, stub, label) => passesFilter(mode, stub, label);
 
 /**
  * Node indices from the root down to `node`, following `parent` (each
@@ -176,17 +99,36 @@ export function contextNodes(stubs, byId, leafId) {
 }
 
 /**
+ * The nodes the branches to `leafIds` read (`getBranch`, pi's
+ * `createBranchedSession`): each leaf's `contextNodes`, and the label
+ * entries whose target is on one of them (a branch file carries their
+ * labels). Sorted, each once.
+ */
+export function branchNodes(stubs, byId, leafIds) {
+  const nodes = new Set(leafIds.flatMap((id) => contextNodes(stubs, byId, id)));
+  const onPath = new Set(Array.from(nodes, (n) => stubs[n].id));
+  for (let i = 0; i < stubs.length; i++) {
+    if (stubs[i]?.type === "label" && onPath.has(stubs[i].targetId)) nodes.add(i);
+  }
+  return Array.from(nodes).sort((a, b) => a - b);
+}
+
+/**
  * The JSONL a context at a leaf reads: the lines before the first entry
  * (the header), then the entries of `pathNodes` in file order, each on a
  * line of its own, as the package's own context through a source does. A
  * session of these lines gives, at the leaf, the context the whole file
  * gives, when `nodes` are `contextNodes` of the leaf. `read(offset, length)`
- * reads the file.
+ * reads the file: entries close together in it are read at once
+ * (`readGroups`).
  */
 export function pathJsonl(read, { starts, lengths, headEnd }, nodes) {
   const order = Array.from(nodes).sort((a, b) => starts[a] - starts[b]);
   let total = headEnd + 1;
-  for (const n of order) total += lengths[n] + 1;
+  for (const n of order) {
+    if (starts[n] < 0) throw new Error(`entry ${n} of the graph has no known place in the file`);
+    total += lengths[n] + 1;
+  }
   const out = new Uint8Array(total);
   let at = 0;
   if (headEnd > 0) {
@@ -194,13 +136,43 @@ export function pathJsonl(read, { starts, lengths, headEnd }, nodes) {
     at = headEnd;
   }
   out[at++] = 0x0a;
-  for (const n of order) {
-    if (starts[n] < 0) throw new Error(`entry ${n} of the graph has no known place in the file`);
-    out.set(read(starts[n], lengths[n]), at);
-    at += lengths[n];
-    out[at++] = 0x0a;
+  for (const [from, to, group] of readGroups(order, starts, lengths)) {
+    const bytes = read(from, to - from);
+    for (const n of group) {
+      out.set(bytes.subarray(starts[n] - from, starts[n] - from + lengths[n]), at);
+      at += lengths[n];
+      out[at++] = 0x0a;
+    }
   }
   return out;
+}
+
+/**
+ * How far apart two entries may be and still be read at once: each read of
+ * a `File` costs about what reading this many more bytes does.
+ */
+export const READ_GAP = 128 << 10;
+
+/**
+ * Entries in file order (`order`) as reads: `[from, to, nodes]`, each read
+ * spanning entries no more than `gap` bytes apart and at most `most` bytes
+ * long (a long entry is a read of its own).
+ */
+export function readGroups(order, starts, lengths, gap = READ_GAP, most = 16 << 20) {
+  const groups = [];
+  let current = null;
+  for (const n of order) {
+    const from = starts[n];
+    const to = from + lengths[n];
+    if (current && from - current[1] <= gap && to - current[0] <= most) {
+      current[1] = Math.max(current[1], to);
+      current[2].push(n);
+    } else {
+      current = [from, to, [n]];
+      groups.push(current);
+    }
+  }
+  return groups;
 }
 
 /** Where the first entry starts: the header and anything before it end there. */

@@ -53,6 +53,54 @@ export const FILTERS = [
 
 const isObject = (v) => typeof v === "object" && v !== null;
 
+/**
+ * Every field of an entry that the functions below (kinds, rows, search,
+ * filters) and analysis.js's `refOf` and `statsCounter` read, as paths for
+ * the package's `getTree(source, { preview })`. A file read by piece keeps
+ * only these of each entry (strings cut after 512 characters that are not
+ * whitespace, more than any row shows), and the same functions run on them:
+ * a field read here and missing there makes a row differ, which
+ * tests/viewer/unit/large.test.mjs catches.
+ */
+export const ROW_FIELDS = [
+  "type",
+  "id",
+  "parentId",
+  "timestamp",
+  "customType",
+  "content",
+  "tokensBefore",
+  "summary",
+  "provider",
+  "modelId",
+  "model",
+  "thinkingLevel",
+  "label",
+  "targetId",
+  "firstKeptEntryId",
+  "fromId",
+  "name",
+  "kind",
+  // A context edit's rows ask only whether it omits (null) or replaces.
+  "replacement.role",
+  "message.role",
+  "message.content",
+  "message.toolCallId",
+  "message.toolName",
+  "message.isError",
+  "message.command",
+  "message.exitCode",
+  "message.output",
+  "message.customType",
+  "message.stopReason",
+  "message.errorMessage",
+  "message.sections",
+  "message.toolsAdded.name",
+  "message.toolsRemoved.name",
+  "message.provider",
+  "message.model",
+];
+
 export function kindOf(entry) {
   switch (entry?.type) {
     case "message": {

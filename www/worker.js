@@ -7,7 +7,6 @@
 import {
   computeStats,
   describeNodes,
-  flattenNodes,
   flattenTree,
   headerOf,
   indexById,
@@ -15,7 +14,6 @@ import {
   layoutVisible,
   projectionView,
   searchWords,
-  statsCounter,
   systemView,
   treeShape,
   versionOf,
@@ -25,8 +23,9 @@ import {
 import { compareLeaves } from "./compare.js";
 import { composition, leafCosts, usageView } from "./composition.js";
 import {
+  branchNodes,
   contextNodes,
-  describeLazyNodes,
+  describeSourceTree,
   headEndOf,
   LARGE_FROM,
   lastInFile,
@@ -35,10 +34,10 @@ import {
   pathJsonl,
   pathTo,
   prefixSource,
-  windowedSource,
+  READ_PIECE,
 } from "./large.js";
 import { REPLY, REQUEST } from "./messages.js";
-import { searchText } from "./model.js";
+import { ROW_FIELDS, searchText } from "./model.js";
 import * as st from "./pkg/browser.js";
 import { remoteSource } from "./remote-source.js";
 import { buildShare, scanBranch } from "./share-worker.js";
@@ -59,20 +58,44 @@ const handlers = {
   [REQUEST.select]: select,
   [REQUEST.entry]: ({ req, entryId }) => post({ type: REPLY.entry, req, entry: entryOf(entryId) }),
   [REQUEST.migrated]: ({ req }) => post({ type: REPLY.migrated, req, jsonl: doc?.migratedBytes ?? null }),
-  [REQUEST.export]: ({ req, entryId }) => post({ type: REPLY.export, req, text: exportBranch(entryId) }),
+  [REQUEST.export]: async ({ req, entryId }) => post({ type: REPLY.export, req, text: await exportBranch(entryId) }),
   // Two branches side by side (compare.js).
   [REQUEST.compare]: ({ req, a, b }) =>
-    post({
-      type: REPLY.compared,
-      req,
-      comparison: compareLeaves((id) => whole("Compare").getBranch(id), a, b, sideUsage),
-    }),
+    withBranches([a, b], (session) =>
+      post({
+        type: REPLY.compared,
+        req,
+        comparison: compareLeaves((id) => session.getBranch(id), a, b, sideUsage),
+      }),
+    ),
   // Share one branch, redacted (share-worker.js).
   [REQUEST.shareScan]: ({ req, entryId }) =>
-    post({ type: REPLY.shareScanned, req, ...scanBranch(st, wholeDoc("Share"), entryId) }),
-  [REQUEST.shareBuild]: async ({ req, entryId, redactions }) =>
-    post({ type: REPLY.shareBuilt, req, ...(await buildShare(st, wholeDoc("Share"), entryId, redactions)) }),
+    withBranches([entryId], (session) =>
+      post({ type: REPLY.shareScanned, req, ...scanBranch(st, { ...doc, session }, entryId) }),
+    ),
+  [REQUEST.shareBuild]: ({ req, entryId, redactions }) =>
+    withBranches([entryId], async (session) =>
+      post({ type: REPLY.shareBuilt, req, ...(await buildShare(st, { ...doc, session }, entryId, redactions)) }),
+    ),
 };
+
+/**
+ * Runs `use(session)` with a session that answers for the branches to
+ * `leafIds`: the open one, or for a file opened by piece one of its header
+ * and the entries those branches read (large.js's `branchNodes`), freed after.
+ */
+async function withBranches(leafIds, use) {
+  if (!doc) throw new Error("No session is open.");
+  if (!doc.large) return use(doc.session);
+  doc.byId ??= nodesById(doc.nodes);
+  const lines = pathJsonl((o, l) => doc.source.read(o, l), doc, branchNodes(doc.nodes, doc.byId, leafIds));
+  const session = st.Session.open(lines);
+  try {
+    return await use(session);
+  } finally {
+    session.free();
+  }
+}
 
 /** The open document, when it was read whole: a file opened by piece has no session in memory. */
 function wholeDoc(what) {
@@ -80,8 +103,6 @@ function wholeDoc(what) {
     throw new Error(`${what} is not available for a file opened by piece (${LARGE_FROM >> 20} MB or more)`);
   return doc;
 }
-
-const whole = (what) => wholeDoc(what).session;
 
 /** An entry of the open document, read from the file by its range when it was opened by piece. */
 function entryOf(entryId) {
@@ -225,7 +246,7 @@ function openLarge(msg) {
     const first = indexBySource(head, () => {});
     // An old (v1, v2) file is read whole and migrated, its entries not by range: it takes
     // the bytes path (which refuses it over 1 GiB, saying so).
-    if (first.starts.some((s) => s < 0)) return false;
+    if (!first) return false;
     const view = layoutOf(first, msg);
     post(
       { type: REPLY.preview, req, info: largeInfo(first, name, {}), nodes: nodeColumns(first), view },
@@ -240,8 +261,9 @@ function openLarge(msg) {
     t = now;
   };
   const opened = indexBySource(source, (stage, fraction) => progress(req, stage, fraction), lap);
+  if (!opened) return false;
   doc?.session?.free();
-  doc = opened;
+  doc = { ...opened, name };
   progress(req, "Laying out the graph", 0.95);
   const view = layoutOf(doc, msg);
   lap("layout");
@@ -254,72 +276,56 @@ function openLarge(msg) {
 
 /**
  * A document over a byte source: `getTree` reads it by piece (progress as
- * the bytes go by), then each node's entry is read once by its range and
- * described (large.js's `describeLazyNodes`).
+ * the bytes go by), keeping each entry's range and its preview, which the
+ * rows are described from (large.js's `describeSourceTree`). `null` for an
+ * old (v1, v2) file, which has no ranges.
  */
 function indexBySource(source, onProgress, lap = () => {}) {
   const size = source.size || 1;
   let done = 0;
   let reported = 0;
-  let last = null;
-  let describing = false;
-  const windowed = windowedSource(source);
   const reader = {
     name: source.name,
     size: source.size,
     read(offset, length) {
-      if (describing) {
-        last = [offset, length];
-        return windowed.read(offset, length);
-      }
       done += length;
       if (done - reported >= 16 << 20) {
         reported = done;
-        onProgress("Reading", 0.6 * (done / size));
+        onProgress("Reading", 0.9 * (done / size));
       }
       return source.read(offset, length);
     },
   };
   onProgress("Reading", 0);
-  const roots = st.getTree(reader);
+  const roots = st.getTree(reader, { preview: ROW_FIELDS, pieceSize: READ_PIECE });
   lap("read");
-  const { nodes: lazy, parent, labels } = flattenNodes(roots);
-  roots.length = 0;
-  describing = true;
-  const counter = statsCounter();
-  const described = describeLazyNodes(lazy, {
-    beforeRead: () => {
-      last = null;
-    },
-    rangeOf: () => last,
-    onEntry: (e) => counter.add(e),
-    onProgress: (n, count) => onProgress("Describing the entries", 0.6 + 0.35 * (n / count)),
-  });
-  describing = false;
+  const described = describeSourceTree(roots);
+  if (!described) return null;
+  const { entries, parent, labels, columns, starts, lengths } = described;
+  const count = entries.length;
+  const tree = { count, ...treeShape(parent), roots: parent.filter((p) => p < 0).length };
+  const stats = computeStats(entries, tree, null);
   lap("describe");
-  const { columns, stubs, starts, lengths } = described;
   const headEnd = headEndOf(starts);
   const header = headerOf(st.parseSession(source.read(0, Math.min(headEnd, 1 << 20))));
-  const count = stubs.length;
-  const tree = { count, ...treeShape(parent), roots: parent.filter((p) => p < 0).length };
   const lastNode = lastInFile(starts);
   return {
     large: true,
     source,
-    nodes: stubs,
+    // The previews: every field the rows, filters, search and paths read.
+    nodes: entries,
     parent,
     labels,
     toolOnly: columns.toolOnly,
-    summaries: columns.summaries,
-    nodeOf: indexById(stubs),
+    nodeOf: indexById(entries),
     search: null,
     columns,
     starts,
     lengths,
     headEnd,
     header,
-    stats: counter.stats(tree, null),
-    defaultLeaf: lastNode >= 0 ? (stubs[lastNode].id ?? null) : null,
+    stats,
+    defaultLeaf: lastNode >= 0 ? (entries[lastNode].id ?? null) : null,
     session: null,
   };
 }
@@ -418,10 +424,8 @@ function plainCopy(v) {
 function viewOf(filter, query, keepId) {
   const words = searchWords(query);
   if (words.length && !doc.search) {
-    // Opened by piece, the entries are not in memory: the rows' summaries and labels are searched.
-    doc.search = doc.large
-      ? doc.summaries.map((t, i) => `${doc.labels[i] ?? ""} ${t}`.toLowerCase())
-      : doc.nodes.map((e, i) => searchText(e, doc.labels[i]));
+    // Opened by piece, the nodes are the entries' previews: their long texts are searched by their start.
+    doc.search = doc.nodes.map((e, i) => searchText(e, doc.labels[i]));
   }
   const keep = keepId != null ? (doc.nodeOf.get(keepId) ?? -1) : -1;
   const { visible, shown } = visibleNodes(doc, filter, words, keep, (i) => doc.search[i]);
@@ -499,8 +503,10 @@ function systemAt(session, entryId, messages, sources) {
 
 /** pi's createBranchedSession: the path to `leafId` as a new session file. */
 function exportBranch(leafId) {
-  const parentSession = doc.name || undefined;
-  return whole("Export").createBranchedSession(leafId, parentSession ? { parentSession } : {});
+  const parentSession = doc?.name || undefined;
+  return withBranches([leafId], (session) =>
+    session.createBranchedSession(leafId, parentSession ? { parentSession } : {}),
+  );
 }
 
 post({ type: REPLY.ready });

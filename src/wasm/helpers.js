@@ -160,8 +160,12 @@ function lazyNode(entryAt, i, label, labelTimestamp) {
 // pi's nodes over a byte source: entry `i` is read by its byte range when
 // its node's `entry` is first read (labels' entries at once: their text is
 // the node's label). Each read gets exactly its bytes or throws, naming the
-// source; nothing is kept of them but the parsed entry.
-export function buildSourceTree(source, name, starts, lengths, nodes, labels, children, roots) {
+// source; nothing is kept of them but the parsed entry. With `previews`
+// (getTree's `preview` option: a JSON array of each entry cut to the fields
+// asked for, written while the index was read), each node also has its
+// entry's `preview` and `range` ([offset, length] of its line), so a reader
+// that only describes the nodes reads nothing again.
+export function buildSourceTree(source, name, starts, lengths, nodes, labels, children, roots, previews) {
   const from = starts.slice();
   const length = lengths.slice();
   const decoder = new TextDecoder();
@@ -175,6 +179,7 @@ export function buildSourceTree(source, name, starts, lengths, nodes, labels, ch
     return JSON.parse(decoder.decode(bytes));
   };
   const made = new Array(from.length);
+  const kept = previews ? JSON.parse(previews) : null;
   const labelEntries = new Map();
   for (const i of nodes) {
     const l = labels[i];
@@ -187,6 +192,10 @@ export function buildSourceTree(source, name, starts, lengths, nodes, labels, ch
       }
     }
     made[i] = lazyNode(entryAt, i, label?.label, label?.timestamp);
+    if (kept) {
+      made[i].preview = kept[i];
+      made[i].range = [from[i], length[i]];
+    }
   }
   return link(made, children, roots);
 }

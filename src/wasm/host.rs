@@ -13,6 +13,7 @@ use crate::document::{Document, Entries};
 use crate::ids;
 use crate::index::{Index, IndexError};
 use crate::migrate;
+use crate::preview::Fields;
 use crate::time::DateParser;
 use crate::tree::SiblingSort;
 use crate::usage::Zone;
@@ -172,8 +173,17 @@ pub(super) fn open_text(api: Api, text: String) -> Result<Document, JsValue> {
 
 /// The index of a byte source, read a piece at a time.
 pub(super) fn index_of(api: Api, source: &ByteSource) -> Result<Index, JsValue> {
+    index_with_preview(api, source, None).map(|(index, _)| index)
+}
+
+/// [`index_of`], with each entry's preview of `fields` (a JSON array text).
+pub(super) fn index_with_preview(
+    api: Api,
+    source: &ByteSource,
+    fields: Option<&Fields>,
+) -> Result<(Index, String), JsValue> {
     let mut read = |from, to, buf: &mut Vec<u8>| source.read(from, to, buf);
-    Index::read(source.size, source.piece, &mut read, &JsDates)
+    Index::read_with_preview(source.size, source.piece, &mut read, &JsDates, fields)
         .map_err(|e| index_error(api, source, e))
 }
 

@@ -76,6 +76,7 @@ extern "C" {
     ) -> Result<JsValue, JsValue>;
     /// pi's tree nodes whose entries are read from `source` when first
     /// asked: entry `i` is the JSON of bytes `starts[i]` on, `lengths[i]` long.
+    /// `previews`, unless empty, is a JSON array of each entry's preview.
     #[wasm_bindgen(catch, js_name = buildSourceTree)]
     pub(super) fn build_source_tree(
         source: &JsValue,
@@ -86,6 +87,7 @@ extern "C" {
         labels: &[i32],
         children: &[u32],
         roots: &[u32],
+        previews: &str,
     ) -> Result<Array, JsValue>;
     /// A plain copy of an array (or a Proxy of one): indexing it can no longer throw.
     #[wasm_bindgen(catch)]

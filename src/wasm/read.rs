@@ -27,6 +27,9 @@ pub(super) struct Options {
     pub strict: Option<bool>,
     max_bytes: Option<f64>,
     piece_size: Option<usize>,
+    /// `options.preview`: the fields of each entry's preview, for a tree
+    /// read by range (see [`crate::preview`]).
+    pub preview: Option<crate::preview::Fields>,
 }
 
 /// What a `source` argument turned out to be.
@@ -292,10 +295,32 @@ fn read_options(api: Api, options: &JsValue) -> Result<Options, JsValue> {
                 })? as usize,
         )
     };
+    let preview = Reflect::get(options, &JsValue::from_str("preview"))?;
+    let preview = if preview.is_undefined() || preview.is_null() {
+        None
+    } else {
+        let array = is_array(&preview)?;
+        let paths = if array {
+            snapshot(&preview)?
+        } else {
+            Array::new()
+        };
+        if !array || !paths.iter().all(|p| p.is_string()) {
+            return Err(api.must_be(
+                "options.preview",
+                "an array of field paths (strings such as \"message.role\")",
+                &preview,
+            ));
+        }
+        Some(crate::preview::Fields::new(
+            paths.iter().filter_map(|p| p.as_string()),
+        ))
+    };
     let parsed = Options {
         strict,
         max_bytes,
         piece_size,
+        preview,
     };
     if parsed.max_bytes.is_some_and(|m| m.is_nan() || m < 0.0) {
         return Err(api.range_error("options.maxBytes must be a number of bytes, at least 0"));

@@ -5,10 +5,11 @@ use wasm_bindgen::prelude::*;
 
 use super::convert::{array_parts_of, entries_of};
 use super::error::Api;
-use super::host::{index_of, open_entries, JsSort};
+use super::host::{index_with_preview, open_entries, JsSort};
 use super::js::{build_lazy_tree, build_source_tree, build_tree};
 use super::read::{Accept, ByteSource, Reader, Source};
 use crate::entry::Entry;
+use crate::preview::Fields;
 use crate::tree::{self, Tree};
 
 /// The session as a tree of `{ entry, children, label, labelTimestamp }` nodes,
@@ -23,7 +24,7 @@ pub fn get_tree(source: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
     let api = Api("getTree");
     let reader = Reader::new(api, &options)?;
     if let Some(pieces) = reader.pieces(&source)? {
-        if let Some(tree) = source_tree(api, &pieces)? {
+        if let Some(tree) = source_tree(api, &pieces, reader.options.preview.as_ref())? {
             return Ok(tree);
         }
     }
@@ -54,9 +55,14 @@ pub fn get_tree(source: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
 /// The tree of a current session read from a byte source a piece at a
 /// time: its shape from the index, each entry read by its range when its
 /// node's `entry` is first read. `None` for an old session, which is read
-/// whole and migrated as text is.
-fn source_tree(api: Api, source: &ByteSource) -> Result<Option<JsValue>, JsValue> {
-    let index = index_of(api, source)?;
+/// whole and migrated as text is. With `preview`, each node also has its
+/// entry's `preview` and `range`, from the same pass.
+fn source_tree(
+    api: Api,
+    source: &ByteSource,
+    preview: Option<&Fields>,
+) -> Result<Option<JsValue>, JsValue> {
+    let (index, previews) = index_with_preview(api, source, preview)?;
     if !index.is_current() {
         return Ok(None);
     }
@@ -77,6 +83,7 @@ fn source_tree(api: Api, source: &ByteSource) -> Result<Option<JsValue>, JsValue
         &shape.labels,
         &shape.children,
         &shape.roots,
+        &previews,
     )
     .map(|tree| Some(tree.into()))
 }

@@ -366,6 +366,102 @@ test("getTree through a source reads each entry only when asked", () => {
   assert.deepEqual(JSON.parse(JSON.stringify(tree)), JSON.parse(JSON.stringify(getTree(bytes))));
 });
 
+/** The preview getTree's `preview` option promises, made here from the whole entry. */
+function expectedPreview(entry, paths) {
+  const cut = (s) => {
+    if (s.length <= 512) return s;
+    let solid = 0;
+    for (let i = 0; i < s.length; ) {
+      const c = s.codePointAt(i);
+      const n = c > 0xffff ? 2 : 1;
+      if (!/\s/.test(String.fromCodePoint(c))) solid += n;
+      i += n;
+      if (solid >= 512) return s.slice(0, i);
+    }
+    return s;
+  };
+  const whole = (v) => {
+    if (typeof v === "string") return cut(v);
+    if (Array.isArray(v)) return v.map(whole);
+    if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, whole(x)]));
+    return v;
+  };
+  const project = (v, rests) => {
+    if (rests.some((r) => r.length === 0)) return whole(v);
+    if (Array.isArray(v)) return v.map((x) => project(x, rests));
+    if (!v || typeof v !== "object") return whole(v);
+    const out = {};
+    for (const key of Object.keys(v)) {
+      const next = rests.filter((r) => r[0] === key).map((r) => r.slice(1));
+      if (next.length) out[key] = project(v[key], next);
+    }
+    return out;
+  };
+  if (!entry || typeof entry !== "object" || Array.isArray(entry)) return whole(entry);
+  return project(
+    entry,
+    paths.map((p) => p.split(".")),
+  );
+}
+
+test("getTree's preview: each entry cut to the fields asked for, and its range, from the index's pass", () => {
+  const paths = ["type", "id", "parentId", "message.role", "message.content.text", "message.usage", "summary", "x.y.z"];
+  for (let k = 0; k < 6; k++) {
+    const seed = caseSeed(MASTER, 500 + k);
+    const rng = new Rng(seed);
+    const where = `case seed ${seed} (SOURCE_SEED=${MASTER})`;
+    const long = Array.from({ length: 900 }, () => rng.pick(["é", " ", "🙂", "\n", "x", "\u3000"])).join("");
+    const extra = [
+      {
+        type: "message",
+        id: "big1",
+        parentId: null,
+        message: { role: "user", content: [{ type: "text", text: long }] },
+      },
+      { type: "compaction", id: "big2", parentId: "big1", summary: long, x: { y: { z: [long, 1], w: 2 } } },
+    ];
+    const text = `${migrate(generateSession(seed, { maxEntries: 40, pi16: k % 2 === 0 }).text).trimEnd()}\n${extra.map((e) => JSON.stringify(e)).join("\n")}\n`;
+    const bytes = enc.encode(text);
+    const source = memorySource(bytes);
+    const tree = getTree(source, { preview: paths, pieceSize: rng.int(1, 64) });
+    const reads = source.reads;
+    const previews = [];
+    const walk = (list) => {
+      for (const n of list) {
+        previews.push([n.preview, n.range]);
+        walk(n.children);
+      }
+    };
+    walk(tree);
+    assert.equal(source.reads, reads, `the previews and ranges read nothing, ${where}`);
+    let k2 = 0;
+    const check = (list) => {
+      for (const n of list) {
+        const [preview, range] = previews[k2++];
+        assert.deepEqual(preview, expectedPreview(n.entry, paths), `${n.entry?.id}, ${where}`);
+        const line = new TextDecoder().decode(bytes.slice(range[0], range[0] + range[1]));
+        assert.deepEqual(JSON.parse(line), n.entry, `the range of ${n.entry?.id}, ${where}`);
+        check(n.children);
+      }
+    };
+    check(tree);
+    assert.ok(
+      previews.some(([p]) => p.summary?.length < long.length && long.startsWith(p.summary)),
+      "a long text is cut",
+    );
+  }
+  // Text, entries and old sessions give pi's nodes, without them.
+  const old = enc.encode('{"type":"session","id":"s"}\n{"type":"message","timestamp":"2025-01-01T00:00:00Z"}\n');
+  for (const input of [old, memorySource(old)]) {
+    assert.equal(getTree(input, { preview: ["type"] })[0].preview, undefined);
+  }
+  assert.throws(() => getTree(memorySource(old), { preview: "type" }), {
+    name: "TypeError",
+    message: /options\.preview must be an array of field paths/,
+  });
+  assert.throws(() => getTree(memorySource(old), { preview: ["type", 1] }), /options\.preview/);
+});
+
 test("a source's errors: wrong size or bytes, bad piece size", () => {
   const bytes = enc.encode('{"type":"session","version":3,"id":"s"}\n{"type":"message","id":"a","parentId":null}\n');
   const short = { name: "short.jsonl", size: bytes.length, read: (o, n) => bytes.slice(o, o + n - 1) };

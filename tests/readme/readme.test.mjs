@@ -153,6 +153,10 @@ test("the fileSource example reads a file by piece", () => {
   assert.equal(run(example("fileSource(process.argv")), "3 c 2\n");
 });
 
+test("the preview example keeps a few fields of each entry, long texts cut", () => {
+  assert.equal(run(example("preview.message.content.length")), "625\n[ 89, 1221 ]\n1100\n");
+});
+
 test("the getTree example walks the shape, then reads entries", () => {
   assert.equal(run(example("the shape is there without parsing")), "2\n[ 'one way', 'another' ]\ntrue\n");
 });

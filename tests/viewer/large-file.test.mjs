@@ -6,10 +6,11 @@
 // renderer processes (the page's and the worker's JS heaps and the wasm memory), not asserted.
 //
 //   VIEWER_LARGE_GIB=2.5   generates a file of that many GiB instead of 1.1 (a measurement)
+//   VIEWER_LARGE_DIR=/tmp/x  writes large.jsonl there and keeps it; a later run reuses it
 
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, rmSync, statSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
@@ -93,11 +94,17 @@ after(async () => {
 const contents = (page) => page.$$eval("[data-testid=context] > [data-role]", (els) => els.map((e) => e.dataset.role));
 
 test("a session over 1 GiB opens by piece: first rows, progress, graph, contexts", { timeout: 600_000 }, async () => {
-  const path = join(dir, "large.jsonl");
+  const kept = process.env.VIEWER_LARGE_DIR;
+  if (kept) mkdirSync(kept, { recursive: true });
+  const path = join(kept ?? dir, "large.jsonl");
   const t0 = Date.now();
-  const { first, last } = writeLarge(path, SIZE);
+  // A kept file of this size is reused: its last step is found from its entries.
+  const reuse = kept && existsSync(path) && statSync(path).size > SIZE && statSync(path).size < SIZE + (4 << 20);
+  const written = reuse ? null : writeLarge(path, SIZE);
   const source = fileSource(path);
   const count = countEntries(source) - 1; // without the header
+  const first = "r0000000";
+  const last = written?.last ?? `r${(count / 2 - 1).toString(16).padStart(7, "0")}`;
   const generated = Date.now() - t0;
   assert.ok(source.size > SIZE && source.size > GiB);
 
@@ -154,6 +161,9 @@ test("a session over 1 GiB opens by piece: first rows, progress, graph, contexts
     `the progress bar moved: ${[...new Set(fractions)].join(", ")}`,
   );
   const firstRows = preview.t - seen[0].t;
+  // The whole graph is shown (no longer partial) before the default leaf's context is read.
+  const whole = seen.find((s) => s.title === "large.jsonl" && !s.partial && s.shown > 0);
+  const wholeGraph = whole ? Math.round(whole.t - seen[0].t) : "?";
 
   // The whole graph: every entry (tool results included) under the All filter.
   assert.equal(await page.evaluate(() => window.__viewer.state.count), count);
@@ -180,11 +190,49 @@ test("a session over 1 GiB opens by piece: first rows, progress, graph, contexts
   assert.match(text, /step 0/);
   assert.match(text, /éééé/);
   assert.match(await page.textContent("[data-testid=status]"), new RegExp(`^${count} entries`));
+
+  // Search reads the entries' previews: the user messages whose text has both words.
+  const t2 = Date.now();
+  await page.fill("#search", "STEP 1");
+  const steps = count / 2;
+  const found = [];
+  for (let i = 0; i < steps; i++) if (String(i).includes("1")) found.push(`u${i.toString(16).padStart(7, "0")}`);
+  await page.waitForFunction(
+    (n) => window.__viewer.state.query === "STEP 1" && window.__viewer.state.shown === n,
+    found.length,
+  );
+  assert.deepEqual(await page.evaluate(() => window.__viewer.visibleIds()), found);
+  const searchMs = Date.now() - t2;
+  await page.fill("#search", "");
+  await page.waitForFunction((n) => window.__viewer.state.shown === n, count);
+
+  // Two branches compared: the paths' entries are read by range.
+  const t3 = Date.now();
+  await page.evaluate(
+    ([a, b]) => {
+      location.hash = `#compare=${a},${b}`;
+    },
+    [last, first],
+  );
+  await page.waitForFunction(
+    ([a, b]) => {
+      const box = document.querySelector("[data-testid=compare]");
+      return box && !box.hidden && box.dataset.a === a && box.dataset.b === b;
+    },
+    [last, first],
+    { timeout: 60_000 },
+  );
+  const compareMs = Date.now() - t3;
+  assert.equal(await page.$eval("[data-testid=fork-point]", (e) => e.dataset.entryId), "u0000000");
+  assert.deepEqual(
+    await page.$$eval("[data-testid=side-b] [data-entry-id]", (els) => els.map((e) => e.dataset.entryId)),
+    [first],
+  );
   assert.deepEqual(problems, []);
   source.close();
-  const steps = (await page.textContent("#panel-stats")).match(/Opened in [^.]*/)?.[0];
+  const opening = (await page.textContent("#panel-stats")).match(/Opened in [^.]*/)?.[0];
   console.log(
-    `# ${(source.size / GiB).toFixed(2)} GiB, ${count} entries: generated in ${generated} ms; first rows after ${Math.round(firstRows)} ms, whole graph and context in ${graphMs} ms, a leaf's context in ${leafMs} ms; renderers' peak memory ${Math.round(peak / 2 ** 20)} MiB; ${steps}`,
+    `# ${(source.size / GiB).toFixed(2)} GiB, ${count} entries: generated in ${generated} ms; first rows after ${Math.round(firstRows)} ms, whole graph after ${wholeGraph} ms, with the context in ${graphMs} ms, a leaf's context in ${leafMs} ms, a search in ${searchMs} ms, a comparison in ${compareMs} ms; renderers' peak memory ${Math.round(peak / 2 ** 20)} MiB; ${opening}`,
   );
   await page.close();
 });

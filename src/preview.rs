@@ -1,0 +1,358 @@
+//! An entry's preview: the entry cut to the fields a reader names, with long
+//! strings cut, written as JSON while its line is read.
+//!
+//! A viewer that draws a row per entry reads a few fields of each (type,
+//! role, the start of the text, a tool's name and path). On a file read a
+//! piece at a time ([`crate::index`]) the line is parsed anyway; keeping
+//! those fields then spares a second read of the whole file to describe the
+//! rows. What the fields are is the reader's rule, not this module's: it is
+//! given as paths (`"message.content"`), and the reader's own functions then
+//! run on the preview as on the entry.
+//!
+//! The cut keeps every answer such a function gives from the first
+//! [`TEXT_CAP`] characters: a string longer than that keeps its shortest
+//! prefix holding [`TEXT_CAP`] UTF-16 units that are not whitespace (JS's
+//! `\s`), so its first [`TEXT_CAP`] units, whether it has any text
+//! (`trim()`), and its first [`TEXT_CAP`] characters once whitespace runs are
+//! collapsed are the whole string's.
+
+use crate::json::{self, Kind, Member, Span, Value};
+use crate::scan::{self, is_js_space};
+
+/// How many non-whitespace UTF-16 units a cut string keeps.
+pub const TEXT_CAP: usize = 512;
+
+/// The fields a preview keeps, as paths of member names.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Fields {
+    paths: Vec<Vec<String>>,
+}
+
+impl Fields {
+    /// Fields from dotted paths: `"type"`, `"message.role"`. A path keeps
+    /// its last member whole (strings cut); through an array it applies to
+    /// each element.
+    pub fn new<S: AsRef<str>>(paths: impl IntoIterator<Item = S>) -> Fields {
+        Fields {
+            paths: paths
+                .into_iter()
+                .map(|p| p.as_ref().split('.').map(str::to_owned).collect())
+                .collect(),
+        }
+    }
+}
+
+/// Appends to `out` the preview of the entry `value` (a line parsed from
+/// `text`): an object keeps the members `fields` name; anything else is kept
+/// whole, as it is no entry to pick fields from. Strings are cut as the
+/// module says; every other value keeps its text.
+///
+/// The parse's members (two levels) are used as they are; deeper values are
+/// walked once, each long string scanned to its end once: a preview costs
+/// about one more look at the entry's text.
+pub fn write(text: &str, value: &Value, fields: &Fields, out: &mut String) {
+    if value.kind != Kind::Object {
+        whole(text, value.span.start, out);
+        return;
+    }
+    let paths: Vec<&[String]> = fields.paths.iter().map(Vec::as_slice).collect();
+    out.push('{');
+    let mut first = true;
+    for (k, m) in value.members.iter().enumerate() {
+        let Some(rest) = picked(text, m, &paths) else {
+            continue;
+        };
+        member(text, m, &mut first, out);
+        if rest.iter().any(|p| p.is_empty()) {
+            whole(text, m.value.start, out);
+        } else if matches!(m.kind, Kind::Object | Kind::Array) {
+            // The parse has this value's members (or elements) already.
+            let inner: Vec<Member> = value.nested_in(k).copied().collect();
+            let close = if m.kind == Kind::Object { '}' } else { ']' };
+            out.push(if m.kind == Kind::Object { '{' } else { '[' });
+            let mut first = true;
+            for n in &inner {
+                if m.kind == Kind::Array {
+                    if !first {
+                        out.push(',');
+                    }
+                    first = false;
+                    project(text, n.value.start, &rest, out);
+                } else if let Some(next) = picked(text, n, &rest) {
+                    member(text, n, &mut first, out);
+                    if next.iter().any(|p| p.is_empty()) {
+                        whole(text, n.value.start, out);
+                    } else {
+                        project(text, n.value.start, &next, out);
+                    }
+                }
+            }
+            out.push(close);
+        } else {
+            whole(text, m.value.start, out);
+        }
+    }
+    out.push('}');
+}
+
+/// What is left of `paths` under member `m`, if any path names it.
+fn picked<'p>(text: &str, m: &Member, paths: &[&'p [String]]) -> Option<Vec<&'p [String]>> {
+    let rest: Vec<&[String]> = paths
+        .iter()
+        .filter(|p| json::key_is(text, m.key, &p[0]))
+        .map(|p| &p[1..])
+        .collect();
+    (!rest.is_empty()).then_some(rest)
+}
+
+/// Writes `"key":` (the key's own text: `JSON.parse` reads it as the entry's).
+fn member(text: &str, m: &Member, first: &mut bool, out: &mut String) {
+    if !*first {
+        out.push(',');
+    }
+    *first = false;
+    out.push_str(m.key.of(text));
+    out.push(':');
+}
+
+/// JSON whitespace from `b[i]` on: where it ends.
+fn ws(b: &[u8], mut i: usize) -> usize {
+    while matches!(b.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+        i += 1;
+    }
+    i
+}
+
+/// The valid value at `text[i]` on the way down `paths` (none of them
+/// empty): an object keeps what they name, an array projects each element,
+/// anything else is kept whole. Returns where the value ends.
+fn project(text: &str, i: usize, paths: &[&[String]], out: &mut String) -> usize {
+    let b = text.as_bytes();
+    match b[i] {
+        b'{' => {
+            out.push('{');
+            let mut first = true;
+            let mut at = ws(b, i + 1);
+            while b[at] != b'}' {
+                let key_end = scan::skip_string(b, at);
+                let start = ws(b, ws(b, key_end) + 1);
+                let m = Member {
+                    key: Span::new(at, key_end),
+                    value: Span::new(start, start),
+                    kind: Kind::of_first_byte(b[start]),
+                };
+                let end = match picked(text, &m, paths) {
+                    Some(rest) => {
+                        member(text, &m, &mut first, out);
+                        if rest.iter().any(|p| p.is_empty()) {
+                            whole(text, start, out)
+                        } else {
+                            project(text, start, &rest, out)
+                        }
+                    }
+                    None => scan::skip_value(b, start),
+                };
+                at = ws(b, end);
+                if b[at] == b',' {
+                    at = ws(b, at + 1);
+                }
+            }
+            out.push('}');
+            at + 1
+        }
+        b'[' => {
+            out.push('[');
+            let mut at = ws(b, i + 1);
+            let mut first = true;
+            while b[at] != b']' {
+                if !first {
+                    out.push(',');
+                }
+                first = false;
+                at = ws(b, project(text, at, paths, out));
+                if b[at] == b',' {
+                    at = ws(b, at + 1);
+                }
+            }
+            out.push(']');
+            at + 1
+        }
+        _ => whole(text, i, out),
+    }
+}
+
+/// The valid value at `text[i]`, kept whole with its strings cut, walked
+/// once. Returns where it ends.
+fn whole(text: &str, i: usize, out: &mut String) -> usize {
+    let b = text.as_bytes();
+    match b[i] {
+        b'"' => {
+            let end = scan::skip_string(b, i);
+            out.push_str(&cut(&text[i..end]));
+            end
+        }
+        open @ (b'{' | b'[') => {
+            let close = if open == b'{' { b'}' } else { b']' };
+            out.push(open as char);
+            let mut at = ws(b, i + 1);
+            let mut first = true;
+            while b[at] != close {
+                if !first {
+                    out.push(',');
+                }
+                first = false;
+                if open == b'{' {
+                    let key_end = scan::skip_string(b, at);
+                    out.push_str(&text[at..key_end]);
+                    out.push(':');
+                    at = ws(b, ws(b, key_end) + 1);
+                }
+                at = ws(b, whole(text, at, out));
+                if b[at] == b',' {
+                    at = ws(b, at + 1);
+                }
+            }
+            out.push(close as char);
+            at + 1
+        }
+        _ => {
+            let end = scan::skip_value(b, i);
+            out.push_str(&text[i..end]);
+            end
+        }
+    }
+}
+
+/// A JSON string literal (quotes included) cut as the module says, as a
+/// literal: its text up to the cut, escapes as they were, then a quote. A
+/// surrogate pair written as two escapes is never split.
+pub fn cut(raw: &str) -> std::borrow::Cow<'_, str> {
+    // Each UTF-16 unit takes at least a byte: a short literal is kept.
+    if raw.len() <= TEXT_CAP + 2 {
+        return raw.into();
+    }
+    let b = raw.as_bytes();
+    let mut solid = 0;
+    let mut i = 1;
+    let end = raw.len() - 1;
+    while i < end {
+        let (c, units, next) = if b[i] == b'\\' {
+            let (unit, next) = escape(b, i);
+            if (0xd800..0xdc00).contains(&unit) && b.get(next) == Some(&b'\\') {
+                let (low, after) = escape(b, next);
+                if (0xdc00..0xe000).contains(&low) {
+                    (None, 2, after)
+                } else {
+                    (char::from_u32(u32::from(unit)), 1, next)
+                }
+            } else {
+                (char::from_u32(u32::from(unit)), 1, next)
+            }
+        } else {
+            let c = raw[i..].chars().next().unwrap_or('\u{fffd}');
+            (Some(c), c.len_utf16(), i + c.len_utf8())
+        };
+        // A lone surrogate (`None` from a lone escape) is not whitespace.
+        if !c.is_some_and(is_js_space) {
+            solid += units;
+        }
+        i = next;
+        if solid >= TEXT_CAP {
+            break;
+        }
+    }
+    if i >= end {
+        return raw.into();
+    }
+    format!("{}\"", &raw[..i]).into()
+}
+
+/// The UTF-16 unit of the escape at `b[i]` (a backslash) and where it ends.
+fn escape(b: &[u8], i: usize) -> (u16, usize) {
+    let unit = match b.get(i + 1) {
+        Some(b'u') => {
+            let hex = std::str::from_utf8(&b[i + 2..i + 6]).unwrap_or("0");
+            return (u16::from_str_radix(hex, 16).unwrap_or(0), i + 6);
+        }
+        Some(b'n') => b'\n',
+        Some(b't') => b'\t',
+        Some(b'r') => b'\r',
+        Some(b'f') => 0x0c,
+        Some(b'b') => 0x08,
+        Some(&c) => c,
+        None => 0,
+    };
+    (u16::from(unit), i + 2)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn preview(line: &str, fields: &[&str]) -> String {
+        let value = json::parse(line, Span::new(0, line.len())).unwrap();
+        let mut out = String::new();
+        write(line, &value, &Fields::new(fields), &mut out);
+        out
+    }
+
+    #[test]
+    fn an_entry_keeps_the_fields_named() {
+        let line = r#"{"type":"message","id":"a","big":[1,2],"message":{"role":"user","usage":{"x":1},"content":[{"type":"text","text":"hi","extra":1},"s",[{"text":"t","n":2}]]}}"#;
+        assert_eq!(
+            preview(line, &["type", "message.role", "message.content.text"]),
+            r#"{"type":"message","message":{"role":"user","content":[{"text":"hi"},"s",[{"text":"t"}]]}}"#
+        );
+        assert_eq!(
+            preview(line, &["id", "message.content", "message"]),
+            r#"{"id":"a","message":{"role":"user","usage":{"x":1},"content":[{"type":"text","text":"hi","extra":1},"s",[{"text":"t","n":2}]]}}"#
+        );
+        // Not an object where a path goes on: kept as it is.
+        assert_eq!(
+            preview(r#"{"message":"m","x":null}"#, &["message.role", "x"]),
+            r#"{"message":"m","x":null}"#
+        );
+        // Escaped keys, repeated keys (the last wins in JSON.parse, in both).
+        assert_eq!(
+            preview(r#"{"t\u0079pe":1,"type":2,"n":1.50e3}"#, &["type", "n"]),
+            r#"{"t\u0079pe":1,"type":2,"n":1.50e3}"#
+        );
+        // A line that is no object is kept whole.
+        assert_eq!(preview(r#" [1, {"a":2}] "#, &["type"]), r#"[1,{"a":2}]"#);
+        // JSON whitespace anywhere, at every depth; escaped keys deep down.
+        let spaced = " { \"m\" : { \"c\" : [ { \"t\" : \"x\" , \"u\" : [ 1 , { \"v\" : [ ] } ] } , 2 , [ ] , { } ] , \"d\" : { \"e\" : { \"f\\u0067\" : true , \"h\" : null } } } , \"n\" : -1.5e+3 } ";
+        assert_eq!(
+            preview(spaced, &["m.c", "n"]),
+            r#"{"m":{"c":[{"t":"x","u":[1,{"v":[]}]},2,[],{}]},"n":-1.5e+3}"#
+        );
+        assert_eq!(
+            preview(spaced, &["m.c.u.v", "m.c.t", "m.d.e.fg", "m.d.x"]),
+            r#"{"m":{"c":[{"t":"x","u":[1,{"v":[]}]},2,[],{}],"d":{"e":{"f\u0067":true}}}}"#
+        );
+    }
+
+    #[test]
+    fn long_strings_keep_their_first_text() {
+        let short = format!("\"{}\"", "x".repeat(TEXT_CAP));
+        assert_eq!(cut(&short), short);
+        let long = format!("\"{}\"", "é".repeat(3 * TEXT_CAP));
+        assert_eq!(cut(&long), format!("\"{}\"", "é".repeat(TEXT_CAP)));
+        // Whitespace is kept but not counted; escapes stay escapes.
+        let spaced = format!("\"{}{}\"", " \\n\\u3000".repeat(700), "ab\\\"".repeat(400));
+        let kept = format!(
+            "\"{}{}ab\"",
+            " \\n\\u3000".repeat(700),
+            "ab\\\"".repeat(170)
+        );
+        assert_eq!(cut(&spaced), kept);
+        // A pair of escapes is one character: never split.
+        let pairs = format!("\"{}\"", "\\ud83d\\ude00".repeat(TEXT_CAP));
+        let halves = format!("\"{}\"", "\\ud83d\\ude00".repeat(TEXT_CAP / 2));
+        assert_eq!(cut(&pairs), halves);
+        let emoji = format!("\"{}\"", "🙂".repeat(TEXT_CAP));
+        assert_eq!(cut(&emoji), format!("\"{}\"", "🙂".repeat(TEXT_CAP / 2)));
+        // Only whitespace: nothing is solid, the whole string stays.
+        let blank = format!("\"{}\"", " ".repeat(5 * TEXT_CAP));
+        assert_eq!(cut(&blank), blank);
+    }
+}
