@@ -56,28 +56,39 @@ function contextDigest(context) {
 
 async function child(kind, file, arg) {
   const report = (r) => console.log(JSON.stringify({ ...r, rss: peakRss(), baseRss: base }));
+  // the timed span's wall and CPU time (the process's user + system time: all its threads)
+  let cpu0;
+  const start = () => {
+    cpu0 = process.cpuUsage();
+    return performance.now();
+  };
+  const lap = (t0) => {
+    const ms = performance.now() - t0;
+    const used = process.cpuUsage(cpu0);
+    return { ms, cpuMs: (used.user + used.system) / 1000 };
+  };
   const base = peakRss(); // before the session: Node itself and the loaded modules
   if (kind === "pi") {
     const { SessionManager } = await import("../shared/pi.mjs");
-    const t0 = performance.now();
+    const t0 = start();
     const context = SessionManager.open(file).buildSessionContext();
-    const ms = performance.now() - t0;
-    return report({ ms, ...contextDigest(context) });
+    const { ms, cpuMs } = lap(t0);
+    return report({ ms, cpuMs, ...contextDigest(context) });
   }
   if (kind === "gen") {
     const { writeLargeSession } = await import("./workloads.mjs");
     const spec = JSON.parse(arg);
-    const t0 = performance.now();
+    const t0 = start();
     const made = writeLargeSession(file, spec);
-    return report({ ms: performance.now() - t0, ...made });
+    return report({ ...lap(t0), ...made });
   }
   const st = await import("session-tree");
   const source = st.fileSource(file);
   try {
-    const t0 = performance.now();
+    const t0 = start();
     if (kind === "tree") {
       const roots = st.getTree(source);
-      const ms = performance.now() - t0;
+      const { ms, cpuMs } = lap(t0);
       // the shape, outside the timing: every node counted, iteratively (chains are deep)
       let nodes = 0;
       const stack = [...roots];
@@ -85,19 +96,19 @@ async function child(kind, file, arg) {
         nodes++;
         for (const c of stack.pop().children) stack.push(c);
       }
-      return report({ ms, nodes });
+      return report({ ms, cpuMs, nodes });
     }
     if (kind === "context") {
       const context = st.buildSessionContext(source);
-      const ms = performance.now() - t0;
-      return report({ ms, ...contextDigest(context) });
+      const { ms, cpuMs } = lap(t0);
+      return report({ ms, cpuMs, ...contextDigest(context) });
     }
     if (kind === "open+context") {
       const session = st.Session.open(source);
       const context = session.buildSessionContext();
-      const ms = performance.now() - t0;
+      const { ms, cpuMs } = lap(t0);
       session.free();
-      return report({ ms, ...contextDigest(context) });
+      return report({ ms, cpuMs, ...contextDigest(context) });
     }
     if (kind === "leaves") {
       const leaves = JSON.parse(arg);
@@ -105,14 +116,14 @@ async function child(kind, file, arg) {
       const openMs = performance.now() - t0;
       let messages = 0;
       for (const leaf of leaves) messages += session.buildSessionContext(leaf).messages.length;
-      const ms = performance.now() - t0;
+      const { ms, cpuMs } = lap(t0);
       // outside the timing: the last leaf's context equals the stateless function's
       const last = leaves.at(-1);
       const same =
         contextDigest(session.buildSessionContext(last)).hash ===
         contextDigest(st.buildSessionContext(source, last)).hash;
       session.free();
-      return report({ ms, openMs, leaves: leaves.length, messages, same });
+      return report({ ms, cpuMs, openMs, leaves: leaves.length, messages, same });
     }
     throw new Error(`unknown child ${kind}`);
   } finally {
@@ -233,7 +244,13 @@ function run(cmd, args, { env, stdout } = {}) {
   const wallMs = performance.now() - t0;
   const out = { wallMs, status: r.status, stdout: r.stdout ?? "", stderr: r.stderr ?? "" };
   if (r.error) return { ...out, error: r.error.message };
-  if (r.signal) return { ...out, error: `killed by ${r.signal}` };
+  if (r.signal) {
+    const why = out.stderr
+      .split("\n")
+      .find((l) => /FATAL|out of memory|Error/.test(l))
+      ?.trim();
+    return { ...out, error: `killed by ${r.signal}${why ? `: ${why}` : ""}` };
+  }
   if (stdout === undefined) {
     const last = out.stdout.trim().split("\n").at(-1);
     try {
@@ -273,7 +290,7 @@ function command(args) {
   r.outBytes = statSync(outFile).size;
   rmSync(outFile, { force: true });
   try {
-    r.rss = JSON.parse(readFileSync(rssFile, "utf8")).rss;
+    ({ rss: r.rss, cpuMs: r.cpuMs } = JSON.parse(readFileSync(rssFile, "utf8")));
     rmSync(rssFile);
   } catch {}
   return r;
@@ -297,10 +314,12 @@ function row(what, file, r, limits = {}, extra = {}) {
   const res = r.result ?? {};
   const ms = res.ms ?? r.wallMs;
   const rss = res.rss ?? r.rss ?? null;
+  const cpu = res.cpuMs ?? r.cpuMs ?? null;
   const entry = {
     what,
     file,
     ms: r.error ? null : ms,
+    cpu: r.error ? null : cpu,
     rss: r.error ? null : rss,
     limits,
     note: extra.note ?? "",
@@ -312,7 +331,7 @@ function row(what, file, r, limits = {}, extra = {}) {
   }
   rows.push(entry);
   log(
-    `  ${what}: ${entry.ms == null ? entry.note : `${fmtS(entry.ms)}, peak RSS ${fmtMem(entry.rss)}`}${extra.note ? ` (${extra.note})` : ""}`,
+    `  ${what}: ${entry.ms == null ? entry.note : `${fmtS(entry.ms)} (CPU ${fmtS(entry.cpu)}), peak RSS ${fmtMem(entry.rss)}`}${extra.note ? ` (${extra.note})` : ""}`,
   );
   return entry;
 }
@@ -358,7 +377,7 @@ function piRow() {
     entry.piNote = `pi failed: ${pi.error}`;
     problems.push(`pi on ${sizeOf(f)}: ${pi.error}`);
   } else {
-    entry.pi = { ms: pi.result.ms, rss: pi.result.rss };
+    entry.pi = { ms: pi.result.ms, cpu: pi.result.cpuMs, rss: pi.result.rss };
     if (st.result) {
       const same = st.result.messages === pi.result.messages && st.result.hash === pi.result.hash;
       entry.note = `${st.result.messages} messages, ${same ? "the same as pi's" : "**DIFFERENT from pi's**"}`;
@@ -370,7 +389,9 @@ function piRow() {
       }
     }
   }
-  log(`  pi: ${pi.result ? `${fmtS(pi.result.ms)}, peak RSS ${fmtMem(pi.result.rss)}` : pi.error}`);
+  log(
+    `  pi: ${pi.result ? `${fmtS(pi.result.ms)} (CPU ${fmtS(pi.result.cpuMs)}), peak RSS ${fmtMem(pi.result.rss)}` : pi.error}`,
+  );
 }
 
 function cliRows() {
@@ -518,20 +539,22 @@ out.push(
   `session-tree bench-large — ${new Date().toISOString()}, Node ${process.version}, ${cpu} (${os.cpus().length} cores, ${(os.totalmem() / GiB).toFixed(0)} GiB), load average ${loadStart} at the start, ${load()} at the end${SCALE !== 1 ? `, sizes ×${SCALE}` : ""}`,
 );
 out.push("");
-out.push("| row | input | ours | ours peak RSS | pi 1.6.0 | pi peak RSS | ratio | target | | notes |");
-out.push("| --- | --- | ---: | ---: | ---: | ---: | ---: | --- | --- | --- |");
+out.push(
+  "| row | input | ours | ours CPU | ours peak RSS | pi 1.6.0 | pi CPU | pi peak RSS | ratio | target | | notes |",
+);
+out.push("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | --- |");
 let misses = 0;
 for (const r of rows) {
   const mark = verdict(r);
   if (mark === "❌") misses++;
   const ratio = r.pi && r.ms ? `×${(r.pi.ms / r.ms).toFixed(2)} (memory ${(r.rss / r.pi.rss).toFixed(2)})` : "—";
   out.push(
-    `| ${r.what} | ${r.file} | ${fmtS(r.ms)} | ${fmtMem(r.rss)} | ${r.pi ? fmtS(r.pi.ms) : (r.piNote ?? "—")} | ${r.pi ? fmtMem(r.pi.rss) : "—"} | ${ratio} | ${targetText(r.limits)} | ${mark} | ${r.note} |`,
+    `| ${r.what} | ${r.file} | ${fmtS(r.ms)} | ${fmtS(r.cpu)} | ${fmtMem(r.rss)} | ${r.pi ? fmtS(r.pi.ms) : (r.piNote ?? "—")} | ${r.pi ? fmtS(r.pi.cpu) : "—"} | ${r.pi ? fmtMem(r.pi.rss) : "—"} | ${ratio} | ${targetText(r.limits)} | ${mark} | ${r.note} |`,
   );
 }
 out.push("");
 out.push(
-  `Each row ran in a process of its own; peak RSS is its VmHWM (the commands: \`process.resourceUsage().maxRSS\`), Node itself included. ${misses ? `${misses} row(s) missed a target` : "Every target met"}; total ${((performance.now() - tStart) / 1000).toFixed(0)} s.`,
+  `Each row ran in a process of its own: times are wall-clock (the targets are judged on them); CPU is the process's user + system time over the same span (all its threads, the garbage collector's helpers too), which a loaded machine inflates far less; peak RSS is its VmHWM (or \`process.resourceUsage().maxRSS\`), Node itself included. ${misses ? `${misses} row(s) missed a target` : "Every target met"}; total ${((performance.now() - tStart) / 1000).toFixed(0)} s.`,
 );
 if (problems.length) {
   out.push("");
