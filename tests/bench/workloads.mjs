@@ -296,19 +296,22 @@ function intlize(rng, text, swap) {
   );
 }
 
+/** The pools with words swapped by `intlize`, at each pool's own chance. */
+function swappedPools(seed, { code, shell, prose }) {
+  const rng = new Rng(seed);
+  const base = pools();
+  return {
+    code: intlize(rng, base.code, code),
+    shell: intlize(rng, base.shell, shell),
+    prose: intlize(rng, base.prose, prose),
+    b64: base.b64,
+  };
+}
+
 let INTL_POOLS = null;
 function intlPools() {
-  if (!INTL_POOLS) {
-    const rng = new Rng(0x1e7e);
-    const base = pools();
-    INTL_POOLS = {
-      // prompts, replies and thinking in the user's language; code and tool output partly
-      code: intlize(rng, base.code, INTL_SWAP),
-      shell: intlize(rng, base.shell, INTL_SWAP),
-      prose: intlize(rng, base.prose, 1),
-      b64: base.b64,
-    };
-  }
+  // prompts, replies and thinking in the user's language; code and tool output partly
+  INTL_POOLS ??= swappedPools(0x1e7e, { code: INTL_SWAP, shell: INTL_SWAP, prose: 1 });
   return INTL_POOLS;
 }
 
@@ -316,16 +319,7 @@ function intlPools() {
 const HEAVY_SWAP = 0.42;
 let HEAVY_POOLS = null;
 function heavyPools() {
-  if (!HEAVY_POOLS) {
-    const rng = new Rng(0x4ea7);
-    const base = pools();
-    HEAVY_POOLS = {
-      code: intlize(rng, base.code, HEAVY_SWAP),
-      shell: intlize(rng, base.shell, HEAVY_SWAP),
-      prose: intlize(rng, base.prose, HEAVY_SWAP),
-      b64: base.b64,
-    };
-  }
+  HEAVY_POOLS ??= swappedPools(0x4ea7, { code: HEAVY_SWAP, shell: HEAVY_SWAP, prose: HEAVY_SWAP });
   return HEAVY_POOLS;
 }
 
