@@ -522,6 +522,8 @@ function verdict(r) {
   if (t.ratio != null && r.pi && r.ms != null) marks.push(r.pi.ms / r.ms >= t.ratio);
   if (t.rssShare != null && r.pi && r.rss != null) marks.push(r.rss <= r.pi.rss * t.rssShare);
   if (r.ms == null && r.rss == null) return "❌";
+  // the targets are for the full sizes: a scaled run only shows its figures
+  if (SCALE !== 1) return "";
   return marks.length === 0 ? "" : marks.every(Boolean) ? "✅" : "❌";
 }
 function targetText(t) {
@@ -554,7 +556,7 @@ for (const r of rows) {
 }
 out.push("");
 out.push(
-  `Each row ran in a process of its own: times are wall-clock (the targets are judged on them); CPU is the process's user + system time over the same span (all its threads, the garbage collector's helpers too), which a loaded machine inflates far less; peak RSS is its VmHWM (or \`process.resourceUsage().maxRSS\`), Node itself included. ${misses ? `${misses} row(s) missed a target` : "Every target met"}; total ${((performance.now() - tStart) / 1000).toFixed(0)} s.`,
+  `${SCALE !== 1 ? `Sizes ×${SCALE}: the targets are for the full sizes and are not judged. ` : ""}Each row ran in a process of its own: times are wall-clock (the targets are judged on them); CPU is the process's user + system time over the same span (all its threads, the garbage collector's helpers too), which a loaded machine inflates far less; peak RSS is its VmHWM (or \`process.resourceUsage().maxRSS\`), Node itself included. ${misses ? `${misses} row(s) missed a target` : "Every target met"}; total ${((performance.now() - tStart) / 1000).toFixed(0)} s.`,
 );
 if (problems.length) {
   out.push("");
