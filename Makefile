@@ -213,7 +213,8 @@ bench: test-deps
 	cd tests && node --expose-gc bench/manager.mjs
 
 # Sessions of a GB and more against issue 23's targets and pi (tests/bench/README.md):
-# about 15 minutes; up to ~7 GB in the temporary folder, deleted after.
+# about 25 minutes on a busy 2-core machine; up to ~5 GB in the temporary folder,
+# deleted after.
 .PHONY: bench-large
 bench-large: test-deps chromium
 	cd tests && node bench/large.mjs
