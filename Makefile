@@ -214,6 +214,13 @@ bench: test-deps
 	cd tests && node --expose-gc bench/bench.mjs
 	cd tests && node --expose-gc bench/manager.mjs
 
+# Sessions of a GB and more against issue 23's targets and pi (tests/bench/README.md):
+# about 25 minutes on a busy 2-core machine; up to ~5 GB in the temporary folder,
+# deleted after.
+.PHONY: bench-large
+bench-large: test-deps chromium
+	cd tests && node bench/large.mjs
+
 # `session-tree serve` (Playwright over a generated folder, raw HTTP for its
 # security rules) and the static page's "Open folder…".
 .PHONY: test-serve

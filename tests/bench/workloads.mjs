@@ -36,11 +36,19 @@
 //                         prose in CJK, Hangul, Cyrillic, accents and emoji,
 //                         code and tool output with most words swapped too;
 //                         about 25% of the characters are not ASCII
+//   pi16-heavy 0x16AEAB16 pi16 at 20,000 entries, 30 MB, compacted every
+//                         ~3,000 (issue 23's heavy pi 1.6 session): about a
+//                         fifth of the words (runs of letters, digits or
+//                         emoji, JSON keys and ids included) are not ASCII
+//
+// writeLargeSession() streams sessions of a GB and more to a file for
+// `large.mjs` (make bench-large); see its comment.
 //
 // Usage: `import { makeWorkload, WORKLOADS } from "./workloads.mjs"`;
 // `makeWorkload("linear")` returns `{ name, seed, bytes, entries, description }`.
 // `node workloads.mjs [dir]` writes them all as .jsonl files (for inspection).
 
+import { closeSync, openSync, writeSync } from "node:fs";
 import { Rng } from "../shared/rng.mjs";
 import { checkpoint as systemCheckpoint } from "../shared/sessions.mjs";
 
@@ -51,10 +59,13 @@ export const SEEDS = {
   v1: 0x00000005,
   pi16: 0x16016016,
   "pi16-intl": 0x16e7e16,
+  "pi16-heavy": 0x16aeab16,
 };
 
 /** Text-size multiplier for the ~1 KB-per-line workloads (linear, compacted, v1). */
 export const SCALE = 0.24;
+/** Text-size multiplier for `pi16-heavy` (20,000 entries in about 30 MB). */
+export const HEAVY_SCALE = 0.33;
 /** Text-size multiplier for the 100,000-entry branched workload. */
 export const BRANCHED_SCALE = 0.08;
 
@@ -285,20 +296,31 @@ function intlize(rng, text, swap) {
   );
 }
 
+/** The pools with words swapped by `intlize`, at each pool's own chance. */
+function swappedPools(seed, { code, shell, prose }) {
+  const rng = new Rng(seed);
+  const base = pools();
+  return {
+    code: intlize(rng, base.code, code),
+    shell: intlize(rng, base.shell, shell),
+    prose: intlize(rng, base.prose, prose),
+    b64: base.b64,
+  };
+}
+
 let INTL_POOLS = null;
 function intlPools() {
-  if (!INTL_POOLS) {
-    const rng = new Rng(0x1e7e);
-    const base = pools();
-    INTL_POOLS = {
-      // prompts, replies and thinking in the user's language; code and tool output partly
-      code: intlize(rng, base.code, INTL_SWAP),
-      shell: intlize(rng, base.shell, INTL_SWAP),
-      prose: intlize(rng, base.prose, 1),
-      b64: base.b64,
-    };
-  }
+  // prompts, replies and thinking in the user's language; code and tool output partly
+  INTL_POOLS ??= swappedPools(0x1e7e, { code: INTL_SWAP, shell: INTL_SWAP, prose: 1 });
   return INTL_POOLS;
+}
+
+// The heavy pi 1.6 workload's text (issue 23): about a fifth of the words of every pool swapped.
+const HEAVY_SWAP = 0.42;
+let HEAVY_POOLS = null;
+function heavyPools() {
+  HEAVY_POOLS ??= swappedPools(0x4ea7, { code: HEAVY_SWAP, shell: HEAVY_SWAP, prose: HEAVY_SWAP });
+  return HEAVY_POOLS;
 }
 
 /** The share of code points in `text` that are not ASCII. */
@@ -976,6 +998,17 @@ export const WORKLOADS = {
     make: (rng) =>
       chain(rng, new V3Writer16(rng, intlPools), { count: 4000, compactEvery: 1000, scale: SCALE, poolSet: intlPools }),
   },
+  "pi16-heavy": {
+    seed: SEEDS["pi16-heavy"],
+    description: "pi16 at 20,000 entries, compacted every ~3,000, a fifth of the words non-ASCII",
+    make: (rng) =>
+      chain(rng, new V3Writer16(rng, heavyPools), {
+        count: 20000,
+        compactEvery: 3000,
+        scale: HEAVY_SCALE,
+        poolSet: heavyPools,
+      }),
+  },
 };
 
 /**
@@ -1039,5 +1072,118 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     );
     console.log("  ", JSON.stringify(kinds));
     if (dir) writeFileSync(`${dir}/${name}.jsonl`, w.bytes);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Sessions of a GB and more (`large.mjs`, `make bench-large`): the same
+// conversation written straight to a file, a batch of lines at a time, so no
+// string or array ever holds the whole session. The writers keep only a stub of
+// each entry written (type, id, a message's role: what compactions, context
+// edits and /tree navigation look back at).
+
+/** Lines to a file descriptor, joined and written in batches of about 4 MB. */
+class LineSink {
+  constructor(fd) {
+    this.fd = fd;
+    this.parts = [];
+    this.pending = 0; // UTF-16 units waiting
+    this.bytes = 0; // bytes written
+    this.lines = 0;
+  }
+  line(text) {
+    this.parts.push(text);
+    this.pending += text.length + 1;
+    this.lines++;
+    if (this.pending >= 1 << 22) this.flush();
+  }
+  flush() {
+    if (!this.parts.length) return;
+    const chunk = Buffer.from(`${this.parts.join("\n")}\n`, "utf8");
+    this.parts = [];
+    this.pending = 0;
+    let done = 0;
+    while (done < chunk.length) done += writeSync(this.fd, chunk, done, chunk.length - done);
+    this.bytes += chunk.length;
+  }
+  /** Bytes written or waiting (the waiting ones counted as UTF-16 units: about right). */
+  get size() {
+    return this.bytes + this.pending;
+  }
+}
+
+const stub = (e) =>
+  e.type === "message" ? { type: e.type, id: e.id, message: { role: e.message.role } } : { type: e.type, id: e.id };
+
+/** A writer class whose entries go to a LineSink once `stream(sink)` is called, leaving stubs behind. */
+const streaming = (Base) =>
+  class extends Base {
+    stream(sink) {
+      this.sink = sink;
+      for (let i = 0; i < this.entries.length; i++) {
+        sink.line(JSON.stringify(this.entries[i]));
+        this.entries[i] = stub(this.entries[i]);
+      }
+    }
+    append(...args) {
+      const i = super.append(...args);
+      if (this.sink) {
+        this.sink.line(JSON.stringify(this.entries[i]));
+        this.entries[i] = stub(this.entries[i]);
+      }
+      return i;
+    }
+  };
+const StreamV3Writer = streaming(V3Writer);
+const StreamV1Writer = streaming(V1Writer);
+
+/** Text-size multiplier of the large sessions: tool-heavy, about 6 KB a line. */
+export const LARGE_SCALE = 3;
+
+/**
+ * Writes a session of about `bytes` bytes to `path` (stopping at the first turn past it)
+ * and returns `{ bytes, entries, lastId, leaves }`: `leaves` are up to `leafCount` ids of
+ * entries without children, spread over the file (v3 only). Version 3: tool-heavy turns,
+ * /tree navigation to an earlier entry every ~225 entries (half of them with a branch
+ * summary), labels, a compaction every ~1,000 entries along each path. Version 1: one
+ * chain without ids, compacted every ~1,000 entries (`firstKeptEntryIndex`).
+ */
+export function writeLargeSession(path, { bytes, seed, version = 3, scale = LARGE_SCALE, leafCount = 100 }) {
+  const rng = new Rng(seed);
+  const fd = openSync(path, "w");
+  try {
+    const sink = new LineSink(fd);
+    const w = version === 1 ? new StreamV1Writer(rng) : new StreamV3Writer(rng);
+    w.stream(sink);
+    const conv = new Conversation(rng, w, scale);
+    let next = rng.range(900, 1100);
+    while (sink.size < bytes) {
+      conv.turn();
+      if (w.pathSinceCompaction() >= next) {
+        w.compaction(conv);
+        next = rng.range(900, 1100);
+      }
+      if (version === 1) continue;
+      if (rng.chance(0.05)) {
+        let t = w.leaf;
+        for (let k = rng.range(0, 200); k > 0 && w.parent[t] !== -1; k--) t = w.parent[t];
+        w.append("label", { targetId: w.entries[t].id, label: rng.pick(["checkpoint", "good", "✓ works"]) });
+      }
+      if (rng.chance(0.08)) navigate(rng, w, conv);
+    }
+    sink.flush();
+    const entries = w.entries.length - 1;
+    const result = { bytes: sink.bytes, entries, lastId: w.entries[entries].id, leaves: [] };
+    if (version !== 1) {
+      const hasChild = new Uint8Array(w.entries.length);
+      for (let i = 1; i < w.entries.length; i++) if (w.parent[i] >= 0) hasChild[w.parent[i]] = 1;
+      const all = [];
+      for (let i = 1; i < w.entries.length; i++) if (!hasChild[i]) all.push(w.entries[i].id);
+      const step = all.length / Math.min(leafCount, all.length);
+      for (let k = 0; k < Math.min(leafCount, all.length); k++) result.leaves.push(all[Math.floor(k * step)]);
+    }
+    return result;
+  } finally {
+    closeSync(fd);
   }
 }
