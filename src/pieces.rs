@@ -10,7 +10,7 @@
 
 use std::ops::Range;
 
-use crate::json::{SyntaxError, Value};
+use crate::json::{Span, SyntaxError, Value};
 use crate::parse::{self, LineReader, ReadAt};
 
 /// One non-blank line, as [`Lines`] hands it out.
@@ -22,6 +22,8 @@ pub struct SourceLine<'a> {
     pub range: Range<u64>,
     /// The text the line was parsed from; spans in `parsed` index it.
     pub text: &'a str,
+    /// Where the line is in `text` (the bytes `range` is, decoded).
+    pub span: Span,
     /// The line's value, or why `JSON.parse` refuses it.
     pub parsed: Result<&'a Value, SyntaxError>,
     /// The line was not UTF-8: `text` is its decoded form.
@@ -130,6 +132,7 @@ fn read_run(
             number,
             range,
             text,
+            span,
             parsed: parsed.map(|()| &reader.value),
             lossy,
         });
