@@ -153,6 +153,27 @@ test("the fileSource example reads a file by piece", () => {
   assert.equal(run(example("fileSource(process.argv")), "3 c 2\n");
 });
 
+test("the streaming migrate example writes a v1 file's migration to a new file", () => {
+  const code = example("migrate(source, { write:");
+  const v1 = join(dir, "stream-v1.jsonl");
+  const old = [
+    { type: "session", id: "s", timestamp: t(0), cwd: "/tmp" },
+    { type: "message", timestamp: t(1), message: { role: "user", content: "hi", timestamp: 1 } },
+    { type: "message", timestamp: t(2), message: { role: "user", content: "again", timestamp: 2 } },
+  ];
+  writeFileSync(v1, `${old.map((l) => JSON.stringify(l)).join("\n")}\n`);
+  assert.equal(run(code, v1), `${v1}.v3: version 3\n`);
+  const [header, a, b] = readFileSync(`${v1}.v3`, "utf8")
+    .trimEnd()
+    .split("\n")
+    .map((l) => JSON.parse(l));
+  assert.equal(header.version, 3);
+  assert.equal(a.parentId, null);
+  assert.equal(b.parentId, a.id);
+  // A current file: nothing to write.
+  assert.equal(run(code), `${join(dir, "session.jsonl")} is current; ${join(dir, "session.jsonl")}.v3 is empty\n`);
+});
+
 test("the getTree example walks the shape, then reads entries", () => {
   assert.equal(run(example("the shape is there without parsing")), "2\n[ 'one way', 'another' ]\ntrue\n");
 });
