@@ -150,8 +150,9 @@ fn facts<E>(len: u64, piece: usize, read: &mut ReadAt<'_, E>) -> Result<Option<F
             if !header_seen {
                 header_seen = true;
                 facts.version = declared_version(std::slice::from_ref(&entry));
-                // Only the v1 step reads more than the first header.
-                enough.set(!(facts.version < 2.0));
+                // Only the v1 step reads more than the first header (a NaN
+                // version takes no step at all).
+                enough.set(facts.version >= 2.0 || facts.version.is_nan());
             }
         }
         facts.ids.push(entry.id.as_str().map(str::to_owned));
