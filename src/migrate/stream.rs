@@ -278,6 +278,3 @@ impl Out {
         Ok(())
     }
 }
-
-#[cfg(test)]
-mod tests;

@@ -2,4 +2,5 @@
 //! They live in the crate, not in `tests/`, because they drive internals
 //! that are not part of the public API.
 
+mod migrate_stream;
 mod properties;

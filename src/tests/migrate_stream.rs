@@ -1,9 +1,12 @@
+//! A migration streamed from a source by piece (`migrate::stream`) against
+//! the whole text's (`plan` and `apply_to_text` over a `Document`).
+
 use std::collections::HashSet;
 
 use proptest::prelude::*;
 
-use super::*;
 use crate::document::Document;
+use crate::migrate::stream::migrate_in_pieces;
 use crate::migrate::{apply_to_text, plan};
 
 /// Ids counting up from 1, skipping taken ones: the same ids for the same
