@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { migrate, parseSession } from "session-tree";
-import { at, jsonl } from "./helpers/session.mjs";
+import { at, jsonl, memorySource } from "./helpers/session.mjs";
 
 const HEX8 = /^[0-9a-f]{8}$/;
 
@@ -307,19 +307,7 @@ test("wrong argument types throw a TypeError naming the argument", () => {
 });
 
 /** A byte source over `text`'s UTF-8, counting its reads. */
-function sourceOf(text) {
-  const bytes = Buffer.from(text);
-  const source = {
-    name: "mem.jsonl",
-    size: bytes.length,
-    reads: 0,
-    read(offset, length) {
-      source.reads++;
-      return bytes.subarray(offset, offset + length);
-    },
-  };
-  return source;
-}
+const sourceOf = (text) => memorySource(Buffer.from(text), "mem.jsonl");
 
 test("a byte source with options.write: the migrated file, streamed in pieces", () => {
   const text = jsonl(v1Entries());
