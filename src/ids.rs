@@ -76,11 +76,19 @@ impl Replay {
 
     /// The next word: one drawn before the rewind, else a new one.
     pub fn word(&mut self) -> Result<[u8; 4], getrandom::Error> {
+        self.word_from(&mut random_word)
+    }
+
+    /// [`Replay::word`], new words coming from `fresh`.
+    pub fn word_from<E>(
+        &mut self,
+        fresh: &mut dyn FnMut() -> Result<[u8; 4], E>,
+    ) -> Result<[u8; 4], E> {
         if let Some(&w) = self.drawn.get(self.next) {
             self.next += 1;
             return Ok(w);
         }
-        let w = random_word()?;
+        let w = fresh()?;
         if self.recording {
             self.drawn.push(w);
             self.next += 1;
@@ -97,20 +105,33 @@ impl Replay {
     /// [`random_id`] from these words: a word's hex digits, drawn again on a
     /// collision (and, as there, eight random bytes after a hundred).
     pub fn id(&mut self, taken: &HashSet<String>) -> Result<String, getrandom::Error> {
+        match self.id_from(taken, &mut random_word)? {
+            Some(id) => Ok(id),
+            None => loop {
+                let mut bytes = [0u8; 8];
+                random_bytes(&mut bytes)?;
+                let id = hex(&bytes);
+                if !taken.contains(&id) {
+                    return Ok(id);
+                }
+            },
+        }
+    }
+
+    /// A word's hex digits not in `taken`, new words coming from `fresh`;
+    /// `None` after a hundred collisions.
+    pub fn id_from<E>(
+        &mut self,
+        taken: &HashSet<String>,
+        fresh: &mut dyn FnMut() -> Result<[u8; 4], E>,
+    ) -> Result<Option<String>, E> {
         for _ in 0..100 {
-            let id = hex(&self.word()?);
+            let id = hex(&self.word_from(fresh)?);
             if !taken.contains(&id) {
-                return Ok(id);
+                return Ok(Some(id));
             }
         }
-        loop {
-            let mut bytes = [0u8; 8];
-            random_bytes(&mut bytes)?;
-            let id = hex(&bytes);
-            if !taken.contains(&id) {
-                return Ok(id);
-            }
-        }
+        Ok(None)
     }
 }
 

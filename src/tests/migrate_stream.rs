@@ -227,3 +227,78 @@ proptest! {
         );
     }
 }
+
+/// The ids of a migration are those of the words drawn, whichever path
+/// gives them: the one pass (which may give up after drawing some, as the
+/// bytes path of `migrate` runs it, its words then replayed to the two
+/// steps) and the stream give the same text for the same words.
+#[test]
+fn the_same_words_give_the_same_ids_on_every_path() {
+    use crate::ids::{hex, Replay};
+    use crate::migrate::try_migrate_in_one_pass;
+
+    /// Words counting up from 1 (collisions come: ids already in the files).
+    fn words() -> impl FnMut() -> Result<[u8; 4], String> {
+        let mut n = 0u32;
+        move || {
+            n += 1;
+            Ok(n.to_be_bytes())
+        }
+    }
+    fn bytes_path(text: &str) -> String {
+        let mut fresh = words();
+        let mut replay = Replay::recording();
+        let one_pass = try_migrate_in_one_pass(text, &mut || replay.word_from(&mut fresh));
+        if let Some(out) = one_pass.unwrap() {
+            return out;
+        }
+        replay.rewind();
+        let doc = Document::parse(text);
+        let mut id =
+            |taken: &HashSet<String>| replay.id_from(taken, &mut fresh).map(Option::unwrap);
+        let edits = crate::migrate::try_plan(&doc.entries, &mut id)
+            .unwrap()
+            .unwrap();
+        apply_to_text(&doc.text, &doc.lines, &edits)
+    }
+    fn stream_path(text: &str) -> String {
+        let mut fresh = words();
+        let mut new_id = |taken: &HashSet<String>| loop {
+            let id = hex(&fresh()?);
+            if !taken.contains(&id) {
+                return Ok(id);
+            }
+        };
+        let b = text.as_bytes();
+        let mut read = |from: u64, to: u64, buf: &mut Vec<u8>| {
+            buf.extend_from_slice(&b[from as usize..to as usize]);
+            Ok(())
+        };
+        let mut out = Vec::new();
+        let mut write = |bytes: &[u8]| {
+            out.extend_from_slice(bytes);
+            Ok(())
+        };
+        let streamed =
+            migrate_in_pieces::<String>(b.len() as u64, 5, &mut read, &mut new_id, &mut write);
+        assert!(streamed.unwrap());
+        String::from_utf8(out).unwrap()
+    }
+    let header = r#"{"type":"session","id":"00000003"}"#;
+    let m = r#"{"type":"message"}"#;
+    for text in [
+        // The one pass takes these on.
+        format!("{header}\n{m}\n{m}\n{m}\n"),
+        // It gives up after drawing: at a second header, at an entry with
+        // an id of its own (which a later word collides with), at a
+        // firstKeptEntryIndex ahead.
+        format!("{header}\n{m}\n{m}\n{header}\n{m}\n"),
+        format!("{header}\n{m}\n{m}\n{{\"type\":\"message\",\"id\":\"00000005\"}}\n{m}\n{m}\n"),
+        format!("{header}\n{m}\n{{\"type\":\"compaction\",\"firstKeptEntryIndex\":4}}\n{m}\n{m}\n"),
+    ] {
+        let bytes = bytes_path(&text);
+        assert_eq!(stream_path(&text), bytes, "{text}");
+        // (and the words were used: the first new id is the first free word)
+        assert!(bytes.contains("\"id\":\"00000001\""), "{bytes}");
+    }
+}
