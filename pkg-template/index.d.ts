@@ -488,7 +488,8 @@ export type SessionText = string | Uint8Array;
  * {@link buildSessionProjection}, {@link currentSystemMessage}) read it a
  * piece at a time, with no size limit (the context functions then read only
  * the header and the entries on the path); the other functions read it
- * whole, under `maxBytes`. An old (v1, v2) session is read whole by all. `read` must give
+ * whole, under `maxBytes`. An old (v1, v2) session is read whole by all but
+ * {@link inspectSession} and a streamed {@link migrate}. `read` must give
  * exactly `length` bytes; anything else is an error naming the source.
  */
 export interface ByteSource {
