@@ -509,12 +509,14 @@ export type SessionText = string | Uint8Array;
 
 /**
  * A session's bytes held elsewhere (a file, a blob), read by range and never
- * written. {@link getTree}, {@link sessionInfo}, {@link countEntries} and the
+ * written. {@link getTree}, {@link sessionInfo}, {@link countEntries},
+ * {@link inspectSession}, {@link migrate} with `options.write`, and the
  * context functions ({@link buildSessionContext}, {@link buildContextEntries},
  * {@link buildSessionProjection}, {@link currentSystemMessage}) read it a
  * piece at a time, with no size limit (the context functions then read only
  * the header and the entries on the path); the other functions read it
- * whole, under `maxBytes`. An old (v1, v2) session is read whole by all. `read` must give
+ * whole, under `maxBytes`. An old (v1, v2) session is read whole by all but
+ * {@link inspectSession} and a streamed {@link migrate}. `read` must give
  * exactly `length` bytes; anything else is an error naming the source.
  */
 export interface ByteSource {
@@ -605,6 +607,28 @@ export function migrate(entries: FileEntry[]): boolean;
 export function migrate(source: string, options?: ReadOptions): string;
 export function migrate(source: Uint8Array, options?: ReadOptions): Uint8Array;
 export function migrate(source: SessionText, options?: ReadOptions): SessionText;
+/**
+ * Upgrades the session a {@link ByteSource} holds to version 3, streamed:
+ * the source is read a piece at a time and the migrated file is handed to
+ * `options.write` in pieces, in order, as it is made, so a file of any size
+ * upgrades in memory that grows with its entries, not its text (a v1 file is
+ * read twice). The new ids are those {@link migrate} of the same bytes draws.
+ *
+ * @returns `true` when the file needed migrating (its new bytes went to
+ * `write`); `false` for a current file, of which only the header is read and
+ * nothing is written (the source is its own migration).
+ * @throws `TypeError` if `source` is not a byte source or `write` not a
+ * function; what `read` or `write` throws, which ends the migration.
+ */
+export function migrate(source: ByteSource, options: MigrateOptions): boolean;
+/** A {@link ByteSource} without `options.write`: read whole, under `maxBytes`, migrated as its bytes. */
+export function migrate(source: ByteSource, options?: ReadOptions): Uint8Array;
+
+/** Options of {@link migrate} streaming a {@link ByteSource}. */
+export interface MigrateOptions extends ReadOptions {
+  /** Takes the migrated file a piece at a time (each a new array, the caller's to keep). */
+  write(bytes: Uint8Array): void;
+}
 
 /**
  * Builds the entry tree, like pi's `SessionManager.getTree()`: entries whose
@@ -815,10 +839,15 @@ export interface Diagnostic {
  * compaction without a checkpoint drops, and a truncated last line. An empty
  * array means a clean file.
  *
- * @param source - Session text, UTF-8 bytes, or entries (no line numbers then).
+ * @param source - Session text, UTF-8 bytes, a {@link ByteSource} (read a
+ * piece at a time, with the same diagnostics and line numbers as its bytes),
+ * or entries (no line numbers then).
  * @throws `TypeError` if `source` has the wrong type.
  */
-export function inspectSession(source: SessionText | readonly unknown[], options?: ReadOptions): Diagnostic[];
+export function inspectSession(
+  source: SessionText | ByteSource | readonly unknown[],
+  options?: ReadOptions,
+): Diagnostic[];
 
 // ---------------------------------------------------------------------------
 // Session: an open session the host stores

@@ -53,6 +53,88 @@ pub fn random_id_where(is_taken: &dyn Fn(&str) -> bool) -> Result<String, getran
     }
 }
 
+/// Random words that can be drawn again: a pass that gives up half-way
+/// ([`crate::migrate::migrate_in_one_pass`]) hands the words it drew to the
+/// pass that takes over, so the ids a file gets depend on the words drawn,
+/// not on which pass gave them (a migration read by piece, which has no such
+/// first pass, gives the same ids).
+#[derive(Default)]
+pub struct Replay {
+    drawn: Vec<[u8; 4]>,
+    next: usize,
+    recording: bool,
+}
+
+impl Replay {
+    /// Words from the cryptographic source, each noted for [`Replay::rewind`].
+    pub fn recording() -> Replay {
+        Replay {
+            recording: true,
+            ..Replay::default()
+        }
+    }
+
+    /// The next word: one drawn before the rewind, else a new one.
+    pub fn word(&mut self) -> Result<[u8; 4], getrandom::Error> {
+        self.word_from(&mut random_word)
+    }
+
+    /// [`Replay::word`], new words coming from `fresh`.
+    pub fn word_from<E>(
+        &mut self,
+        fresh: &mut dyn FnMut() -> Result<[u8; 4], E>,
+    ) -> Result<[u8; 4], E> {
+        if let Some(&w) = self.drawn.get(self.next) {
+            self.next += 1;
+            return Ok(w);
+        }
+        let w = fresh()?;
+        if self.recording {
+            self.drawn.push(w);
+            self.next += 1;
+        }
+        Ok(w)
+    }
+
+    /// The words drawn so far come again, in order; no more are noted.
+    pub fn rewind(&mut self) {
+        self.next = 0;
+        self.recording = false;
+    }
+
+    /// [`random_id`] from these words: a word's hex digits, drawn again on a
+    /// collision (and, as there, eight random bytes after a hundred).
+    pub fn id(&mut self, taken: &HashSet<String>) -> Result<String, getrandom::Error> {
+        match self.id_from(taken, &mut random_word)? {
+            Some(id) => Ok(id),
+            None => loop {
+                let mut bytes = [0u8; 8];
+                random_bytes(&mut bytes)?;
+                let id = hex(&bytes);
+                if !taken.contains(&id) {
+                    return Ok(id);
+                }
+            },
+        }
+    }
+
+    /// A word's hex digits not in `taken`, new words coming from `fresh`;
+    /// `None` after a hundred collisions.
+    pub fn id_from<E>(
+        &mut self,
+        taken: &HashSet<String>,
+        fresh: &mut dyn FnMut() -> Result<[u8; 4], E>,
+    ) -> Result<Option<String>, E> {
+        for _ in 0..100 {
+            let id = hex(&self.word_from(fresh)?);
+            if !taken.contains(&id) {
+                return Ok(Some(id));
+            }
+        }
+        Ok(None)
+    }
+}
+
 /// `bytes` as lowercase hex digits, two a byte, appended to `out`.
 pub fn push_hex(out: &mut String, bytes: &[u8]) {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";

@@ -18,6 +18,8 @@ use crate::json::{self, Kind, Member, Span};
 use crate::parse::{Line, LineContent, LineReader};
 use crate::time::DateParser;
 
+pub mod stream;
+
 /// The version this crate writes and migrates to.
 pub const CURRENT_VERSION: u32 = 3;
 
@@ -144,26 +146,36 @@ pub fn try_plan<E>(
     let version = declared_version(entries);
     let mut edits = Vec::new();
     if version < 2.0 {
-        v1_to_v2(entries, new_id, &mut edits)?;
-    }
-    // Below 3 here, or NaN, which no JS comparison admits (and `< 3` would
-    // only hide that a version of 3 never gets here).
-    if !version.is_nan() {
+        let mut walk = Walk::of(entries);
         for (i, e) in entries.iter().enumerate() {
-            match (&e.kind, &e.detail) {
-                (EntryType::Session, _) => edits.push(Edit::SetVersion { entry: i }),
-                (
-                    EntryType::Message,
-                    Detail::Message {
-                        role: Role::HookMessage,
-                        ..
-                    },
-                ) => edits.push(Edit::RenameHookMessage { entry: i }),
-                _ => {}
-            }
+            walk.step(i, e, new_id, &mut edits)?;
         }
     }
+    for (i, e) in entries.iter().enumerate() {
+        v2_to_v3(version, i, e, &mut edits);
+    }
     Ok(Some(edits))
+}
+
+/// The v2 → v3 step of entry `i` of a session declaring `version` (below 3):
+/// every header gets version 3, a `hookMessage` role becomes `custom`.
+pub fn v2_to_v3(version: f64, i: usize, e: &Entry, edits: &mut Vec<Edit>) {
+    // Below 3 here, or NaN, which no JS comparison admits (and `< 3` would
+    // only hide that a version of 3 never gets here).
+    if version.is_nan() {
+        return;
+    }
+    match (&e.kind, &e.detail) {
+        (EntryType::Session, _) => edits.push(Edit::SetVersion { entry: i }),
+        (
+            EntryType::Message,
+            Detail::Message {
+                role: Role::HookMessage,
+                ..
+            },
+        ) => edits.push(Edit::RenameHookMessage { entry: i }),
+        _ => {}
+    }
 }
 
 /// The value of a result that cannot be an error.
@@ -174,70 +186,102 @@ fn infallible<T>(result: Result<T, Infallible>) -> T {
     }
 }
 
-fn v1_to_v2<E>(
-    entries: &[Entry],
-    new_id: &mut dyn FnMut(&HashSet<String>) -> Result<String, E>,
-    edits: &mut Vec<Edit>,
-) -> Result<(), E> {
-    let mut taken: HashSet<String> = entries
-        .iter()
-        .filter_map(|e| e.id.as_str().map(str::to_owned))
-        .collect();
-    // The id each entry has at this point of the walk (pi reads a later
-    // entry's id before it is assigned).
-    let mut ids: Vec<Option<String>> = entries
-        .iter()
-        .map(|e| e.id.as_str().map(str::to_owned))
-        .collect();
-    let mut prev: Option<String> = None;
-    for (i, e) in entries.iter().enumerate() {
+/// The v1 → v2 step, one entry at a time in file order. Of the other
+/// entries it knows only what the step reads of them: their ids, and which
+/// are headers. So a reader that cannot hold a file's entries (see
+/// [`stream`]) walks it as [`plan`] walks a whole one.
+pub struct Walk {
+    taken: HashSet<String>,
+    /// The id each entry has at this point of the walk: pi reads a later
+    /// entry's id (its own, if any) before it is assigned.
+    ids: Vec<Option<String>>,
+    headers: HashSet<usize>,
+    prev: Option<String>,
+}
+
+impl Walk {
+    /// The walk of `entries`.
+    pub fn of(entries: &[Entry]) -> Walk {
+        let ids = entries
+            .iter()
+            .map(|e| e.id.as_str().map(str::to_owned))
+            .collect();
+        let headers = (0..entries.len())
+            .filter(|&i| entries[i].is_header())
+            .collect();
+        Walk::new(ids, headers)
+    }
+
+    /// The walk of a file whose entries have the string ids `ids` (`None`
+    /// for one without) and whose headers are the entries `headers`.
+    pub fn new(ids: Vec<Option<String>>, headers: HashSet<usize>) -> Walk {
+        let taken = ids.iter().flatten().cloned().collect();
+        Walk {
+            taken,
+            ids,
+            headers,
+            prev: None,
+        }
+    }
+
+    /// The edits of entry `i`, `e`, appended to `edits`; `new_id` makes a
+    /// fresh id not in the set it is given.
+    pub fn step<E>(
+        &mut self,
+        i: usize,
+        e: &Entry,
+        new_id: &mut dyn FnMut(&HashSet<String>) -> Result<String, E>,
+        edits: &mut Vec<Edit>,
+    ) -> Result<(), E> {
         if e.is_header() || !e.is_object {
-            continue;
+            return Ok(());
         }
         let id = match e.id.as_str() {
             Some(kept) => {
                 if e.parent_id == Key::Undefined {
                     edits.push(Edit::SetParentId {
                         entry: i,
-                        parent: prev.clone(),
+                        parent: self.prev.clone(),
                     });
                 }
                 kept.to_owned()
             }
             None => {
-                let id = new_id(&taken)?;
-                taken.insert(id.clone());
+                let id = new_id(&self.taken)?;
+                self.taken.insert(id.clone());
                 edits.push(Edit::SetId {
                     entry: i,
                     id: id.clone(),
                 });
                 edits.push(Edit::SetParentId {
                     entry: i,
-                    parent: prev.clone(),
+                    parent: self.prev.clone(),
                 });
                 id
             }
         };
-        ids[i] = Some(id.clone());
-        prev = Some(id);
+        if let Some(slot) = self.ids.get_mut(i) {
+            *slot = Some(id.clone());
+        }
+        self.prev = Some(id);
         if let Detail::Compaction {
             first_kept_entry_index: Some(index),
             ..
         } = e.detail
         {
             // `entries[index]`: only an integer in range names an element.
-            let target = (index.fract() == 0.0 && index >= 0.0 && index < entries.len() as f64)
+            let target = (index.fract() == 0.0 && index >= 0.0 && index < self.ids.len() as f64)
                 .then_some(index as usize);
-            if let Some(t) = target.filter(|&t| !entries[t].is_header()) {
+            if let Some(t) = target.filter(|t| !self.headers.contains(t)) {
                 edits.push(Edit::SetFirstKeptEntryId {
                     entry: i,
-                    id: ids[t].clone(),
+                    id: self.ids[t].clone(),
                 });
             }
             edits.push(Edit::DeleteFirstKeptEntryIndex { entry: i });
         }
+        Ok(())
     }
-    Ok(())
 }
 
 /// [`plan`] and [`apply_to_text`] in one pass over the lines, for a file of
@@ -610,7 +654,7 @@ fn apply(text: &str, lines: &[Line], edits: &[Edit], place: bool, out: &mut Stri
 /// their key was, new keys go last in the order pi adds them, deleted keys go.
 /// When the object was copied whole with keys appended, returns those new
 /// members (at their place in `out`).
-fn rewrite_object(
+pub(crate) fn rewrite_object(
     text: &str,
     span: Span,
     members: &[Member],

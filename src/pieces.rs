@@ -10,7 +10,7 @@
 
 use std::ops::Range;
 
-use crate::json::{SyntaxError, Value};
+use crate::json::{Span, SyntaxError, Value};
 use crate::parse::{self, LineReader, ReadAt};
 use crate::scan;
 
@@ -23,6 +23,8 @@ pub struct SourceLine<'a> {
     pub range: Range<u64>,
     /// The text the line was parsed from; spans in `parsed` index it.
     pub text: &'a str,
+    /// Where the line is in `text` (the bytes `range` is, decoded).
+    pub span: Span,
     /// The line's value, or why `JSON.parse` refuses it.
     pub parsed: Result<&'a Value, SyntaxError>,
     /// The line was not UTF-8: `text` is its decoded form.
@@ -134,6 +136,7 @@ fn read_run(
             number,
             range,
             text,
+            span,
             parsed: parsed.map(|()| &reader.value),
             lossy,
         });

@@ -3,7 +3,7 @@
 // (`{ stdout, stderr, stdin, env, isTTY, cwd, fs? }`, see main.js).
 
 import { randomBytes } from "node:crypto";
-import { constants } from "node:fs";
+import { constants, writeSync } from "node:fs";
 import * as nodeFs from "node:fs/promises";
 import { resolve } from "node:path";
 import { fileSource } from "../node.js";
@@ -280,5 +280,29 @@ export function progress(io, label) {
     clear() {
       if (shown) stream.write("\r\x1b[K");
     },
+  };
+}
+
+/**
+ * A function that writes bytes to `stream` before it returns, for a writer
+ * called from synchronous work (a migration streamed by `migrate`): a
+ * stream with a file descriptor (the process's stdout) is written with
+ * `writeSync`, so a slow reader slows the work instead of the bytes piling
+ * up in memory; any other stream (the tests') with `write`.
+ */
+export function syncWriter(stream) {
+  if (typeof stream?.fd !== "number") return (bytes) => stream.write(bytes);
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  return (bytes) => {
+    let done = 0;
+    while (done < bytes.length) {
+      try {
+        done += writeSync(stream.fd, bytes, done, bytes.length - done);
+      } catch (error) {
+        // A non-blocking pipe that is full: wait for the reader.
+        if (error?.code !== "EAGAIN") throw error;
+        Atomics.wait(pause, 0, 0, 5);
+      }
+    }
   };
 }

@@ -2,6 +2,9 @@
 
 use crate::document::Document;
 use crate::entry::{Detail, Entry, EntryType, IdMap, Key, Replacement, Role};
+use crate::parse::{self, Line, LineContent, ReadAt};
+use crate::pieces;
+use crate::time::DateParser;
 use crate::tree::Tree;
 
 /// What kind of problem a [`Diagnostic`] reports. The names (`as_str`) are a
@@ -119,79 +122,176 @@ pub struct Diagnostic {
 /// Everything wrong with a JSONL session, in line order as far as possible.
 /// `invalid_utf8`: whether decoding the bytes replaced anything.
 pub fn inspect(doc: &Document, invalid_utf8: bool) -> Vec<Diagnostic> {
-    let mut out = Vec::new();
     let text = doc.text.as_str();
-    let d = |problem, line: Option<usize>, message: String| Diagnostic {
-        problem,
-        line,
-        entry_id: None,
-        message,
-    };
-    if invalid_utf8 {
-        out.push(d(
-            Problem::InvalidUtf8,
-            None,
-            "the file is not valid UTF-8; invalid bytes read as U+FFFD".into(),
-        ));
-    }
-    if text.starts_with('\u{feff}') {
-        out.push(d(
-            Problem::Bom,
-            Some(1),
-            "the file starts with a UTF-8 byte order mark (ignored here; pi 1.6 refuses to open the file)".into(),
-        ));
-    }
+    let mut out = start_of_file(invalid_utf8, text.starts_with('\u{feff}'));
     // Physical lines: the part after the final newline is not a line.
     let body = text.strip_suffix('\n').unwrap_or(text);
     if !text.is_empty() {
         for (i, line) in body.split('\n').enumerate() {
             if line.trim_matches(crate::scan::is_js_space).is_empty() {
-                out.push(d(
-                    Problem::BlankLine,
-                    Some(i + 1),
-                    format!("line {} is blank", i + 1),
-                ));
+                out.push(blank_line(i + 1));
             }
         }
     }
     let last_number = doc.lines.last().map(|l| l.number);
     for line in &doc.lines {
-        if let crate::parse::LineContent::Value(v) = &line.content {
-            // Not among the document's entries, so reported here.
-            if !crate::parse::is_kept(text, v) {
-                out.push(d(
-                    Problem::NotAnObject,
-                    Some(line.number),
-                    format!(
-                        "line {} is {}, not an object; it is skipped (pi 1.6 skips it when it opens the file)",
-                        line.number,
-                        v.span.of(text).trim()
-                    ),
-                ));
-            }
-        }
-        if let Some(err) = crate::parse::line_error(text, line) {
-            out.push(d(
-                Problem::MalformedLine,
-                Some(line.number),
-                format!("{err}; the line is skipped"),
-            ));
-            if Some(line.number) == last_number && !text.ends_with('\n') {
-                out.push(d(
-                    Problem::TruncatedLastLine,
-                    Some(line.number),
-                    format!(
-                        "the last line ({}) is cut off: malformed and without a final newline",
-                        line.number
-                    ),
-                ));
-            }
-        }
+        let last = Some(line.number) == last_number && !text.ends_with('\n');
+        of_line(text, line, last, &mut out);
     }
     out.extend(inspect_entries(&doc.entries, |i| {
         doc.line_numbers.get(i).copied()
     }));
     crate::order::sorted_by_key(out, |x| x.line.unwrap_or(0) as u64)
+}
+
+/// [`inspect`] of a text of `len` bytes held elsewhere, read `piece` bytes
+/// at a time: the same diagnostics, with the same line numbers, keeping the
+/// entries' facts but none of their text.
+pub fn inspect_in_pieces<E>(
+    len: u64,
+    piece: usize,
+    read: &mut ReadAt<'_, E>,
+    dates: &dyn DateParser,
+) -> Result<Vec<Diagnostic>, E> {
+    let mut head = Vec::new();
+    read(0, len.min(3), &mut head)?;
+    let mut last_byte = Vec::new();
+    read(len.saturating_sub(1), len, &mut last_byte)?;
+    let ends_with_newline = last_byte == b"\n";
+    let mut lossy = false;
+    let mut blanks = Vec::new();
+    let mut lines = Vec::new();
+    let mut entries = Vec::new();
+    let mut line_numbers = Vec::new();
+    let mut unique = 0;
+    // The last line handed out: its number, where it ends, whether it is malformed.
+    let mut last = (0, 0, false);
+    pieces::read_lines(len, piece, read, &mut |l| {
+        lossy |= l.lossy;
+        // The lines not handed out are the blank ones.
+        blanks.extend((last.0 + 1..l.number).map(blank_line));
+        last = (l.number, l.range.end, l.parsed.is_err());
+        match &l.parsed {
+            Ok(value) if parse::is_kept(l.text, value) => {
+                entries.push(Entry::from_json(l.text, value, Some(dates), &mut unique));
+                line_numbers.push(l.number);
+            }
+            Ok(value) => lines.push(not_an_object(l.number, value.span.of(l.text))),
+            Err(e) => {
+                let line = Line {
+                    number: l.number,
+                    span: l.span,
+                    content: LineContent::Malformed(e.clone()),
+                };
+                of_line(l.text, &line, false, &mut lines);
+            }
+        }
+    })?;
+    // The physical lines after the last one handed out: the newlines after
+    // it, less a final one (the part after it is not a line).
+    if len > 0 {
+        let mut newlines = 0;
+        let mut buf = Vec::new();
+        let mut at = last.1;
+        while at < len {
+            let to = len.min(at + piece.max(1) as u64);
+            buf.clear();
+            read(at, to, &mut buf)?;
+            newlines += buf.iter().filter(|&&b| b == b'\n').count();
+            at = to;
+        }
+        let count = last.0.max(1) + newlines - usize::from(ends_with_newline);
+        blanks.extend((last.0 + 1..=count).map(blank_line));
+    }
+    if last.2 && !ends_with_newline {
+        lines.push(truncated_last_line(last.0));
+    }
+    let mut out = start_of_file(lossy, head == "\u{feff}".as_bytes());
+    out.extend(blanks);
+    out.extend(lines);
+    out.extend(inspect_entries(&entries, |i| line_numbers.get(i).copied()));
+    Ok(crate::order::sorted_by_key(out, |x| {
+        x.line.unwrap_or(0) as u64
+    }))
+}
+
+/// What is said of the file as a whole, before its lines.
+fn start_of_file(invalid_utf8: bool, bom: bool) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    if invalid_utf8 {
+        out.push(at_line(
+            Problem::InvalidUtf8,
+            None,
+            "the file is not valid UTF-8; invalid bytes read as U+FFFD".into(),
+        ));
+    }
+    if bom {
+        out.push(at_line(
+            Problem::Bom,
+            Some(1),
+            "the file starts with a UTF-8 byte order mark (ignored here; pi 1.6 refuses to open the file)".into(),
+        ));
+    }
+    out
+}
+
+/// The problems of one non-blank line that are not its entry's: a value
+/// that is no entry, a malformed line, and (`last`: it ends the file without
+/// a newline) a truncated one.
+fn of_line(text: &str, line: &Line, last: bool, out: &mut Vec<Diagnostic>) {
+    if let LineContent::Value(v) = &line.content {
+        // Not among the document's entries, so reported here.
+        if !parse::is_kept(text, v) {
+            out.push(not_an_object(line.number, v.span.of(text)));
+        }
+    }
+    if let Some(err) = parse::line_error(text, line) {
+        out.push(at_line(
+            Problem::MalformedLine,
+            Some(line.number),
+            format!("{err}; the line is skipped"),
+        ));
+        if last {
+            out.push(truncated_last_line(line.number));
+        }
+    }
+}
+
+fn at_line(problem: Problem, line: Option<usize>, message: String) -> Diagnostic {
+    Diagnostic {
+        problem,
+        line,
+        entry_id: None,
+        message,
+    }
+}
+
+fn blank_line(number: usize) -> Diagnostic {
+    at_line(
+        Problem::BlankLine,
+        Some(number),
+        format!("line {number} is blank"),
+    )
+}
+
+/// Line `number` is `value` (its JSON text), a value pi skips.
+fn not_an_object(number: usize, value: &str) -> Diagnostic {
+    at_line(
+        Problem::NotAnObject,
+        Some(number),
+        format!(
+            "line {number} is {}, not an object; it is skipped (pi 1.6 skips it when it opens the file)",
+            value.trim()
+        ),
+    )
+}
+
+fn truncated_last_line(number: usize) -> Diagnostic {
+    at_line(
+        Problem::TruncatedLastLine,
+        Some(number),
+        format!("the last line ({number}) is cut off: malformed and without a final newline"),
+    )
 }
 
 /// The problems of the entries themselves; `line_of(i)` gives entry `i`'s line.

@@ -292,3 +292,46 @@ fn lines_before_the_header_are_reported_once_each() {
         [("missing-header", Some(1)), ("unknown-entry-type", Some(1))]
     );
 }
+
+/// `inspect` of `bytes` read whole (decoded as `TextDecoder` does) and read
+/// in pieces of every size given: the same diagnostics, line numbers included.
+fn same_in_pieces(bytes: &[u8], pieces: &[usize]) {
+    let text = crate::parse::decode(bytes);
+    let lossy = matches!(text, std::borrow::Cow::Owned(_));
+    let expected = inspect(&Document::parse(&text), lossy);
+    for &piece in pieces {
+        let mut read = |from: u64, to: u64, buf: &mut Vec<u8>| {
+            buf.extend_from_slice(&bytes[from as usize..to as usize]);
+            Ok::<(), ()>(())
+        };
+        let got =
+            inspect_in_pieces(bytes.len() as u64, piece, &mut read, &crate::time::IsoOnly).unwrap();
+        assert_eq!(got, expected, "{text:?} in pieces of {piece}");
+    }
+}
+
+#[test]
+fn in_pieces_the_diagnostics_are_the_whole_texts() {
+    let texts: Vec<Vec<u8>> = vec![
+        b"".to_vec(),
+        b"\n".to_vec(),
+        b" \n\r\n \xc2\xa0".to_vec(),
+        format!(
+            "\u{feff}{HEADER}\n{}not json\n42\nnull\n\n{{\"type\":\"message\",\"id\":\"c\",\"parentId\":\"a\"",
+            e("a", "null")
+        )
+        .into_bytes(),
+        format!("\n\n{}{HEADER}{}{}\n \n", e("a", "null"), e("a", "\"zz\""), e("b", "\"b\"")).into_bytes(),
+        format!("{HEADER}{}{{\"type\":\"compaction\",\"id\":\"k\",\"parentId\":\"a\",\"firstKeptEntryId\":\"q\"}}\n[1]\n\"s\"\n", e("a", "null")).into_bytes(),
+        // v1, with a kept entry index
+        b"{\"type\":\"session\",\"id\":\"s\"}\n{\"type\":\"message\"}\n{\"type\":\"compaction\",\"firstKeptEntryIndex\":5}\n".to_vec(),
+        // invalid UTF-8 in an entry, in a malformed line, and torn at the end
+        b"{\"type\":\"session\",\"version\":3,\"id\":\"s\"}\n{\"type\":\"message\",\"id\":\"\xff\",\"parentId\":null}\n\xf0\x9f x\n{\"a\":\"\xc3".to_vec(),
+        // a malformed line that is not the last, without a final newline after it
+        format!("{HEADER}{{bad\n{}", e("a", "null").trim_end()).into_bytes(),
+        format!("{HEADER}{{\"é\":\"{}\" bad\n", "ü".repeat(500)).into_bytes(),
+    ];
+    for bytes in &texts {
+        same_in_pieces(bytes, &[1, 2, 3, 5, 7, 64, 4096, 1 << 20]);
+    }
+}

@@ -17,16 +17,22 @@ use crate::session_info;
 /// Everything wrong with a session: `{ kind, line?, entryId?, message }` per problem.
 #[wasm_bindgen(js_name = inspectSession, skip_typescript)]
 pub fn inspect_session(source: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
-    let reader = Reader::new(Api("inspectSession"), &options)?;
-    let found = match reader.source(&source, Accept::ANY)? {
-        Input {
-            source: Source::Text(text),
-            lossy,
-        } => diagnostics::inspect(&Document::parse_with(text, &JsDates), lossy),
-        Input {
-            source: Source::Entries(array),
-            ..
-        } => diagnostics::inspect_entries(&entries_of(&array), |_| None),
+    let api = Api("inspectSession");
+    let reader = Reader::new(api, &options)?;
+    let found = if let Some(pieces) = reader.pieces(&source)? {
+        let mut read = |from, to, buf: &mut Vec<u8>| pieces.read(from, to, buf);
+        diagnostics::inspect_in_pieces(pieces.size, pieces.piece, &mut read, &JsDates)?
+    } else {
+        match reader.source(&source, Accept::ANY)? {
+            Input {
+                source: Source::Text(text),
+                lossy,
+            } => diagnostics::inspect(&Document::parse_with(text, &JsDates), lossy),
+            Input {
+                source: Source::Entries(array),
+                ..
+            } => diagnostics::inspect_entries(&entries_of(&array), |_| None),
+        }
     };
     let out = Array::new();
     for d in found {

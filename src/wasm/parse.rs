@@ -1,5 +1,7 @@
 //! `parseSession`, `migrate` and `countEntries`: JSONL read line by line.
 
+use std::collections::HashSet;
+
 use js_sys::{JsString, Object, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -8,7 +10,7 @@ use super::convert::{entries_of, get, parse_values, set};
 use super::error::Api;
 use super::host::JsDates;
 use super::js::{copy_bytes, is_bytes};
-use super::read::{append_bytes, bytes_of, Accept, Reader, Source};
+use super::read::{append_bytes, bytes_of, function_option, Accept, Reader, Source};
 use crate::document::Document;
 use crate::ids;
 use crate::migrate::{self, Edit};
@@ -42,15 +44,37 @@ pub fn parse_session(source: JsValue, options: JsValue) -> Result<JsValue, JsVal
 pub fn migrate(source: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
     let api = Api("migrate");
     let reader = Reader::new(api, &options)?;
-    // A byte source is migrated as its bytes, read whole.
-    let source = match reader.pieces(&source)? {
+    let no_random = |e| api.no_random(e);
+    let pieces = reader.pieces(&source)?;
+    if let Some(write) = function_option(api, &options, "write")? {
+        // Streamed: read a piece at a time, written out as it is made.
+        let Some(pieces) = pieces else {
+            return Err(api.must_be("source", "a byte source (with options.write)", &source));
+        };
+        let mut read = |from, to, buf: &mut Vec<u8>| pieces.read(from, to, buf);
+        let mut new_id = |taken: &HashSet<String>| ids::random_id(taken).map_err(no_random);
+        let mut sink = |bytes: &[u8]| {
+            write
+                .call1(&JsValue::UNDEFINED, &Uint8Array::from(bytes))
+                .map(drop)
+        };
+        let migrated = migrate::stream::migrate_in_pieces(
+            pieces.size,
+            pieces.piece,
+            &mut read,
+            &mut new_id,
+            &mut sink,
+        )?;
+        return Ok(migrated.into());
+    }
+    // Otherwise a byte source is migrated as its bytes, read whole.
+    let source = match pieces {
         Some(pieces) => Uint8Array::from(&pieces.read_whole(&reader)?[..]).into(),
         None => source,
     };
     if let Some(current) = current_text(&reader, &source)? {
         return Ok(current);
     }
-    let no_random = |e| api.no_random(e);
     match reader.source(&source, Accept::ANY)?.source {
         Source::Text(text) => {
             // The same form as the source: a string, or UTF-8 bytes.
@@ -60,12 +84,19 @@ pub fn migrate(source: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
                     false => Uint8Array::from(out.as_bytes()).into(),
                 }
             };
-            let one_pass = migrate::try_migrate_in_one_pass(&text, &mut ids::random_word);
+            // Words the one pass drew before giving up are the two steps'
+            // first: the ids are those of the words drawn, whichever pass
+            // gives them (as a migration streamed from a source gives them).
+            let mut words = ids::Replay::recording();
+            let one_pass = migrate::try_migrate_in_one_pass(&text, &mut || words.word());
             if let Some(out) = one_pass.map_err(no_random)? {
                 return Ok(same_form(out));
             }
+            words.rewind();
             let doc = Document::parse_with(text, &JsDates);
-            let edits = doc.try_migration(&mut ids::random_id).map_err(no_random)?;
+            let edits = doc
+                .try_migration(&mut |taken| words.id(taken))
+                .map_err(no_random)?;
             Ok(match edits {
                 Some(edits) => same_form(migrate::apply_to_text(&doc.text, &doc.lines, &edits)),
                 // A string comes back as the very same string; bytes as a copy

@@ -250,6 +250,27 @@ impl Reader {
     }
 }
 
+/// `options[name]`, a function one function takes (`migrate`'s `write`):
+/// `None` when absent (`undefined`, `null`, or no options), a `TypeError`
+/// when not a function.
+pub(super) fn function_option(
+    api: Api,
+    options: &JsValue,
+    name: &str,
+) -> Result<Option<js_sys::Function>, JsValue> {
+    if !options.is_object() {
+        return Ok(None);
+    }
+    let f = Reflect::get(options, &JsValue::from_str(name))?;
+    if f.is_undefined() || f.is_null() {
+        return Ok(None);
+    }
+    f.dyn_ref::<js_sys::Function>()
+        .cloned()
+        .map(Some)
+        .ok_or_else(|| api.must_be(&format!("options.{name}"), "a function", &f))
+}
+
 fn read_options(api: Api, options: &JsValue) -> Result<Options, JsValue> {
     if options.is_undefined() || options.is_null() {
         return Ok(Options::default());

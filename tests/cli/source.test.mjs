@@ -5,8 +5,11 @@
 //   CLI_SOURCE_SEED=…   replays a run (default: random, printed)
 
 import assert from "node:assert/strict";
-import { writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import * as nodeFs from "node:fs/promises";
+import os from "node:os";
+import { join } from "node:path";
 import { after, test } from "node:test";
 import { migrate, sessionInfo } from "session-tree";
 import { UsageError, withInput } from "../../pkg/cli/io.js";
@@ -131,4 +134,128 @@ test("a file rewritten while a command reads it is an error of its input, naming
     }),
     (error) => error instanceof UsageError && error.message.includes(`${path} changed while it was read`),
   );
+});
+
+// ---- migrate: streamed by piece, in bounded memory
+
+/** Old files: the v1 fixture and generated v1 and v2 sessions, each longer than a piece. */
+const old = { "v1.jsonl": V1 };
+for (let k = 200; Object.keys(old).length < 5; k++) {
+  const { text, version } = generateSession(caseSeed(MASTER, k), { maxEntries: 30 });
+  if (version < 3 && text.length > 64) old[`old-${k}-v${version}.jsonl`] = text;
+}
+
+const NEW_ID = /"[0-9a-f]{8}"/g;
+/** `text` with the ids a migration drew (the 8-hex ids not in `input`) named by rank. */
+function drawnIdsRanked(text, input) {
+  const kept = new Set(input.match(NEW_ID) ?? []);
+  const rank = new Map();
+  return text.replace(NEW_ID, (id) => {
+    if (kept.has(id)) return id;
+    if (!rank.has(id)) rank.set(id, `"new#${rank.size + 1}"`);
+    return rank.get(id);
+  });
+}
+
+test("migrate by piece, to stdout, -o and in place: migrate() of the bytes, new ids aside", async () => {
+  const rng = new Rng(MASTER);
+  for (const [name, text] of Object.entries(old)) {
+    const expected = drawnIdsRanked(Buffer.from(migrate(Buffer.from(text))).toString("utf8"), text);
+    assert.notEqual(expected, text, `${name} is old`);
+    const env = { SESSION_TREE_PIECE_SIZE: String(rng.int(1, 64)) };
+    const why = `${name}, pieces of ${env.SESSION_TREE_PIECE_SIZE} (CLI_SOURCE_SEED=${MASTER})`;
+    const path = f.path(name);
+    writeFileSync(path, text);
+    const stdout = await run(["migrate", path], { env });
+    assert.equal(stdout.code, 0, why);
+    assert.equal(stdout.stderr, "", why);
+    assert.equal(drawnIdsRanked(stdout.stdout, text), expected, why);
+    const out = f.path(`${name}.out`);
+    const o = await run(["migrate", path, "-o", out], { env });
+    assert.equal(o.code, 0, why);
+    assert.equal(drawnIdsRanked(readFileSync(out, "utf8"), text), expected, why);
+    const copy = f.path(`${name}.copy`);
+    writeFileSync(copy, text);
+    const inPlace = await run(["migrate", "--in-place", copy], { env });
+    assert.equal(inPlace.stdout, `${copy}: migrated to version 3\n`, why);
+    assert.equal(drawnIdsRanked(readFileSync(copy, "utf8"), text), expected, why);
+    assert.equal(readFileSync(path, "utf8"), text, "the source is never written");
+  }
+  // A current file: stdout and -o give its bytes as they are; in place, it is not rewritten.
+  const clean = f.path("clean.jsonl");
+  const env = { SESSION_TREE_PIECE_SIZE: "5" };
+  assert.equal((await run(["migrate", clean], { env })).stdout, CLEAN);
+  await run(["migrate", clean, "-o", f.path("clean.out")], { env });
+  assert.equal(readFileSync(f.path("clean.out"), "utf8"), CLEAN);
+  const mtime = statSync(clean).mtimeMs;
+  const r = await run(["migrate", "--in-place", clean], { env });
+  assert.equal(r.stdout, `${clean}: already version 3, not rewritten\n`);
+  assert.equal(statSync(clean).mtimeMs, mtime);
+  assert.deepEqual(
+    readdirSync(f.dir).filter((n) => n.endsWith(".tmp")),
+    [],
+  );
+});
+
+test("migrate --in-place where it cannot write: exit 2, the file as it was, nothing left", () => {
+  // Root writes anywhere: as root the command runs as the unprivileged user `nobody`.
+  const NOBODY = 65534;
+  const dir = mkdtempSync(join(os.tmpdir(), "session-tree-ro-"));
+  try {
+    const path = join(dir, "old.jsonl");
+    writeFileSync(path, V1, { mode: 0o644 });
+    chmodSync(dir, 0o555);
+    const bin = new URL("../../pkg/bin/session-tree.js", import.meta.url).pathname;
+    const asNobody = process.getuid?.() === 0 ? { uid: NOBODY, gid: NOBODY } : {};
+    const r = spawnSync(process.execPath, [bin, "migrate", "--in-place", path], {
+      encoding: "utf8",
+      env: { ...process.env, SESSION_TREE_PIECE_SIZE: "7" },
+      ...asNobody,
+    });
+    assert.equal(r.status, 2, r.stderr);
+    assert.equal(r.stderr, `session-tree migrate: ${path}: permission denied; ${path} is unchanged\n`);
+    assert.equal(readFileSync(path, "utf8"), V1);
+    assert.deepEqual(readdirSync(dir), ["old.jsonl"]);
+  } finally {
+    chmodSync(dir, 0o755);
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("a file truncated or rewritten while migrate reads it: its clear error, nothing written", async () => {
+  const changes = {
+    truncated: (path) => writeFileSync(path, V1.slice(0, 40)),
+    rewritten: (path) => writeFileSync(path, V1.replaceAll("a", "b")),
+  };
+  for (const [how, change] of Object.entries(changes)) {
+    for (const argv of [[], ["--in-place"], ["-o", f.path(`${how}.out`)]]) {
+      const path = f.path(`${how}.jsonl`);
+      writeFileSync(path, V1);
+      // The progress meter writes at the first read (a terminal, no delay): the file changes then.
+      let changed = false;
+      const stderr = {
+        isTTY: true,
+        text: "",
+        write(data) {
+          if (!changed) change(path);
+          changed = true;
+          this.text += String(data);
+        },
+      };
+      const r = await run(["migrate", ...argv, path], {
+        env: { SESSION_TREE_PIECE_SIZE: "16" },
+        extra: { stderr, progressAfterMs: 0 },
+      });
+      const why = `${how}, ${argv.join(" ") || "stdout"}`;
+      assert.ok(changed, why);
+      assert.equal(r.code, 2, why);
+      assert.match(stderr.text, new RegExp(`${path} changed while it was read \\(it `), why);
+      assert.equal(r.stdout, "", why);
+      assert.deepEqual(
+        readdirSync(f.dir).filter((n) => n.endsWith(".tmp") || n === `${how}.out`),
+        [],
+        why,
+      );
+    }
+  }
 });

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { migrate, parseSession } from "session-tree";
-import { at, jsonl } from "./helpers/session.mjs";
+import { at, jsonl, memorySource } from "./helpers/session.mjs";
 
 const HEX8 = /^[0-9a-f]{8}$/;
 
@@ -304,4 +304,58 @@ test("wrong argument types throw a TypeError naming the argument", () => {
   const entries = v2();
   assert.equal(migrate(entries), true);
   assert.equal(entries[0].version, 3);
+});
+
+/** A byte source over `text`'s UTF-8, counting its reads. */
+const sourceOf = (text) => memorySource(Buffer.from(text), "mem.jsonl");
+
+test("a byte source with options.write: the migrated file, streamed in pieces", () => {
+  const text = jsonl(v1Entries());
+  const pieces = [];
+  const source = sourceOf(text);
+  assert.equal(migrate(source, { pieceSize: 7, write: (bytes) => pieces.push(bytes) }), true);
+  assert.ok(pieces.every((p) => p instanceof Uint8Array));
+  const out = Buffer.concat(pieces).toString("utf8");
+  checkV1Migrated(parseSession(out), v1Entries());
+  // The lines, new ids aside, are those migrate() gives the same text.
+  const ids = /"(id|parentId|firstKeptEntryId)":"[0-9a-f]{8}"/g;
+  assert.equal(out.replace(ids, "$1"), migrate(text).replace(ids, "$1"));
+  // A current file: false, nothing written, read no further than its header.
+  const current = sourceOf(`${JSON.stringify({ type: "session", version: 3, id: "s" })}\n`.repeat(1000));
+  assert.equal(
+    migrate(current, {
+      pieceSize: 64,
+      write: () => assert.fail("nothing is written"),
+    }),
+    false,
+  );
+  assert.ok(current.reads < 10, `${current.reads} reads`);
+});
+
+test("options.write: a function, with a byte source; what it throws ends the migration", () => {
+  const source = sourceOf(jsonl(v1Entries()));
+  assert.throws(
+    () => migrate(source, { write: "out.jsonl" }),
+    (error) => error instanceof TypeError && /options\.write must be a function/.test(error.message),
+  );
+  assert.throws(
+    () => migrate(jsonl(v1Entries()), { write: () => {} }),
+    (error) => error instanceof TypeError && /source must be a byte source \(with options\.write\)/.test(error.message),
+  );
+  const full = new Error("ENOSPC");
+  let calls = 0;
+  assert.throws(
+    () =>
+      migrate(source, {
+        pieceSize: 3,
+        write: () => {
+          calls++;
+          throw full;
+        },
+      }),
+    (error) => error === full,
+  );
+  assert.equal(calls, 1);
+  // Other functions ignore the key.
+  assert.equal(parseSession(jsonl(v1Entries()), { write: 5 }).length, 7);
 });

@@ -24,24 +24,11 @@ import {
 } from "session-tree";
 import { caseSeed, envSeed, Rng } from "../shared/rng.mjs";
 import { generateSession } from "../shared/sessions.mjs";
+import { memorySource } from "./helpers/session.mjs";
 
 const MASTER = envSeed("SOURCE_SEED");
 const COUNT = 20;
 const enc = new TextEncoder();
-
-/** A byte source over bytes in memory, counting its reads. */
-function memorySource(bytes, name = "memory") {
-  const source = {
-    name,
-    size: bytes.length,
-    reads: 0,
-    read(offset, length) {
-      source.reads++;
-      return bytes.slice(offset, offset + length);
-    },
-  };
-  return source;
-}
 
 /** Everything the functions say of a session (trees as JSON, every entry read). */
 function results(input, options) {

@@ -66,6 +66,27 @@ test("the entry-array example gives back the caller's objects", () => {
   assert.equal(run(example("entries[1].id")), "true\ntrue\n");
 });
 
+test("the streaming migrate example writes a v1 file's migration to a new file", () => {
+  const code = example("migrate(source, { write:");
+  const v1 = join(dir, "stream-v1.jsonl");
+  const old = [
+    { type: "session", id: "s", timestamp: t(0), cwd: "/tmp" },
+    { type: "message", timestamp: t(1), message: { role: "user", content: "hi", timestamp: 1 } },
+    { type: "message", timestamp: t(2), message: { role: "user", content: "again", timestamp: 2 } },
+  ];
+  writeFileSync(v1, `${old.map((l) => JSON.stringify(l)).join("\n")}\n`);
+  assert.equal(run(code, v1), `${v1}.v3: version 3\n`);
+  const [header, a, b] = readFileSync(`${v1}.v3`, "utf8")
+    .trimEnd()
+    .split("\n")
+    .map((l) => JSON.parse(l));
+  assert.equal(header.version, 3);
+  assert.equal(a.parentId, null);
+  assert.equal(b.parentId, a.id);
+  // A current file: nothing to write.
+  assert.equal(run(code), `${join(dir, "session.jsonl")} is current; ${join(dir, "session.jsonl")}.v3 is empty\n`);
+});
+
 test("the migrate example upgrades a v1 file on disk once, then leaves it alone", () => {
   const code = example("writeFileSync(path, after)");
   const file = join(dir, "old.jsonl");

@@ -1,7 +1,22 @@
 // `session-tree migrate FILE…`: a file as version 3, to stdout, to a new file,
 // or in place (atomically, optionally keeping a backup).
 
-import { migrate } from "../../node.js";
+import { randomBytes } from "node:crypto";
+import {
+  chmodSync,
+  closeSync,
+  constants,
+  copyFileSync,
+  fsyncSync,
+  openSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { fileSource, migrate } from "../../node.js";
 import {
   absolute,
   describeFsError,
@@ -10,8 +25,12 @@ import {
   line,
   printable,
   printJson,
+  progress,
   readInput,
+  readOptions,
+  syncWriter,
   UsageError,
+  withInput,
   writeAtomic,
   writeNew,
 } from "../io.js";
@@ -20,7 +39,120 @@ function same(a, b) {
   return Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
 }
 
+/** All of `bytes` to the file descriptor `fd`. */
+function writeAll(fd, bytes) {
+  let done = 0;
+  while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done);
+}
+
+/**
+ * Migrates the file source `source` a piece at a time, handing the new file
+ * to \`write\` in pieces: a file of any size, in memory that grows with its
+ * entries, not its text. Returns false (nothing written) for a current file.
+ * A long run shows how much it has read on stderr (a v1 file is read twice).
+ */
+function streamed(io, source, write) {
+  const meter = progress(io, "migrating, MiB read");
+  const mib = (n) => Math.round(n / 2 ** 20);
+  let read = 0;
+  const watched = {
+    name: source.name,
+    size: source.size,
+    read(offset, length) {
+      read += length;
+      meter.update(mib(Math.min(read, 2 * source.size)), mib(2 * source.size));
+      return source.read(offset, length);
+    },
+  };
+  try {
+    return migrate(watched, { ...readOptions(io), write });
+  } finally {
+    meter.clear();
+  }
+}
+
+/** Hands the bytes of `source` to `write` as they are, a piece at a time. */
+function copy(source, write) {
+  for (let at = 0; at < source.size; at += 2 ** 20) write(source.read(at, Math.min(2 ** 20, source.size - at)));
+}
+
+/**
+ * `--in-place` on the real file system, streamed: the new bytes go to a
+ * temporary file beside FILE (created at the first byte: a current file
+ * makes none), synced, then renamed over FILE. FILE itself is only read.
+ */
+function inPlaceStreamed(io, file, backup) {
+  let path;
+  let mode;
+  let source;
+  try {
+    // a symbolic link stays a link: the file it points to is replaced
+    path = realpathSync(absolute(io, file));
+    mode = statSync(path).mode & 0o7777;
+    source = fileSource(path);
+  } catch (error) {
+    return { file, status: "error", error: describeFsError(file, error) };
+  }
+  const temp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString("hex")}.tmp`);
+  let fd;
+  const open = () => {
+    fd ??= openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, mode);
+    return fd;
+  };
+  let step = "write";
+  try {
+    if (!streamed(io, source, (bytes) => writeAll(open(), bytes))) return { file, status: "current" };
+    fsyncSync(open());
+    closeSync(fd);
+    fd = undefined;
+    chmodSync(temp, mode);
+    step = "backup";
+    if (backup) copyFileSync(path, `${path}.bak`, constants.COPYFILE_EXCL);
+    step = "rename";
+    renameSync(temp, path);
+  } catch (error) {
+    if (fd !== undefined) closeSync(fd);
+    rmSync(temp, { force: true });
+    const reason = / changed while it was read /.test(error?.message)
+      ? error.message
+      : describeFsError(step === "backup" ? `${file}.bak` : file, error);
+    return { file, status: "error", error: `${reason}; ${file} is unchanged` };
+  } finally {
+    source.close();
+  }
+  return backup ? { file, status: "migrated", backup: `${file}.bak` } : { file, status: "migrated" };
+}
+
+/** `migrate FILE [-o OUT]` on the real file system, streamed. */
+function toOutputStreamed(io, file, out) {
+  return withInput(io, file, (source) => {
+    if (out === undefined) {
+      const write = syncWriter(io.stdout);
+      if (!streamed(io, source, write)) copy(source, write);
+      return;
+    }
+    const target = absolute(io, out);
+    let fd;
+    try {
+      fd = openSync(target, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
+    } catch (error) {
+      throw new UsageError(describeFsError(out, error));
+    }
+    try {
+      const write = (bytes) => writeAll(fd, bytes);
+      if (!streamed(io, source, write)) copy(source, write);
+      closeSync(fd);
+    } catch (error) {
+      closeSync(fd);
+      rmSync(target, { force: true });
+      if (typeof error?.code === "string") throw new UsageError(describeFsError(out, error));
+      throw error;
+    }
+  });
+}
+
 async function inPlace(io, file, backup) {
+  if (io.fs === undefined) return inPlaceStreamed(io, file, backup);
   const fs = fsOf(io);
   let path;
   let bytes;
@@ -66,7 +198,12 @@ unchanged, byte for byte, and is never rewritten.
                   "current" | "error", backup?, error? }
 
 FILE \`-\` reads standard input (not with --in-place). Exit codes: 0 ok; 2 bad
-usage, or a file that cannot be read or written (the others are still done).`,
+usage, or a file that cannot be read or written (the others are still done).
+
+A FILE is read and written a piece at a time: one of any size migrates in
+memory that grows with its number of entries, not its size (a version 1
+file is read twice). A long migration shows its progress on stderr when
+stderr is a terminal.`,
   options: {
     "in-place": { type: "boolean" },
     backup: { type: "boolean" },
@@ -99,6 +236,20 @@ usage, or a file that cannot be read or written (the others are still done).`,
     if (values.json) throw new UsageError("--json goes with --in-place (the migrated file itself is the output)");
     if (positionals.length > 1) throw new UsageError("one FILE at a time (or --in-place for several)");
     const [file] = positionals;
+    if (file !== "-" && io.fs === undefined) {
+      try {
+        await toOutputStreamed(io, file, values.output);
+      } catch (error) {
+        // `… | head`: the reader has all it wants
+        if (error?.code === "EPIPE") return 0;
+        throw error;
+      }
+      if (values.output !== undefined) {
+        line(io.stderr, `${printable(file)}: written as version 3 to ${printable(values.output)}`);
+      }
+      return 0;
+    }
+    // stdin, and an injected file system (the tests'), are read whole
     const migrated = migrate(await readInput(io, file));
     if (values.output === undefined) {
       io.stdout.write(migrated);

@@ -183,7 +183,16 @@ export function compareSession(text, { rng = new Rng(1), extraLeaves = [], leafC
         detail: "not migrated in place: the array's element objects were replaced or the array changed length",
       });
   }
-  for (const [form, input, formText] of forms) {
+  // The source form streams: `write` gets the migrated file a piece at a time, nothing for
+  // a current one (the source is then its own migration, and the result is its text).
+  const streamed = () => {
+    const chunks = [];
+    const migrated = ours.migrate(memorySource(bytes), { pieceSize, write: (b) => chunks.push(b) });
+    if (!migrated && chunks.length > 0) throw new Error(`a current file, yet ${chunks.length} pieces were written`);
+    return migrated ? new TextDecoder("utf-8", { ignoreBOM: true }).decode(Buffer.concat(chunks)) : bytesText;
+  };
+  const migratedAs = {};
+  for (const [form, input, formText] of byPiece) {
     let exp;
     try {
       exp = piMigrateText(formText);
@@ -192,7 +201,7 @@ export function compareSession(text, { rng = new Rng(1), extraLeaves = [], leafC
     }
     let out;
     try {
-      out = ours.migrate(input());
+      out = form === "source" ? streamed() : ours.migrate(input());
     } catch (e) {
       out = `<throws ${e?.constructor?.name}: ${e?.message}>`;
     }
@@ -216,6 +225,7 @@ export function compareSession(text, { rng = new Rng(1), extraLeaves = [], leafC
       });
       continue;
     }
+    migratedAs[form] = out;
     if (!exp.migrated) {
       // deliberate difference (b): a v3 file comes back byte for byte
       if (out !== formText)
@@ -253,6 +263,19 @@ export function compareSession(text, { rng = new Rng(1), extraLeaves = [], leafC
     piLines.pop();
     same("migrate", form, piLines.join("\n"), jsonOut.join("\n"));
   }
+  // Streamed by piece, the very text the bytes give (new ids aside: each call draws its own).
+  if (typeof migratedAs.source === "string")
+    same("migrate", "source = Uint8Array", migratedAs.Uint8Array, migratedAs.source);
+
+  // ---- inspectSession: by piece, the diagnostics (line numbers and all) of the bytes
+  // (the package's own function: the shim, being pi, has none)
+  if (typeof ours.inspectSession === "function")
+    same(
+      "inspectSession",
+      "source",
+      stringifyOrThrow(() => ours.inspectSession(bytes)),
+      stringifyOrThrow(() => ours.inspectSession(memorySource(bytes), { pieceSize })),
+    );
 
   // ---- getTree: against pi opening the same file
   const arr = (() => {

@@ -26,8 +26,14 @@ function migrateArray(entries) {
   return !(version >= 3);
 }
 
-export function migrate(source) {
+export function migrate(source, options) {
   if (Array.isArray(source)) return migrateArray(source);
+  // A byte source streamed to `options.write`: here in one piece; nothing for a current file.
+  if (typeof options?.write === "function") {
+    const text = migrateText(sourceText(source));
+    if (text !== null) options.write(new TextEncoder().encode(text));
+    return text !== null;
+  }
   // Bytes in, bytes out: a current file's bytes as they are, else the UTF-8 of the text.
   if (typeof source !== "string") {
     const text = migrateText(sourceText(source));

@@ -101,3 +101,17 @@ export async function runInWorker(task, data = {}, timeoutMs = 10_000) {
     return { ok: false, name, message, elapsedMs: Math.round(ms) };
   }
 }
+
+/** A byte source over bytes in memory, counting its reads. */
+export function memorySource(bytes, name = "memory") {
+  const source = {
+    name,
+    size: bytes.length,
+    reads: 0,
+    read(offset, length) {
+      source.reads++;
+      return bytes.slice(offset, offset + length);
+    },
+  };
+  return source;
+}
