@@ -250,7 +250,10 @@ pub fn find_all<const N: usize>(
     for (i, m) in members.iter().enumerate() {
         let raw = &text.as_bytes()[m.key.start..m.key.end];
         let inner = raw.get(1..raw.len().saturating_sub(1)).unwrap_or(&[]);
-        if inner.contains(&b'\\') {
+        // A plain loop: keys are short, and `contains` is a call to memchr,
+        // which cost more than the comparisons (this runs for every member
+        // of every line a one-pass reader reads).
+        if inner.iter().any(|&c| c == b'\\') {
             // An escaped key: compared as JSON.parse decodes it.
             for (slot, name) in found.iter_mut().zip(names) {
                 if key_is(text, m.key, name) {
