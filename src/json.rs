@@ -253,7 +253,9 @@ pub fn find_all<const N: usize>(
         // A plain loop: keys are short, and `contains` is a call to memchr,
         // which cost more than the comparisons (this runs for every member
         // of every line a one-pass reader reads).
-        if inner.iter().any(|&c| c == b'\\') {
+        #[allow(clippy::manual_contains)]
+        let escaped = inner.iter().any(|&c| c == b'\\');
+        if escaped {
             // An escaped key: compared as JSON.parse decodes it.
             for (slot, name) in found.iter_mut().zip(names) {
                 if key_is(text, m.key, name) {
@@ -998,7 +1000,9 @@ mod tests {
         let mut fast = 0;
         for _ in 0..200_000 {
             let len = (next() % 19 + 1) as usize;
-            let digits: String = (0..len).map(|_| char::from(b'0' + (next() % 10) as u8)).collect();
+            let digits: String = (0..len)
+                .map(|_| char::from(b'0' + (next() % 10) as u8))
+                .collect();
             let point = (next() % len as u64) as usize;
             let (whole, fraction) = digits.split_at(point.max(1));
             let whole = whole.trim_start_matches('0');

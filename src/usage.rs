@@ -271,8 +271,11 @@ pub fn read(
         }
         // Only what the accounting reads: no entry is built for the lines
         // (most of them) that are not paid requests.
-        let [ty, id, ts, message] =
-            json::find_all(&text, &value.members, ["type", "id", "timestamp", "message"]);
+        let [ty, id, ts, message] = json::find_all(
+            &text,
+            &value.members,
+            ["type", "id", "timestamp", "message"],
+        );
         let ty = ty
             .map(|t| &value.members[t])
             .filter(|t| t.kind == Kind::String)
@@ -345,7 +348,9 @@ fn record_of(text: &str, i: usize, e: &Entry, span: Span) -> Option<Record> {
     let kind = kind_of(e)?;
     let members = json::members(text, span);
     let inner = |m: usize| json::members(text, members[m].value);
-    record_from(text, i, kind, &members, inner, || (e.id.to_string(), e.time))
+    record_from(text, i, kind, &members, inner, || {
+        (e.id.to_string(), e.time)
+    })
 }
 
 /// The record of entry `i` (of `kind`) from its `members`; `inner(m)`

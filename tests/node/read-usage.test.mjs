@@ -9,8 +9,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
-import { readUsage } from "../../pkg/files/folder.cjs";
 import { sessionUsage } from "session-tree";
+import { readUsage } from "../../pkg/files/folder.cjs";
 import { makePi16Session } from "../bench/workloads.mjs";
 import { envSeed, Rng } from "../shared/rng.mjs";
 
@@ -39,7 +39,10 @@ test(`readUsage reads each file whole into its reused buffer (READ_USAGE_SEED=${
   const { ledger, skipped } = await readUsage([...paths.slice(0, 3), missing, folder, ...paths.slice(3)], {
     onProgress: (done, total) => progress.push(`${done}/${total}`),
   });
-  assert.ok(paths.some((p) => readFileSync(p).length > 1 << 20), "one file is bigger than the first buffer");
+  assert.ok(
+    paths.some((p) => readFileSync(p).length > 1 << 20),
+    "one file is bigger than the first buffer",
+  );
   assert.deepEqual(
     skipped.map((s) => [s.path, s.error.split(":")[0]]),
     [
