@@ -1006,6 +1006,17 @@ export class Session {
    * header and everything so far; an opened one returns each new line.
    */
   takePendingLines(): string[];
+  /**
+   * The same lines as {@link Session.takePendingLines} (and taken as it takes them), as
+   * UTF-8 bytes, each line ending in `\n`: what a host appends to its file, with no
+   * string made on the way. Empty when there is nothing to store.
+   *
+   * ```js
+   * const bytes = session.takePendingBytes();
+   * if (bytes.length > 0) fs.appendFileSync(file, bytes);
+   * ```
+   */
+  takePendingBytes(): Uint8Array;
   /** The whole session as JSONL, each line ending in `\n`. */
   toJsonl(): string;
   /** Ingests what another writer appended to the same file; a chunk may end mid-line. */

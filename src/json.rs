@@ -250,7 +250,12 @@ pub fn find_all<const N: usize>(
     for (i, m) in members.iter().enumerate() {
         let raw = &text.as_bytes()[m.key.start..m.key.end];
         let inner = raw.get(1..raw.len().saturating_sub(1)).unwrap_or(&[]);
-        if inner.contains(&b'\\') {
+        // A plain loop: keys are short, and `contains` is a call to memchr,
+        // which cost more than the comparisons (this runs for every member
+        // of every line a one-pass reader reads).
+        #[allow(clippy::manual_contains)]
+        let escaped = inner.iter().any(|&c| c == b'\\');
+        if escaped {
             // An escaped key: compared as JSON.parse decodes it.
             for (slot, name) in found.iter_mut().zip(names) {
                 if key_is(text, m.key, name) {
@@ -356,7 +361,11 @@ pub fn number(raw: &str) -> f64 {
 
 /// A decimal literal already checked for its syntax (sign, digits, optional
 /// fraction and exponent) as the f64 JS reads it. Integers of up to 15 digits
-/// are exact in f64 and read here; the rest go to the [`NumberHost`].
+/// are exact in f64 and read here, and so are plain fractions whose digits
+/// make an integer up to 2^53 with at most 22 of them after the point (a
+/// cost such as `0.01778675`): that integer and the power of ten are both
+/// exact in f64, so one division rounds the quotient correctly (Clinger's
+/// fast path), as JS's own reading does. The rest go to the [`NumberHost`].
 pub fn decimal(raw: &str) -> f64 {
     let (negative, digits) = match raw.as_bytes().first() {
         Some(b'-') => (true, &raw[1..]),
@@ -369,7 +378,32 @@ pub fn decimal(raw: &str) -> f64 {
             .fold(0u64, |n, c| n * 10 + u64::from(c - b'0')) as f64;
         return if negative { -n } else { n };
     }
+    if let Some(n) = plain_fraction(digits) {
+        return if negative { -n } else { n };
+    }
     (number_host().decimal)(raw)
+}
+
+/// `digits.digits` as an f64 when Clinger's fast path holds (see [`decimal`]).
+fn plain_fraction(s: &str) -> Option<f64> {
+    const LIMIT: u64 = 1 << 53;
+    let (whole, fraction) = s.split_once('.')?;
+    if whole.is_empty() || fraction.is_empty() || fraction.len() > 22 {
+        return None;
+    }
+    let mut n = 0u64;
+    for c in whole.bytes().chain(fraction.bytes()) {
+        if !c.is_ascii_digit() {
+            return None;
+        }
+        n = n * 10 + u64::from(c - b'0');
+        if n > LIMIT {
+            return None;
+        }
+    }
+    // 10^k for k <= 22 is exact: each product of the loop is.
+    let scale = (0..fraction.len()).fold(1.0f64, |p, _| p * 10.0);
+    Some(n as f64 / scale)
 }
 
 /// A number as JS's `String(n)` writes it (and so `JSON.stringify`, when finite).
@@ -949,6 +983,51 @@ mod tests {
         for c in 0..=255u8 {
             let b = [c; 9];
             assert_eq!(digits(&b, 0) > 0, c.is_ascii_digit(), "{c}");
+        }
+    }
+
+    #[test]
+    fn plain_fractions_read_as_js_reads_them() {
+        // Rust's parser rounds correctly, as JS's does: the fast path must
+        // agree with it on every digit count, up to 2^53 and just past it.
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut fast = 0;
+        for _ in 0..200_000 {
+            let len = (next() % 19 + 1) as usize;
+            let digits: String = (0..len)
+                .map(|_| char::from(b'0' + (next() % 10) as u8))
+                .collect();
+            let point = (next() % len as u64) as usize;
+            let (whole, fraction) = digits.split_at(point.max(1));
+            let whole = whole.trim_start_matches('0');
+            let whole = if whole.is_empty() { "0" } else { whole };
+            if fraction.is_empty() {
+                continue;
+            }
+            let raw = format!("{whole}.{fraction}");
+            let want: f64 = raw.parse().unwrap();
+            fast += usize::from(plain_fraction(&raw).is_some());
+            assert_eq!(decimal(&raw).to_bits(), want.to_bits(), "{raw}");
+            assert_eq!(decimal(&format!("-{raw}")), -want, "-{raw}");
+        }
+        assert!(fast > 100_000, "the fast path reads most of them ({fast})");
+        for (raw, fast) in [
+            ("0.1", true),
+            ("9007199254740.992", true),
+            ("9007199254740.993", false),
+            ("0.0000000000000000000001", true),
+            ("0.00000000000000000000001", false),
+            ("1.5e3", false),
+            ("12", false),
+        ] {
+            assert_eq!(plain_fraction(raw).is_some(), fast, "{raw}");
+            assert_eq!(decimal(raw), raw.parse::<f64>().unwrap(), "{raw}");
         }
     }
 

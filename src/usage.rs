@@ -265,24 +265,63 @@ pub fn read(
         if parsed.is_err() || !crate::parse::is_kept(&text, value) {
             continue;
         }
-        let e = Entry::from_json(&text, value, Some(dates), &mut unique);
-        if e.is_header() && first.is_none() {
-            // The first header wherever it is, as `header` finds it (lines before it,
-            // such as omp's title, are entries).
-            head = Some(header_of(&text, &value.members));
-            first = Some(e);
-        } else if let Some(kind) = kind_of(&e) {
-            let inner = |m: usize| -> Vec<Member> {
-                value
-                    .nested
-                    .iter()
-                    .filter(|(p, _)| *p == m)
-                    .map(|(_, m)| *m)
-                    .collect()
-            };
-            out.extend(record_from(&text, n, &e, kind, &value.members, inner));
-        }
         n += 1;
+        if value.kind != Kind::Object {
+            continue;
+        }
+        // Only what the accounting reads: no entry is built for the lines
+        // (most of them) that are not paid requests.
+        let [ty, id, ts, message] = json::find_all(
+            &text,
+            &value.members,
+            ["type", "id", "timestamp", "message"],
+        );
+        let ty = ty
+            .map(|t| &value.members[t])
+            .filter(|t| t.kind == Kind::String)
+            .and_then(|t| json::as_str(t.value.of(&text)))
+            .map_or(EntryType::Other, |t| EntryType::from_name(&t));
+        let kind = match ty {
+            EntryType::Session => {
+                if first.is_none() {
+                    // The first header wherever it is, as `header` finds it (lines
+                    // before it, such as omp's title, are entries).
+                    head = Some(header_of(&text, &value.members));
+                    first = Some(Entry::from_json(&text, value, Some(dates), &mut unique));
+                }
+                continue;
+            }
+            EntryType::Usage => RecordKind::Usage,
+            EntryType::Compaction => RecordKind::Compaction,
+            EntryType::BranchSummary => RecordKind::BranchSummary,
+            EntryType::Message => {
+                let role = message
+                    .filter(|&m| value.members[m].kind == Kind::Object)
+                    .and_then(|m| {
+                        value
+                            .nested_in(m)
+                            .filter(|r| json::key_is(&text, r.key, "role"))
+                            .last()
+                    })
+                    .filter(|r| r.kind == Kind::String)
+                    .and_then(|r| json::as_str(r.value.of(&text)))
+                    .map_or(Role::Other, |r| Role::from_name(&r));
+                match role {
+                    Role::Assistant => RecordKind::Assistant,
+                    Role::ToolResult => RecordKind::ToolResult,
+                    _ => continue,
+                }
+            }
+            _ => continue,
+        };
+        let inner = |m: usize| -> Vec<Member> { value.nested_in(m).copied().collect() };
+        let members = &value.members;
+        let id_time = || {
+            let id = Key::from_json(&text, id.map(|i| &members[i]), &mut unique);
+            let at = ts.map(|t| (members[t].kind, members[t].value.of(&text)));
+            (id.to_string(), time::time_of(at, dates))
+        };
+        out.extend(record_from(&text, n - 1, kind, members, inner, id_time));
     }
     // The first header decides whether a file is current.
     if !crate::migrate::is_current(first.as_slice()) {
@@ -309,18 +348,22 @@ fn record_of(text: &str, i: usize, e: &Entry, span: Span) -> Option<Record> {
     let kind = kind_of(e)?;
     let members = json::members(text, span);
     let inner = |m: usize| json::members(text, members[m].value);
-    record_from(text, i, e, kind, &members, inner)
+    record_from(text, i, kind, &members, inner, || {
+        (e.id.to_string(), e.time)
+    })
 }
 
-/// The record of entry `i` (`e`, of `kind`) from its `members`; `inner(m)`
-/// gives the members of the object that is member `m`'s value.
+/// The record of entry `i` (of `kind`) from its `members`; `inner(m)`
+/// gives the members of the object that is member `m`'s value, `id_time`
+/// the entry's id (as `String(id)` prints it) and time, asked only of an
+/// entry that is a record.
 fn record_from(
     text: &str,
     i: usize,
-    e: &Entry,
     kind: RecordKind,
     members: &[Member],
     inner: impl FnOnce(usize) -> Vec<Member>,
+    id_time: impl FnOnce() -> (String, f64),
 ) -> Option<Record> {
     let [ts, message, usage, usage_kind, provider, model] = json::find_all(
         text,
@@ -337,7 +380,8 @@ fn record_from(
     );
     // A message's usage, provider and model are inside its `message`.
     let nested;
-    let (usage, provider, model, response_model) = if e.kind == EntryType::Message {
+    let message_kind = matches!(kind, RecordKind::Assistant | RecordKind::ToolResult);
+    let (usage, provider, model, response_model) = if message_kind {
         nested = inner(message?);
         let [u, p, m, rm] = json::find_all(
             text,
@@ -361,13 +405,14 @@ fn record_from(
         return None;
     }
     let named = |m: Option<&Member>| m.and_then(|m| string_of(text, m));
+    let (id, time) = id_time();
     let mut r = Record {
         entry: i,
-        id: e.id.to_string(),
+        id,
         timestamp: ts.map_or_else(String::new, |m| {
             string_of(text, m).unwrap_or_else(|| m.value.of(text).to_owned())
         }),
-        time: e.time,
+        time,
         kind,
         usage_kind: if kind == RecordKind::Usage {
             named(usage_kind)
@@ -676,10 +721,19 @@ pub fn dedup(files: &[Source]) -> Vec<Vec<bool>> {
             r.timestamp
         )
     };
+    // A lineage of one file shares no entry with another: every record of
+    // it counts, and its keys need not be made (most folders are mostly such).
+    let mut sizes: Counts = HashMap::new();
+    for (top, _) in &root {
+        *sizes.entry((*top).to_owned()).or_insert(0) += 1;
+    }
     let mut seen: Counts = HashMap::new();
     let mut counted: Vec<Vec<bool>> = files.iter().map(|f| vec![true; f.records.len()]).collect();
     for &f in &order {
         let lineage = root[f].0;
+        if sizes.get(lineage) == Some(&1) {
+            continue;
+        }
         let mut here: Counts = HashMap::new();
         for (k, r) in files[f].records.iter().enumerate() {
             let key = key_of(lineage, r);
@@ -763,8 +817,14 @@ fn local_days(utc_ms: f64, zone: &dyn Zone) -> Option<i64> {
 }
 
 /// The key of a record's date bucket.
+#[cfg(test)]
 fn date_key(utc_ms: f64, by: By, zone: &dyn Zone) -> String {
-    let Some(days) = local_days(utc_ms, zone) else {
+    date_key_of(local_days(utc_ms, zone), by)
+}
+
+/// The key of the date bucket of a local day (days since 1970-01-01).
+fn date_key_of(days: Option<i64>, by: By) -> String {
+    let Some(days) = days else {
         return NO_DATE.to_owned();
     };
     let days = match by {
@@ -808,40 +868,77 @@ pub fn buckets(
 ) -> Vec<Bucket> {
     let mut rows: Vec<Bucket> = Vec::new();
     let mut at: Counts = HashMap::new();
+    let mut row_of = |key: String, rows: &mut Vec<Bucket>| match at.get(&key) {
+        Some(&row) => row,
+        None => {
+            at.insert(key.clone(), rows.len());
+            rows.push(Bucket {
+                key,
+                totals: Totals::default(),
+                models: Vec::new(),
+            });
+            rows.len() - 1
+        }
+    };
     let dated = matches!(by, By::Day | By::Week | By::Month);
     let ranged = range.since.is_some() || range.until.is_some();
+    // Records come in runs of one day and one model: a key is made and
+    // looked up only where the run changes, not once per record.
+    let mut model: Option<(&Option<String>, &Option<String>, String)> = None;
+    let mut last: Option<(Option<i64>, usize)> = None;
     for (f, file) in files.iter().enumerate() {
+        let mut file_row = None;
         for (k, r) in file.records.iter().enumerate() {
             if !counted[f][k] || (ranged && !range.holds(local_day(r.time, zone).as_deref())) {
                 continue;
             }
-            let model = r.model_key().unwrap_or_else(|| NO_MODEL.to_owned());
-            let key = match by {
-                _ if dated => date_key(r.time, by, zone),
-                By::Project => file.header.and_then(|h| h.cwd.clone()).unwrap_or_default(),
-                By::Session => file.path.to_owned(),
-                _ => model.clone(),
-            };
-            let row = match at.get(&key) {
-                Some(&row) => row,
-                None => {
-                    at.insert(key.clone(), rows.len());
-                    rows.push(Bucket {
-                        key,
-                        totals: Totals::default(),
-                        models: Vec::new(),
-                    });
-                    rows.len() - 1
+            let same_model = model
+                .as_ref()
+                .is_some_and(|(p, m, _)| **p == r.provider && **m == r.model);
+            if !same_model {
+                let name = r.model_key().unwrap_or_else(|| NO_MODEL.to_owned());
+                model = Some((&r.provider, &r.model, name));
+                if by == By::Model {
+                    last = None;
                 }
+            }
+            let name = model.as_ref().map_or("", |(_, _, name)| name.as_str());
+            let row = match by {
+                _ if dated => {
+                    let days = local_days(r.time, zone);
+                    match last {
+                        Some((d, row)) if d == days => row,
+                        _ => {
+                            let row = row_of(date_key_of(days, by), &mut rows);
+                            last = Some((days, row));
+                            row
+                        }
+                    }
+                }
+                By::Project | By::Session => *file_row.get_or_insert_with(|| {
+                    let key = match by {
+                        By::Project => file.header.and_then(|h| h.cwd.clone()).unwrap_or_default(),
+                        _ => file.path.to_owned(),
+                    };
+                    row_of(key, &mut rows)
+                }),
+                _ => match last {
+                    Some((_, row)) => row,
+                    None => {
+                        let row = row_of(name.to_owned(), &mut rows);
+                        last = Some((None, row));
+                        row
+                    }
+                },
             };
             let row = &mut rows[row];
             row.totals.add(r);
-            match row.models.iter_mut().find(|(m, _)| *m == model) {
+            match row.models.iter_mut().find(|(m, _)| m == name) {
                 Some((_, t)) => t.add(r),
                 None => {
                     let mut t = Totals::default();
                     t.add(r);
-                    row.models.push((model, t));
+                    row.models.push((name.to_owned(), t));
                 }
             }
         }

@@ -6,7 +6,7 @@
 // (session-tree/node); `session-tree list` and the manager's `list` use it,
 // `session-tree usage` uses `readUsage`.
 
-const { readFile: readFileCallback, stat: statCallback } = require("node:fs");
+const { closeSync, openSync, readFile: readFileCallback, readSync, stat: statCallback } = require("node:fs");
 const nodeFs = require("node:fs/promises");
 const { join, resolve, sep } = require("node:path");
 const { fileSource, inspectSession, sessionInfo, UsageLedger } = require("../node.cjs");
@@ -144,31 +144,69 @@ async function readSessionInfos(paths, options = {}) {
  * them) cost: each file is read and added to a `UsageLedger`, which counts
  * the entries that forks and branched copies share with their source once.
  * Returns `{ ledger, skipped }`, `skipped` the `{ path, error }` of files that
- * could not be read. `concurrency` files are read at once (default 16);
- * `onProgress(done, total)` is called after each. Never throws for a file.
+ * could not be read. `onProgress(done, total)` is called after each file.
+ * Never throws for a file.
+ *
+ * Files are read one after another with `readSync` into one reused buffer,
+ * which the ledger copies from: reading a folder's many small files this way
+ * takes about half the CPU time of `readFile` (a new buffer each, and a
+ * thread pool), and the adding, not the disk, is what a usage read waits
+ * for. With an injected `fs` (tests), its `readFile`, `concurrency` files at
+ * once (default 16).
  */
 async function readUsage(paths, options = {}) {
-  const { concurrency = 16, onProgress, fs = nodeFs } = options;
-  const read = options.fs ? (path) => fs.readFile(path) : readWhole;
+  const { concurrency = 16, onProgress, fs } = options;
   const ledger = new UsageLedger();
   const skipped = [];
-  let next = 0;
   let done = 0;
-  const worker = async () => {
-    while (next < paths.length) {
-      const path = paths[next++];
-      try {
-        ledger.add(path, await read(path));
-      } catch (error) {
-        skipped.push({ path, error: describeError(error) });
-      }
-      done++;
-      onProgress?.(done, paths.length);
+  // `read(path)` gives the file's bytes (or a promise of them); a failure to
+  // read or add it skips the file
+  const add = async (path, read) => {
+    try {
+      ledger.add(path, await read(path));
+    } catch (error) {
+      skipped.push({ path, error: describeError(error) });
     }
+    done++;
+    onProgress?.(done, paths.length);
   };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, paths.length)) }, worker));
+  if (fs) {
+    let next = 0;
+    const worker = async () => {
+      while (next < paths.length) await add(paths[next++], (path) => fs.readFile(path));
+    };
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, paths.length)) }, worker));
+  } else {
+    const reader = new ReusedBuffer();
+    for (const path of paths) await add(path, (p) => reader.read(p));
+  }
   skipped.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   return { ledger, skipped };
+}
+
+/** Reads whole files into one buffer that grows as needed and is reused from file to file. */
+class ReusedBuffer {
+  buffer = Buffer.allocUnsafe(1 << 20);
+
+  /** The bytes of the file at `path`: a view of the buffer, valid until the next read. */
+  read(path) {
+    const fd = openSync(path, "r");
+    try {
+      let size = 0;
+      for (;;) {
+        if (size === this.buffer.length) {
+          const bigger = Buffer.allocUnsafe(this.buffer.length * 2);
+          this.buffer.copy(bigger, 0, 0, size);
+          this.buffer = bigger;
+        }
+        const n = readSync(fd, this.buffer, size, this.buffer.length - size, null);
+        if (n === 0) return this.buffer.subarray(0, size);
+        size += n;
+      }
+    } finally {
+      closeSync(fd);
+    }
+  }
 }
 
 /**

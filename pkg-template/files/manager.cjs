@@ -530,7 +530,7 @@ class SessionManager {
     if (this.#readOnly) throw new Error(`session opened read-only, cannot append: ${this.#file}`);
     const result = run();
     if (!this.#persist || !this.#file) return result;
-    const lines = this.#session.takePendingLines();
+    const bytes = this.#session.takePendingBytes();
     try {
       if (this.#syncError) {
         const error = this.#syncError;
@@ -539,13 +539,15 @@ class SessionManager {
       }
       if (!this.#flushed) {
         if (conversation) this.#writeWhole();
-      } else if (lines.length > 0) {
+      } else if (bytes.length > 0) {
         // a file removed under a running session (its folder deleted, say) is
         // written again whole: an appended line alone would have no header
+        // (existsSync: an fstat of the open descriptor makes a Stats object
+        // per append, which cost more than the path lookup)
         if (!fs.existsSync(this.#file)) this.#writeWhole();
         else {
           this.#out ??= new Appender(this.#file);
-          this.#out.append(lines.length === 1 ? `${lines[0]}\n` : `${lines.join("\n")}\n`, this.#durability === "fsync");
+          this.#out.append(bytes, this.#durability === "fsync");
           if (this.#durability === "batch") this.#scheduleSync();
         }
       }

@@ -75,7 +75,7 @@ class Appender {
     closer.register(this, this.fd, this);
   }
 
-  /** Appends `bytes` (a Buffer or a string, as UTF-8) and, with `sync`, fsyncs. */
+  /** Appends `bytes` (a Uint8Array or a string, as UTF-8) and, with `sync`, fsyncs. */
   append(bytes, sync) {
     const data = typeof bytes === "string" ? Buffer.from(bytes, "utf8") : bytes;
     let size = this.size;

@@ -116,6 +116,9 @@ pub struct Session {
     unique: u32,
     /// What a session opened from a source keeps of it (see [`source`]).
     outside: Option<source::Outside>,
+    /// The last entry this session appended and its id as JSON: the next
+    /// append's `parentId`, without reading that line's members again.
+    appended: Option<(usize, String)>,
 }
 
 impl Session {
@@ -184,6 +187,7 @@ impl Session {
             migrated: false,
             unique: 0,
             outside: None,
+            appended: None,
         }
     }
 
@@ -324,11 +328,17 @@ impl Session {
             field(&mut line, k, *v);
         }
         line.push('}');
-        self.push_line(&line, dates, true);
+        let added = self.push_line(&line, dates, true);
+        self.appended = added.map(|i| (i, json::stringify(id)));
     }
 
     /// Entry `i`'s id as JSON text, exactly as its line has it.
     fn id_json(&self, i: usize) -> String {
+        if let Some((last, id)) = &self.appended {
+            if *last == i {
+                return id.clone();
+            }
+        }
         let fields = json::members(&self.text, self.spans[i]);
         json::get(&self.text, &fields, "id")
             .map_or_else(|| "null".to_owned(), |m| m.value.of(&self.text).to_owned())
@@ -659,16 +669,31 @@ impl Session {
     /// or assistant message (pi writes no file before that), then everything
     /// held back, the header included; an opened one hands out each new line.
     pub fn take_pending_lines(&mut self) -> Vec<String> {
+        let spans = self.take_pending();
+        spans.iter().map(|s| s.of(&self.text).to_owned()).collect()
+    }
+
+    /// [`Session::take_pending_lines`] as one text, each line ending in
+    /// `\n`: the bytes a host appends to its file, in one piece.
+    pub fn take_pending_text(&mut self) -> String {
+        let spans = self.take_pending();
+        let mut out = String::with_capacity(spans.iter().map(|s| s.len() + 1).sum());
+        for span in spans {
+            out.push_str(span.of(&self.text));
+            out.push('\n');
+        }
+        out
+    }
+
+    /// Where the lines to hand out are, taken (see [`Session::take_pending_lines`]).
+    fn take_pending(&mut self) -> Vec<Span> {
         if !self.flushed {
             if !self.has_conversation {
                 return Vec::new();
             }
             self.flushed = true;
         }
-        self.pending
-            .drain(..)
-            .map(|s| s.of(&self.text).to_owned())
-            .collect()
+        std::mem::take(&mut self.pending)
     }
 
     /// The whole file, every line ending in `\n` but an unfinished last one.

@@ -139,6 +139,30 @@ fn a_user_message_releases_the_held_lines() {
 }
 
 #[test]
+fn pending_text_is_the_pending_lines_each_ending_in_a_newline() {
+    let mut s = session();
+    s.append_model_change(Some("\"p\""), Some("\"m\""), NOW, &IsoOnly)
+        .unwrap();
+    assert_eq!(s.take_pending_text(), "", "held back until a user message");
+    let a = user(&mut s, "a");
+    let b = user(&mut s, "b");
+    // The same session's lines through take_pending_lines, for comparison.
+    let text = s.text().into_owned();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 4);
+    assert_eq!(s.take_pending_text(), format!("{}\n", lines.join("\n")));
+    assert_eq!(s.take_pending_text(), "", "taken once");
+    // The next append names the last one as its parent, as its line has it.
+    let c = user(&mut s, "c");
+    assert_eq!(s.take_pending_text(), format!("{}\n", line(&s, &c)));
+    assert!(line(&s, &c).contains(&format!("\"parentId\":\"{b}\"")));
+    s.branch(&k(&a)).unwrap();
+    let d = user(&mut s, "d");
+    assert!(line(&s, &d).contains(&format!("\"parentId\":\"{a}\"")));
+    assert_eq!(s.take_pending_lines(), [line(&s, &d)]);
+}
+
+#[test]
 fn session_names_fold_line_breaks() {
     let mut s = session();
     let id = s

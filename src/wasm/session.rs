@@ -550,6 +550,13 @@ impl JsSession {
             .collect()
     }
 
+    /// The same lines as `takePendingLines`, as UTF-8 bytes, each ending in
+    /// `\n`: what a host appends to its file, with no string made.
+    #[wasm_bindgen(js_name = takePendingBytes)]
+    pub fn take_pending_bytes(&mut self) -> Uint8Array {
+        Uint8Array::from(self.inner.take_pending_text().as_bytes())
+    }
+
     /// The whole session as JSONL.
     #[wasm_bindgen(js_name = toJsonl)]
     pub fn to_jsonl(&self) -> Result<String, JsValue> {
