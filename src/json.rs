@@ -855,6 +855,9 @@ fn describe(c: char) -> String {
 }
 
 #[cfg(test)]
+mod mutant_tests;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 
