@@ -42,7 +42,10 @@ const V3: &str = "{\"type\":\"session\",\"version\":3,\"id\":\"s\"}\n";
 fn an_empty_file_has_no_entries_to_miss_a_header() {
     assert_eq!(found(""), []);
     // Blank lines are reported as such, and are no entries either.
-    assert_eq!(found("\n \n"), [("blank-line", Some(1)), ("blank-line", Some(2))]);
+    assert_eq!(
+        found("\n \n"),
+        [("blank-line", Some(1)), ("blank-line", Some(2))]
+    );
 }
 
 #[test]
@@ -82,7 +85,13 @@ fn a_label_of_an_entry_that_is_there_is_fine() {
             &format!(",\"targetId\":\"{target}\",\"label\":\"x\""),
         )
     };
-    let text = [V3, &msg("u", "null", "user"), &label("l1", "u"), &label("l2", "l1")].concat();
+    let text = [
+        V3,
+        &msg("u", "null", "user"),
+        &label("l1", "u"),
+        &label("l2", "l1"),
+    ]
+    .concat();
     assert_eq!(found(&text), []);
     let text = [V3, &msg("u", "null", "user"), &label("l1", "nope")].concat();
     assert_eq!(found(&text), [("missing-label-target", Some(3))]);
@@ -207,7 +216,10 @@ fn ids_in_messages_are_written_as_js_writes_them() {
         ("1.5", "parent 1.5 not found"),
         ("true", "parent true not found"),
         ("{}", "parent (an object) not found"),
-        ("\"\\ud800\"", "parent (a string with a lone surrogate) not found"),
+        (
+            "\"\\ud800\"",
+            "parent (a string with a lone surrogate) not found",
+        ),
     ];
     for (parent, says) in cases {
         let text = [V3, &msg("a", parent, "user")].concat();
