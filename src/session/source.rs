@@ -71,7 +71,9 @@ impl Session {
         session.outside = Some(Outside {
             ranges,
             base,
-            newline: !torn && cut < len,
+            // A last line that is whole JSON but has no `\n` (an empty
+            // last part counts as torn: there is none to add).
+            newline: !torn,
             after: Vec::new(),
         });
         session.partial = partial;
