@@ -363,3 +363,10 @@ fn digits_runs_are_numbers_of_any_length() {
         }
     }
 }
+
+#[test]
+fn a_syntax_error_reads_as_its_reason() {
+    let e = parse("{\"a\" 1}", whole("{\"a\" 1}")).unwrap_err();
+    assert!(!e.reason.is_empty());
+    assert_eq!(e.to_string(), e.reason);
+}
