@@ -1,31 +1,11 @@
-//! Tests written against mutants of `diagnostics` that `cargo test` did not
-//! catch (README, "Mutation testing"). Each case is a session whose problems
+//! Tests written against mutants of `diagnostics` that no test caught
+//! (README, "Mutation testing"). Each case is a session whose problems
 //! follow from pi 1.6.0's rules (PI-CURRENT.md): which versions it migrates,
 //! which entries its context walk reaches, which ids its maps find.
 
 use super::*;
 
-/// (problem, line) of each diagnostic of `text`.
-fn found(text: &str) -> Vec<(&'static str, Option<usize>)> {
-    inspect(&Document::parse(text), false)
-        .iter()
-        .map(|d| (d.problem.as_str(), d.line))
-        .collect()
-}
-
-/// A v3 line `{"type":ty,"id":id,"parentId":parent, rest}`.
-fn line(ty: &str, id: &str, parent: &str, rest: &str) -> String {
-    format!("{{\"type\":\"{ty}\",\"id\":\"{id}\",\"parentId\":{parent},\"timestamp\":\"2026-11-20T10:00:00.000Z\"{rest}}}\n")
-}
-
-fn msg(id: &str, parent: &str, role: &str) -> String {
-    line(
-        "message",
-        id,
-        parent,
-        &format!(",\"message\":{{\"role\":\"{role}\",\"content\":\"x\",\"timestamp\":1}}"),
-    )
-}
+use super::tests::{kinds as found, line, msg};
 
 fn compaction(id: &str, parent: &str, kept: &str) -> String {
     line(
