@@ -412,11 +412,10 @@ fn check_headers(r: &mut Report) {
     }
 }
 
-/// Whether entry `i` is a line of another kind before the first header (oh-my-pi's
-/// `title`): `before-header` says all there is to say about it.
-/// `header`: where the first header is.
-fn is_foreign(entries: &[Entry], header: Option<usize>, i: usize) -> bool {
-    header.is_some_and(|h| i < h) && entries[i].is_object && entries[i].kind == EntryType::Other
+/// Whether `e`, found before the first header, is a line of another kind
+/// (oh-my-pi's `title`): `before-header` says all there is to say about it.
+fn is_foreign(e: &Entry) -> bool {
+    e.is_object && e.kind == EntryType::Other
 }
 
 /// Each entry on its own: not an object, of no known type, without an id, or
@@ -427,12 +426,14 @@ fn check_entries<'e>(r: &mut Report<'e>, version: f64) -> IdMap<'e, usize> {
     let entries = r.entries;
     // The map type the tree and the context use: one copy of its code.
     let mut by_id: IdMap<usize> = IdMap::default();
-    let header = entries.iter().position(Entry::is_header);
+    // Whether the first header is still to come.
+    let mut before_header = entries.iter().any(Entry::is_header);
     for (i, e) in entries.iter().enumerate() {
         if e.is_header() {
+            before_header = false;
             continue;
         }
-        if is_foreign(entries, header, i) {
+        if before_header && is_foreign(e) {
             // Reported as `before-header`; no entry type or id is expected.
             by_id.insert(&e.id, i);
             continue;
@@ -481,9 +482,13 @@ fn check_entries<'e>(r: &mut Report<'e>, version: f64) -> IdMap<'e, usize> {
 /// `parentId`, or names a parent that is not there.
 fn check_parents(r: &mut Report, by_id: &IdMap<usize>) {
     let entries = r.entries;
-    let header = entries.iter().position(Entry::is_header);
+    let mut before_header = entries.iter().any(Entry::is_header);
     for (i, e) in entries.iter().enumerate() {
-        if e.is_header() || !e.is_object || is_foreign(entries, header, i) {
+        if e.is_header() {
+            before_header = false;
+            continue;
+        }
+        if !e.is_object || (before_header && is_foreign(e)) {
             continue;
         }
         if e.parent_id == e.id && e.parent_id != Key::Null {
@@ -590,11 +595,12 @@ fn check_references(
 ) {
     let e = &r.entries[i];
     match &e.detail {
+        // An entry's detail is that of its type: the variant says the kind.
         Detail::Compaction {
             first_kept_entry_id,
             first_kept_entry_index,
             has_system_message,
-        } if e.kind == EntryType::Compaction => {
+        } => {
             if version < 2.0 {
                 check_kept_index(r, i, *first_kept_entry_index);
             } else if first_kept_entry_id.as_str().is_some() {
@@ -607,19 +613,17 @@ fn check_references(
         Detail::ContextEdit {
             target_id,
             replacement,
-        } if e.kind == EntryType::ContextEdit => {
+        } => {
             check_edit(r, i, target_id, *replacement, by_id, ancestry);
         }
-        Detail::Label { target_id, .. }
-            if e.kind == EntryType::Label && !by_id.contains_key(target_id) =>
-        {
+        Detail::Label { target_id, .. } if !by_id.contains_key(target_id) => {
             r.push(
                 Problem::MissingLabelTarget,
                 i,
                 format!("{}: label target {} not found", r.at(i), show(target_id)),
             );
         }
-        Detail::BranchSummary { from_id, .. } if e.kind == EntryType::BranchSummary => {
+        Detail::BranchSummary { from_id, .. } => {
             let root = from_id.as_str() == Some("root");
             if from_id.as_str().is_some() && !root && !by_id.contains_key(from_id) {
                 r.push(
@@ -703,7 +707,8 @@ fn check_lost_system(
     by_id: &IdMap<usize>,
     ancestry: &Ancestry,
 ) {
-    let Some(&k) = by_id.get(id).filter(|&&k| k != i && ancestry.on_path(k, i)) else {
+    // (A compaction that keeps itself keeps no range: `k == i` counts none.)
+    let Some(&k) = by_id.get(id).filter(|&&k| ancestry.on_path(k, i)) else {
         return;
     };
     let system = &ancestry.system;
@@ -811,5 +816,7 @@ fn show(k: &Key) -> String {
         Key::Unique(_) => "(an object)".into(),
     }
 }
+#[cfg(test)]
+mod mutant_tests;
 #[cfg(test)]
 mod tests;

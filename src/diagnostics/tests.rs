@@ -2,7 +2,7 @@
 
 use super::*;
 
-fn kinds(text: &str) -> Vec<(&'static str, Option<usize>)> {
+pub(super) fn kinds(text: &str) -> Vec<(&'static str, Option<usize>)> {
     inspect(&Document::parse(text), false)
         .iter()
         .map(|d| (d.problem.as_str(), d.line))
@@ -101,11 +101,11 @@ fn tree_problems() {
 }
 
 /// A line of a v3 session: `{"type":ty,"id":id,"parentId":parent, rest}`.
-fn line(ty: &str, id: &str, parent: &str, rest: &str) -> String {
+pub(super) fn line(ty: &str, id: &str, parent: &str, rest: &str) -> String {
     format!("{{\"type\":\"{ty}\",\"id\":\"{id}\",\"parentId\":{parent},\"timestamp\":\"2026-11-20T10:00:00.000Z\"{rest}}}\n")
 }
 
-fn msg(id: &str, parent: &str, role: &str) -> String {
+pub(super) fn msg(id: &str, parent: &str, role: &str) -> String {
     line(
         "message",
         id,

@@ -127,8 +127,9 @@ impl Session {
     /// written: it waits for [`Session::append_jsonl`] to complete it.
     pub fn open(mut text: String, dates: &dyn DateParser) -> Result<Session, SessionError> {
         let cut = text.rfind('\n').map_or(0, |p| p + 1);
-        let unfinished =
-            cut < text.len() && json::parse(&text, Span::new(cut, text.len())).is_err();
+        // (After a final newline the last part is empty, no JSON either:
+        // splitting it off takes nothing.)
+        let unfinished = json::parse(&text, Span::new(cut, text.len())).is_err();
         let partial = if unfinished {
             text.split_off(cut).into_bytes()
         } else {
@@ -138,10 +139,10 @@ impl Session {
         let edits = doc.try_migration(&mut random_id)?;
         let migrated = edits.is_some();
         let doc = match edits {
-            Some(edits) if !edits.is_empty() => {
+            Some(edits) => {
                 Document::parse_with(migrate::apply_to_text(&doc.text, &doc.lines, &edits), dates)
             }
-            _ => doc,
+            None => doc,
         };
         // The session keeps entries and spans; the lines can go before it grows.
         drop(doc.lines);
@@ -243,9 +244,14 @@ impl Session {
     }
 
     /// Appends one line of JSON to the text and indexes it if it parses.
-    fn push_line(&mut self, line: &str, dates: &dyn DateParser, own: bool) -> Option<usize> {
+    fn push_line(&mut self, line: &str, dates: &dyn DateParser, own: bool) {
         let start = self.text.len();
         self.text.push_str(line);
+        self.index_line(start, dates, own);
+    }
+
+    /// Ends the line of JSON that `text[start..]` holds and indexes it if it parses.
+    fn index_line(&mut self, start: usize, dates: &dyn DateParser, own: bool) {
         let end = self.text.len();
         self.text.push('\n');
         self.added_line(start);
@@ -255,12 +261,14 @@ impl Session {
         }
         // A falsy line (`null`, `0`, ...) stays in the text but is no entry, as
         // when the same text is opened.
-        let value = json::parse(&self.text, span)
+        let Some(value) = json::parse(&self.text, span)
             .ok()
-            .filter(|v| parse::is_kept(&self.text, v))?;
+            .filter(|v| parse::is_kept(&self.text, v))
+        else {
+            return;
+        };
         let entry = Entry::from_json(&self.text, &value, Some(dates), &mut self.unique);
         self.add(entry, value.span);
-        Some(self.entries.len() - 1)
     }
 
     /// Writes and indexes a new entry `{type, ...head, id, parentId, timestamp, ...tail}`
@@ -298,16 +306,11 @@ impl Session {
         let parent_json = self
             .leaf
             .map_or_else(|| "null".to_owned(), |p| self.id_json(p));
-        // One allocation for the whole line: every part's length is known.
-        let fields = head.iter().chain(tail);
-        let size = fields
-            .map(|(k, v)| v.map_or(0, |v| k.len() + v.len() + 4))
-            .sum::<usize>();
-        let mut line = String::with_capacity(
-            size + kind.len() + id.len() + parent_json.len() + now.len() + 64,
-        );
+        // Written straight into the text: no line of its own to allocate.
+        let start = self.text.len();
+        let line = &mut self.text;
         line.push_str("{\"type\":");
-        json::push_stringified(&mut line, kind);
+        json::push_stringified(line, kind);
         let field = |line: &mut String, k: &str, v: Json| {
             if let Some(v) = v {
                 line.push(',');
@@ -317,19 +320,23 @@ impl Session {
             }
         };
         for (k, v) in head {
-            field(&mut line, k, *v);
+            field(line, k, *v);
         }
         line.push_str(",\"id\":");
-        json::push_stringified(&mut line, id);
-        field(&mut line, "parentId", Some(&parent_json));
+        json::push_stringified(line, id);
+        field(line, "parentId", Some(&parent_json));
         line.push_str(",\"timestamp\":");
-        json::push_stringified(&mut line, now);
+        json::push_stringified(line, now);
         for (k, v) in tail {
-            field(&mut line, k, *v);
+            field(line, k, *v);
         }
         line.push('}');
-        let added = self.push_line(&line, dates, true);
-        self.appended = added.map(|i| (i, json::stringify(id)));
+        let at = self.entries.len();
+        self.index_line(start, dates, true);
+        // Cached only for a line that became entry `at` (a line of this
+        // writer always parses; the check keeps a stale id from ever naming
+        // another entry).
+        self.appended = (self.entries.len() > at).then(|| (at, json::stringify(id)));
     }
 
     /// Entry `i`'s id as JSON text, exactly as its line has it.

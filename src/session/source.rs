@@ -42,7 +42,9 @@ impl Session {
         let mut tail = Vec::new();
         read(cut, len, &mut tail)?;
         let tail_text = parse::decode(&tail);
-        let torn = cut < len && json::parse(&tail_text, Span::new(0, tail_text.len())).is_err();
+        // (After a final newline the tail is empty, no JSON either: it
+        // leaves `partial` empty and `base` at `len`, as a whole line does.)
+        let torn = json::parse(&tail_text, Span::new(0, tail_text.len())).is_err();
         let partial = if torn {
             tail_text.into_owned().into_bytes()
         } else {
@@ -69,7 +71,9 @@ impl Session {
         session.outside = Some(Outside {
             ranges,
             base,
-            newline: !torn && cut < len,
+            // A last line that is whole JSON but has no `\n` (an empty
+            // last part counts as torn: there is none to add).
+            newline: !torn,
             after: Vec::new(),
         });
         session.partial = partial;
