@@ -583,6 +583,9 @@ pub fn index_by_id<'a>(entries: impl IntoIterator<Item = (usize, &'a Entry)>) ->
 }
 
 #[cfg(test)]
+mod mutant_tests;
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::time::IsoOnly;

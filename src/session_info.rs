@@ -41,18 +41,14 @@ pub struct SessionInfo {
 
 /// The lines of `b[start..end]` as `readline` gives them (ends at `\n`,
 /// `\r\n` or a lone `\r`), inside a text already trimmed as JS `trim()` does.
+/// Every `\n` and `\r` ends a line here: a `\r\n` gives one more, empty line
+/// between the two, which no reader keeps (blank lines are no entries).
 fn listing_lines(b: &[u8], start: usize, end: usize) -> impl Iterator<Item = Span> + '_ {
-    let mut at = start;
+    let mut next = Some(start);
     std::iter::from_fn(move || {
-        if at >= end {
-            return None;
-        }
-        let from = at;
+        let from = next?;
         let stop = crate::scan::line_break(b, from, end);
-        at = stop + 1;
-        if b.get(stop) == Some(&b'\r') && b.get(stop + 1) == Some(&b'\n') && stop + 1 < end {
-            at += 1;
-        }
+        next = (stop < end).then_some(stop + 1);
         Some(Span::new(from, stop))
     })
 }
@@ -361,6 +357,9 @@ fn message_text(t: &str, content: &json::Member) -> Option<String> {
         _ => return None,
     })
 }
+
+#[cfg(test)]
+mod mutant_tests;
 
 #[cfg(test)]
 mod tests {
