@@ -43,8 +43,8 @@ fn strings_read_as_js_number_reads_them() {
         assert_eq!(string_to_number(s), n, "{s:?}");
     }
     for s in [
-        "0x", "0xg", "0o8", "0b2", "0b", "0o", "infinity", ".", "1 2", "--5", "+-5", "1e",
-        "1.5e+", "e3", "-0x10", "12abc", "1_000",
+        "0x", "0xg", "0o8", "0b2", "0b", "0o", "infinity", ".", "1 2", "--5", "+-5", "1e", "1.5e+",
+        "e3", "-0x10", "12abc", "1_000",
     ] {
         assert!(string_to_number(s).is_nan(), "{s:?}");
     }
@@ -197,7 +197,10 @@ fn truthiness_and_json_of_keys_as_js() {
         (Key::number(1.5), "1.5"),
         (Key::number(f64::INFINITY), "null"),
         (Key::from("a\"b"), r#""a\"b""#),
-        (Key::Utf16(vec![0x61, 0xd800, 0x0a].into()), r#""a\ud800\n""#),
+        (
+            Key::Utf16(vec![0x61, 0xd800, 0x0a].into()),
+            r#""a\ud800\n""#,
+        ),
         (Key::Unique(3), "{}"),
     ] {
         assert_eq!(k.to_json(), j, "{k:?}");
@@ -265,7 +268,10 @@ fn checkpoints_summaries_and_labels_read_their_fields() {
         }
     );
     // Other types keep no details, and a value that is no object no fields.
-    assert_eq!(entry(r#"{"type":"custom","summary":"s"}"#).detail, Detail::None);
+    assert_eq!(
+        entry(r#"{"type":"custom","summary":"s"}"#).detail,
+        Detail::None
+    );
     for line in ["42", "\"x\"", "true"] {
         let e = entry(line);
         assert!(!e.is_object && e.kind == EntryType::Other, "{line}");

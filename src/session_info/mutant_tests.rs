@@ -15,7 +15,9 @@ fn info(lines: &[&str]) -> SessionInfo {
 
 /// A message entry with `message` written out.
 fn msg(message: &str) -> String {
-    format!(r#"{{"type":"message","id":"m","parentId":null,"timestamp":"2025-03-02T00:00:00.000Z","message":{message}}}"#)
+    format!(
+        r#"{{"type":"message","id":"m","parentId":null,"timestamp":"2025-03-02T00:00:00.000Z","message":{message}}}"#
+    )
 }
 
 #[test]
@@ -42,7 +44,10 @@ fn the_header_gives_id_cwd_parent_and_times() {
     let not_session = HEADER.replace(r#""type":"session""#, r#""type":["session"]"#);
     assert_eq!(session_info(&not_session, &IsoOnly), None);
     let last_wins = HEADER.replace(r#""type":"session""#, r#""type":"x","type":"session""#);
-    assert_eq!(session_info(&last_wins, &IsoOnly).map(|i| i.id), Some("\"s\"".into()));
+    assert_eq!(
+        session_info(&last_wins, &IsoOnly).map(|i| i.id),
+        Some("\"s\"".into())
+    );
 }
 
 #[test]
@@ -115,10 +120,14 @@ fn activity_is_the_latest_message_time() {
 
 #[test]
 fn the_latest_name_wins_and_a_blank_one_clears_it() {
-    let name = |n: &str| format!(r#"{{"type":"session_info","id":"n","parentId":null,"name":{n}}}"#);
+    let name =
+        |n: &str| format!(r#"{{"type":"session_info","id":"n","parentId":null,"name":{n}}}"#);
     let (first, second, blank) = (name("\" one \""), name("\"two\""), name("\"  \""));
     assert_eq!(info(&[HEADER, &first]).name.as_deref(), Some("\"one\""));
-    assert_eq!(info(&[HEADER, &first, &second]).name.as_deref(), Some("\"two\""));
+    assert_eq!(
+        info(&[HEADER, &first, &second]).name.as_deref(),
+        Some("\"two\"")
+    );
     assert_eq!(info(&[HEADER, &first, &blank]).name, None);
     // A session_info entry is no message and gives no activity.
     let i = info(&[HEADER, &first]);
@@ -135,7 +144,10 @@ fn a_line_that_does_not_parse_repeats_nothing() {
     }
     // A `\r\n` between two messages is one line end, however it is read.
     let text = format!("{HEADER}\r\n{user}\r\n\r\n{user}");
-    assert_eq!(session_info(&text, &IsoOnly).map(|i| i.message_count), Some(2));
+    assert_eq!(
+        session_info(&text, &IsoOnly).map(|i| i.message_count),
+        Some(2)
+    );
     let b = text.as_bytes();
     for piece in [1, 2, 7] {
         let mut read = |from: u64, to: u64, buf: &mut Vec<u8>| {

@@ -36,7 +36,10 @@ const V8_DATES: &[(&str, f64)] = &[
 fn every_month_end_and_time_of_day_reads_as_v8_reads_it() {
     for &(s, ms) in V8_DATES {
         assert_eq!(iso_utc(s), Some(ms), "{s}");
-        assert_eq!(time_of(Some((Kind::String, &format!("\"{s}\""))), &IsoOnly), ms);
+        assert_eq!(
+            time_of(Some((Kind::String, &format!("\"{s}\""))), &IsoOnly),
+            ms
+        );
         // And back: what toISOString writes for that time is the same instant.
         let back = iso_string(ms).unwrap_or_default();
         assert_eq!(iso_utc(&back), Some(ms), "{s} -> {back}");
