@@ -155,13 +155,14 @@ pub fn session_info_in_pieces<E>(
         let to = end.min(at + piece.max(1) as u64);
         read(at, to, &mut buf)?;
         at = to;
-        // Whole lines (a `\r\n` cut in two only adds a blank line, which
-        // is no entry); the torn last one waits for the next piece. `\n` and
-        // `\r` are never inside a UTF-8 sequence: decoding a run of lines
-        // is decoding them in the whole text.
+        // Whole lines, up to the last line end, which stays: in the next
+        // piece it ends an empty line, no entry (as does a `\r\n` cut in
+        // two). The torn last line waits with it. `\n` and `\r` are never
+        // inside a UTF-8 sequence: decoding a run of lines is decoding them
+        // in the whole text.
         let cut = if at < end {
             match buf.iter().rposition(|&c| c == b'\n' || c == b'\r') {
-                Some(last) => last + 1,
+                Some(last) => last,
                 None => continue,
             }
         } else {

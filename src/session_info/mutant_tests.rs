@@ -172,3 +172,52 @@ fn a_piece_size_of_zero_still_reads_the_file() {
     assert_eq!(got, session_info(&text, &IsoOnly));
     assert_eq!(got.map(|i| i.message_count), Some(1));
 }
+
+#[test]
+fn a_long_file_in_pieces_holds_a_piece_and_a_line_at_most() {
+    // 200 messages of up to ~120 bytes each, read 16 bytes at a time: what
+    // is held before each read is the torn line (and its line end).
+    let lines: Vec<String> = (0..200)
+        .map(|i| {
+            msg(&format!(
+                r#"{{"role":"user","content":"{}"}}"#,
+                "x".repeat(i % 40)
+            ))
+        })
+        .collect();
+    let longest = lines.iter().map(String::len).max().unwrap_or(0);
+    let text = format!("{HEADER}\n{}", lines.join("\r\n"));
+    let b = text.as_bytes();
+    let mut held = 0;
+    let mut read = |from: u64, to: u64, buf: &mut Vec<u8>| {
+        held = held.max(buf.len());
+        buf.extend_from_slice(&b[from as usize..to as usize]);
+        Ok::<(), ()>(())
+    };
+    let got = session_info_in_pieces(b.len() as u64, 16, &mut read, &IsoOnly).unwrap();
+    assert!(
+        held <= longest + 2,
+        "held {held} bytes, longest line {longest}"
+    );
+    assert_eq!(got.map(|i| i.message_count), Some(200));
+}
+
+#[test]
+fn a_name_is_read_as_pi_reads_it() {
+    // `entry.name?.trim() || undefined` (getSessionName, and the list).
+    let name = |line: &str| session_name(line, Span::new(0, line.len()));
+    let line =
+        |n: &str| format!(r#"{{"type":"session_info","id":"n","parentId":null,"name":{n}}}"#);
+    assert_eq!(name(&line("\" a b\\n\"")), Some("\"a b\"".into()));
+    assert_eq!(name(&line("\"\\u2028\"")), None);
+    assert_eq!(name(&line("null")), None);
+    assert_eq!(
+        name(r#"{"type":"session_info","id":"n","parentId":null}"#),
+        None
+    );
+    // Not a string: pi throws; no name here (README, differences).
+    assert_eq!(name(&line("5")), None);
+    assert_eq!(name(&line("[\"a\"]")), None);
+    let n5 = line("5");
+    assert_eq!(info(&[HEADER, &line("\"kept\""), &n5]).name, None);
+}
