@@ -200,14 +200,13 @@ impl<'d> Fold<'d> {
     }
 
     /// Reads the lines of `t[start..end]`, all inside the trimmed text,
-    /// and folds in those pi 1.6 keeps: valid JSON (a blank line is not),
-    /// and truthy.
+    /// and folds in the valid JSON ones (a blank line is not). pi 1.6 also
+    /// skips falsy values (`null`, `false`, `0`, `""`): none is an object,
+    /// and a line that is no object adds nothing here either.
     fn lines(&mut self, t: &str, start: usize, end: usize) {
         let mut value = std::mem::take(&mut self.value);
         for span in listing_lines(t.as_bytes(), start, end) {
-            if json::parse_line_into(t, span.start, span.end, &mut value).is_some()
-                && json::truthy(value.kind, value.span.of(t))
-            {
+            if json::parse_line_into(t, span.start, span.end, &mut value).is_some() {
                 self.kept(t, &value);
             }
         }
