@@ -159,3 +159,45 @@ fn id_hashes_are_one_to_one_on_short_keys_whatever_the_key() {
         }
     }
 }
+
+#[test]
+fn only_eight_lowercase_hex_digits_are_a_word() {
+    // pi's entry ids: eight lowercase hex digits.
+    assert_eq!(hex_word("a1b2c3d4"), Some(0xa1b2_c3d4));
+    assert_eq!(hex_word("00000000"), Some(0));
+    for not in [
+        "abc",
+        "a1b2c3d",
+        "a1b2c3d4e",
+        "A1B2C3D4",
+        "a1b2c3dg",
+        "+1b2c3d4",
+        "",
+    ] {
+        assert_eq!(hex_word(not), None, "{not:?}");
+    }
+}
+
+#[test]
+fn a_fresh_word_is_the_first_draw_not_taken() {
+    let mut taken: Words = [1, 2].into_iter().collect();
+    let mut draws = [1u32, 2, 3, 4].into_iter();
+    let mut draw = || Ok::<_, ()>(draws.next().unwrap_or(9).to_be_bytes());
+    assert_eq!(fresh_word(&mut taken, &mut draw), Ok(Some(3)));
+    assert!(taken.contains(&3));
+    // The next draw comes after the 3.
+    assert_eq!(fresh_word(&mut taken, &mut draw), Ok(Some(4)));
+    // A draw that always collides gives up after 100 tries.
+    let calls = std::cell::Cell::new(0);
+    let mut same = || {
+        calls.set(calls.get() + 1);
+        Ok::<_, ()>(1u32.to_be_bytes())
+    };
+    assert_eq!(fresh_word(&mut taken, &mut same), Ok(None));
+    assert_eq!(calls.get(), 100);
+    // A failing draw is the caller's error.
+    assert_eq!(
+        fresh_word(&mut taken, &mut || Err("no source")),
+        Err("no source")
+    );
+}
