@@ -365,11 +365,10 @@ impl Entry {
         let replacement_index = found[13];
         let [ty, id, parent_id, timestamp, version, kept_id, kept_index, summary, from_id, target_id, label, _, system_message, _] =
             found.map(|i| i.map(|i| &value.members[i]));
-        let kind = match ty {
-            Some(t) if t.kind == Kind::String => json::as_str(t.value.of(text))
-                .map_or(EntryType::Other, |s| EntryType::from_name(&s)),
-            _ => EntryType::Other,
-        };
+        // `as_str` reads a string literal only: any other `type` is Other.
+        let kind = ty
+            .and_then(|t| json::as_str(t.value.of(text)))
+            .map_or(EntryType::Other, |s| EntryType::from_name(&s));
         let id = Key::from_json(text, id, unique);
         let parent_id = Key::from_json(text, parent_id, unique);
         let time = dates.map_or(f64::NAN, |dates| {
@@ -581,6 +580,9 @@ pub fn index_by_id<'a>(entries: impl IntoIterator<Item = (usize, &'a Entry)>) ->
     }
     by_id
 }
+
+#[cfg(test)]
+mod mutant_tests;
 
 #[cfg(test)]
 mod tests {

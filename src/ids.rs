@@ -275,9 +275,13 @@ impl BuildHasher for IdHash {
 pub struct IdHasher(u64);
 
 impl IdHasher {
+    /// The multiply carries each bit only upward: the rotation brings the
+    /// well-mixed top bits down, where the next word's multiply (or the
+    /// table's index) reads them. Each step is a bijection of the state.
     fn mix(&mut self, word: u64) {
-        let h = (self.0 ^ word).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        self.0 = h ^ (h >> 29);
+        self.0 = (self.0 ^ word)
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            .rotate_left(29);
     }
 }
 
@@ -288,10 +292,12 @@ impl Hasher for IdHasher {
         for w in words {
             self.mix(u64::from_le_bytes(w.try_into().unwrap_or([0; 8])));
         }
+        // At most 7 bytes are left; the length, in the eighth, keeps "a"
+        // apart from "a\0".
         let mut last = [0u8; 8];
         last[..rest.len()].copy_from_slice(rest);
-        // The length keeps "a" apart from "a\0".
-        self.mix(u64::from_le_bytes(last) ^ (rest.len() as u64) << 59);
+        last[7] = rest.len() as u8;
+        self.mix(u64::from_le_bytes(last));
     }
     // The enum tag and the end mark of a str: mixed in without a multiply of
     // their own (the next word's or `finish`'s does it).
@@ -301,9 +307,11 @@ impl Hasher for IdHasher {
     fn write_isize(&mut self, n: isize) {
         self.0 = self.0.rotate_left(8) ^ n as u64;
     }
+    /// The table takes its index from the low bits and a tag from the top
+    /// ones: the halves are swapped so that the index comes from the
+    /// multiply's best-mixed bits.
     fn finish(&self) -> u64 {
-        let h = self.0.wrapping_mul(0xA076_1D64_78BD_642F);
-        h ^ (h >> 32)
+        self.0.wrapping_mul(0xA076_1D64_78BD_642F).rotate_left(32)
     }
 }
 

@@ -33,8 +33,10 @@ pub fn stable_order(keys: &[u64]) -> Vec<usize> {
 pub fn stable_order_by(n: usize, cmp: &dyn Fn(usize, usize) -> std::cmp::Ordering) -> Vec<usize> {
     let mut from: Vec<usize> = (0..n).collect();
     let mut to = vec![0; n];
-    let mut width = 1;
-    while width < n {
+    // ceil(log2 n) passes, each merging sorted runs of `width` into runs of
+    // twice that; the last pass leaves one run.
+    for pass in 0..n.next_power_of_two().trailing_zeros() {
+        let width = 1 << pass;
         let mut start = 0;
         while start < n {
             let mid = (start + width).min(n);
@@ -53,7 +55,6 @@ pub fn stable_order_by(n: usize, cmp: &dyn Fn(usize, usize) -> std::cmp::Orderin
             start = end;
         }
         std::mem::swap(&mut from, &mut to);
-        width *= 2;
     }
     from
 }

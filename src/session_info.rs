@@ -41,18 +41,14 @@ pub struct SessionInfo {
 
 /// The lines of `b[start..end]` as `readline` gives them (ends at `\n`,
 /// `\r\n` or a lone `\r`), inside a text already trimmed as JS `trim()` does.
+/// Every `\n` and `\r` ends a line here: a `\r\n` gives one more, empty line
+/// between the two, which no reader keeps (blank lines are no entries).
 fn listing_lines(b: &[u8], start: usize, end: usize) -> impl Iterator<Item = Span> + '_ {
-    let mut at = start;
+    let mut next = Some(start);
     std::iter::from_fn(move || {
-        if at >= end {
-            return None;
-        }
-        let from = at;
+        let from = next?;
         let stop = crate::scan::line_break(b, from, end);
-        at = stop + 1;
-        if b.get(stop) == Some(&b'\r') && b.get(stop + 1) == Some(&b'\n') && stop + 1 < end {
-            at += 1;
-        }
+        next = (stop < end).then_some(stop + 1);
         Some(Span::new(from, stop))
     })
 }
@@ -159,13 +155,14 @@ pub fn session_info_in_pieces<E>(
         let to = end.min(at + piece.max(1) as u64);
         read(at, to, &mut buf)?;
         at = to;
-        // Whole lines (a `\r\n` cut in two only adds a blank line, which
-        // is no entry); the torn last one waits for the next piece. `\n` and
-        // `\r` are never inside a UTF-8 sequence: decoding a run of lines
-        // is decoding them in the whole text.
+        // Whole lines, up to the last line end, which stays: in the next
+        // piece it ends an empty line, no entry (as does a `\r\n` cut in
+        // two). The torn last line waits with it. `\n` and `\r` are never
+        // inside a UTF-8 sequence: decoding a run of lines is decoding them
+        // in the whole text.
         let cut = if at < end {
             match buf.iter().rposition(|&c| c == b'\n' || c == b'\r') {
-                Some(last) => last + 1,
+                Some(last) => last,
                 None => continue,
             }
         } else {
@@ -203,14 +200,13 @@ impl<'d> Fold<'d> {
     }
 
     /// Reads the lines of `t[start..end]`, all inside the trimmed text,
-    /// and folds in those pi 1.6 keeps: valid JSON (a blank line is not),
-    /// and truthy.
+    /// and folds in the valid JSON ones (a blank line is not). pi 1.6 also
+    /// skips falsy values (`null`, `false`, `0`, `""`): none is an object,
+    /// and a line that is no object adds nothing here either.
     fn lines(&mut self, t: &str, start: usize, end: usize) {
         let mut value = std::mem::take(&mut self.value);
         for span in listing_lines(t.as_bytes(), start, end) {
-            if json::parse_line_into(t, span.start, span.end, &mut value).is_some()
-                && json::truthy(value.kind, value.span.of(t))
-            {
+            if json::parse_line_into(t, span.start, span.end, &mut value).is_some() {
                 self.kept(t, &value);
             }
         }
@@ -361,6 +357,9 @@ fn message_text(t: &str, content: &json::Member) -> Option<String> {
         _ => return None,
     })
 }
+
+#[cfg(test)]
+mod mutant_tests;
 
 #[cfg(test)]
 mod tests {

@@ -24,20 +24,15 @@ impl DateParser for IsoOnly {
         iso_utc(s).unwrap_or(f64::NAN)
     }
     fn parse_json(&self, raw: &str) -> f64 {
-        // An array's primitive value is its elements joined with ",": a one-element
-        // array of a string reads as that string.
-        let v = json::parse(raw, json::Span::new(0, raw.len()));
-        match v {
-            Ok(v) if v.kind == Kind::Array => {
-                let inner =
-                    raw[1..raw.len() - 1].trim_matches(|c| matches!(c, ' ' | '\t' | '\n' | '\r'));
-                match json::as_str(inner) {
-                    Some(s) if inner.starts_with('"') => self.parse(&s),
-                    _ => f64::NAN,
-                }
-            }
-            _ => f64::NAN,
-        }
+        // An object reads as "[object Object]", no date. An array's primitive
+        // value is its elements joined with ",": a one-element array of a
+        // string reads as that string; `as_str` reads only a quoted string,
+        // and anything else is no ISO date.
+        let Some(inner) = raw.strip_prefix('[').and_then(|r| r.strip_suffix(']')) else {
+            return f64::NAN;
+        };
+        let inner = inner.trim_matches(|c| matches!(c, ' ' | '\t' | '\n' | '\r'));
+        json::as_str(inner).map_or(f64::NAN, |s| self.parse(&s))
     }
 }
 
@@ -168,6 +163,9 @@ pub fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
     let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
     era * 146_097 + doe - 719_468
 }
+
+#[cfg(test)]
+mod mutant_tests;
 
 #[cfg(test)]
 mod tests {

@@ -86,3 +86,118 @@ fn word_hashes_tell_words_and_bytes_apart() {
         .collect();
     assert_eq!(strs.len(), 6);
 }
+
+/// Every two-byte input, hashed by `hasher` alone.
+fn all_two_byte_hashes<H: Hasher>(new: impl Fn() -> H) -> HashSet<u64> {
+    (0..=u16::MAX)
+        .map(|i| {
+            let mut h = new();
+            h.write(&i.to_le_bytes());
+            h.finish()
+        })
+        .collect()
+}
+
+#[test]
+fn word_hashes_are_one_to_one_and_spread_high_bits_too() {
+    // Two bytes in, 64 bits out: no two of the 65,536 inputs may collide.
+    assert_eq!(all_two_byte_hashes(WordHasher::default).len(), 65_536);
+    // Words that differ only in their top bits still spread over a table's
+    // buckets (indexed by the low bits): no bucket of 1024 gets 4 times its
+    // share of 16,384.
+    let build = BuildHasherDefault::<WordHasher>::default();
+    let mut buckets = vec![0u32; 1024];
+    for i in 0..16_384u32 {
+        buckets[(build.hash_one(i << 18) & 1023) as usize] += 1;
+    }
+    assert!(buckets.iter().all(|&n| n < 4 * 16), "{buckets:?}");
+}
+
+#[test]
+fn id_hashes_are_one_to_one_on_short_keys_whatever_the_key() {
+    use crate::entry::Key;
+    // The process key is random; these are the ones where a weak mix shows:
+    // all bits clear, all set, alternating.
+    let keys = [0, u64::MAX, 0x5555_5555_5555_5555, IdHash::default().key];
+    for key in keys {
+        let build = IdHash { key };
+        // Ids of up to seven bytes (and their length) fit one word: each
+        // step of the hash is a bijection, so no two may collide.
+        assert_eq!(
+            all_two_byte_hashes(|| build.build_hasher()).len(),
+            65_536,
+            "{key:x}"
+        );
+        let ids: HashSet<u64> = (0..16_384u32)
+            .map(|i| build.hash_one(format!("{i:07x}")))
+            .collect();
+        assert_eq!(ids.len(), 16_384, "{key:x}");
+        // Keys of every kind: the enum's tag and a bool's byte count.
+        let kinds = [
+            Key::Undefined,
+            Key::Null,
+            Key::Bool(false),
+            Key::Bool(true),
+            Key::number(0.0),
+            Key::number(1.0),
+            Key::from(""),
+            Key::from("a"),
+            Key::Unique(0),
+            Key::Unique(1),
+        ];
+        let hashes: HashSet<u64> = kinds.iter().map(|k| build.hash_one(k)).collect();
+        assert_eq!(hashes.len(), kinds.len(), "{key:x}");
+        // Spread: low bits (the index) and top bits (the tag) of sequential
+        // ids fill 1024 buckets evenly, each under 4 times its share.
+        for take in [|h: u64| h & 1023, |h: u64| h >> 54] {
+            let mut buckets = vec![0u32; 1024];
+            for i in 0..16_384u32 {
+                buckets[take(build.hash_one(format!("{i:08x}"))) as usize] += 1;
+                buckets[take(build.hash_one(Key::number(f64::from(i)))) as usize] += 1;
+            }
+            assert!(buckets.iter().all(|&n| n < 4 * 32), "{key:x} {buckets:?}");
+        }
+    }
+}
+
+#[test]
+fn only_eight_lowercase_hex_digits_are_a_word() {
+    // pi's entry ids: eight lowercase hex digits.
+    assert_eq!(hex_word("a1b2c3d4"), Some(0xa1b2_c3d4));
+    assert_eq!(hex_word("00000000"), Some(0));
+    for not in [
+        "abc",
+        "a1b2c3d",
+        "a1b2c3d4e",
+        "A1B2C3D4",
+        "a1b2c3dg",
+        "+1b2c3d4",
+        "",
+    ] {
+        assert_eq!(hex_word(not), None, "{not:?}");
+    }
+}
+
+#[test]
+fn a_fresh_word_is_the_first_draw_not_taken() {
+    let mut taken: Words = [1, 2].into_iter().collect();
+    let mut draws = [1u32, 2, 3, 4].into_iter();
+    let mut draw = || Ok::<_, ()>(draws.next().unwrap_or(9).to_be_bytes());
+    assert_eq!(fresh_word(&mut taken, &mut draw), Ok(Some(3)));
+    assert!(taken.contains(&3));
+    // The next draw comes after the 3.
+    assert_eq!(fresh_word(&mut taken, &mut draw), Ok(Some(4)));
+    // A draw that always collides gives up after 100 tries.
+    let calls = std::cell::Cell::new(0);
+    let mut same = || {
+        calls.set(calls.get() + 1);
+        Ok::<_, ()>(1u32.to_be_bytes())
+    };
+    assert_eq!(fresh_word(&mut taken, &mut same), Ok(None));
+    assert_eq!(calls.get(), 100);
+    // A failing draw is the caller's error.
+    assert_eq!(
+        fresh_word(&mut taken, &mut || Err("no source")),
+        Err("no source")
+    );
+}
