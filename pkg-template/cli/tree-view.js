@@ -15,6 +15,13 @@
 // - a connector that is not the last leaves a `│` in the column below it for
 //   as long as its subtree lasts;
 // - with several roots, the roots get no connector and no indentation.
+//
+// A file read by piece gives nodes with a `preview` (getTree's `preview`
+// option, with TREE_FIELDS): the rows read it instead of the entry, so the
+// entries' text is never held. A preview's strings are cut after 512
+// characters that are not whitespace; the rows read no further into the
+// text of a message, but some show a field whole (a branch summary, a path):
+// a row whose such field may have been cut reads its entry (`entryOf`).
 
 export const FILTERS = ["default", "no-tools", "user-only", "labeled-only", "all"];
 
@@ -39,15 +46,91 @@ function hasText(content) {
   );
 }
 
+/**
+ * The fields of an entry the rows read: `getTree(source, { preview:
+ * TREE_FIELDS })` keeps these, and the rows come from the previews.
+ */
+export const TREE_FIELDS = [
+  "type",
+  "id",
+  "customType",
+  "content",
+  "tokensBefore",
+  "summary",
+  "modelId",
+  "thinkingLevel",
+  "label",
+  "targetId",
+  "name",
+  // A context edit's row asks only whether it omits (null) or replaces.
+  "replacement.role",
+  "message.role",
+  // Of the blocks: a text's text, a tool call's id, name and arguments.
+  "message.content.type",
+  "message.content.text",
+  "message.content.id",
+  "message.content.name",
+  "message.content.arguments",
+  "message.toolCallId",
+  "message.toolName",
+  "message.stopReason",
+  "message.errorMessage",
+  "message.command",
+];
+
+/** Non-whitespace UTF-16 units a preview's string keeps when it is cut (src/preview.rs's TEXT_CAP). */
+const PREVIEW_CAP = 512;
+
+/** Whether a preview's `value` may have been cut: a string with PREVIEW_CAP units that are not whitespace. */
+function mayBeCut(value) {
+  return typeof value === "string" && value.length >= PREVIEW_CAP && value.replace(/\s+/g, "").length >= PREVIEW_CAP;
+}
+
+/** Whether a tool call's fields that a tool result's row shows whole (or looks up by) may have been cut. */
+function callCut(block) {
+  const a = block.arguments !== null && typeof block.arguments === "object" ? block.arguments : {};
+  return [block.id, block.name, a.path, a.file_path, a.pattern, a.offset, a.limit].some(mayBeCut);
+}
+
+/**
+ * Whether the row of `preview` may differ from its entry's: a field the row
+ * shows whole, compares or looks up by may have been cut. The text of a
+ * message is read to its 200th character at most, an error to its 80th, a
+ * command in a tool call to its 51st, a tool call's JSON to its 41st: all
+ * within what the cut keeps.
+ */
+function cutShown(preview) {
+  if (preview === null || typeof preview !== "object") return false;
+  const p = preview;
+  if ([p.type, p.id, p.customType, p.tokensBefore, p.modelId, p.thinkingLevel, p.label, p.targetId].some(mayBeCut))
+    return true;
+  if (mayBeCut(p.name) || (p.type === "branch_summary" && mayBeCut(p.summary))) return true;
+  if (p.type === "custom_message" && mayBeCut(textOf(p.content))) return true;
+  const m = p.message;
+  if (m === null || typeof m !== "object") return false;
+  if ([m.role, m.toolCallId, m.toolName, m.command].some(mayBeCut)) return true;
+  return (
+    Array.isArray(m.content) &&
+    m.content.some((b) => b !== null && typeof b === "object" && b.type === "toolCall" && callCut(b))
+  );
+}
+
+/**
+ * The entry a node's row reads: its preview, when it has one whose cut
+ * cannot change the row; else its entry (read then, from a source).
+ */
+export function entryOf(node) {
+  return "preview" in node && !cutShown(node.preview) ? node.preview : node.entry;
+}
+
 const flat = (text) =>
   String(text)
     .replace(/[\n\t]/g, " ")
     .trim();
 const preview = (content) => flat(textOf(content).slice(0, 200));
 
-/** Whether `filter` shows this node (the current leaf is `leafId`). */
-export function isShown(node, filter, leafId) {
-  const entry = node.entry;
+/** Whether `filter` shows this node, whose entry is `entry` (the current leaf is `leafId`). */
+export function isShown(node, filter, leafId, entry = entryOf(node)) {
   if (entry === null || typeof entry !== "object") return filter === "all";
   if (entry.type === "usage") return false;
   const message =
@@ -178,23 +261,55 @@ export function entryText(entry, toolCalls, home) {
 }
 
 /**
- * The rows of the view: `[{ node, id, depth, prefix, active, isLeaf, label,
- * role, text, style }]` in display order. `prefix` is the drawing before the
- * entry (`│  ├─ `); `active` marks the path from the root to `leafId`.
+ * The node whose entry has id `id` (the last one in the tree's depth-first
+ * order, as the view takes it), or undefined.
+ */
+export function findNode(roots, id) {
+  let found;
+  for (const stack = [...roots].reverse(); stack.length > 0; ) {
+    const node = stack.pop();
+    if (entryOf(node)?.id === id) found = node;
+    for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i]);
+  }
+  return found;
+}
+
+/**
+ * The id of the node last in file order, by the nodes' `range`s (a tree read
+ * by piece): the session's leaf, its last entry, as `Session.leafId` gives it.
+ */
+export function lastInFile(roots) {
+  let last;
+  for (const stack = [...roots]; stack.length > 0; ) {
+    const node = stack.pop();
+    if (last === undefined || node.range[0] > last.range[0]) last = node;
+    for (const child of node.children) stack.push(child);
+  }
+  return last === undefined ? null : entryOf(last).id;
+}
+
+/**
+ * The rows of the view: `[{ node, id, type, depth, prefix, active, isLeaf,
+ * label, role, text, style }]` in display order. `prefix` is the drawing
+ * before the entry (`│  ├─ `); `active` marks the path from the root to
+ * `leafId`. Nodes with a `preview` are described from it (see `entryOf`).
  */
 export function treeRows(roots, { leafId = null, filter = "default", home = "" } = {}) {
-  // The tree's parent of every node, and the nodes in depth-first order.
+  // The tree's parent of every node, the entry each row reads, and the
+  // nodes in depth-first order.
   const parent = new Map();
+  const entries = new Map();
   const all = [];
   for (const stack = [...roots].reverse(); stack.length > 0; ) {
     const node = stack.pop();
     all.push(node);
+    entries.set(node, entryOf(node));
     for (let i = node.children.length - 1; i >= 0; i--) {
       parent.set(node.children[i], node);
       stack.push(node.children[i]);
     }
   }
-  const leaf = leafId === null ? undefined : all.findLast((n) => n.entry?.id === leafId);
+  const leaf = leafId === null ? undefined : all.findLast((n) => entries.get(n)?.id === leafId);
   const active = new Set();
   for (let n = leaf; n !== undefined; n = parent.get(n)) active.add(n);
 
@@ -205,7 +320,8 @@ export function treeRows(roots, { leafId = null, filter = "default", home = "" }
   for (const stack = leafFirst(roots).reverse(); stack.length > 0; ) {
     const node = stack.pop();
     ordered.push(node);
-    const m = node.entry?.type === "message" ? node.entry.message : undefined;
+    const entry = entries.get(node);
+    const m = entry?.type === "message" ? entry.message : undefined;
     if (m?.role === "assistant" && Array.isArray(m.content)) {
       for (const b of m.content) {
         if (b !== null && typeof b === "object" && b.type === "toolCall") toolCalls.set(b.id, b);
@@ -215,7 +331,7 @@ export function treeRows(roots, { leafId = null, filter = "default", home = "" }
   }
 
   // The shown nodes, each under its nearest shown ancestor.
-  const shown = ordered.filter((n) => isShown(n, filter, leafId));
+  const shown = ordered.filter((n) => isShown(n, filter, leafId, entries.get(n)));
   const shownSet = new Set(shown);
   const kids = new Map([[null, []]]);
   for (const node of shown) {
@@ -251,10 +367,12 @@ export function treeRows(roots, { leafId = null, filter = "default", home = "" }
       else if (connector && level === depth - 1) cells.push(last ? "└─ " : "├─ ");
       else cells.push("   ");
     }
-    const { role = "", text, style } = entryText(node.entry, toolCalls, home);
+    const entry = entries.get(node);
+    const { role = "", text, style } = entryText(entry, toolCalls, home);
     rows.push({
       node,
-      id: node.entry?.id,
+      id: entry?.id,
+      type: entry?.type,
       depth,
       prefix: cells.join(""),
       active: active.has(node),

@@ -1,8 +1,8 @@
 // `session-tree tree FILE`: the tree as pi's `/tree` view draws it.
 
-import { Session } from "../../node.js";
-import { colours, line, printable, printJson, readOptions, UsageError, withInput } from "../io.js";
-import { FILTERS, treeRows } from "../tree-view.js";
+import { getTree, Session } from "../../node.js";
+import { colours, printable, readOptions, UsageError, withInput } from "../io.js";
+import { FILTERS, findNode, lastInFile, TREE_FIELDS, treeRows } from "../tree-view.js";
 
 /** Opens `input` as a Session and checks `--leaf`; a leaf that names no entry is bad usage. */
 export function openAt(io, input, leaf) {
@@ -12,6 +12,65 @@ export function openAt(io, input, leaf) {
     throw new UsageError(`no entry with id '${leaf}'`);
   }
   return session;
+}
+
+/**
+ * The rows of `input`'s tree at `leaf` (default: the session's leaf). A file
+ * read by piece gives a tree of previews (TREE_FIELDS), so memory grows with
+ * the entries, not their text; bytes, and an old session (which `getTree`
+ * migrates afresh: its ids are new each time), go through a Session.
+ */
+function rowsOf(io, input, leaf, options) {
+  if (!(input instanceof Uint8Array)) {
+    const roots = getTree(input, { ...readOptions(io), preview: TREE_FIELDS });
+    if (roots.length === 0 || "range" in roots[0]) {
+      if (leaf !== undefined && findNode(roots, leaf) === undefined) throw new UsageError(`no entry with id '${leaf}'`);
+      return treeRows(roots, { ...options, leafId: leaf ?? lastInFile(roots) });
+    }
+  }
+  const session = openAt(io, input, leaf);
+  try {
+    return treeRows(session.getTree(), { ...options, leafId: leaf ?? session.leafId });
+  } finally {
+    session.free();
+  }
+}
+
+/**
+ * Writes `lines` to `stream`, a newline after each, a batch at a time (one
+ * string of a large tree's output would be hundreds of MB), waiting for a
+ * full stream to drain.
+ */
+async function writeLines(stream, lines) {
+  let batch = [];
+  let size = 0;
+  const flush = async () => {
+    if (batch.length === 0) return;
+    const ok = stream.write(`${batch.join("\n")}\n`);
+    batch = [];
+    size = 0;
+    if (!ok && typeof stream.once === "function") await new Promise((done) => stream.once("drain", done));
+  };
+  for (const text of lines) {
+    batch.push(text);
+    size += text.length;
+    if (size >= 1 << 20) await flush();
+  }
+  await flush();
+}
+
+/** `JSON.stringify(values, null, 2)`'s lines, a value at a time. */
+function* jsonLines(values) {
+  if (values.length === 0) {
+    yield "[]";
+    return;
+  }
+  yield "[";
+  for (let i = 0; i < values.length; i++) {
+    const json = JSON.stringify(values[i], null, 2).replaceAll("\n", "\n  ");
+    yield `  ${json}${i < values.length - 1 ? "," : ""}`;
+  }
+  yield "]";
 }
 
 export default {
@@ -51,28 +110,24 @@ cannot be read.`,
       throw new UsageError(positionals.length === 0 ? "no FILE given" : "one FILE at a time");
     const filter = values.filter ?? "default";
     if (!FILTERS.includes(filter)) throw new UsageError(`unknown filter '${filter}' (filters: ${FILTERS.join(", ")})`);
-    const rows = await withInput(io, positionals[0], (input) => {
-      const session = openAt(io, input, values.leaf);
-      try {
-        const leafId = values.leaf ?? session.leafId;
-        return treeRows(session.getTree(), { leafId, filter, home: io.env?.HOME ?? "" });
-      } finally {
-        session.free();
-      }
-    });
+    const rows = await withInput(io, positionals[0], (input) =>
+      rowsOf(io, input, values.leaf, { filter, home: io.env?.HOME ?? "" }),
+    );
     if (values.json) {
-      printJson(
-        io,
-        rows.map((r) => ({
-          id: r.id ?? null,
-          type: r.node.entry?.type ?? null,
-          depth: r.depth,
-          prefix: r.prefix,
-          active: r.active,
-          leaf: r.isLeaf,
-          label: r.label ?? null,
-          text: r.role + r.text,
-        })),
+      await writeLines(
+        io.stdout,
+        jsonLines(
+          rows.map((r) => ({
+            id: r.id ?? null,
+            type: r.type ?? null,
+            depth: r.depth,
+            prefix: r.prefix,
+            active: r.active,
+            leaf: r.isLeaf,
+            label: r.label ?? null,
+            text: r.role + r.text,
+          })),
+        ),
       );
       return 0;
     }
@@ -87,19 +142,20 @@ cannot be read.`,
       compaction: c.blue,
       summary: c.yellow,
     };
-    const out = [];
-    for (const r of rows) {
-      const marker = r.active ? c.cyan("• ") : "";
-      const label = r.label !== undefined ? c.yellow(printable(`[${r.label}] `)) : "";
-      const [role, text] = [printable(r.role), printable(r.text)];
-      const body =
-        r.style === "user" || r.style === "assistant" || r.style === "custom" || r.style === "summary"
-          ? paint[r.style](role) + text
-          : paint[r.style](role + text);
-      const row = `${c.dim(r.prefix)}${marker}${label}${body}`;
-      out.push(r.isLeaf ? c.bold(row) : row);
+    function* out() {
+      for (const r of rows) {
+        const marker = r.active ? c.cyan("• ") : "";
+        const label = r.label !== undefined ? c.yellow(printable(`[${r.label}] `)) : "";
+        const [role, text] = [printable(r.role), printable(r.text)];
+        const body =
+          r.style === "user" || r.style === "assistant" || r.style === "custom" || r.style === "summary"
+            ? paint[r.style](role) + text
+            : paint[r.style](role + text);
+        const row = `${c.dim(r.prefix)}${marker}${label}${body}`;
+        yield r.isLeaf ? c.bold(row) : row;
+      }
     }
-    if (out.length > 0) line(io.stdout, out.join("\n"));
+    await writeLines(io.stdout, out());
     return 0;
   },
 };
