@@ -119,6 +119,9 @@ pub struct Session {
     /// The last entry this session appended and its id as JSON: the next
     /// append's `parentId`, without reading that line's members again.
     appended: Option<(usize, String)>,
+    /// The parsed value of the last line indexed, whose vectors the next
+    /// line is read into.
+    scratch: json::Value,
 }
 
 impl Session {
@@ -189,6 +192,7 @@ impl Session {
             unique: 0,
             outside: None,
             appended: None,
+            scratch: json::Value::default(),
         }
     }
 
@@ -259,16 +263,26 @@ impl Session {
         if own {
             self.pending.push(span);
         }
+        // Read into the vectors of the last line read: a line with no newline
+        // in it (every line appended, every line of a chunk) parses as
+        // `json::parse` reads it; anything else is read by `json::parse`.
+        let mut value = std::mem::take(&mut self.scratch);
+        if json::parse_line_into(&self.text, start, end, &mut value) != Some(end) {
+            match json::parse(&self.text, span) {
+                Ok(v) => value = v,
+                Err(_) => {
+                    self.scratch = value;
+                    return;
+                }
+            }
+        }
         // A falsy line (`null`, `0`, ...) stays in the text but is no entry, as
         // when the same text is opened.
-        let Some(value) = json::parse(&self.text, span)
-            .ok()
-            .filter(|v| parse::is_kept(&self.text, v))
-        else {
-            return;
-        };
-        let entry = Entry::from_json(&self.text, &value, Some(dates), &mut self.unique);
-        self.add(entry, value.span);
+        if parse::is_kept(&self.text, &value) {
+            let entry = Entry::from_json(&self.text, &value, Some(dates), &mut self.unique);
+            self.add(entry, value.span);
+        }
+        self.scratch = value;
     }
 
     /// Writes and indexes a new entry `{type, ...head, id, parentId, timestamp, ...tail}`
