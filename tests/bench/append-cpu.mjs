@@ -17,7 +17,11 @@ const ROUNDS = Number(process.env.ROUNDS ?? 20);
 const root = mkdtempSync(join(os.tmpdir(), "session-tree-append-cpu-"));
 let n = 0;
 const folder = () => join(root, `a-${n++}`);
-const message = (i) => ({ role: i % 2 ? "assistant" : "user", content: `message ${i} ${"x".repeat(200)}`, timestamp: i });
+const message = (i) => ({
+  role: i % 2 ? "assistant" : "user",
+  content: `message ${i} ${"x".repeat(200)}`,
+  timestamp: i,
+});
 
 function run(manager, close) {
   globalThis.gc?.();
@@ -48,7 +52,13 @@ for (let r = 0; r < ROUNDS; r++) {
 }
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 const of = (side, k) => median(rows[side].map((x) => x[k]));
-console.log(`${N} appends a round, ${ROUNDS} rounds, load average ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)}`);
+console.log(
+  `${N} appends a round, ${ROUNDS} rounds, load average ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)}`,
+);
 for (const k of ["cpu", "user", "sys", "wall"])
-  console.log(`${k.padEnd(5)} pi ${of("pi", k).toFixed(2)} µs, ours ${of("ours", k).toFixed(2)} µs (×${(of("pi", k) / of("ours", k)).toFixed(2)})`);
-console.log(`median of the rounds' CPU ratios: ×${median(ratios).toFixed(2)} (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`);
+  console.log(
+    `${k.padEnd(5)} pi ${of("pi", k).toFixed(2)} µs, ours ${of("ours", k).toFixed(2)} µs (×${(of("pi", k) / of("ours", k)).toFixed(2)})`,
+  );
+console.log(
+  `median of the rounds' CPU ratios: ×${median(ratios).toFixed(2)} (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`,
+);

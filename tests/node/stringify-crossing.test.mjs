@@ -65,7 +65,12 @@ test("what JSON.stringify throws comes out as thrown, and nothing is appended", 
   assert.throws(() => session.appendMessage(cycle), TypeError);
   const mine = new Error("from toJSON");
   assert.throws(
-    () => session.appendMessage({ toJSON: () => { throw mine; } }),
+    () =>
+      session.appendMessage({
+        toJSON: () => {
+          throw mine;
+        },
+      }),
     (error) => error === mine,
   );
   assert.throws(() => session.appendMessage({ role: "user", content: 1n, timestamp: 3 }), TypeError);
