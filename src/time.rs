@@ -124,9 +124,25 @@ pub fn iso_string(ms: f64) -> Option<String> {
         in_day / 1000 % 60,
         in_day % 1000,
     );
-    Some(format!(
-        "{y:04}-{m:02}-{d:02}T{h:02}:{mi:02}:{sec:02}.{milli:03}Z"
-    ))
+    // Digit by digit rather than by `format!`: a new entry's timestamp is
+    // written on every append.
+    let mut out = String::with_capacity(24);
+    for (value, width, then) in [
+        (y, 4, '-'),
+        (m, 2, '-'),
+        (d, 2, 'T'),
+        (h, 2, ':'),
+        (mi, 2, ':'),
+        (sec, 2, '.'),
+        (milli, 3, 'Z'),
+    ] {
+        for place in (0..width).rev() {
+            let digit = value / 10i64.pow(place) % 10;
+            out.push(char::from(b'0' + digit as u8));
+        }
+        out.push(then);
+    }
+    Some(out)
 }
 
 fn days_in_month(year: i64, month: i64) -> i64 {

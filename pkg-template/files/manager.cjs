@@ -530,7 +530,9 @@ class SessionManager {
     if (this.#readOnly) throw new Error(`session opened read-only, cannot append: ${this.#file}`);
     const result = run();
     if (!this.#persist || !this.#file) return result;
-    const bytes = this.#session.takePendingBytes();
+    // A view of the session's buffer in wasm memory: written before the next
+    // call into the module (which may reuse it), and never kept.
+    const bytes = this.#session.takePendingView();
     try {
       if (this.#syncError) {
         const error = this.#syncError;

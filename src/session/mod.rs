@@ -119,6 +119,9 @@ pub struct Session {
     /// The last entry this session appended and its id as JSON: the next
     /// append's `parentId`, without reading that line's members again.
     appended: Option<(usize, String)>,
+    /// The parsed value of the last line indexed, whose vectors the next
+    /// line is read into.
+    scratch: json::Value,
 }
 
 impl Session {
@@ -189,6 +192,7 @@ impl Session {
             unique: 0,
             outside: None,
             appended: None,
+            scratch: json::Value::default(),
         }
     }
 
@@ -259,16 +263,26 @@ impl Session {
         if own {
             self.pending.push(span);
         }
+        // Read into the vectors of the last line read: a line with no newline
+        // in it (every line appended, every line of a chunk) parses as
+        // `json::parse` reads it; anything else is read by `json::parse`.
+        let mut value = std::mem::take(&mut self.scratch);
+        if json::parse_line_into(&self.text, start, end, &mut value) != Some(end) {
+            match json::parse(&self.text, span) {
+                Ok(v) => value = v,
+                Err(_) => {
+                    self.scratch = value;
+                    return;
+                }
+            }
+        }
         // A falsy line (`null`, `0`, ...) stays in the text but is no entry, as
         // when the same text is opened.
-        let Some(value) = json::parse(&self.text, span)
-            .ok()
-            .filter(|v| parse::is_kept(&self.text, v))
-        else {
-            return;
-        };
-        let entry = Entry::from_json(&self.text, &value, Some(dates), &mut self.unique);
-        self.add(entry, value.span);
+        if parse::is_kept(&self.text, &value) {
+            let entry = Entry::from_json(&self.text, &value, Some(dates), &mut self.unique);
+            self.add(entry, value.span);
+        }
+        self.scratch = value;
     }
 
     /// Writes and indexes a new entry `{type, ...head, id, parentId, timestamp, ...tail}`
@@ -303,9 +317,13 @@ impl Session {
         now: &str,
         dates: &dyn DateParser,
     ) {
-        let parent_json = self
-            .leaf
-            .map_or_else(|| "null".to_owned(), |p| self.id_json(p));
+        // The leaf is most often the entry this session appended last, whose
+        // id is kept as JSON: written from there, with no copy made.
+        let last = self.appended.take();
+        let parent_json = match (&last, self.leaf) {
+            (Some((at, json)), Some(p)) if *at == p => Cow::Borrowed(json.as_str()),
+            (_, leaf) => Cow::Owned(leaf.map_or_else(|| "null".to_owned(), |p| self.id_json(p))),
+        };
         // Written straight into the text: no line of its own to allocate.
         let start = self.text.len();
         let line = &mut self.text;
@@ -331,12 +349,18 @@ impl Session {
             field(line, k, *v);
         }
         line.push('}');
+        drop(parent_json);
         let at = self.entries.len();
         self.index_line(start, dates, true);
         // Cached only for a line that became entry `at` (a line of this
         // writer always parses; the check keeps a stale id from ever naming
-        // another entry).
-        self.appended = (self.entries.len() > at).then(|| (at, json::stringify(id)));
+        // another entry), in the buffer of the id it replaces.
+        if self.entries.len() > at {
+            let mut json = last.map(|(_, json)| json).unwrap_or_default();
+            json.clear();
+            json::push_stringified(&mut json, id);
+            self.appended = Some((at, json));
+        }
     }
 
     /// Entry `i`'s id as JSON text, exactly as its line has it.
@@ -683,24 +707,43 @@ impl Session {
     /// [`Session::take_pending_lines`] as one text, each line ending in
     /// `\n`: the bytes a host appends to its file, in one piece.
     pub fn take_pending_text(&mut self) -> String {
-        let spans = self.take_pending();
-        let mut out = String::with_capacity(spans.iter().map(|s| s.len() + 1).sum());
-        for span in spans {
+        let mut out = String::new();
+        self.take_pending_into(&mut out);
+        out
+    }
+
+    /// [`Session::take_pending_text`] into `out` (emptied first), so that a
+    /// host taking the lines after each append reuses one buffer.
+    pub fn take_pending_into(&mut self, out: &mut String) {
+        out.clear();
+        if !self.hand_out() {
+            return;
+        }
+        out.reserve(self.pending.iter().map(|s| s.len() + 1).sum());
+        for span in self.pending.drain(..) {
             out.push_str(span.of(&self.text));
             out.push('\n');
         }
-        out
     }
 
     /// Where the lines to hand out are, taken (see [`Session::take_pending_lines`]).
     fn take_pending(&mut self) -> Vec<Span> {
+        if !self.hand_out() {
+            return Vec::new();
+        }
+        std::mem::take(&mut self.pending)
+    }
+
+    /// Whether the pending lines are the host's to take now (a new session
+    /// holds them back until its first user or assistant message).
+    fn hand_out(&mut self) -> bool {
         if !self.flushed {
             if !self.has_conversation {
-                return Vec::new();
+                return false;
             }
             self.flushed = true;
         }
-        std::mem::take(&mut self.pending)
+        true
     }
 
     /// The whole file, every line ending in `\n` but an unfinished last one.

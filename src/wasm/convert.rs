@@ -6,7 +6,10 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::error::Api;
-use super::js::{is_array, parse_joined, parse_pieces, push_ascii, push_utf16, time_of, to_number};
+use super::js::{
+    is_array, parse_joined, parse_pieces, push_ascii, push_utf16, stringify_into, time_of,
+    to_number, write_held,
+};
 use crate::ascii;
 use crate::entry::{Content, Detail, Entry, EntryType, Key, Replacement, Role};
 use crate::json::Span;
@@ -164,11 +167,34 @@ pub(super) fn entries_of(array: &Array) -> Vec<Entry> {
 }
 
 /// `JSON.stringify(value)`: `None` where JSON has no text for it (`undefined`).
+/// The text is written as UTF-8 straight into wasm memory (see
+/// `stringifyInto` in helpers.js): the glue's copy of a string goes a
+/// character at a time, which was a tenth of an append.
 pub(super) fn stringify(value: &JsValue) -> Result<Option<String>, JsValue> {
+    /// Room for the first try: most texts fit, larger ones take a second call.
+    const ROOM: usize = 2048;
     if value.is_undefined() {
         return Ok(None);
     }
-    Ok(JsValue::from(JSON::stringify(value)?).as_string())
+    let memory = wasm_bindgen::memory();
+    let mut buf = Vec::<u8>::with_capacity(ROOM);
+    let got = stringify_into(value, &memory, buf.as_mut_ptr() as u32, ROOM as u32)?;
+    let written = if got >= 0.0 {
+        got
+    } else if got == -1.0 {
+        return Ok(None);
+    } else {
+        let need = (-2.0 - got) as usize;
+        buf.reserve_exact(need);
+        write_held(&memory, buf.as_mut_ptr() as u32, need as u32)
+    };
+    let n = (written as usize).min(buf.capacity());
+    // SAFETY: the first `n` bytes of the buffer's capacity were just written
+    // by `stringifyInto` or `writeHeld` (which write at most the room given).
+    unsafe { buf.set_len(n) };
+    String::from_utf8(buf)
+        .map(Some)
+        .map_err(|_| Api("JSON.stringify").error("the text did not cross into wasm as UTF-8"))
 }
 
 /// An entry array as JSONL: each entry as `JSON.stringify` writes it

@@ -106,6 +106,19 @@ extern "C" {
     /// `Intl` does not know.
     #[wasm_bindgen(catch, js_name = zoneOffset)]
     pub(super) fn zone_offset(time_zone: &JsValue, ms: f64) -> Result<f64, JsValue>;
+    /// `JSON.stringify(value)` as UTF-8 into the `room` bytes at `ptr` of
+    /// `memory`: the bytes written; -1 for no text; or, for a text that may
+    /// not fit, -2 minus its length in bytes, kept for [`write_held`].
+    #[wasm_bindgen(catch, js_name = stringifyInto)]
+    pub(super) fn stringify_into(
+        value: &JsValue,
+        memory: &JsValue,
+        ptr: u32,
+        room: u32,
+    ) -> Result<f64, JsValue>;
+    /// Writes the text [`stringify_into`] kept into the `room` bytes at `ptr`.
+    #[wasm_bindgen(js_name = writeHeld)]
+    pub(super) fn write_held(memory: &JsValue, ptr: u32, room: u32) -> f64;
     /// The length of a string as this module's text (lone surrogates as `\uXXXX`).
     #[wasm_bindgen(js_name = utf8Length)]
     pub(super) fn utf8_length(s: &JsString) -> f64;

@@ -92,6 +92,8 @@ pub struct JsSession {
     /// The byte source it was opened from, which holds the text of the
     /// entries read from it (see [`session::Session::open_source`]).
     source: Option<ByteSource>,
+    /// What `takePendingView` hands out, kept for the next call to reuse.
+    out: String,
 }
 
 #[wasm_bindgen(js_class = Session)]
@@ -557,6 +559,19 @@ impl JsSession {
         Uint8Array::from(self.inner.take_pending_text().as_bytes())
     }
 
+    /// `takePendingBytes` for session-tree/node's manager, without a copy:
+    /// a view of the session's own buffer in the module's memory, valid only
+    /// until the next call into the module (which may reuse the buffer or
+    /// grow the memory). Not part of the documented API.
+    #[wasm_bindgen(js_name = takePendingView, skip_typescript)]
+    pub fn take_pending_view(&mut self) -> Uint8Array {
+        self.inner.take_pending_into(&mut self.out);
+        // SAFETY: the view is read before anything else runs in the module
+        // (the manager writes it to its file at once), so `out` is neither
+        // changed nor freed and the memory does not grow while it is used.
+        unsafe { Uint8Array::view(self.out.as_bytes()) }
+    }
+
     /// The whole session as JSONL.
     #[wasm_bindgen(js_name = toJsonl)]
     pub fn to_jsonl(&self) -> Result<String, JsValue> {
@@ -666,6 +681,7 @@ impl JsSession {
             objects: Array::new(),
             messages: Array::new(),
             source: None,
+            out: String::new(),
         }
     }
 
