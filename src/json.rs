@@ -297,8 +297,8 @@ pub fn key_is(text: &str, key: Span, name: &str) -> bool {
     {
         return false;
     }
-    inner.contains(&b'\\')
-        && matches!(decode_string(key.of(text)), Some(JsString::Utf8(s)) if s == name)
+    // (A longer key without an escape decodes to itself: no match either.)
+    matches!(decode_string(key.of(text)), Some(JsString::Utf8(s)) if s == name)
 }
 
 /// A decoded JSON string. JS strings may hold lone surrogates, Rust strings may not.
@@ -360,35 +360,42 @@ pub fn number(raw: &str) -> f64 {
 }
 
 /// A decimal literal already checked for its syntax (sign, digits, optional
-/// fraction and exponent) as the f64 JS reads it. Integers of up to 15 digits
-/// are exact in f64 and read here, and so are plain fractions whose digits
-/// make an integer up to 2^53 with at most 22 of them after the point (a
-/// cost such as `0.01778675`): that integer and the power of ten are both
-/// exact in f64, so one division rounds the quotient correctly (Clinger's
-/// fast path), as JS's own reading does. The rest go to the [`NumberHost`].
+/// fraction and exponent) as the f64 JS reads it: `own_decimal`'s answer,
+/// else the [`NumberHost`]'s.
 pub fn decimal(raw: &str) -> f64 {
+    own_decimal(raw).unwrap_or_else(|| (number_host().decimal)(raw))
+}
+
+/// The decimal literals the core reads without the host (in WebAssembly, a
+/// call to JS's `Number`). Integers of up to 15 digits are exact in f64, and
+/// so are plain fractions whose digits make an integer up to 2^53 with at
+/// most 22 of them after the point (a cost such as `0.01778675`): that
+/// integer and the power of ten are both exact in f64, so one division rounds
+/// the quotient correctly (Clinger's fast path), as JS's own reading does.
+fn own_decimal(raw: &str) -> Option<f64> {
     let (negative, digits) = match raw.as_bytes().first() {
         Some(b'-') => (true, &raw[1..]),
         Some(b'+') => (false, &raw[1..]),
         _ => (false, raw),
     };
-    if !digits.is_empty() && digits.len() <= 15 && digits.bytes().all(|c| c.is_ascii_digit()) {
-        let n = digits
-            .bytes()
-            .fold(0u64, |n, c| n * 10 + u64::from(c - b'0')) as f64;
-        return if negative { -n } else { n };
-    }
-    if let Some(n) = plain_fraction(digits) {
-        return if negative { -n } else { n };
-    }
-    (number_host().decimal)(raw)
+    let n =
+        if !digits.is_empty() && digits.len() <= 15 && digits.bytes().all(|c| c.is_ascii_digit()) {
+            digits
+                .bytes()
+                .fold(0u64, |n, c| n * 10 + u64::from(c - b'0')) as f64
+        } else {
+            plain_fraction(digits)?
+        };
+    Some(if negative { -n } else { n })
 }
 
-/// `digits.digits` as an f64 when Clinger's fast path holds (see [`decimal`]).
+/// `digits.digits` as an f64 when Clinger's fast path holds (see
+/// `own_decimal`). Either side of the point may be empty (`Number(".5")`,
+/// `Number("5.")`), never both (the syntax is checked).
 fn plain_fraction(s: &str) -> Option<f64> {
     const LIMIT: u64 = 1 << 53;
     let (whole, fraction) = s.split_once('.')?;
-    if whole.is_empty() || fraction.is_empty() || fraction.len() > 22 {
+    if fraction.len() > 22 {
         return None;
     }
     let mut n = 0u64;
@@ -406,29 +413,73 @@ fn plain_fraction(s: &str) -> Option<f64> {
     Some(n as f64 / scale)
 }
 
-/// A number as JS's `String(n)` writes it (and so `JSON.stringify`, when finite).
-/// Integers below 1e21 are written here; the rest by the [`NumberHost`].
+/// A number as JS's `String(n)` writes it (and so `JSON.stringify`, when
+/// finite): `own_number_text`'s answer, else the [`NumberHost`]'s.
 pub fn number_text(n: f64) -> String {
-    if n.is_nan() {
-        return "NaN".into();
-    }
-    if n.is_infinite() {
-        return if n < 0.0 { "-Infinity" } else { "Infinity" }.into();
-    }
-    if n.fract() == 0.0 && n.abs() < 1e21 {
-        let digits = (n.abs() as u128).to_string();
-        return if n < 0.0 {
-            format!("-{digits}")
-        } else {
-            digits
-        };
-    }
-    (number_host().text)(n)
+    own_number_text(n).unwrap_or_else(|| (number_host().text)(n))
 }
 
-/// Who reads and writes the numbers the core does not settle itself (other
-/// than integers of up to 15 digits). Natively, Rust's own parser and
-/// formatter. The WebAssembly bindings install JS's `Number` and `String` at
+/// The numbers the core writes without the host: NaN, the infinities and the
+/// integers below 2^53 in magnitude, whose exact digits are the shortest that
+/// read back as them. Past 2^53 they need not be: `String(2 ** 60)` is
+/// `1152921504606847000`, not the integer's `1152921504606846976`.
+fn own_number_text(n: f64) -> Option<String> {
+    if n.is_nan() {
+        return Some("NaN".into());
+    }
+    if n.is_infinite() {
+        return Some(
+            if n.is_sign_negative() {
+                "-Infinity"
+            } else {
+                "Infinity"
+            }
+            .into(),
+        );
+    }
+    if n.fract() != 0.0 || n.abs() >= 9_007_199_254_740_992.0 {
+        return None;
+    }
+    let digits = (n.abs() as u64).to_string();
+    Some(if n < 0.0 {
+        format!("-{digits}")
+    } else {
+        digits
+    })
+}
+
+/// `String(n)` of a finite number as ECMAScript's Number::toString defines
+/// it, from the shortest digits that read back as `n` (Rust's `{:e}` picks
+/// the same ones): plain up to 21 digits before the point and 6 zeros after
+/// it, else with an exponent.
+#[cfg(not(all(target_arch = "wasm32", feature = "wasm-bindings")))]
+fn js_number_text(n: f64) -> String {
+    let sci = format!("{:e}", n.abs());
+    let (mantissa, exponent) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let digits: String = mantissa.chars().filter(|&c| c != '.').collect();
+    let k = digits.len() as i32;
+    // The value is 0.digits × 10^point.
+    let point = exponent.parse::<i32>().unwrap_or(0) + 1;
+    let sign = if n.is_sign_negative() { "-" } else { "" };
+    if (k..=21).contains(&point) {
+        let zeros = "0".repeat((point - k) as usize);
+        format!("{sign}{digits}{zeros}")
+    } else if (1..=21).contains(&point) {
+        let (int, fraction) = digits.split_at(point as usize);
+        format!("{sign}{int}.{fraction}")
+    } else if (-5..=0).contains(&point) {
+        let zeros = "0".repeat(point.unsigned_abs() as usize);
+        format!("{sign}0.{zeros}{digits}")
+    } else {
+        let (first, rest) = digits.split_at(1);
+        let dot = if rest.is_empty() { "" } else { "." };
+        format!("{sign}{first}{dot}{rest}e{:+}", point - 1)
+    }
+}
+
+/// Who reads and writes the numbers the core does not settle itself
+/// (`own_decimal`, `own_number_text`). Natively, Rust's own parser and
+/// formatter (laid out as JS lays numbers out). The WebAssembly bindings install JS's `Number` and `String` at
 /// start instead: they are exactly what JS gives, and leaving Rust's float
 /// code and tables out of the module saves a tenth of its size.
 #[derive(Clone, Copy)]
@@ -453,7 +504,7 @@ fn number_host() -> NumberHost {
 #[cfg(not(all(target_arch = "wasm32", feature = "wasm-bindings")))]
 const DEFAULT_NUMBER_HOST: NumberHost = NumberHost {
     decimal: |raw| raw.parse::<f64>().unwrap_or(f64::NAN),
-    text: |n| format!("{n}"),
+    text: js_number_text,
 };
 
 // In WebAssembly the bindings' start hook installs the host before any export
@@ -501,7 +552,6 @@ pub fn push_stringified(out: &mut String, s: &str) {
 #[cold]
 #[inline(never)]
 fn stringify_escaped(out: &mut String, s: &str) {
-    out.reserve(s.len() + 8);
     out.push('"');
     let mut plain = 0;
     for (i, b) in s.bytes().enumerate() {
@@ -741,7 +791,8 @@ impl<'a, const RECORD: bool, const LINE: bool> Validator<'a, RECORD, LINE> {
         let span = Span::new(start, top_end);
         match self.peek() {
             None => {}
-            Some(b'\n') if LINE => {}
+            // A line's end. (A whole text has none here: `ws` read past it.)
+            Some(b'\n') => {}
             Some(_) => return self.unexpected("end of line after the JSON value"),
         }
         let members = std::mem::take(&mut self.members);
@@ -865,7 +916,7 @@ impl<'a, const RECORD: bool, const LINE: bool> Validator<'a, RECORD, LINE> {
 #[inline(always)]
 fn digits(b: &[u8], mut i: usize) -> usize {
     const ONES: u64 = 0x0101_0101_0101_0101;
-    while let Some(&w) = b.get(i..i + 8).and_then(|w| <&[u8; 8]>::try_from(w).ok()) {
+    while let Some(&w) = b.get(i..).and_then(<[u8]>::first_chunk::<8>) {
         let a = u64::from_le_bytes(w) ^ (ONES * u64::from(b'0'));
         let other = (a | ((a & (ONES * 0x0f)) + ONES * 6)) & (ONES * 0xf0);
         if other != 0 {

@@ -113,32 +113,31 @@ fn word_hashes_are_one_to_one_and_spread_high_bits_too() {
     assert!(buckets.iter().all(|&n| n < 4 * 16), "{buckets:?}");
 }
 
+/// The shape of `entry::Key`, whose maps use [`IdHash`] (`ids` is below
+/// `entry` in the layers, so its tests do not import it): a derived `Hash`
+/// writes the variant's tag with `write_isize`, a bool with `write_u8`, a
+/// str's bytes and then an end mark with `write_u8`.
+#[derive(Hash)]
+enum Key {
+    Undefined,
+    Null,
+    Bool(bool),
+    Number(u64),
+    Str(Box<str>),
+    Unique(u32),
+}
+
+impl Key {
+    fn number(n: f64) -> Key {
+        Key::Number(n.to_bits())
+    }
+    fn from(s: &str) -> Key {
+        Key::Str(s.into())
+    }
+}
+
 #[test]
 fn id_hashes_are_one_to_one_on_short_keys_whatever_the_key() {
-    // The shape of `entry::Key` (a lower layer may not name it): its derived
-    // `Hash` makes the same calls on the hasher (the tag through
-    // `write_isize`, a bool through `write_u8`, a string's bytes and end mark).
-    #[derive(Hash)]
-    #[allow(dead_code)]
-    enum Key {
-        Undefined,
-        Null,
-        Bool(bool),
-        Number(u64),
-        Str(Box<str>),
-        Utf16(Box<[u16]>),
-        Unique(u32),
-    }
-    impl Key {
-        fn number(n: f64) -> Key {
-            Key::Number((n + 0.0).to_bits())
-        }
-    }
-    impl From<&str> for Key {
-        fn from(s: &str) -> Key {
-            Key::Str(s.into())
-        }
-    }
     // The process key is random; these are the ones where a weak mix shows:
     // all bits clear, all set, alternating.
     let keys = [0, u64::MAX, 0x5555_5555_5555_5555, IdHash::default().key];
@@ -223,4 +222,96 @@ fn a_fresh_word_is_the_first_draw_not_taken() {
         fresh_word(&mut taken, &mut || Err("no source")),
         Err("no source")
     );
+}
+
+/// Words 1, 2, 3, ... (big-endian), counting the draws in `calls`.
+fn counting(calls: &std::cell::Cell<u32>) -> impl FnMut() -> Result<[u8; 4], ()> + '_ {
+    move || {
+        calls.set(calls.get() + 1);
+        Ok(calls.get().to_be_bytes())
+    }
+}
+
+#[test]
+fn a_recording_replay_gives_its_words_again_after_a_rewind() {
+    let calls = std::cell::Cell::new(0);
+    let mut fresh = counting(&calls);
+    let mut replay = Replay::recording();
+    let first: Vec<[u8; 4]> = (0..3)
+        .map(|_| replay.word_from(&mut fresh).unwrap())
+        .collect();
+    assert_eq!(first, [[0, 0, 0, 1], [0, 0, 0, 2], [0, 0, 0, 3]]);
+    replay.rewind();
+    // The three again, without a draw; then new words, no longer noted.
+    let again: Vec<[u8; 4]> = (0..5)
+        .map(|_| replay.word_from(&mut fresh).unwrap())
+        .collect();
+    assert_eq!(again[..3], first);
+    assert_eq!(again[3..], [[0, 0, 0, 4], [0, 0, 0, 5]]);
+    assert_eq!(calls.get(), 5);
+    replay.rewind();
+    assert_eq!(replay.word_from(&mut fresh).unwrap(), [0, 0, 0, 1]);
+    // A replay that does not record gives new words after a rewind.
+    let mut plain = Replay::default();
+    assert_eq!(plain.word_from(&mut fresh).unwrap(), [0, 0, 0, 6]);
+    plain.rewind();
+    assert_eq!(plain.word_from(&mut fresh).unwrap(), [0, 0, 0, 7]);
+    // A failing draw is the caller's error, and notes nothing.
+    let mut failing = Replay::recording();
+    assert_eq!(
+        failing.word_from(&mut || Err::<[u8; 4], _>("no source")),
+        Err("no source")
+    );
+    failing.rewind();
+    assert_eq!(failing.word_from(&mut fresh).unwrap(), [0, 0, 0, 8]);
+}
+
+#[test]
+fn random_words_replay_as_drawn() {
+    let mut replay = Replay::recording();
+    let drawn: Vec<[u8; 4]> = (0..8).map(|_| replay.word().unwrap()).collect();
+    assert!(drawn.iter().collect::<HashSet<_>>().len() > 6, "{drawn:?}");
+    replay.rewind();
+    let again: Vec<[u8; 4]> = (0..8).map(|_| replay.word().unwrap()).collect();
+    assert_eq!(again, drawn);
+}
+
+#[test]
+fn replayed_ids_skip_taken_ones_and_grow_after_a_hundred() {
+    let calls = std::cell::Cell::new(0);
+    let mut fresh = counting(&calls);
+    let taken: HashSet<String> = ["00000001", "00000002"].map(String::from).into();
+    let mut replay = Replay::recording();
+    assert_eq!(
+        replay.id_from(&taken, &mut fresh),
+        Ok(Some("00000003".into()))
+    );
+    // The same draws come again after a rewind, so the same id.
+    replay.rewind();
+    assert_eq!(
+        replay.id_from(&taken, &mut fresh),
+        Ok(Some("00000003".into()))
+    );
+    assert_eq!(calls.get(), 3);
+    // Words whose ids are all taken: 100 tries, then none.
+    let same = std::cell::Cell::new(0);
+    let mut replay = Replay::recording();
+    let mut one = || {
+        same.set(same.get() + 1);
+        Ok::<_, ()>([0, 0, 0, 1])
+    };
+    assert_eq!(replay.id_from(&taken, &mut one), Ok(None));
+    assert_eq!(same.get(), 100);
+    // `id` over those 100 replayed words: sixteen random digits instead.
+    replay.rewind();
+    let id = replay.id(&taken).unwrap();
+    assert_eq!(id.len(), 16, "{id}");
+    assert!(
+        id.bytes()
+            .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()),
+        "{id}"
+    );
+    // With words to spare, `id` is a fresh word's eight digits.
+    let id = Replay::default().id(&taken).unwrap();
+    assert_eq!(hex_word(&id).map(|w| hex(&w.to_be_bytes())), Some(id));
 }

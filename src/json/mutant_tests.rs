@@ -370,3 +370,139 @@ fn a_syntax_error_reads_as_its_reason() {
     assert!(!e.reason.is_empty());
     assert_eq!(e.to_string(), e.reason);
 }
+
+#[test]
+fn a_key_of_escaped_backslashes_alone_is_matched_decoded() {
+    // `{"\\":1}` has the key `\` (one backslash), as JSON.parse decodes it.
+    let text = r#"{"\\":1,"\\\\":2}"#;
+    let v = parse(text, whole(text)).unwrap();
+    assert_eq!(
+        find_all(text, &v.members, ["\\", "\\\\"]),
+        [Some(0), Some(1)]
+    );
+    assert!(key_is(text, v.members[0].key, "\\"));
+}
+
+#[test]
+fn integers_and_plain_fractions_are_read_without_the_host() {
+    // What the core settles itself (in WebAssembly, without a call to JS's
+    // Number), each at the value Number(s) gives in Node.
+    for (raw, n) in [
+        ("7", 7.0),
+        ("-7", -7.0),
+        ("+3", 3.0),
+        ("999999999999999", 999_999_999_999_999.0),
+        ("1.5", 1.5),
+        ("-0.25", -0.25),
+        ("+0.5", 0.5),
+        (".5", 0.5),
+        ("5.", 5.0),
+    ] {
+        assert_eq!(own_decimal(raw), Some(n), "{raw}");
+        assert_eq!(decimal(raw), n, "{raw}");
+    }
+    // Sixteen digits, an exponent, a fraction past 2^53: the host's.
+    for raw in ["1234567890123456", "1e2", "-2.5e-1", "9007199254740.993"] {
+        assert_eq!(own_decimal(raw), None, "{raw}");
+    }
+    // Number("123456789012345678901234567890") in Node.
+    assert_eq!(
+        number("123456789012345678901234567890"),
+        1.234_567_890_123_456_8e29
+    );
+    assert_eq!(decimal("1234567890123456"), 1_234_567_890_123_456.0);
+}
+
+#[test]
+fn numbers_past_2_53_and_past_1e21_are_written_as_js_writes_them() {
+    // String(n) in Node: the shortest digits that read back as n, plain up
+    // to 21 digits before the point and 6 zeros after it.
+    for (n, text) in [
+        (2f64.powi(60), "1152921504606847000"),
+        (-(2f64.powi(60)), "-1152921504606847000"),
+        (9_007_199_254_740_992.0, "9007199254740992"),
+        (9_007_199_254_740_991.0, "9007199254740991"),
+        (9_007_199_254_740_994.0, "9007199254740994"),
+        (1e20, "100000000000000000000"),
+        (123_456_789_012_345_680_000.0, "123456789012345680000"),
+        (1e21, "1e+21"),
+        (-1e21, "-1e+21"),
+        (1.5e300, "1.5e+300"),
+        (1.797_693_134_862_315_7e308, "1.7976931348623157e+308"),
+        (0.1, "0.1"),
+        (12.5, "12.5"),
+        (123.456, "123.456"),
+        (0.000123, "0.000123"),
+        (0.000001, "0.000001"),
+        (0.0000015, "0.0000015"),
+        (1e-7, "1e-7"),
+        (1.5e-7, "1.5e-7"),
+        (1.23e-18, "1.23e-18"),
+        (5e-324, "5e-324"),
+    ] {
+        assert_eq!(number_text(n), text, "{n:e}");
+    }
+    // The core writes integers below 2^53 itself; the host the rest.
+    assert_eq!(
+        own_number_text(-9_007_199_254_740_991.0).as_deref(),
+        Some("-9007199254740991")
+    );
+    assert_eq!(own_number_text(9_007_199_254_740_992.0), None);
+    assert_eq!(own_number_text(0.5), None);
+}
+
+/// Calls of [`counting_text`], the host [`an_installed_number_host_is_used`] installs.
+static HOST_CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+fn counting_decimal(raw: &str) -> f64 {
+    HOST_CALLS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    (DEFAULT_NUMBER_HOST.decimal)(raw)
+}
+
+fn counting_text(n: f64) -> String {
+    HOST_CALLS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    (DEFAULT_NUMBER_HOST.text)(n)
+}
+
+#[test]
+fn an_installed_number_host_is_used() {
+    // The default host, counted (no other native test installs one; other
+    // tests of this process then read through it, with the same answers).
+    set_number_host(NumberHost {
+        decimal: counting_decimal,
+        text: counting_text,
+    });
+    let before = HOST_CALLS.load(std::sync::atomic::Ordering::SeqCst);
+    assert_eq!(number("1e400"), f64::INFINITY);
+    assert_eq!(number_text(0.5), "0.5");
+    assert!(HOST_CALLS.load(std::sync::atomic::Ordering::SeqCst) >= before + 2);
+}
+
+#[test]
+fn an_unexpected_character_is_quoted_unless_it_is_invisible() {
+    // Characters one cannot see (controls, whitespace) by code point.
+    for (s, reason) in [
+        (
+            "[1 x]",
+            "unexpected 'x', expected ',' or ']' after an array element",
+        ),
+        (
+            "[\u{a0}1]",
+            "unexpected character U+00A0, expected a JSON value",
+        ),
+        (
+            "[\u{7}]",
+            "unexpected character U+0007, expected a JSON value",
+        ),
+        (
+            "{\"a\":1}\u{2028}",
+            "unexpected character U+2028, expected end of line after the JSON value",
+        ),
+        (
+            "[1",
+            "unexpected end of line, expected ',' or ']' after an array element",
+        ),
+    ] {
+        assert_eq!(parse(s, whole(s)).unwrap_err().reason, reason, "{s:?}");
+    }
+}
