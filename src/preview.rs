@@ -65,20 +65,12 @@ pub fn write(text: &str, value: &Value, fields: &Fields, out: &mut String) {
         member(text, m, &mut first, out);
         if rest.iter().any(|p| p.is_empty()) {
             whole(text, m.value.start, out);
-        } else if matches!(m.kind, Kind::Object | Kind::Array) {
-            // The parse has this value's members (or elements) already.
-            let inner: Vec<Member> = value.nested_in(k).copied().collect();
-            let close = if m.kind == Kind::Object { '}' } else { ']' };
-            out.push(if m.kind == Kind::Object { '{' } else { '[' });
+        } else if m.kind == Kind::Object {
+            // The parse has this object's members already.
+            out.push('{');
             let mut first = true;
-            for n in &inner {
-                if m.kind == Kind::Array {
-                    if !first {
-                        out.push(',');
-                    }
-                    first = false;
-                    project(text, n.value.start, &rest, out);
-                } else if let Some(next) = picked(text, n, &rest) {
+            for n in value.nested_in(k) {
+                if let Some(next) = picked(text, n, &rest) {
                     member(text, n, &mut first, out);
                     if next.iter().any(|p| p.is_empty()) {
                         whole(text, n.value.start, out);
@@ -87,9 +79,11 @@ pub fn write(text: &str, value: &Value, fields: &Fields, out: &mut String) {
                     }
                 }
             }
-            out.push(close);
+            out.push('}');
         } else {
-            whole(text, m.value.start, out);
+            // An array's elements are not in the parse (it keeps the members
+            // of objects only): walked, as anything else is.
+            project(text, m.value.start, &rest, out);
         }
     }
     out.push('}');
@@ -356,3 +350,6 @@ mod tests {
         assert_eq!(cut(&blank), blank);
     }
 }
+
+#[cfg(test)]
+mod mutant_tests;
