@@ -91,3 +91,20 @@ fn an_array_member_projects_each_element() {
         r#"{"a":[{"b":1},3,{}]}"#
     );
 }
+
+#[test]
+fn long_strings_are_cut_wherever_they_are_kept() {
+    let long = "x".repeat(TEXT_CAP + 10);
+    let kept = "x".repeat(TEXT_CAP);
+    let line = format!(
+        r#"{{"s":"{long}","m":{{"t":"{long}","a":[{{"u":"{long}"}}]}},"w":["{long}",{{"v":"{long}"}}]}}"#
+    );
+    // Kept whole (a top-level member, its array), kept whole below a
+    // picked member, and projected: every string is cut alike.
+    assert_eq!(
+        preview(&line, &["s", "w", "m.t", "m.a.u"]),
+        format!(
+            r#"{{"s":"{kept}","m":{{"t":"{kept}","a":[{{"u":"{kept}"}}]}},"w":["{kept}",{{"v":"{kept}"}}]}}"#
+        )
+    );
+}
