@@ -221,15 +221,19 @@ fn whole(text: &str, i: usize, out: &mut String) -> usize {
 /// literal: its text up to the cut, escapes as they were, then a quote. A
 /// surrogate pair written as two escapes is never split.
 pub fn cut(raw: &str) -> std::borrow::Cow<'_, str> {
+    // The text between the quotes.
+    let body = raw
+        .strip_prefix('"')
+        .and_then(|r| r.strip_suffix('"'))
+        .unwrap_or(raw);
     // Each UTF-16 unit takes at least a byte: a short literal is kept.
-    if raw.len() <= TEXT_CAP + 2 {
+    if body.len() <= TEXT_CAP {
         return raw.into();
     }
-    let b = raw.as_bytes();
+    let b = body.as_bytes();
     let mut solid = 0;
-    let mut i = 1;
-    let end = raw.len() - 1;
-    while i < end {
+    let mut i = 0;
+    while i < b.len() {
         let (c, units, next) = if b[i] == b'\\' {
             let (unit, next) = escape(b, i);
             if (0xd800..0xdc00).contains(&unit) && b.get(next) == Some(&b'\\') {
@@ -243,7 +247,7 @@ pub fn cut(raw: &str) -> std::borrow::Cow<'_, str> {
                 (char::from_u32(u32::from(unit)), 1, next)
             }
         } else {
-            let c = raw[i..].chars().next().unwrap_or('\u{fffd}');
+            let c = body[i..].chars().next().unwrap_or('\u{fffd}');
             (Some(c), c.len_utf16(), i + c.len_utf8())
         };
         // A lone surrogate (`None` from a lone escape) is not whitespace.
@@ -255,10 +259,10 @@ pub fn cut(raw: &str) -> std::borrow::Cow<'_, str> {
             break;
         }
     }
-    if i >= end {
+    if i >= b.len() {
         return raw.into();
     }
-    format!("{}\"", &raw[..i]).into()
+    format!("\"{}\"", &body[..i]).into()
 }
 
 /// The UTF-16 unit of the escape at `b[i]` (a backslash) and where it ends.
