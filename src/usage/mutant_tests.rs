@@ -154,7 +154,9 @@ fn a_sides_totals_add_its_whole_subtree() {
 }
 
 /// A file's header and records, as `dedup` reads them.
-fn file(parent_session: Option<&str>, lines: &[String]) -> (Option<Header>, Vec<Record>) {
+type Read = (Option<Header>, Vec<Record>);
+
+fn file(parent_session: Option<&str>, lines: &[String]) -> Read {
     let header = match parent_session {
         Some(p) => HEADER.replace(
             r#""cwd":"/p""#,
@@ -176,7 +178,7 @@ fn paid(id: &str, parent: Option<&str>, cost: u32) -> String {
 }
 
 /// What each file counts, by `dedup`, of `files` (path, file).
-fn counted(files: &[(&str, (Option<Header>, Vec<Record>))]) -> Vec<f64> {
+fn counted(files: &[(&str, Read)]) -> Vec<f64> {
     let sources: Vec<Source> = files
         .iter()
         .map(|(path, (h, r))| Source {
@@ -248,7 +250,7 @@ fn paid_at(id: &str, timestamp: &str, model: &str, cost: u32) -> String {
 
 /// The rows of `files` (path, cwd, lines) grouped `by`, in UTC.
 fn rows(files: &[(&str, &str, Vec<String>)], by: By, range: &Range) -> Vec<(String, f64)> {
-    let read: Vec<(Option<Header>, Vec<Record>)> = files
+    let read: Vec<Read> = files
         .iter()
         .map(|(_, cwd, lines)| {
             let head = HEADER.replace(r#""cwd":"/p""#, &format!(r#""cwd":"{cwd}""#));
@@ -358,7 +360,7 @@ fn a_rows_models_come_most_expensive_first_then_by_name() {
             paid_at("d", at, "p/abc", 2),
         ],
     )];
-    let read: Vec<(Option<Header>, Vec<Record>)> = files
+    let read: Vec<Read> = files
         .iter()
         .map(|(_, _, lines)| file(None, lines))
         .collect();
