@@ -716,8 +716,7 @@ pub fn dedup(files: &[Source]) -> Vec<Vec<bool>> {
     // it counts, and its keys need not be made (most folders are mostly such).
     let mut sizes: Counts = HashMap::new();
     for (top, _) in &root {
-        // A lineage's first file makes it 1 (so a count that never grew
-        // would skip every lineage, and one that never started none).
+        // Files per lineage: its first file makes it 1.
         sizes
             .entry((*top).to_owned())
             .and_modify(|n| *n += 1)
