@@ -4,6 +4,9 @@
 //! powers of two, so a sum tells which records were counted.
 
 use super::*;
+// Test code, which may use its own layer: tests/layers.rs leaves out what is
+// marked so (it reads this file as `usage` itself).
+#[cfg(test)]
 use crate::document::Document;
 use crate::tree::InsertionSort;
 
