@@ -24,7 +24,8 @@ use crate::time::DateParser;
 use crate::tree::{self, SiblingSort, Tree};
 
 /// An `id`, `parentId` or `targetId` value, packed: equal exactly when the
-/// [`Key`]s are (so when JS's `===` says so).
+/// [`Key`]s are (so when JS's `===` says so). Its kind (one of the constants
+/// below) plus a 32-bit number: pi's id as a word, or an interned id's index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Id(u64);
 
@@ -178,7 +179,7 @@ impl Index {
             Key::Null => return Id(NULL),
             Key::Str(s) => {
                 if let Some(n) = ids::hex_word(s) {
-                    return Id(HEX | u64::from(n));
+                    return Id(HEX + u64::from(n));
                 }
             }
             _ => {}
@@ -188,7 +189,7 @@ impl Index {
         if n == next {
             self.others.push(key);
         }
-        Id(INTERNED | u64::from(n))
+        Id(INTERNED + u64::from(n))
     }
 
     /// The value an [`Id`] stands for.
@@ -293,13 +294,9 @@ impl Index {
         }
         let doc = Document::parse_with(parse::decode(&bytes).into_owned(), dates);
         let by_id = context::index(&doc.entries);
-        let plan = match leaf {
-            Leaf::None => Plan::default(),
-            _ => {
-                let start = start.and_then(|s| wanted.binary_search(&s).ok());
-                context::plan_at(&doc.entries, &|k| by_id.get(k).copied(), start)
-            }
-        };
+        // No start (`Leaf::None`, or a file of headers alone): an empty plan.
+        let start = start.and_then(|s| wanted.binary_search(&s).ok());
+        let plan = context::plan_at(&doc.entries, &|k| by_id.get(k).copied(), start);
         drop(by_id);
         Ok((doc, plan))
     }
@@ -310,9 +307,9 @@ impl Index {
             Key::Undefined => Some(Id(UNDEFINED)),
             Key::Null => Some(Id(NULL)),
             Key::Str(s) if ids::hex_word(s).is_some() => {
-                ids::hex_word(s).map(|n| Id(HEX | u64::from(n)))
+                ids::hex_word(s).map(|n| Id(HEX + u64::from(n)))
             }
-            _ => self.interned.get(key).map(|&n| Id(INTERNED | u64::from(n))),
+            _ => self.interned.get(key).map(|&n| Id(INTERNED + u64::from(n))),
         }
     }
 
@@ -504,3 +501,6 @@ mod tests {
         assert_ne!(idx.id_of(Key::Unique(1)), idx.id_of(Key::Unique(2)));
     }
 }
+
+#[cfg(test)]
+mod mutant_tests;

@@ -65,20 +65,12 @@ pub fn write(text: &str, value: &Value, fields: &Fields, out: &mut String) {
         member(text, m, &mut first, out);
         if rest.iter().any(|p| p.is_empty()) {
             whole(text, m.value.start, out);
-        } else if matches!(m.kind, Kind::Object | Kind::Array) {
-            // The parse has this value's members (or elements) already.
-            let inner: Vec<Member> = value.nested_in(k).copied().collect();
-            let close = if m.kind == Kind::Object { '}' } else { ']' };
-            out.push(if m.kind == Kind::Object { '{' } else { '[' });
+        } else if m.kind == Kind::Object {
+            // The parse has this object's members already.
+            out.push('{');
             let mut first = true;
-            for n in &inner {
-                if m.kind == Kind::Array {
-                    if !first {
-                        out.push(',');
-                    }
-                    first = false;
-                    project(text, n.value.start, &rest, out);
-                } else if let Some(next) = picked(text, n, &rest) {
+            for n in value.nested_in(k) {
+                if let Some(next) = picked(text, n, &rest) {
                     member(text, n, &mut first, out);
                     if next.iter().any(|p| p.is_empty()) {
                         whole(text, n.value.start, out);
@@ -87,9 +79,11 @@ pub fn write(text: &str, value: &Value, fields: &Fields, out: &mut String) {
                     }
                 }
             }
-            out.push(close);
+            out.push('}');
         } else {
-            whole(text, m.value.start, out);
+            // An array's elements are not in the parse (it keeps the members
+            // of objects only): walked, as anything else is.
+            project(text, m.value.start, &rest, out);
         }
     }
     out.push('}');
@@ -227,15 +221,19 @@ fn whole(text: &str, i: usize, out: &mut String) -> usize {
 /// literal: its text up to the cut, escapes as they were, then a quote. A
 /// surrogate pair written as two escapes is never split.
 pub fn cut(raw: &str) -> std::borrow::Cow<'_, str> {
+    // The text between the quotes.
+    let body = raw
+        .strip_prefix('"')
+        .and_then(|r| r.strip_suffix('"'))
+        .unwrap_or(raw);
     // Each UTF-16 unit takes at least a byte: a short literal is kept.
-    if raw.len() <= TEXT_CAP + 2 {
+    if body.len() <= TEXT_CAP {
         return raw.into();
     }
-    let b = raw.as_bytes();
+    let b = body.as_bytes();
     let mut solid = 0;
-    let mut i = 1;
-    let end = raw.len() - 1;
-    while i < end {
+    let mut i = 0;
+    while i < b.len() {
         let (c, units, next) = if b[i] == b'\\' {
             let (unit, next) = escape(b, i);
             if (0xd800..0xdc00).contains(&unit) && b.get(next) == Some(&b'\\') {
@@ -249,7 +247,7 @@ pub fn cut(raw: &str) -> std::borrow::Cow<'_, str> {
                 (char::from_u32(u32::from(unit)), 1, next)
             }
         } else {
-            let c = raw[i..].chars().next().unwrap_or('\u{fffd}');
+            let c = body[i..].chars().next().unwrap_or('\u{fffd}');
             (Some(c), c.len_utf16(), i + c.len_utf8())
         };
         // A lone surrogate (`None` from a lone escape) is not whitespace.
@@ -261,10 +259,10 @@ pub fn cut(raw: &str) -> std::borrow::Cow<'_, str> {
             break;
         }
     }
-    if i >= end {
+    if i >= b.len() {
         return raw.into();
     }
-    format!("{}\"", &raw[..i]).into()
+    format!("\"{}\"", &body[..i]).into()
 }
 
 /// The UTF-16 unit of the escape at `b[i]` (a backslash) and where it ends.
@@ -356,3 +354,6 @@ mod tests {
         assert_eq!(cut(&blank), blank);
     }
 }
+
+#[cfg(test)]
+mod mutant_tests;

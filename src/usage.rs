@@ -436,13 +436,13 @@ fn record_from(
         cost: 0.0,
         incomplete: false,
     };
-    let fields = match usage {
-        Some(u) if u.kind == Kind::Object => json::members(text, u.value),
-        _ => {
-            r.incomplete = true;
-            return Some(r);
-        }
+    // The members of an object; none of anything else, whose fields are then
+    // all missing: each counts as 0 and the record is incomplete.
+    let members_of = |m: Option<&Member>| {
+        m.filter(|m| m.kind == Kind::Object)
+            .map_or_else(Vec::new, |m| json::members(text, m.value))
     };
+    let fields = members_of(usage);
     let [input, output, read, write, cost] = json::find_all(
         text,
         &fields,
@@ -450,31 +450,22 @@ fn record_from(
     )
     .map(|i| i.map(|i| &fields[i]));
     let mut complete = true;
-    let mut number = |m: Option<&Member>| match m {
-        Some(m) if m.kind == Kind::Number => {
-            let n = json::number(m.value.of(text));
-            if n.is_finite() {
-                return n;
-            }
-            complete = false;
-            0.0
+    let mut number = |m: Option<&Member>| {
+        let n = m
+            .filter(|m| m.kind == Kind::Number)
+            .map_or(f64::NAN, |m| json::number(m.value.of(text)));
+        if n.is_finite() {
+            return n;
         }
-        _ => {
-            complete = false;
-            0.0
-        }
+        complete = false;
+        0.0
     };
     r.input = number(input);
     r.output = number(output);
     r.cache_read = number(read);
     r.cache_write = number(write);
-    r.cost = match cost {
-        Some(c) if c.kind == Kind::Object => {
-            let parts = json::members(text, c.value);
-            number(json::get(text, &parts, "total"))
-        }
-        _ => number(None),
-    };
+    let parts = members_of(cost);
+    r.cost = number(json::get(text, &parts, "total"));
     r.incomplete = !complete;
     Some(r)
 }
@@ -725,7 +716,11 @@ pub fn dedup(files: &[Source]) -> Vec<Vec<bool>> {
     // it counts, and its keys need not be made (most folders are mostly such).
     let mut sizes: Counts = HashMap::new();
     for (top, _) in &root {
-        *sizes.entry((*top).to_owned()).or_insert(0) += 1;
+        // Files per lineage: its first file makes it 1.
+        sizes
+            .entry((*top).to_owned())
+            .and_modify(|n| *n += 1)
+            .or_insert(1);
     }
     let mut seen: Counts = HashMap::new();
     let mut counted: Vec<Vec<bool>> = files.iter().map(|f| vec![true; f.records.len()]).collect();
@@ -1434,3 +1429,6 @@ mod tests {
         assert_eq!(local_day(-1.0, &zone).as_deref(), Some("1969-12-31"));
     }
 }
+
+#[cfg(test)]
+mod mutant_tests;
