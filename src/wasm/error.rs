@@ -12,23 +12,46 @@ use crate::session::SessionError;
 #[derive(Clone, Copy)]
 pub(super) struct Api(pub &'static str);
 
+// Errors are the cold path: each is built in one `#[cold]` body that takes
+// `&dyn Display`, not in a copy inlined into every caller for every message
+// type (the module's size, `make build`'s 150 KB target).
 impl Api {
     /// `TypeError: <name>: <message>`.
     pub fn type_error(self, message: impl Display) -> JsValue {
+        self.type_error_dyn(&message)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn type_error_dyn(self, message: &dyn Display) -> JsValue {
         js_sys::TypeError::new(&format!("{}: {message}", self.0)).into()
     }
 
     /// `Error: <name>: <message>`.
     pub fn error(self, message: impl Display) -> JsValue {
+        self.error_dyn(&message)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn error_dyn(self, message: &dyn Display) -> JsValue {
         js_sys::Error::new(&format!("{}: {message}", self.0)).into()
     }
 
     /// `RangeError: <name>: <message>`.
     pub fn range_error(self, message: impl Display) -> JsValue {
+        self.range_error_dyn(&message)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn range_error_dyn(self, message: &dyn Display) -> JsValue {
         js_sys::RangeError::new(&format!("{}: {message}", self.0)).into()
     }
 
     /// `TypeError: <name>: <what> must be <expected>, got <what it was>`.
+    #[cold]
+    #[inline(never)]
     pub fn must_be(self, what: &str, expected: &str, got: &JsValue) -> JsValue {
         self.type_error(format_args!(
             "{what} must be {expected}, got {}",
@@ -37,12 +60,15 @@ impl Api {
     }
 
     /// `v` as a string, or [`Api::must_be`] a string.
+    #[inline(never)]
     pub fn string(self, what: &str, v: &JsValue) -> Result<String, JsValue> {
         v.as_string()
             .ok_or_else(|| self.must_be(what, "a string", v))
     }
 
     /// The crypto source failed while new ids were drawn.
+    #[cold]
+    #[inline(never)]
     pub fn no_random(self, e: getrandom::Error) -> JsValue {
         self.error(format_args!(
             "no cryptographic random source for new ids ({e})"
@@ -52,6 +78,8 @@ impl Api {
     /// A core session error: what pi also refuses is said in pi's own words
     /// (a missing entry, an invalid session id, a refused context edit), a
     /// crypto failure under the function's name.
+    #[cold]
+    #[inline(never)]
     pub fn session(self, e: SessionError) -> JsValue {
         match e {
             SessionError::Random(_) => self.error(e),

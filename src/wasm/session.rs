@@ -770,6 +770,7 @@ impl JsSession {
         Ok(text)
     }
 
+    #[inline(never)]
     fn entry(&self, i: usize) -> Result<JsValue, JsValue> {
         let cached = self.objects.get(i as u32);
         if !cached.is_undefined() {
@@ -785,7 +786,12 @@ impl JsSession {
     }
 
     fn entries(&self, list: impl IntoIterator<Item = usize>) -> Result<JsValue, JsValue> {
-        let list: Vec<usize> = list.into_iter().collect();
+        self.entries_in(list.into_iter().collect())
+    }
+
+    /// [`Self::entries`], one copy for every kind of list (a generic body
+    /// was compiled once per caller's iterator).
+    fn entries_in(&self, list: Vec<usize>) -> Result<JsValue, JsValue> {
         // Whatever is not cached yet is parsed in one batch.
         let missing: Vec<usize> = list
             .iter()

@@ -146,6 +146,7 @@ pub(super) fn report_json(r: &Report, entries: &[Entry], with_records: bool) -> 
 }
 
 /// A number for JSON: sums of huge values can overflow, which JSON cannot hold.
+#[inline(never)]
 fn number(n: f64) -> String {
     if n.is_finite() {
         json::number_text(n)
@@ -154,6 +155,7 @@ fn number(n: f64) -> String {
     }
 }
 
+#[inline(never)]
 fn totals(j: &mut String, t: &Totals) {
     j.push_str(&format!(
         "{{\"input\":{},\"output\":{},\"cacheRead\":{},\"cacheWrite\":{},\"totalTokens\":{},\"cost\":{},\"records\":{},\"incomplete\":{}}}",
