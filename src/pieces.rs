@@ -271,3 +271,6 @@ mod tests {
         assert_eq!(seen, [(1, 0..7), (2, 8..15), (4, 17..22)]);
     }
 }
+
+#[cfg(test)]
+mod mutant_tests;
