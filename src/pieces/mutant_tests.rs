@@ -72,7 +72,10 @@ fn by_read_lines(b: &[u8], piece: usize) -> Vec<Line> {
         buf.extend_from_slice(&b[from as usize..to as usize]);
         Ok::<(), ()>(())
     };
-    read_lines(b.len() as u64, piece, &mut read, &mut |l| out.push(seen(b, l))).unwrap();
+    read_lines(b.len() as u64, piece, &mut read, &mut |l| {
+        out.push(seen(b, l))
+    })
+    .unwrap();
     out
 }
 
@@ -161,7 +164,11 @@ fn lines_read_in_pieces_of_any_size_are_pi_lines_of_the_whole() {
     for b in texts() {
         let want = reference(&b);
         for piece in [1, 2, 3, 4, 7, 16, 100, 1 << 16] {
-            assert_eq!(by_read_lines(&b, piece), want, "{b:x?} in pieces of {piece}");
+            assert_eq!(
+                by_read_lines(&b, piece),
+                want,
+                "{b:x?} in pieces of {piece}"
+            );
         }
     }
 }
