@@ -404,34 +404,36 @@ fn pieces_framed_in_place_close_after_the_value_that_fills_them() {
 
 #[test]
 fn framing_in_place_needs_a_byte_around_each_value() {
-    let text = b"[1]\n[2]\n";
-    let framed = |ranges: Vec<Range<usize>>| {
+    // Ranges as (start, end) pairs of `text`.
+    let framed_in = |text: &[u8], pairs: &[(usize, usize)]| {
+        let ranges: Vec<Range<usize>> = pairs.iter().map(|&(s, e)| s..e).collect();
         let mut bytes = text.to_vec();
         let mut pieces = Vec::new();
         let at = array_pieces_in_place(&mut bytes, ranges, 100, |p| pieces.push(p.to_vec()));
         (at, pieces, bytes == text)
     };
+    let framed = |pairs: &[(usize, usize)]| framed_in(b"[1]\n[2]\n", pairs);
     // Reversed or empty ranges hold no value: nothing is framed.
-    assert_eq!(framed(vec![5..4]), (None, vec![], true));
-    assert_eq!(framed(vec![5..5]), (None, vec![], true));
-    assert_eq!(framed(vec![1..2, 4..4]), (None, vec![], true));
+    assert_eq!(framed(&[(5, 4)]), (None, vec![], true));
+    assert_eq!(framed(&[(5, 5)]), (None, vec![], true));
+    assert_eq!(framed(&[(1, 2), (4, 4)]), (None, vec![], true));
     // The first value may start at offset 1, the next one byte after the
     // last ends, and the last end one byte before the text does.
     assert_eq!(
-        framed(vec![1..2, 3..4, 5..6]),
+        framed_in(b" 1 2 3 ", &[(1, 2), (3, 4), (5, 6)]),
         (
             Some(vec![0, 1, 2, 0, 3, 4, 0, 5, 6]),
-            vec![b"[1,\n,2]".to_vec()],
+            vec![b"[1,2,3]".to_vec()],
             false
         )
     );
     assert_eq!(
-        framed(vec![4..7]),
+        framed(&[(4, 7)]),
         (Some(vec![0, 1, 4]), vec![b"[[2]]".to_vec()], false)
     );
-    assert_eq!(framed(vec![4..8]).0, None, "no byte after the last");
-    assert_eq!(framed(vec![0..3]).0, None, "no byte before the first");
-    assert_eq!(framed(vec![1..3, 3..4]).0, None, "touching");
+    assert_eq!(framed(&[(4, 8)]).0, None, "no byte after the last");
+    assert_eq!(framed(&[(0, 3)]).0, None, "no byte before the first");
+    assert_eq!(framed(&[(1, 3), (3, 4)]).0, None, "touching");
 }
 
 #[test]
