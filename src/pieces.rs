@@ -163,9 +163,8 @@ pub fn read_lines<E>(
         lines.push(&buf, visit);
         at = to;
     }
-    if start < end {
-        lines.finish(visit);
-    }
+    // An empty text finishes with nothing held: no line.
+    lines.finish(visit);
     Ok(())
 }
 

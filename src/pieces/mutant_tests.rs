@@ -99,9 +99,7 @@ fn by_cuts(b: &[u8], cuts: &mut dyn FnMut() -> usize) -> Vec<Line> {
         let torn = at - last_nl.map_or(start, |p| start + p + 1);
         assert_eq!(lines.held_back(), torn);
     }
-    if start < end {
-        lines.finish(&mut |l| out.push(seen(b, l)));
-    }
+    lines.finish(&mut |l| out.push(seen(b, l)));
     out
 }
 
