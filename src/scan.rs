@@ -68,9 +68,10 @@ pub enum StringFault {
 /// met in the first two such steps is dealt with at once). Longer ones go 64
 /// bytes a step: one bit mask each of quotes, backslashes and control bytes,
 /// the escaped bytes found from the backslash runs, so a block of text with
-/// escapes is checked without a look at each one. A block with a fault or a
-/// `\u` escape in it is gone through byte by byte (with `special`), which
-/// says what is wrong exactly as that would.
+/// escapes is checked without a look at each one. Before the closing quote,
+/// a control byte or a byte after a backslash that is no one-byte escape is
+/// the fault it is, said exactly as a byte-by-byte look would say it; only a
+/// `\u` escape is looked at, for its four hex digits (with `special`).
 #[inline(always)]
 pub fn string_body(b: &[u8], from: usize, end: usize) -> Result<usize, StringFault> {
     let end = end.min(b.len());
@@ -103,16 +104,26 @@ fn long_string_body(b: &[u8], mut i: usize, end: usize) -> Result<usize, StringF
         let quotes = m.quote & !escaped;
         // The bits before the closing quote (all of them if there is none).
         let before = quotes.wrapping_sub(1) & !quotes;
-        let mut bad = m.control & !escaped;
+        // What may be a fault before it: a control byte, or a byte after a
+        // backslash that is no one-byte escape (a `u` among them).
+        let mut doubt = m.control & !escaped;
         if escaped != 0 {
-            bad |= escaped & !escapable(b, i);
+            doubt |= escaped & !escapable(b, i);
         }
-        if bad & before != 0 {
-            match special_block(b, i, end, m.quote | m.backslash | m.control)? {
-                Err(after) => return Ok(after),
-                Ok(next) => i = next,
+        doubt &= before;
+        while doubt != 0 {
+            let k = doubt.trailing_zeros() as usize;
+            let p = i + k;
+            if escaped >> k & 1 == 0 {
+                return Err(StringFault::Control(p));
             }
-            continue;
+            if b[p] != b'u' {
+                return Err(StringFault::BadEscape(p - 1));
+            }
+            // `\u`: its four hex digits (plain bytes, which leave the masks
+            // right), or the fault.
+            let _ = special(b, p - 1, end)?;
+            doubt &= doubt - 1;
         }
         if quotes != 0 {
             return Ok(i + quotes.trailing_zeros() as usize + 1);
@@ -128,26 +139,6 @@ fn long_string_body(b: &[u8], mut i: usize, end: usize) -> Result<usize, StringF
             Ok(next) => i = next,
         }
     }
-}
-
-/// Goes through the special bytes (`mask`) of the 64-byte block at `b[i]` one
-/// by one: `Err(after)` if the string closes, else where to go on (past the block).
-#[cold]
-fn special_block(
-    b: &[u8],
-    i: usize,
-    end: usize,
-    mut mask: u64,
-) -> Result<Result<usize, usize>, StringFault> {
-    while mask != 0 {
-        let p = i + mask.trailing_zeros() as usize;
-        match special(b, p, end)? {
-            Err(after) => return Ok(Err(after)),
-            Ok(next) if next >= i + 64 => return Ok(Ok(next)),
-            Ok(next) => mask &= u64::MAX << (next - i),
-        }
-    }
-    Ok(Ok(i + 64))
 }
 
 /// For a mask of backslashes in a block that no escape enters from before:

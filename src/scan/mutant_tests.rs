@@ -199,6 +199,20 @@ fn string_body_faults_and_escapes_at_every_offset() {
             }
         }
     }
+    // Faults after the closing quote, in its 64-byte block and the next.
+    for after in [&b"\x01"[..], b"\\q", b"\\u12", b"\\"] {
+        for pad in 30..100 {
+            for gap in [0, 1, 20, 70] {
+                let mut b = vec![b'"'];
+                b.extend(std::iter::repeat_n(b'x', pad));
+                b.push(b'"');
+                b.extend(std::iter::repeat_n(b'w', gap));
+                b.extend_from_slice(after);
+                b.extend(std::iter::repeat_n(b'z', 80));
+                check_body(&b, 1, b.len());
+            }
+        }
+    }
     // A 64-byte block (the long path starts 32 bytes in) that opens with
     // control bytes, or only escapes, before its closing quote.
     for lead in [&b"\x01"[..], b"\x01\x02\x03", b"\\n", b"\\\\\\n", b"\\q"] {
