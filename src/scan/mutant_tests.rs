@@ -280,6 +280,26 @@ fn skip_value_ends_where_the_value_does() {
             }
         }
     }
+    // Raw control bytes, which no valid string holds but a malformed line
+    // may: stepped over as any byte, up to the first unescaped quote.
+    for b in [
+        &b"\"a\tb\"x"[..],
+        b"\"\n\"",
+        b"\"\x00\x1f\\\"\x01\" ,",
+        b"\"\x01\x02\x03\x04\x05\x06\x07\x08\x09\"]",
+    ] {
+        let mut i = 1;
+        let want = loop {
+            match b.get(i) {
+                Some(b'"') => break i + 1,
+                Some(b'\\') => i += 2,
+                Some(_) => i += 1,
+                None => break b.len(),
+            }
+        };
+        assert_eq!(skip_string(b, 0), want, "{b:x?}");
+        assert_eq!(skip_value(b, 0), want, "{b:x?}");
+    }
     // Past the end, and a value the text cuts off, end at the text's end.
     assert_eq!(skip_value(b"[1]", 3), 3);
     assert_eq!(skip_value(b"[1]", 7), 7);
