@@ -80,8 +80,7 @@ pub fn crossing(json: &str) -> Crossing {
 pub fn is_ascii(b: &[u8]) -> bool {
     #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
     {
-        let blocks = b.len() / 64 * 64;
-        simd::ascii_blocks(&b[..blocks]) && b[blocks..].is_ascii()
+        simd::is_ascii(b)
     }
     #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
     {
@@ -108,7 +107,7 @@ fn counts(b: &[u8]) -> (usize, usize, usize) {
     let blocks = b.chunks_exact(64);
     let rest = blocks.remainder();
     for block in blocks {
-        if !is_ascii_block(block) {
+        if !is_ascii(block) {
             block.chunks_exact(8).for_each(|w| add(word(w)));
         }
     }
@@ -118,19 +117,6 @@ fn counts(b: &[u8]) -> (usize, usize, usize) {
         add(u64::from_le_bytes(last));
     }
     (leads as usize, conts as usize, fours as usize)
-}
-
-/// Whether the 64 bytes of `block` are all ASCII.
-#[inline(always)]
-fn is_ascii_block(block: &[u8]) -> bool {
-    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-    {
-        simd::ascii_blocks(block)
-    }
-    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
-    {
-        block.is_ascii()
-    }
 }
 
 /// `text` as UTF-16 code units, handed to `emit` at most `chunk` units at a
@@ -242,7 +228,8 @@ pub fn array_pieces(
 ///
 /// Returns `None`, having changed nothing, when a value has no byte before
 /// or after it to frame with: no values, the first at offset 0, the last at
-/// the end of the text, or values out of order or touching.
+/// the end of the text, or values out of order, touching or empty (no JSON
+/// value is: an empty one would frame as `[,]`).
 pub fn array_pieces_in_place<I>(
     text: &mut [u8],
     elements: I,
@@ -257,7 +244,7 @@ where
     let mut before = 1; // the first offset the next value may start at
     let mut count = 0;
     for r in elements.clone() {
-        if r.start < before || r.end < r.start {
+        if r.start < before || r.end <= r.start {
             return None;
         }
         before = r.end + 1;
@@ -331,11 +318,13 @@ fn push_utf16(out: &mut Vec<u16>, b: &[u8]) {
 /// CJK or Cyrillic is long runs of them between spaces).
 fn utf16_into(dst: &mut [u16], b: &[u8]) -> usize {
     let (mut i, mut n) = (0, 0);
-    while i + 16 <= b.len() && n + 16 <= dst.len() {
+    // `dst` has room for the 16 units: `n <= i`, as a character never takes
+    // more units than bytes.
+    while i + 16 <= b.len() {
         let ascii = ascii16_into(b, i, dst, n);
         i += ascii;
         n += ascii;
-        while i + 4 <= b.len() && b[i] >= 0x80 {
+        while i + 4 <= b.len() && !b[i].is_ascii() {
             // char_at's decode from one word read: the hot loop of text far from ASCII.
             let w = u32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
             let c = w & 0xff;
@@ -356,7 +345,7 @@ fn utf16_into(dst: &mut [u16], b: &[u8]) -> usize {
     }
     // The last few bytes.
     while i < b.len() {
-        if b[i] < 0x80 {
+        if b[i].is_ascii() {
             dst[n] = u16::from(b[i]);
             i += 1;
             n += 1;
@@ -393,7 +382,7 @@ fn ascii16_into(b: &[u8], i: usize, dst: &mut [u16], n: usize) -> usize {
     }
     #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
     {
-        let run = b[i..i + 16].iter().take_while(|&&c| c < 0x80).count();
+        let run = b[i..i + 16].iter().take_while(|c| c.is_ascii()).count();
         for (slot, &c) in dst[n..n + run].iter_mut().zip(&b[i..i + run]) {
             *slot = u16::from(c);
         }
@@ -456,78 +445,25 @@ fn first_non_ascii(b: &[u8], from: usize) -> Option<usize> {
     let mut i = simd::ascii_run(b, from);
     #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
     let mut i = from;
-    // Eight bytes a step: a high bit anywhere in the word means non-ASCII.
+    // Eight bytes a step: the lowest high bit of the word is the first
+    // byte that is not ASCII.
     while i + 8 <= b.len() {
         let mut w = [0u8; 8];
         w.copy_from_slice(&b[i..i + 8]);
-        if u64::from_le_bytes(w) & 0x8080_8080_8080_8080 != 0 {
-            break;
+        let high = u64::from_le_bytes(w) & 0x8080_8080_8080_8080;
+        if high != 0 {
+            return Some(i + (high.trailing_zeros() / 8) as usize);
         }
         i += 8;
     }
     b[i.min(b.len())..]
         .iter()
-        .position(|&c| c >= 0x80)
+        .position(|c| !c.is_ascii())
         .map(|p| i + p)
 }
 
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-mod simd {
-    use core::arch::wasm32::*;
-
-    /// From `i`, 16 bytes a step: the index of the first byte that is not
-    /// ASCII, or where fewer than 16 bytes are left.
-    #[inline]
-    pub fn ascii_run(b: &[u8], mut i: usize) -> usize {
-        while i + 16 <= b.len() {
-            // SAFETY: in bounds (the loop condition); v128_load allows unaligned addresses.
-            let mask = u8x16_bitmask(unsafe { v128_load(b.as_ptr().add(i) as *const v128) });
-            if mask != 0 {
-                return i + mask.trailing_zeros() as usize;
-            }
-            i += 16;
-        }
-        i
-    }
-
-    /// Whether `b` (a multiple of 64 bytes long) is all ASCII.
-    #[inline]
-    pub fn ascii_blocks(b: &[u8]) -> bool {
-        assert!(b.len() % 64 == 0);
-        let p = b.as_ptr() as *const v128;
-        for k in (0..b.len() / 16).step_by(4) {
-            // SAFETY: the assert keeps the four 16-byte loads in bounds;
-            // v128_load allows unaligned addresses.
-            let any = unsafe {
-                v128_or(
-                    v128_or(v128_load(p.add(k)), v128_load(p.add(k + 1))),
-                    v128_or(v128_load(p.add(k + 2)), v128_load(p.add(k + 3))),
-                )
-            };
-            if u8x16_bitmask(any) != 0 {
-                return false;
-            }
-        }
-        true
-    }
-
-    /// Widens the sixteen bytes at `b[i..]` into `dst[n..]` and says how many
-    /// of them, from the first, are ASCII (the caller keeps `i + 16 <= b.len()`
-    /// and `n + 16 <= dst.len()`, and uses only that many units).
-    #[inline]
-    pub fn widen_ascii16(b: &[u8], i: usize, dst: &mut [u16], n: usize) -> usize {
-        assert!(i + 16 <= b.len() && n + 16 <= dst.len());
-        // SAFETY: the assert keeps the 16 bytes read and the 32 written in
-        // bounds; v128_load and v128_store allow unaligned addresses.
-        unsafe {
-            let v = v128_load(b.as_ptr().add(i) as *const v128);
-            let out = dst.as_mut_ptr().add(n) as *mut v128;
-            v128_store(out, u16x8_extend_low_u8x16(v));
-            v128_store(out.add(1), u16x8_extend_high_u8x16(v));
-            u8x16_bitmask(v).trailing_zeros().min(16) as usize
-        }
-    }
-}
+mod simd;
 
 #[cfg(test)]
 mod tests {
@@ -806,3 +742,6 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+mod mutant_tests;

@@ -31,15 +31,13 @@ pub fn is_js_space(c: char) -> bool {
 #[inline]
 pub fn plain_run(b: &[u8], from: usize, end: usize) -> usize {
     let end = end.min(b.len());
-    let mut i = from;
     #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-    {
-        i = simd::plain_run(b, i, end);
-    }
+    let mut i = simd::plain_run(b, from, end);
     #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
-    {
-        i = words::plain_run(b, i, end);
-    }
+    let mut i = match words::plain_run(b, from, end) {
+        Ok(found) => return found,
+        Err(rest) => rest,
+    };
     while i < end {
         let c = b[i];
         if c == b'"' || c == b'\\' || c < 0x20 {
@@ -66,12 +64,14 @@ pub enum StringFault {
 /// Validates the body of a string literal that starts at `b[from]` (just after
 /// the opening quote) and returns the index after its closing quote.
 ///
-/// A short string ends within 16 bytes, seen in one step. Longer ones go 64
+/// A short string ends within 16 bytes, seen in one step (each special byte
+/// met in the first two such steps is dealt with at once). Longer ones go 64
 /// bytes a step: one bit mask each of quotes, backslashes and control bytes,
 /// the escaped bytes found from the backslash runs, so a block of text with
-/// escapes is checked without a look at each one. A block with a fault or a
-/// `\u` escape in it is gone through byte by byte (with `special`), which
-/// says what is wrong exactly as that would.
+/// escapes is checked without a look at each one. Before the closing quote,
+/// a control byte or a byte after a backslash that is no one-byte escape is
+/// the fault it is, said exactly as a byte-by-byte look would say it; only a
+/// `\u` escape is looked at, for its four hex digits (with `special`).
 #[inline(always)]
 pub fn string_body(b: &[u8], from: usize, end: usize) -> Result<usize, StringFault> {
     let end = end.min(b.len());
@@ -81,14 +81,16 @@ pub fn string_body(b: &[u8], from: usize, end: usize) -> Result<usize, StringFau
             break;
         }
         let mask = special16(b, i);
-        if mask != 0 {
-            let p = i + mask.trailing_zeros() as usize;
-            if b[p] == b'"' {
-                return Ok(p + 1);
-            }
-            break;
+        if mask == 0 {
+            i += 16;
+            continue;
         }
-        i += 16;
+        // The first special byte: the closing quote, an escape to step over,
+        // or the fault.
+        match special(b, i + mask.trailing_zeros() as usize, end)? {
+            Err(after) => return Ok(after),
+            Ok(next) => i = next,
+        }
     }
     long_string_body(b, i, end)
 }
@@ -102,16 +104,26 @@ fn long_string_body(b: &[u8], mut i: usize, end: usize) -> Result<usize, StringF
         let quotes = m.quote & !escaped;
         // The bits before the closing quote (all of them if there is none).
         let before = quotes.wrapping_sub(1) & !quotes;
-        let mut bad = m.control & !escaped;
+        // What may be a fault before it: a control byte, or a byte after a
+        // backslash that is no one-byte escape (a `u` among them).
+        let mut doubt = m.control & !escaped;
         if escaped != 0 {
-            bad |= escaped & !escapable(b, i);
+            doubt |= escaped & !escapable(b, i);
         }
-        if bad & before != 0 {
-            match special_block(b, i, end, m.quote | m.backslash | m.control)? {
-                Err(after) => return Ok(after),
-                Ok(next) => i = next,
+        doubt &= before;
+        while doubt != 0 {
+            let k = doubt.trailing_zeros() as usize;
+            let p = i + k;
+            if escaped >> k & 1 == 0 {
+                return Err(StringFault::Control(p));
             }
-            continue;
+            if b[p] != b'u' {
+                return Err(StringFault::BadEscape(p - 1));
+            }
+            // `\u`: its four hex digits (plain bytes, which leave the masks
+            // right), or the fault.
+            let _ = special(b, p - 1, end)?;
+            doubt &= doubt - 1;
         }
         if quotes != 0 {
             return Ok(i + quotes.trailing_zeros() as usize + 1);
@@ -127,26 +139,6 @@ fn long_string_body(b: &[u8], mut i: usize, end: usize) -> Result<usize, StringF
             Ok(next) => i = next,
         }
     }
-}
-
-/// Goes through the special bytes (`mask`) of the 64-byte block at `b[i]` one
-/// by one: `Err(after)` if the string closes, else where to go on (past the block).
-#[cold]
-fn special_block(
-    b: &[u8],
-    i: usize,
-    end: usize,
-    mut mask: u64,
-) -> Result<Result<usize, usize>, StringFault> {
-    while mask != 0 {
-        let p = i + mask.trailing_zeros() as usize;
-        match special(b, p, end)? {
-            Err(after) => return Ok(Err(after)),
-            Ok(next) if next >= i + 64 => return Ok(Ok(next)),
-            Ok(next) => mask &= u64::MAX << (next - i),
-        }
-    }
-    Ok(Ok(i + 64))
 }
 
 /// For a mask of backslashes in a block that no escape enters from before:
@@ -264,8 +256,8 @@ pub fn is_utf8(b: &[u8]) -> bool {
 fn is_utf8_by_std(b: &[u8]) -> bool {
     let (mut from, mut i) = (0, 0);
     while i + 64 <= b.len() {
-        if ascii_block(b, i) {
-            if from < i && std::str::from_utf8(&b[from..i]).is_err() {
+        if b[i..i + 64].is_ascii() {
+            if std::str::from_utf8(&b[from..i]).is_err() {
                 return false;
             }
             from = i + 64;
@@ -275,20 +267,16 @@ fn is_utf8_by_std(b: &[u8]) -> bool {
     std::str::from_utf8(&b[from..]).is_ok()
 }
 
-/// Whether `b[i..i + 64]` is all ASCII.
-#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
-#[inline]
-fn ascii_block(b: &[u8], i: usize) -> bool {
-    b[i..i + 64].is_ascii()
-}
-
 /// The index of the first `\n` in `b[from..]`, or `b.len()`.
 #[inline]
 pub fn newline(b: &[u8], from: usize) -> usize {
     #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
     let mut i = simd::newline(b, from);
     #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
-    let mut i = words::newline(b, from);
+    let mut i = match words::newline(b, from) {
+        Ok(found) => return found,
+        Err(rest) => rest,
+    };
     while i < b.len() {
         if b[i] == b'\n' {
             return i;
@@ -305,7 +293,10 @@ pub fn line_break(b: &[u8], from: usize, end: usize) -> usize {
     #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
     let mut i = simd::line_break(b, from, end);
     #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
-    let mut i = words::line_break(b, from, end);
+    let mut i = match words::line_break(b, from, end) {
+        Ok(found) => return found,
+        Err(rest) => rest,
+    };
     while i < end {
         if matches!(b[i], b'\n' | b'\r') {
             return i;
@@ -385,313 +376,51 @@ mod words {
         u64::from_le_bytes(w)
     }
 
-    pub fn plain_run(b: &[u8], mut i: usize, end: usize) -> usize {
+    /// Eight bytes a step: `Ok` with the first special byte (the lowest bit
+    /// of a word's mask is exact), or `Err` with where fewer than eight are left.
+    pub fn plain_run(b: &[u8], mut i: usize, end: usize) -> Result<usize, usize> {
         while i + 8 <= end {
             let x = load(b, i);
             let special = zero_bytes(x ^ (ONES * u64::from(b'"')))
                 | zero_bytes(x ^ (ONES * u64::from(b'\\')))
                 | (x.wrapping_sub(ONES * 0x20) & !x & HIGHS);
             if special != 0 {
-                return i + (special.trailing_zeros() / 8) as usize;
+                return Ok(i + (special.trailing_zeros() / 8) as usize);
             }
             i += 8;
         }
-        i
+        Err(i)
     }
 
-    pub fn newline(b: &[u8], mut i: usize) -> usize {
+    /// As [`plain_run`], for `\n`.
+    pub fn newline(b: &[u8], mut i: usize) -> Result<usize, usize> {
         while i + 8 <= b.len() {
             let hits = zero_bytes(load(b, i) ^ (ONES * u64::from(b'\n')));
             if hits != 0 {
-                return i + (hits.trailing_zeros() / 8) as usize;
+                return Ok(i + (hits.trailing_zeros() / 8) as usize);
             }
             i += 8;
         }
-        i
+        Err(i)
     }
 
-    pub fn line_break(b: &[u8], mut i: usize, end: usize) -> usize {
+    /// As [`plain_run`], for `\n` and `\r`.
+    pub fn line_break(b: &[u8], mut i: usize, end: usize) -> Result<usize, usize> {
         while i + 8 <= end {
             let x = load(b, i);
             let hits = zero_bytes(x ^ (ONES * u64::from(b'\n')))
                 | zero_bytes(x ^ (ONES * u64::from(b'\r')));
             if hits != 0 {
-                return i + (hits.trailing_zeros() / 8) as usize;
+                return Ok(i + (hits.trailing_zeros() / 8) as usize);
             }
             i += 8;
         }
-        i
+        Err(i)
     }
 }
 
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-mod simd {
-    use core::arch::wasm32::*;
-
-    #[inline]
-    fn load(b: &[u8], i: usize) -> v128 {
-        // SAFETY: the callers keep `i + 16 <= b.len()`; v128_load allows unaligned reads.
-        unsafe { v128_load(b.as_ptr().add(i) as *const v128) }
-    }
-
-    // The error classes of the UTF-8 check: each table gives, for a nibble of
-    // the previous or the current byte, the classes it allows; a class set in
-    // all three is an error.
-    const TOO_SHORT: u8 = 1 << 0;
-    const TOO_LONG: u8 = 1 << 1;
-    const OVERLONG_3: u8 = 1 << 2;
-    const TOO_LARGE: u8 = 1 << 3;
-    const SURROGATE: u8 = 1 << 4;
-    const OVERLONG_2: u8 = 1 << 5;
-    const TOO_LARGE_1000: u8 = 1 << 6;
-    const OVERLONG_4: u8 = 1 << 6;
-    const TWO_CONTS: u8 = 1 << 7;
-    const CARRY: u8 = TOO_SHORT | TOO_LONG | TWO_CONTS;
-
-    const BYTE_1_HIGH: [u8; 16] = [
-        TOO_LONG,
-        TOO_LONG,
-        TOO_LONG,
-        TOO_LONG,
-        TOO_LONG,
-        TOO_LONG,
-        TOO_LONG,
-        TOO_LONG,
-        TWO_CONTS,
-        TWO_CONTS,
-        TWO_CONTS,
-        TWO_CONTS,
-        TOO_SHORT | OVERLONG_2,
-        TOO_SHORT,
-        TOO_SHORT | OVERLONG_3 | SURROGATE,
-        TOO_SHORT | TOO_LARGE | TOO_LARGE_1000 | OVERLONG_4,
-    ];
-    const BYTE_1_LOW: [u8; 16] = [
-        CARRY | OVERLONG_3 | OVERLONG_2 | OVERLONG_4,
-        CARRY | OVERLONG_2,
-        CARRY,
-        CARRY,
-        CARRY | TOO_LARGE,
-        CARRY | TOO_LARGE | TOO_LARGE_1000,
-        CARRY | TOO_LARGE | TOO_LARGE_1000,
-        CARRY | TOO_LARGE | TOO_LARGE_1000,
-        CARRY | TOO_LARGE | TOO_LARGE_1000,
-        CARRY | TOO_LARGE | TOO_LARGE_1000,
-        CARRY | TOO_LARGE | TOO_LARGE_1000,
-        CARRY | TOO_LARGE | TOO_LARGE_1000,
-        CARRY | TOO_LARGE | TOO_LARGE_1000,
-        CARRY | TOO_LARGE | TOO_LARGE_1000 | SURROGATE,
-        CARRY | TOO_LARGE | TOO_LARGE_1000,
-        CARRY | TOO_LARGE | TOO_LARGE_1000,
-    ];
-    const BYTE_2_HIGH: [u8; 16] = [
-        TOO_SHORT,
-        TOO_SHORT,
-        TOO_SHORT,
-        TOO_SHORT,
-        TOO_SHORT,
-        TOO_SHORT,
-        TOO_SHORT,
-        TOO_SHORT,
-        TOO_LONG | OVERLONG_2 | TWO_CONTS | OVERLONG_3 | TOO_LARGE_1000 | OVERLONG_4,
-        TOO_LONG | OVERLONG_2 | TWO_CONTS | OVERLONG_3 | TOO_LARGE,
-        TOO_LONG | OVERLONG_2 | TWO_CONTS | SURROGATE | TOO_LARGE,
-        TOO_LONG | OVERLONG_2 | TWO_CONTS | SURROGATE | TOO_LARGE,
-        TOO_SHORT,
-        TOO_SHORT,
-        TOO_SHORT,
-        TOO_SHORT,
-    ];
-
-    fn table(t: &[u8; 16]) -> v128 {
-        // SAFETY: a 16-byte array is a whole v128; v128_load allows unaligned reads.
-        unsafe { v128_load(t.as_ptr() as *const v128) }
-    }
-
-    /// [`super::is_utf8`], 16 bytes a step; the last piece is padded with
-    /// zeros (ASCII), and a character cut off at the end is an error.
-    pub fn is_utf8(b: &[u8]) -> bool {
-        let (t1h, t1l, t2h) = (table(&BYTE_1_HIGH), table(&BYTE_1_LOW), table(&BYTE_2_HIGH));
-        let low = u8x16_splat(0x0f);
-        // A byte of the last three that starts a character longer than what follows.
-        let max = u8x16(
-            255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 0xef, 0xdf, 0xbf,
-        );
-        let mut prev = u8x16_splat(0);
-        let mut prev_incomplete = u8x16_splat(0);
-        let mut error = u8x16_splat(0);
-        let mut i = 0;
-        let mut tail = [0u8; 16];
-        while i < b.len() {
-            // Sixty-four ASCII bytes at once (most text), as four steps below would take them.
-            if i + 64 <= b.len() {
-                let any = v128_or(
-                    v128_or(load(b, i), load(b, i + 16)),
-                    v128_or(load(b, i + 32), load(b, i + 48)),
-                );
-                if i8x16_bitmask(any) == 0 {
-                    error = v128_or(error, prev_incomplete);
-                    prev_incomplete = u8x16_splat(0);
-                    prev = load(b, i + 48);
-                    i += 64;
-                    continue;
-                }
-            }
-            let input = if i + 16 <= b.len() {
-                load(b, i)
-            } else {
-                tail[..b.len() - i].copy_from_slice(&b[i..]);
-                load(&tail, 0)
-            };
-            i += 16;
-            if i8x16_bitmask(input) == 0 {
-                // ASCII: fine unless the piece before ended inside a character.
-                error = v128_or(error, prev_incomplete);
-                prev_incomplete = u8x16_splat(0);
-                prev = input;
-                continue;
-            }
-            let prev1 =
-                i8x16_shuffle::<15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30>(
-                    prev, input,
-                );
-            let prev2 =
-                i8x16_shuffle::<14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29>(
-                    prev, input,
-                );
-            let prev3 =
-                i8x16_shuffle::<13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28>(
-                    prev, input,
-                );
-            let special = v128_and(
-                v128_and(
-                    u8x16_swizzle(t1h, u8x16_shr(prev1, 4)),
-                    u8x16_swizzle(t1l, v128_and(prev1, low)),
-                ),
-                u8x16_swizzle(t2h, u8x16_shr(input, 4)),
-            );
-            // Only a third or fourth byte of a character has 0x80 here.
-            let must23 = v128_and(
-                v128_or(
-                    u8x16_sub_sat(prev2, u8x16_splat(0xe0 - 0x80)),
-                    u8x16_sub_sat(prev3, u8x16_splat(0xf0 - 0x80)),
-                ),
-                u8x16_splat(0x80),
-            );
-            error = v128_or(error, v128_xor(must23, special));
-            prev_incomplete = u8x16_sub_sat(input, max);
-            prev = input;
-        }
-        !v128_any_true(v128_or(error, prev_incomplete))
-    }
-
-    pub fn plain_run(b: &[u8], mut i: usize, end: usize) -> usize {
-        let (quote, backslash, space) = (u8x16_splat(b'"'), u8x16_splat(b'\\'), u8x16_splat(0x20));
-        while i + 16 <= end {
-            let x = load(b, i);
-            let special = v128_or(
-                v128_or(i8x16_eq(x, quote), i8x16_eq(x, backslash)),
-                u8x16_lt(x, space),
-            );
-            let mask = i8x16_bitmask(special);
-            if mask != 0 {
-                return i + mask.trailing_zeros() as usize;
-            }
-            i += 16;
-        }
-        i
-    }
-
-    /// The bytes of `x` below those of `limit` (one above 0): `min(x, limit - 1) == x`,
-    /// two instructions where an unsigned `<` takes four on x86.
-    #[inline(always)]
-    fn below(x: v128, limit: v128) -> v128 {
-        i8x16_eq(u8x16_min(x, u8x16_sub(limit, u8x16_splat(1))), x)
-    }
-
-    impl super::Block {
-        #[inline(always)]
-        pub(super) fn at(b: &[u8], i: usize) -> super::Block {
-            assert!(i + 64 <= b.len());
-            let (quote, backslash, space) =
-                (u8x16_splat(b'"'), u8x16_splat(b'\\'), u8x16_splat(0x20));
-            let mut m = super::Block {
-                quote: 0,
-                backslash: 0,
-                control: 0,
-            };
-            for k in 0..4 {
-                let x = load(b, i + 16 * k);
-                m.quote |= u64::from(i8x16_bitmask(i8x16_eq(x, quote))) << (16 * k);
-                m.backslash |= u64::from(i8x16_bitmask(i8x16_eq(x, backslash))) << (16 * k);
-                m.control |= u64::from(i8x16_bitmask(below(x, space))) << (16 * k);
-            }
-            m
-        }
-    }
-
-    /// The bytes of the 64 at `b[i]` that may follow a backslash as a one-byte
-    /// escape (`"\/bfnrt`), found by table lookups on their two nibbles.
-    #[inline(always)]
-    pub(super) fn escapable(b: &[u8], i: usize) -> u64 {
-        assert!(i + 64 <= b.len());
-        // High nibble 2, 5, 6, 7 -> class bit 1, 2, 4, 8; low nibbles of each class.
-        let high = u8x16(0, 0, 1, 0, 0, 2, 4, 8, 0, 0, 0, 0, 0, 0, 0, 0);
-        let low = u8x16(0, 0, 1 | 4 | 8, 0, 8, 0, 4, 0, 0, 0, 0, 0, 2, 0, 4, 1);
-        let nibble = u8x16_splat(0x0f);
-        let mut mask = 0u64;
-        for k in 0..4 {
-            let x = load(b, i + 16 * k);
-            let classes = v128_and(
-                u8x16_swizzle(high, u8x16_shr(x, 4)),
-                u8x16_swizzle(low, v128_and(x, nibble)),
-            );
-            let hit = v128_not(i8x16_eq(classes, u8x16_splat(0)));
-            mask |= u64::from(i8x16_bitmask(hit)) << (16 * k);
-        }
-        mask
-    }
-
-    /// The mask of `"`, `\` and bytes below 0x20 in the 16 bytes at `b[i]`.
-    #[inline(always)]
-    pub(super) fn special16(b: &[u8], i: usize) -> u32 {
-        assert!(i + 16 <= b.len());
-        let x = load(b, i);
-        let special = v128_or(
-            v128_or(
-                i8x16_eq(x, u8x16_splat(b'"')),
-                i8x16_eq(x, u8x16_splat(b'\\')),
-            ),
-            below(x, u8x16_splat(0x20)),
-        );
-        u32::from(i8x16_bitmask(special))
-    }
-
-    pub fn newline(b: &[u8], mut i: usize) -> usize {
-        let nl = u8x16_splat(b'\n');
-        while i + 16 <= b.len() {
-            let mask = i8x16_bitmask(i8x16_eq(load(b, i), nl));
-            if mask != 0 {
-                return i + mask.trailing_zeros() as usize;
-            }
-            i += 16;
-        }
-        i
-    }
-
-    pub fn line_break(b: &[u8], mut i: usize, end: usize) -> usize {
-        let (nl, cr) = (u8x16_splat(b'\n'), u8x16_splat(b'\r'));
-        while i + 16 <= end {
-            let x = load(b, i);
-            let mask = i8x16_bitmask(v128_or(i8x16_eq(x, nl), i8x16_eq(x, cr)));
-            if mask != 0 {
-                return i + mask.trailing_zeros() as usize;
-            }
-            i += 16;
-        }
-        i
-    }
-}
+mod simd;
 
 #[cfg(test)]
 mod tests {
@@ -899,3 +628,6 @@ mod tests {
         assert_eq!(skip_value(b"true}", 0), 4);
     }
 }
+
+#[cfg(test)]
+mod mutant_tests;
