@@ -18,7 +18,7 @@ fn set(name: &str, value: Option<&str>) {
 #[test]
 fn the_agent_dir_is_pis() {
     let names = ["PI_CODING_AGENT_DIR", "HOME", "USERPROFILE"];
-    let saved: Vec<_> = names.iter().map(|n| std::env::var_os(n)).collect();
+    let saved: Vec<_> = names.iter().map(std::env::var_os).collect();
     set("HOME", Some("/h1"));
     set("USERPROFILE", None);
     let cases: [(Option<&str>, &str); 8] = [
