@@ -40,8 +40,9 @@ fn numbers_are_written_as_json_stringify_writes_them() {
         let text = serde_json::to_string(&entry).unwrap();
         assert_eq!(number_text(&text, "tokensBefore"), want, "{n}");
     }
-    // Integers past 2^53 are written as the same number (JS writes them with
-    // other digits, `1e+300`, which read back the same).
+    // Integers past 2^53 are written as serde_json writes floats: the same
+    // number, in other text than JS's (`9007199254740994.0` and `1e+20`, where
+    // JSON.stringify writes `9007199254740994` and `100000000000000000000`).
     for n in [9007199254740994.0, 1e20, -1e300, 2f64.powi(70)] {
         let mut entry: FileEntry = serde_json::from_value(json!({"type":"compaction","id":"c",
             "parentId":null,"timestamp":"t","summary":"s","firstKeptEntryId":"a","tokensBefore":0}))
