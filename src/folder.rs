@@ -119,14 +119,12 @@ pub fn list(dir: impl AsRef<Path>) -> Result<Vec<Listed>, Error> {
     Ok(listed)
 }
 
-/// Each file's info, on up to as many threads as the machine has cores.
+/// Each file's info, on up to as many threads as the machine has cores (one
+/// for a single core or a single file: the rows are the same either way).
 fn read_all(paths: &[PathBuf]) -> Vec<Result<Option<Info>, Error>> {
     let read = |p: &PathBuf| SessionFile::open(p).map(|s| s.info());
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    if threads < 2 || paths.len() < 8 {
-        return paths.iter().map(read).collect();
-    }
-    let chunk = paths.len().div_ceil(threads);
+    let chunk = paths.len().div_ceil(threads).max(1);
     std::thread::scope(|scope| {
         let handles: Vec<_> = paths
             .chunks(chunk)
@@ -183,3 +181,6 @@ mod tests {
         assert!(list(dir.join("missing")).is_err());
     }
 }
+
+#[cfg(test)]
+mod mutant_tests;

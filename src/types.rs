@@ -1004,3 +1004,6 @@ mod nullable {
         Option::<T>::deserialize(d)
     }
 }
+
+#[cfg(test)]
+mod mutant_tests;

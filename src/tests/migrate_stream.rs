@@ -302,3 +302,57 @@ fn the_same_words_give_the_same_ids_on_every_path() {
         assert!(bytes.contains("\"id\":\"00000001\""), "{bytes}");
     }
 }
+
+/// The module's promise of cost: a v1 file is read twice (once for its ids,
+/// once to write), a v2 file once and its first piece; each pass also trims
+/// the text from windows of 4 KiB at either end (`parse::trimmed_range`).
+/// The bytes between the lines (here blank lines, 40 KB of them) come from
+/// the piece that held them, not from a read of their own, unless they
+/// straddle two pieces.
+#[test]
+fn old_files_are_read_once_per_pass() {
+    const TRIMS: u64 = 4 * 4096;
+    let entry = r#"{"type":"message","message":{"role":"user","content":"x"}}"#;
+    let gap = "\n".repeat(20);
+    for (header, passes, pieces) in [
+        (
+            r#"{"type":"session","id":"s"}"#,
+            2,
+            &[1 << 20, 4096, 1000][..],
+        ),
+        (r#"{"type":"session","version":2}"#, 1, &[4096, 1000][..]),
+    ] {
+        let mut text = header.to_owned();
+        for _ in 0..2000 {
+            text.push_str(&gap);
+            text.push_str(entry);
+        }
+        let b = text.as_bytes();
+        let len = b.len() as u64;
+        for &piece in pieces {
+            let mut total = 0u64;
+            let mut read = |from: u64, to: u64, buf: &mut Vec<u8>| {
+                total += to - from;
+                buf.extend_from_slice(&b[from as usize..to as usize]);
+                Ok::<(), String>(())
+            };
+            let mut out = Vec::new();
+            let mut write = |bytes: &[u8]| {
+                out.extend_from_slice(bytes);
+                Ok(())
+            };
+            let migrated =
+                migrate_in_pieces(len, piece, &mut read, &mut counter(), &mut write).unwrap();
+            assert!(migrated);
+            assert_eq!(Some(out), whole(b), "{header} in pieces of {piece}");
+            // The first pass of a v2 file stops after the piece that holds
+            // its header.
+            let first = if passes == 1 { piece as u64 } else { 0 };
+            let straddling = (len / piece as u64 + 1) * gap.len() as u64;
+            assert!(
+                total <= passes * len + first + TRIMS + straddling,
+                "{header} in pieces of {piece}: {total} bytes read of {len}"
+            );
+        }
+    }
+}

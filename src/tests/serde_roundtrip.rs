@@ -497,3 +497,89 @@ fn a_lone_surrogate_reads_as_the_replacement_character() {
         crate::types::Content::Text("x\u{fffd}y🙂\\ud800".into())
     );
 }
+
+/// What `entry.type`, `entry.id`, `entry.parentId`, `message.role` and each
+/// block's `type` are in JS (each a string, or undefined), for the lines as
+/// written.
+fn js_str<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
+    v.get(key).and_then(Value::as_str)
+}
+
+/// Each block's `type` in a message's content (an array, or a string: none).
+fn block_kinds(content: &Value) -> Vec<Option<&str>> {
+    content
+        .as_array()
+        .map_or_else(Vec::new, |a| a.iter().map(|b| js_str(b, "type")).collect())
+}
+
+fn kinds_of(blocks: &[ContentBlock]) -> Vec<Option<&str>> {
+    blocks.iter().map(ContentBlock::kind).collect()
+}
+
+/// The accessors of the typed entries give what JS reads from the line.
+#[test]
+fn the_accessors_read_what_js_reads_from_the_line() {
+    use crate::types::Content;
+    let mut kinds = std::collections::BTreeSet::new();
+    let mut roles = std::collections::BTreeSet::new();
+    let mut blocks = std::collections::BTreeSet::new();
+    let mut lines: Vec<String> = (1..60)
+        .flat_map(|seed| {
+            let (text, _) = pi_shaped(seed, 40);
+            text.lines().map(str::to_owned).collect::<Vec<_>>()
+        })
+        .collect();
+    lines.extend(
+        [
+            r#"{"type":"future","id":"x","parentId":"y"}"#,
+            r#"{"type":"future","id":5,"parentId":null}"#,
+            r#"{"id":"z"}"#,
+            r#"[1]"#,
+            r#""message""#,
+        ]
+        .map(str::to_owned),
+    );
+    for line in &lines {
+        let v: Value = serde_json::from_str(line).unwrap();
+        let entry: FileEntry = serde_json::from_str(line).unwrap();
+        let kind = js_str(&v, "type");
+        assert_eq!(entry.kind(), kind, "{line}");
+        assert_eq!(entry.id(), js_str(&v, "id"), "{line}");
+        assert_eq!(entry.parent_id(), js_str(&v, "parentId"), "{line}");
+        let typed = !matches!(entry, FileEntry::Other(_));
+        let tree_entry = typed && kind != Some("session");
+        assert_eq!(entry.base().is_some(), tree_entry, "{line}");
+        if let Some(base) = entry.base() {
+            assert_eq!(Some(base.id.as_str()), js_str(&v, "id"), "{line}");
+            assert_eq!(base.parent_id.as_deref(), js_str(&v, "parentId"), "{line}");
+            assert_eq!(Some(base.timestamp.as_str()), js_str(&v, "timestamp"));
+        }
+        if typed {
+            kinds.insert(kind.unwrap().to_owned());
+        }
+        if let FileEntry::Message(m) = &entry {
+            let message = &v["message"];
+            assert_eq!(m.message.role(), js_str(message, "role"), "{line}");
+            if !matches!(m.message, AgentMessage::Other(_)) {
+                roles.insert(js_str(message, "role").unwrap().to_owned());
+            }
+            let got = match &m.message {
+                AgentMessage::User(u) => match &u.content {
+                    Content::Blocks(b) => kinds_of(b),
+                    Content::Text(_) => Vec::new(),
+                },
+                AgentMessage::Assistant(a) => kinds_of(&a.content),
+                AgentMessage::ToolResult(t) => kinds_of(&t.content),
+                _ => continue,
+            };
+            assert_eq!(got, block_kinds(&message["content"]), "{line}");
+            blocks.extend(got.into_iter().flatten().map(str::to_owned));
+        }
+    }
+    // Every entry type, role and block type was among them.
+    assert_eq!(kinds.len(), 12, "{kinds:?}");
+    assert_eq!(roles.len(), 8, "{roles:?}");
+    for block in ["text", "thinking", "toolCall", "image"] {
+        assert!(blocks.contains(block), "{block} in {blocks:?}");
+    }
+}
