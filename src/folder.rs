@@ -132,7 +132,9 @@ fn read_all(paths: &[PathBuf]) -> Vec<Result<Option<Info>, Error>> {
             .collect();
         handles
             .into_iter()
-            .flat_map(|h| h.join().unwrap_or_default())
+            // A panic in a reader is the caller's, as on one thread: its
+            // rows are never dropped (which would pair files with others' rows).
+            .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
             .collect()
     })
 }

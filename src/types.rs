@@ -6,9 +6,12 @@
 //! Nothing is lost between a line and these types: every field the types do
 //! not name is kept in the `extra` map of its object and written back, an
 //! entry `type`, message `role` or block `type` they do not know is kept
-//! whole as `Other`, and numbers are written as `JSON.stringify` writes them
-//! (`1767225600000`, not `1767225600000.0`). So deserializing a line and
-//! serializing the result gives the same JSON value (key order aside).
+//! whole as `Other`, and integers up to 2^53 are written as `JSON.stringify`
+//! writes them (`1767225600000`, not `1767225600000.0`); other numbers are
+//! written as `serde_json` writes a float, the same value in other digits
+//! where JS differs (`1e20` for JS's `100000000000000000000`). So
+//! deserializing a line and serializing the result gives the same JSON value
+//! (key order aside).
 //!
 //! What the types cannot hold is an error, never a silent change: a known
 //! field with a value of another type (a `null` where a string is due
@@ -931,7 +934,8 @@ tagged_union!(ContentBlock, "type", "a content block of type", {
 // --- field codecs ----------------------------------------------------------------
 
 /// A number as JS holds it: `null` reads as NaN; written as `JSON.stringify`
-/// writes it (an integer without `.0`, NaN and infinities as `null`).
+/// writes it where the two agree (an integer up to 2^53 without `.0`, NaN and
+/// infinities as `null`), otherwise as `serde_json` writes the same f64.
 mod num {
     use serde::{Deserialize, Deserializer, Serializer};
 
