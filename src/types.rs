@@ -9,7 +9,7 @@
 //! whole as `Other`, and integers up to 2^53 are written as `JSON.stringify`
 //! writes them (`1767225600000`, not `1767225600000.0`); other numbers are
 //! written as `serde_json` writes a float, the same value in other digits
-//! where JS differs (`1e20` for JS's `100000000000000000000`). So
+//! where JS differs (`1e+20` for JS's `100000000000000000000`). So
 //! deserializing a line and serializing the result gives the same JSON value
 //! (key order aside).
 //!
