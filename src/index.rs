@@ -86,20 +86,24 @@ impl Index {
         read: &mut ReadAt<'_, E>,
         dates: &dyn DateParser,
     ) -> Result<Index, IndexError<E>> {
-        Index::read_with_preview(len, piece, read, dates, None).map(|(index, _)| index)
+        Index::read_with_preview(len, piece, read, dates, None, 0).map(|(index, _)| index)
     }
 
     /// [`Index::read`], also writing each entry's [`preview`] of `fields`
-    /// in the same pass: a JSON array text with entry `i`'s at `i` (empty
-    /// without `fields`). A reader that shows a row per entry then reads
-    /// no entry again to describe it.
+    /// in the same pass: JSON array texts which, one after the other, hold
+    /// entry `i`'s at `i` (none without `fields`). A reader that shows a row
+    /// per entry then reads no entry again to describe it. A text ends once
+    /// it passes `part` bytes: a JS string holds at most 2^29 - 24 units, and
+    /// the previews of a file of millions of entries are more.
     pub fn read_with_preview<E>(
         len: u64,
         piece: usize,
         read: &mut ReadAt<'_, E>,
         dates: &dyn DateParser,
         fields: Option<&preview::Fields>,
-    ) -> Result<(Index, String), IndexError<E>> {
+        part: usize,
+    ) -> Result<(Index, Vec<String>), IndexError<E>> {
+        let mut parts = Vec::new();
         let mut previews = String::new();
         if fields.is_some() {
             previews.push('[');
@@ -127,7 +131,10 @@ impl Index {
             let entry = Entry::from_json(line.text, value, Some(dates), &mut unique);
             index.add(entry, line.range.start, len);
             if let Some(fields) = fields {
-                if previews.len() > 1 {
+                if previews.len() > part {
+                    previews.push(']');
+                    parts.push(std::mem::replace(&mut previews, "[".to_owned()));
+                } else if previews.len() > 1 {
                     previews.push(',');
                 }
                 preview::write(line.text, value, fields, &mut previews);
@@ -140,8 +147,9 @@ impl Index {
         index.facts.shrink_to_fit();
         if fields.is_some() {
             previews.push(']');
+            parts.push(previews);
         }
-        Ok((index, previews))
+        Ok((index, parts))
     }
 
     fn add(&mut self, entry: Entry, start: u64, len: u32) {
@@ -455,10 +463,31 @@ mod tests {
                 &mut read,
                 &IsoOnly,
                 Some(&fields),
+                usize::MAX,
             )
             .unwrap();
             assert_eq!(idx.len(), doc.entries.len());
-            assert_eq!(previews, expected, "pieces of {piece}");
+            assert_eq!(previews, [expected.clone()], "pieces of {piece}");
+            // Cut into texts of a few entries each: every text is a JSON
+            // array, and together they hold the same previews in order.
+            let (_, parts) = Index::read_with_preview(
+                text.len() as u64,
+                piece,
+                &mut read,
+                &IsoOnly,
+                Some(&fields),
+                100,
+            )
+            .unwrap();
+            assert!(parts.len() > 1, "cut into parts: {parts:?}");
+            let mut joined = Vec::new();
+            for part in &parts {
+                let values: Vec<serde_json::Value> = serde_json::from_str(part).unwrap();
+                assert!(!values.is_empty(), "{part}");
+                joined.extend(values);
+            }
+            let whole: Vec<serde_json::Value> = serde_json::from_str(&expected).unwrap();
+            assert_eq!(joined, whole, "pieces of {piece}");
         }
         assert_eq!(index(text.as_bytes(), 7).len(), doc.entries.len());
     }

@@ -176,14 +176,16 @@ pub(super) fn index_of(api: Api, source: &ByteSource) -> Result<Index, JsValue> 
     index_with_preview(api, source, None).map(|(index, _)| index)
 }
 
-/// [`index_of`], with each entry's preview of `fields` (a JSON array text).
+/// [`index_of`], with each entry's preview of `fields` (JSON array texts of
+/// up to about 64 MiB each, which hold entry `i`'s at `i` together).
 pub(super) fn index_with_preview(
     api: Api,
     source: &ByteSource,
     fields: Option<&Fields>,
-) -> Result<(Index, String), JsValue> {
+) -> Result<(Index, Vec<String>), JsValue> {
+    const PART: usize = 64 << 20;
     let mut read = |from, to, buf: &mut Vec<u8>| source.read(from, to, buf);
-    Index::read_with_preview(source.size, source.piece, &mut read, &JsDates, fields)
+    Index::read_with_preview(source.size, source.piece, &mut read, &JsDates, fields, PART)
         .map_err(|e| index_error(api, source, e))
 }
 

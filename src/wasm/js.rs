@@ -76,7 +76,8 @@ extern "C" {
     ) -> Result<JsValue, JsValue>;
     /// pi's tree nodes whose entries are read from `source` when first
     /// asked: entry `i` is the JSON of bytes `starts[i]` on, `lengths[i]` long.
-    /// `previews`, unless empty, is a JSON array of each entry's preview.
+    /// `previews`, unless empty, holds JSON array texts of the entries'
+    /// previews, entry `i`'s at `i` when they are read one after the other.
     #[wasm_bindgen(catch, js_name = buildSourceTree)]
     pub(super) fn build_source_tree(
         source: &JsValue,
@@ -87,7 +88,7 @@ extern "C" {
         labels: &[i32],
         children: &[u32],
         roots: &[u32],
-        previews: &str,
+        previews: &Array,
     ) -> Result<Array, JsValue>;
     /// A plain copy of an array (or a Proxy of one): indexing it can no longer throw.
     #[wasm_bindgen(catch)]

@@ -83,7 +83,10 @@ fn source_tree(
         &shape.labels,
         &shape.children,
         &shape.roots,
-        &previews,
+        &previews
+            .into_iter()
+            .map(|part| JsValue::from_str(&part))
+            .collect::<Array>(),
     )
     .map(|tree| Some(tree.into()))
 }
