@@ -5,6 +5,7 @@
 //! error), never our own output.
 
 use super::*;
+use crate::diagnostics::Problem;
 
 /// A v3 session: a user message `u1`, an assistant answer `a1` with every
 /// kind of content block and a usage of 1 + 2 + 4 + 8 tokens costing 16, a
@@ -173,8 +174,6 @@ fn bytes_that_are_not_utf8_are_decoded_as_text_decoder_does_and_reported() {
     assert_eq!(d.len(), 1);
     assert_eq!((d[0].line, d[0].entry_id.as_deref()), (Some(9), Some("d")));
 }
-
-use crate::diagnostics::Problem;
 
 #[test]
 fn entries_header_leaf_and_lookups() {
