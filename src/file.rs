@@ -1504,3 +1504,6 @@ mod tests {
         assert_eq!(s.len(), 2);
     }
 }
+
+#[cfg(test)]
+mod mutant_tests;
