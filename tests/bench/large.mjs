@@ -428,7 +428,7 @@ function viewerRows() {
     stdout: "pipe",
   });
   const m =
-    /# ([\d.]+) GiB, (\d+) entries: .*first rows after (\d+) ms, whole graph and context in (\d+) ms, a leaf's context in (\d+) ms; renderers' peak memory (\d+) MiB/.exec(
+    /# ([\d.]+) GiB, (\d+) entries: .*first rows after (\d+) ms, whole graph after \d+ ms, with the context in (\d+) ms, a leaf's context in (\d+) ms.*; renderers' peak memory (\d+) MiB/.exec(
       r.stdout,
     );
   const file = m ? `${m[1]} GiB, ${Number(m[2]).toLocaleString("en")} entries` : `${VIEWER_GIB} GiB`;
