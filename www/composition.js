@@ -182,14 +182,23 @@ export function usageView(report, which) {
  * by node (`ids`: the graph's entry ids): `{ own, path }` dollars for a leaf
  * (`own`: below the last fork above it; `path`: from the root), `null` for
  * the other entries. A session without forks has one branch: no costs.
+ * `usage` entries are never a row (pi's /tree): with `types` and `parent`
+ * (each node's entry type and parent node, -1 for none), a branch that ends
+ * in them has its cost on the entry above them; two such branches that meet
+ * there add their own costs.
  */
-export function leafCosts(ids, report) {
+export function leafCosts(ids, report, types = null, parent = null) {
   const out = new Array(ids.length).fill(null);
   if (report.leaves.length < 2) return out;
   const at = new Map(ids.map((id, i) => [id, i]));
   for (const leaf of report.leaves) {
-    const i = at.get(leaf.entryId);
-    if (i !== undefined) out[i] = { own: leaf.own.cost, path: leaf.path.cost };
+    let i = at.get(leaf.entryId);
+    while (i !== undefined && i >= 0 && types?.[i] === "usage" && parent) i = parent[i];
+    if (i === undefined || i < 0) continue;
+    const had = out[i];
+    out[i] = had
+      ? { own: had.own + leaf.own.cost, path: Math.max(had.path, leaf.path.cost) }
+      : { own: leaf.own.cost, path: leaf.path.cost };
   }
   return out;
 }

@@ -370,6 +370,8 @@ function indexTree(roots, entries, session) {
   columns.costs = leafCosts(
     nodes.map((e) => e.id),
     report,
+    nodes.map((e) => e.type),
+    parent,
   );
   const stats = computeStats(entries, { count: nodes.length, ...treeShape(parent), roots: roots.length }, tokens);
   return { nodes, parent, labels, toolOnly: columns.toolOnly, nodeOf: indexById(nodes), search: null, columns, stats };

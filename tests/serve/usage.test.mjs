@@ -10,11 +10,12 @@
 
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { Session } from "session-tree";
 import { startStaticServer } from "../../tools/static-server.mjs";
 import { axeViolations } from "../a11y/axe.mjs";
 import { launchChromium } from "../browser/chromium.mjs";
@@ -181,14 +182,33 @@ test("serve: the Usage view's totals, bars and lists are the command's", async (
   await page.click(`[data-testid=usage-branches] a[data-entry-id="${branch.entryId}"]`);
   await page.waitForFunction((id) => window.__viewer?.state.leafId === id, branch.entryId, { timeout: 20_000 });
   assert.equal(new URL(page.url()).searchParams.get("session"), branch.path);
-  // The graph shows the same branch's cost on its leaf when asked: the view's figure, from the same core.
+  // The graph shows the same branch's cost on its leaf when asked: the view's figure, from the
+  // same core. A leaf that is a usage entry is no row (pi's /tree shows none): its branch's cost
+  // is on the entry above its usage entries, added to any other such branch that ends there.
   await page.check("[data-testid=branch-costs]");
-  const tag = page.locator(`.row[data-entry-id="${branch.entryId}"] .tag.cost`);
-  await tag.waitFor({ timeout: 10_000 });
-  assert.ok(
-    Math.abs(Number(await tag.getAttribute("data-cost")) - branch.own) < 1e-12,
-    `the leaf's cost tag ${replay}`,
+  const text = readFileSync(path.join(root, branch.path), "utf8");
+  const entries = new Map(
+    text
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l))
+      .filter((e) => e.type !== "session")
+      .map((e) => [e.id, e]),
   );
+  const rowOf = (id) => {
+    let at = id;
+    while (entries.get(at)?.type === "usage") at = entries.get(at).parentId;
+    return at;
+  };
+  const session = Session.open(text);
+  const leaves = session.usage(null, { records: false }).leaves;
+  session.free?.();
+  const row = rowOf(branch.entryId);
+  const want = leaves.filter((l) => rowOf(l.entryId) === row).reduce((sum, l) => sum + l.own.cost, 0);
+  assert.ok(want >= branch.own - 1e-12, `the branch is among the row's ${replay}`);
+  const tag = page.locator(`.row[data-entry-id="${row}"] .tag.cost`);
+  await tag.waitFor({ timeout: 10_000 });
+  assert.ok(Math.abs(Number(await tag.getAttribute("data-cost")) - want) < 1e-9, `the leaf's cost tag ${replay}`);
   await page.goBack();
   await page.waitForSelector("[data-testid=usage-view][data-ready=true]", { state: "visible" });
   assert.deepEqual(problems, []);

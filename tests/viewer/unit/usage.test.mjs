@@ -302,6 +302,32 @@ test("in one session: each leaf's branch cost, and what summaries cost, from Ses
       .join("\n"),
   );
   assert.deepEqual(leafCosts(ids.slice(0, 3), linear.usage(null, { records: false })), [null, null, null]);
+  // Branches that end in usage entries (never a row, as in pi's /tree): their costs go on the
+  // entry above them. a2 ends in a $16 usage entry, and two more ($32, $64) hang below c1.
+  const ended = [
+    ...lines,
+    { type: "usage", id: "g1", parentId: "a2", timestamp: at(6), kind: "k", provider: "p", model: "m", usage: u(16) },
+    { type: "usage", id: "g2", parentId: "c1", timestamp: at(7), kind: "k", provider: "p", model: "m", usage: u(32) },
+    { type: "usage", id: "g3", parentId: "c1", timestamp: at(8), kind: "k", provider: "p", model: "m", usage: u(64) },
+  ];
+  const withUsage = lib.Session.open(ended.map((l) => JSON.stringify(l)).join("\n"));
+  const endedIds = [...ids, "g1", "g2", "g3"];
+  const types = ended.slice(1).map((l) => l.type);
+  // nodes: u1 a1 a2 b1 c1 g1 g2 g3; parents by node index
+  const parent = [-1, 0, 1, 1, 3, 2, 4, 4];
+  assert.deepEqual(leafCosts(endedIds, withUsage.usage(null, { records: false }), types, parent), [
+    null,
+    null,
+    // a2's branch: a2 ($2) and g1 ($16) below the fork at a1; $1 more from the root
+    { own: 18, path: 19 },
+    null,
+    // c1's two branches forked at c1: g2 ($32) and g3 ($64) alone; from the root $1 + $4 + $8 + their own
+    { own: 96, path: 77 },
+    null,
+    null,
+    null,
+  ]);
+  withUsage.free?.();
   assert.equal(
     summaryCostLine(usageView(report, "total")),
     "Summaries cost 1 compaction $8.0000, 1 branch summary $4.0000, of $15.0000 in all.",
