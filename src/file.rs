@@ -1489,15 +1489,17 @@ mod tests {
         ));
     }
 
+    /// A session whose one message's content holds a lone surrogate escape.
+    pub(super) const LONE_SURROGATE: &str = concat!(
+        r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#,
+        "\n",
+        r#"{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"x\ud800y"}}"#,
+        "\n",
+    );
+
     #[test]
     fn a_lone_surrogate_stays_in_the_raw_json_and_decodes_lossily() {
-        let text = concat!(
-            r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#,
-            "\n",
-            r#"{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"x\ud800y"}}"#,
-            "\n",
-        );
-        let s = SessionFile::from_str(text).unwrap();
+        let s = SessionFile::from_str(LONE_SURROGATE).unwrap();
         let m = s.leaf().unwrap().message().unwrap();
         assert_eq!(m.text(), "x\u{fffd}y");
         assert_eq!(m.raw("content"), Some(r#""x\ud800y""#));

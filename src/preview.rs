@@ -287,7 +287,8 @@ fn escape(b: &[u8], i: usize) -> (u16, usize) {
 mod tests {
     use super::*;
 
-    fn preview(line: &str, fields: &[&str]) -> String {
+    /// `line`'s preview of `fields`.
+    pub(super) fn preview(line: &str, fields: &[&str]) -> String {
         let value = json::parse(line, Span::new(0, line.len())).unwrap();
         let mut out = String::new();
         write(line, &value, &Fields::new(fields), &mut out);

@@ -1274,7 +1274,8 @@ mod tests {
             .collect()
     }
 
-    fn counted_cost(sources: &[Source], counted: &[Vec<bool>]) -> Vec<f64> {
+    /// What each source counts, by `counted` (dedup's flags), in dollars.
+    pub(super) fn counted_cost(sources: &[Source], counted: &[Vec<bool>]) -> Vec<f64> {
         sources
             .iter()
             .zip(counted)

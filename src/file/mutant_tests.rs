@@ -929,13 +929,7 @@ fn lone_surrogate_escapes_become_ufffd_and_nothing_else_changes() {
 #[cfg(feature = "serde")]
 #[test]
 fn deserialize_reads_a_lone_surrogate_as_ufffd() {
-    let text = concat!(
-        r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#,
-        "\n",
-        r#"{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"x\ud800y"}}"#,
-        "\n",
-    );
-    let s = SessionFile::from_str(text).unwrap();
+    let s = SessionFile::from_str(super::tests::LONE_SURROGATE).unwrap();
     let leaf = s.leaf().unwrap();
     let v: serde_json::Value = leaf.deserialize().unwrap();
     assert_eq!(v["message"]["content"], "x\u{fffd}y");

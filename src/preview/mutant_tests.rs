@@ -3,6 +3,7 @@
 //! its shortest prefix holding [`TEXT_CAP`] UTF-16 units that are not JS
 //! whitespace (`\s`), escapes read as the units they stand for.
 
+use super::tests::preview;
 use super::*;
 
 fn quoted(body: &str) -> String {
@@ -73,13 +74,6 @@ fn only_a_high_escape_starts_a_pair() {
     assert_eq!(cut(&quoted(&body)), quoted(&"\\ud800\\u0041".repeat(256)));
     let body = "\\ud800x".repeat(300);
     assert_eq!(cut(&quoted(&body)), quoted(&"\\ud800x".repeat(256)));
-}
-
-fn preview(line: &str, fields: &[&str]) -> String {
-    let value = json::parse(line, Span::new(0, line.len())).unwrap();
-    let mut out = String::new();
-    write(line, &value, &Fields::new(fields), &mut out);
-    out
 }
 
 #[test]

@@ -3,6 +3,7 @@
 //! docs) worked by hand from the input: token counts and costs are distinct
 //! powers of two, so a sum tells which records were counted.
 
+use super::tests::counted_cost;
 use super::*;
 // Test code, which may use its own layer: tests/layers.rs leaves out what is
 // marked so (it reads this file as `usage` itself).
@@ -191,19 +192,10 @@ fn counted(files: &[(&str, Read)]) -> Vec<f64> {
         })
         .collect();
     let counted = dedup(&sources);
-    sources
-        .iter()
-        .zip(&counted)
-        .map(|(s, c)| {
-            assert_eq!(s.records.len(), c.len());
-            s.records
-                .iter()
-                .zip(c)
-                .filter(|(_, c)| **c)
-                .map(|(r, _)| r.cost)
-                .sum()
-        })
-        .collect()
+    for (s, c) in sources.iter().zip(&counted) {
+        assert_eq!(s.records.len(), c.len());
+    }
+    counted_cost(&sources, &counted)
 }
 
 #[test]
