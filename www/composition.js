@@ -3,6 +3,8 @@
 // the provider's own input count where the path has one, and usage totals
 // with pi's accounting. The worker runs it; tests/viewer/unit/ covers it.
 
+import { NEVER_A_ROW } from "./model.js";
+
 /** Characters per estimated token: pi's own heuristic (its compaction's `estimateTokens`). */
 export const CHARS_PER_TOKEN = 4;
 /** Tokens an image is estimated at: pi counts an image as 4,800 characters, so 1,200 tokens. */
@@ -193,7 +195,7 @@ export function leafCosts(ids, report, types = null, parent = null) {
   const at = new Map(ids.map((id, i) => [id, i]));
   for (const leaf of report.leaves) {
     let i = at.get(leaf.entryId);
-    while (i !== undefined && i >= 0 && types?.[i] === "usage" && parent) i = parent[i];
+    while (i !== undefined && i >= 0 && NEVER_A_ROW.has(types?.[i]) && parent) i = parent[i];
     if (i === undefined || i < 0) continue;
     const had = out[i];
     out[i] = had

@@ -370,13 +370,16 @@ function safeJson(v) {
 
 const SETTINGS = new Set(["label", "context_edit", "custom", "model_change", "thinking_level_change", "session_info"]);
 
+/** Entry types that are never a row of the graph, under any filter: pi's /tree shows no usage entry. */
+export const NEVER_A_ROW = new Set(["usage"]);
+
 /**
  * Whether an entry passes one of pi's `/tree` filter modes (before the
  * search). `usage` entries pass none, not even `all`: pi never shows them.
  */
 export function passesFilter(mode, entry, label) {
   const type = entry?.type;
-  if (type === "usage") return false;
+  if (NEVER_A_ROW.has(type)) return false;
   const role = type === "message" ? entry.message?.role : undefined;
   switch (mode) {
     case "user-only":

@@ -139,6 +139,43 @@ export function printJson(io, value) {
 }
 
 /**
+ * Writes `lines` to `stream`, a newline after each, a batch at a time (one
+ * string of a large tree's output would be hundreds of MB), waiting for a
+ * full stream to drain.
+ */
+export async function writeLines(stream, lines) {
+  let batch = [];
+  let size = 0;
+  const flush = async () => {
+    if (batch.length === 0) return;
+    const ok = stream.write(`${batch.join("\n")}\n`);
+    batch = [];
+    size = 0;
+    if (!ok && typeof stream.once === "function") await new Promise((done) => stream.once("drain", done));
+  };
+  for (const text of lines) {
+    batch.push(text);
+    size += text.length;
+    if (size >= 1 << 20) await flush();
+  }
+  await flush();
+}
+
+/** `JSON.stringify(values, null, 2)`'s lines, a value at a time. */
+export function* jsonLines(values) {
+  if (values.length === 0) {
+    yield "[]";
+    return;
+  }
+  yield "[";
+  for (let i = 0; i < values.length; i++) {
+    const json = JSON.stringify(values[i], null, 2).replaceAll("\n", "\n  ");
+    yield `  ${json}${i < values.length - 1 ? "," : ""}`;
+  }
+  yield "]";
+}
+
+/**
  * Colour functions for a stream: active only when that stream is a TTY
  * (`io.isTTY` for stdout, `stream.isTTY` otherwise) and `NO_COLOR` is unset
  * or empty (no-color.org).

@@ -1,7 +1,7 @@
 // `session-tree tree FILE`: the tree as pi's `/tree` view draws it.
 
 import { getTree, Session } from "../../node.js";
-import { colours, printable, readOptions, UsageError, withInput } from "../io.js";
+import { colours, jsonLines, printable, readOptions, UsageError, withInput, writeLines } from "../io.js";
 import { FILTERS, findNode, lastInFile, TREE_FIELDS, treeRows } from "../tree-view.js";
 
 /** Opens `input` as a Session and checks `--leaf`; a leaf that names no entry is bad usage. */
@@ -34,43 +34,6 @@ function rowsOf(io, input, leaf, options) {
   } finally {
     session.free();
   }
-}
-
-/**
- * Writes `lines` to `stream`, a newline after each, a batch at a time (one
- * string of a large tree's output would be hundreds of MB), waiting for a
- * full stream to drain.
- */
-async function writeLines(stream, lines) {
-  let batch = [];
-  let size = 0;
-  const flush = async () => {
-    if (batch.length === 0) return;
-    const ok = stream.write(`${batch.join("\n")}\n`);
-    batch = [];
-    size = 0;
-    if (!ok && typeof stream.once === "function") await new Promise((done) => stream.once("drain", done));
-  };
-  for (const text of lines) {
-    batch.push(text);
-    size += text.length;
-    if (size >= 1 << 20) await flush();
-  }
-  await flush();
-}
-
-/** `JSON.stringify(values, null, 2)`'s lines, a value at a time. */
-function* jsonLines(values) {
-  if (values.length === 0) {
-    yield "[]";
-    return;
-  }
-  yield "[";
-  for (let i = 0; i < values.length; i++) {
-    const json = JSON.stringify(values[i], null, 2).replaceAll("\n", "\n  ");
-    yield `  ${json}${i < values.length - 1 ? "," : ""}`;
-  }
-  yield "]";
 }
 
 export default {
