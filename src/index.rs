@@ -492,6 +492,79 @@ mod tests {
         assert_eq!(index(text.as_bytes(), 7).len(), doc.entries.len());
     }
 
+    /// A text of previews ends once it passes `part` bytes, not before: each
+    /// text but the last is the first that is longer than `part` (without its
+    /// closing `]`), and none was long enough before its last preview.
+    #[test]
+    fn a_text_of_previews_ends_once_it_passes_the_part() {
+        let e = |id: &str, content: &str| {
+            format!("{{\"type\":\"message\",\"id\":\"{id}\",\"parentId\":null,\"message\":{{\"role\":\"user\",\"content\":\"{content}\"}}}}\n")
+        };
+        let mut text = "{\"type\":\"session\",\"version\":3,\"id\":\"s\"}\n".to_owned();
+        for i in 0..12 {
+            text.push_str(&e(&format!("e{i}"), &"ab".repeat(i)));
+        }
+        let fields = preview::Fields::new(["id", "message.content"]);
+        let doc = Document::parse(&text);
+        let each: Vec<String> = doc
+            .spans
+            .iter()
+            .map(|span| {
+                let line = span.of(&text);
+                let value =
+                    crate::json::parse(line, crate::json::Span::new(0, line.len())).unwrap();
+                let mut one = String::new();
+                preview::write(line, &value, &fields, &mut one);
+                one
+            })
+            .collect();
+        // Every length a text of the first previews can have, where a cut one
+        // byte early or late would show.
+        let mut bounds = Vec::new();
+        let mut open = String::from("[");
+        for p in &each {
+            if open.len() > 1 {
+                open.push(',');
+            }
+            open.push_str(p);
+            bounds.push(open.len());
+        }
+        for part in bounds.iter().flat_map(|&b| [b - 1, b, b + 1]) {
+            let mut read = |from: u64, to: u64, buf: &mut Vec<u8>| {
+                buf.extend_from_slice(&text.as_bytes()[from as usize..to as usize]);
+                Ok::<(), ()>(())
+            };
+            let (_, parts) = Index::read_with_preview(
+                text.len() as u64,
+                1 << 20,
+                &mut read,
+                &IsoOnly,
+                Some(&fields),
+                part,
+            )
+            .unwrap();
+            let mut next = 0;
+            for (k, got) in parts.iter().enumerate() {
+                let n = serde_json::from_str::<Vec<serde_json::Value>>(got)
+                    .unwrap()
+                    .len();
+                let mine = &each[next..next + n];
+                next += n;
+                assert_eq!(*got, format!("[{}]", mine.join(",")), "part {part}");
+                let before_last = 1 + mine[..n - 1].iter().map(|p| p.len() + 1).sum::<usize>();
+                let before_last = before_last - usize::from(n > 1);
+                assert!(
+                    before_last <= part || n == 1,
+                    "part {part}: cut late at text {k}"
+                );
+                if k + 1 < parts.len() {
+                    assert!(got.len() - 1 > part, "part {part}: text {k} cut early");
+                }
+            }
+            assert_eq!(next, each.len(), "part {part}");
+        }
+    }
+
     #[test]
     fn old_files_are_not_current() {
         for old in [
