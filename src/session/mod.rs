@@ -719,7 +719,6 @@ impl Session {
         if !self.hand_out() {
             return;
         }
-        out.reserve(self.pending.iter().map(|s| s.len() + 1).sum());
         for span in self.pending.drain(..) {
             out.push_str(span.of(&self.text));
             out.push('\n');

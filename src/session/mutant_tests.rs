@@ -484,3 +484,67 @@ fn the_last_newline_of_a_long_line_is_found_in_few_reads() {
     );
     assert_eq!(s.source_text(), Some((text.len() as u64, "\n".to_owned())));
 }
+
+/// A line another writer appended is an entry when `JSON.parse` reads all of
+/// it as one value, as when the same text is opened: spaces around the value
+/// are fine, a second value or anything else after it makes no entry.
+#[test]
+fn a_followed_line_is_an_entry_only_if_it_is_one_json_text() {
+    let a = message("a", "null", "x");
+    let lines = [
+        format!("{} x", message("b", "\"a\"", "junk after")),
+        format!("{}{{}}", message("c", "\"a\"", "two values")),
+        format!(" \t{}  ", message("d", "\"a\"", "spaces around")),
+        format!("{}]", message("e", "\"d\"", "a stray bracket")),
+    ];
+    let mut followed = Session::open(format!("{HEAD}{a}\n"), &IsoOnly).unwrap();
+    followed.append_jsonl(format!("{}\n", lines.join("\n")).as_bytes(), &IsoOnly);
+    let opened = Session::open(followed.text().into_owned(), &IsoOnly).unwrap();
+    for s in [&followed, &opened] {
+        assert_eq!(s.find(&k("b")), None);
+        assert_eq!(s.find(&k("c")), None);
+        assert_eq!(s.find(&k("e")), None);
+        assert!(s.find(&k("d")).is_some());
+        assert_eq!(s.leaf(), s.find(&k("d")));
+    }
+    assert_eq!(followed.text(), opened.text());
+}
+
+/// The parent of an append is written from the id this session appended
+/// last, kept as JSON, so no line is read again; a line of this writer that
+/// did not become an entry (its value text broken) leaves no id behind to name
+/// the entry another writer adds next.
+#[test]
+fn the_next_parent_is_the_last_entry_whoever_wrote_it() {
+    let mut s = Session::open(format!("{HEAD}{}\n", message("a", "null", "x")), &IsoOnly).unwrap();
+    let content = Some("{\"role\":\"user\",\"content\":\"q\"}");
+    s.append_as("b", "message", &[], &[("message", content)], NOW, &IsoOnly);
+    let b = s.find(&k("b")).unwrap();
+    assert_eq!(
+        s.appended,
+        Some((b, "\"b\"".to_owned())),
+        "kept for the next append"
+    );
+    s.append_as(
+        "j",
+        "message",
+        &[],
+        &[("message", Some("{"))],
+        NOW,
+        &IsoOnly,
+    );
+    assert_eq!(s.find(&k("j")), None, "a broken line is no entry");
+    assert_eq!(s.leaf(), Some(b));
+    s.append_jsonl(
+        format!("{}\n", message("w", "\"b\"", "another writer")).as_bytes(),
+        &IsoOnly,
+    );
+    s.append_as("c", "message", &[], &[("message", content)], NOW, &IsoOnly);
+    let c = s.find(&k("c")).unwrap();
+    assert_eq!(s.entries[c].parent_id, k("w"));
+    assert!(
+        line(&s, "c").contains("\"parentId\":\"w\""),
+        "{}",
+        line(&s, "c")
+    );
+}
