@@ -17,7 +17,7 @@ use std::collections::HashMap;
 
 use crate::ids::IdHash;
 
-use crate::entry::{Detail, Entry, EntryType, Key};
+use crate::entry::{Detail, Entry, Key};
 
 /// Orders siblings whose times include NaN in a way this module cannot
 /// reproduce alone (see [`sort_siblings`]).
@@ -88,11 +88,12 @@ impl<'a> Nodes for &'a [Entry] {
         self[i].time
     }
     fn label(self, i: usize) -> Option<(&'a Key, bool)> {
+        // `Entry::from_json` gives `Detail::Label` to label entries alone.
         match &self[i].detail {
             Detail::Label {
                 target_id,
                 has_label,
-            } if self[i].kind == EntryType::Label => Some((target_id, *has_label)),
+            } => Some((target_id, *has_label)),
             _ => None,
         }
     }
