@@ -238,6 +238,13 @@ pub fn get<'m>(text: &str, members: &'m [Member], name: &str) -> Option<&'m Memb
     members.iter().rev().find(|m| key_is(text, m.key, name))
 }
 
+/// [`get`] kept out of line, for the cold paths (the system message, branch
+/// copies): inlined, each call copied the key comparison into its caller.
+#[inline(never)]
+pub(crate) fn get_cold<'m>(text: &str, members: &'m [Member], name: &str) -> Option<&'m Member> {
+    get(text, members, name)
+}
+
 /// The index of the last member named by each of `names` (the one [`get`]
 /// finds), in one pass over the members: each key is looked at once, not
 /// once per name.

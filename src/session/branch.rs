@@ -92,7 +92,7 @@ impl Session {
             taken.insert(id.clone());
             let fields = json::members(&self.text, self.spans[l]);
             let raw =
-                |name: &str| json::get(&self.text, &fields, name).map(|m| m.value.of(&self.text));
+                |name: &str| json::get_cold(&self.text, &fields, name).map(|m| m.value.of(&self.text));
             let mut line = format!("{{\"type\":\"label\",\"id\":{}", json::stringify(&id));
             line.push_str(&format!(
                 ",\"parentId\":{}",
@@ -114,7 +114,7 @@ impl Session {
     /// Entry `i`'s id as JSON text, or `None` when it has none (JS's undefined).
     fn id_of_entry(&self, i: usize) -> Option<String> {
         let fields = json::members(&self.text, self.spans[i]);
-        json::get(&self.text, &fields, "id").map(|m| m.value.of(&self.text).to_owned())
+        json::get_cold(&self.text, &fields, "id").map(|m| m.value.of(&self.text).to_owned())
     }
 
     /// Entry `i`'s JSON text with `fields` set (JSON text; `None` drops the
