@@ -10,7 +10,6 @@ use super::error::Api;
 use super::host::JsDates;
 use super::read::{Accept, Input, Reader, Source};
 use crate::diagnostics;
-use crate::document::Document;
 use crate::json;
 use crate::session_info;
 
@@ -27,7 +26,22 @@ pub fn inspect_session(source: JsValue, options: JsValue) -> Result<JsValue, JsV
             Input {
                 source: Source::Text(text),
                 lossy,
-            } => diagnostics::inspect(&Document::parse_with(text, &JsDates), lossy),
+            } => {
+                // The text read as pieces of itself: one inspection for every
+                // source (the same diagnostics as `diagnostics::inspect`).
+                let bytes = text.as_bytes();
+                let mut read = |from: u64, to: u64, buf: &mut Vec<u8>| {
+                    buf.extend_from_slice(bytes.get(from as usize..to as usize).unwrap_or_default());
+                    Ok::<(), JsValue>(())
+                };
+                let len = bytes.len() as u64;
+                let mut found = diagnostics::inspect_in_pieces(len, 1 << 20, &mut read, &JsDates)?;
+                // Decoded already: what the decoding replaced is said here.
+                if lossy {
+                    found.insert(0, diagnostics::invalid_utf8_file());
+                }
+                found
+            }
             Input {
                 source: Source::Entries(array),
                 ..
