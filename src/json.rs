@@ -245,6 +245,20 @@ pub(crate) fn get_cold<'m>(text: &str, members: &'m [Member], name: &str) -> Opt
     get(text, members, name)
 }
 
+/// `push_str` kept out of line, for the JSON the cold paths write (usage
+/// reports, the system message, branch copies): inlined, each call copied the
+/// growth check and the copy into its caller.
+pub(crate) trait Put {
+    fn put(&mut self, s: &str);
+}
+
+impl Put for String {
+    #[inline(never)]
+    fn put(&mut self, s: &str) {
+        self.push_str(s);
+    }
+}
+
 /// The index of the last member named by each of `names` (the one [`get`]
 /// finds), in one pass over the members: each key is looked at once, not
 /// once per name.

@@ -21,6 +21,7 @@ use std::collections::HashMap;
 use crate::context::{Emit, Plan};
 use crate::entry::Key;
 use crate::ids::IdHash;
+use crate::json::Put;
 use crate::json::{self, Kind, Member, Span};
 
 /// One message of the context, for the replay.
@@ -88,7 +89,8 @@ pub fn replay(text: &str, messages: &[Message]) -> Option<String> {
         let body = if message.empty_content {
             String::new()
         } else {
-            json::get_cold(text, fields, "content").map_or_else(String::new, |c| content_text(text, c))
+            json::get_cold(text, fields, "content")
+                .map_or_else(String::new, |c| content_text(text, c))
         };
         if !body.is_empty() {
             texts.push(body);
@@ -121,41 +123,41 @@ pub fn replay(text: &str, messages: &[Message]) -> Option<String> {
         return None;
     }
     let mut out = String::from("{\"role\":\"system\",\"content\":\"");
-    out.push_str(&texts.join("\\n\\n"));
-    out.push('"');
+    out.put(&texts.join("\\n\\n"));
+    out.put("\"");
     if !sections.is_empty() {
         // In JS key order, as Object.fromEntries makes it and JSON.stringify
         // writes it: array-index names first, ascending, then the others.
         let names = crate::order::sorted_by_key(sections.values().collect(), |(name, _)| {
             array_index(name).map_or(1 << 32, u64::from)
         });
-        out.push_str(",\"sections\":{");
+        out.put(",\"sections\":{");
         for (k, (name, value)) in names.into_iter().enumerate() {
             if k > 0 {
-                out.push(',');
+                out.put(",");
             }
-            out.push_str(&name.to_json());
-            out.push(':');
-            out.push_str(value);
+            out.put(&name.to_json());
+            out.put(":");
+            out.put(value);
         }
-        out.push('}');
+        out.put("}");
     }
     if !tools.is_empty() {
-        out.push_str(",\"toolsAdded\":[");
+        out.put(",\"toolsAdded\":[");
         for (k, (_, tool)) in tools.values().enumerate() {
             if k > 0 {
-                out.push(',');
+                out.put(",");
             }
-            out.push_str(tool);
+            out.put(tool);
         }
-        out.push(']');
+        out.put("]");
     }
-    out.push_str(",\"timestamp\":");
+    out.put(",\"timestamp\":");
     match timestamp {
-        Some(t) if t.kind != Kind::Null => out.push_str(t.value.of(text)),
-        _ => out.push('0'),
+        Some(t) if t.kind != Kind::Null => out.put(t.value.of(text)),
+        _ => out.put("0"),
     }
-    out.push('}');
+    out.put("}");
     Some(out)
 }
 
@@ -166,9 +168,9 @@ pub fn restamp(json: &str, time: f64) -> String {
     // The timestamp is the result's last member, after every other value.
     let at = json.rfind(",\"timestamp\":").unwrap_or(json.len());
     let mut out = json[..at].to_owned();
-    out.push_str(",\"timestamp\":");
-    out.push_str(&Key::number(time).to_json());
-    out.push('}');
+    out.put(",\"timestamp\":");
+    out.put(&Key::number(time).to_json());
+    out.put("}");
     out
 }
 

@@ -31,7 +31,9 @@ pub fn inspect_session(source: JsValue, options: JsValue) -> Result<JsValue, JsV
                 // source (the same diagnostics as `diagnostics::inspect`).
                 let bytes = text.as_bytes();
                 let mut read = |from: u64, to: u64, buf: &mut Vec<u8>| {
-                    buf.extend_from_slice(bytes.get(from as usize..to as usize).unwrap_or_default());
+                    buf.extend_from_slice(
+                        bytes.get(from as usize..to as usize).unwrap_or_default(),
+                    );
                     Ok::<(), JsValue>(())
                 };
                 let len = bytes.len() as u64;
