@@ -250,12 +250,20 @@ pub(crate) fn get_cold<'m>(text: &str, members: &'m [Member], name: &str) -> Opt
 /// growth check and the copy into its caller.
 pub(crate) trait Put {
     fn put(&mut self, s: &str);
+    /// `format!` written in place, without a string of its own.
+    fn put_fmt(&mut self, args: std::fmt::Arguments<'_>);
 }
 
 impl Put for String {
     #[inline(never)]
     fn put(&mut self, s: &str) {
         self.push_str(s);
+    }
+
+    #[inline(never)]
+    fn put_fmt(&mut self, args: std::fmt::Arguments<'_>) {
+        // Writing to a String cannot fail.
+        let _ = std::fmt::Write::write_fmt(self, args);
     }
 }
 

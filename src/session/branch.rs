@@ -96,13 +96,13 @@ impl Session {
                 json::get_cold(&self.text, &fields, name).map(|m| m.value.of(&self.text))
             };
             let mut line = format!("{{\"type\":\"label\",\"id\":{}", json::stringify(&id));
-            line.put(&format!(
+            line.put_fmt(format_args!(
                 ",\"parentId\":{}",
                 parent.as_deref().map_or("null".into(), json::stringify)
             ));
             for name in ["timestamp", "targetId", "label"] {
                 if let Some(v) = raw(name) {
-                    line.put(&format!(",{}:{v}", json::stringify(name)));
+                    line.put_fmt(format_args!(",{}:{v}", json::stringify(name)));
                 }
             }
             line.put("}");

@@ -77,7 +77,7 @@ pub(super) fn report_json(r: &Report, entries: &[Entry], with_records: bool) -> 
             ("parentSession", &h.parent_session),
         ] {
             if let Some(v) = value {
-                j.put(&format!("\"{key}\":{},", json::stringify(v)));
+                j.put_fmt(format_args!("\"{key}\":{},", json::stringify(v)));
             }
         }
     }
@@ -102,7 +102,7 @@ pub(super) fn report_json(r: &Report, entries: &[Entry], with_records: bool) -> 
         if n > 0 {
             j.put(",");
         }
-        j.put(&format!(
+        j.put_fmt(format_args!(
             "{{\"entryId\":{},\"sides\":[",
             json::stringify(&fork.id)
         ));
@@ -110,7 +110,7 @@ pub(super) fn report_json(r: &Report, entries: &[Entry], with_records: bool) -> 
             if m > 0 {
                 j.put(",");
             }
-            j.put(&format!(
+            j.put_fmt(format_args!(
                 "{{\"entryId\":{},\"leaves\":{},\"usage\":",
                 json::stringify(&side.id),
                 side.leaves
@@ -125,7 +125,7 @@ pub(super) fn report_json(r: &Report, entries: &[Entry], with_records: bool) -> 
         if n > 0 {
             j.put(",");
         }
-        j.put(&format!(
+        j.put_fmt(format_args!(
             "{{\"entryId\":{},\"path\":",
             json::stringify(&leaf.id)
         ));
@@ -158,7 +158,7 @@ fn number(n: f64) -> String {
 
 #[inline(never)]
 fn totals(j: &mut String, t: &Totals) {
-    j.put(&format!(
+    j.put_fmt(format_args!(
         "{{\"input\":{},\"output\":{},\"cacheRead\":{},\"cacheWrite\":{},\"totalTokens\":{},\"cost\":{},\"records\":{},\"incomplete\":{}}}",
         number(t.input),
         number(t.output),
@@ -178,14 +178,14 @@ fn by_kind(j: &mut String, b: &ByKind) {
         if n > 0 {
             j.put(",");
         }
-        j.put(&format!("\"{}\":", kind.as_str()));
+        j.put_fmt(format_args!("\"{}\":", kind.as_str()));
         totals(j, t);
     }
     j.put("}");
 }
 
 fn record(j: &mut String, r: &Record) {
-    j.put(&format!(
+    j.put_fmt(format_args!(
         "{{\"entryId\":{},\"timestamp\":{},\"time\":{},\"kind\":\"{}\"",
         json::stringify(&r.id),
         json::stringify(&r.timestamp),
@@ -198,10 +198,10 @@ fn record(j: &mut String, r: &Record) {
         ("model", &r.model),
     ] {
         if let Some(v) = value {
-            j.put(&format!(",\"{key}\":{}", json::stringify(v)));
+            j.put_fmt(format_args!(",\"{key}\":{}", json::stringify(v)));
         }
     }
-    j.put(&format!(
+    j.put_fmt(format_args!(
         ",\"input\":{},\"output\":{},\"cacheRead\":{},\"cacheWrite\":{},\"totalTokens\":{},\"cost\":{},\"incomplete\":{}}}",
         number(r.input),
         number(r.output),
@@ -341,7 +341,7 @@ impl JsUsageLedger {
             if n > 0 {
                 j.put(",");
             }
-            j.put(&format!(
+            j.put_fmt(format_args!(
                 "{{\"key\":{},\"usage\":",
                 json::stringify(&row.key)
             ));
@@ -351,7 +351,7 @@ impl JsUsageLedger {
                 if m > 0 {
                     j.put(",");
                 }
-                j.put(&format!(
+                j.put_fmt(format_args!(
                     "{{\"model\":{},\"usage\":",
                     json::stringify(model)
                 ));
@@ -362,7 +362,7 @@ impl JsUsageLedger {
         }
         j.put("],\"total\":");
         totals(&mut j, &total);
-        j.put(&format!(
+        j.put_fmt(format_args!(
             ",\"files\":{},\"copies\":{copies}}}",
             self.files.len()
         ));
