@@ -1,6 +1,7 @@
 //! `inspectSession` and `sessionInfo`: what is wrong with a session, and what
 //! pi's session list shows for it. Also the memory size, for benchmarks.
 
+use crate::json::Put;
 use js_sys::{Array, Date, Object, Reflect, JSON};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -126,10 +127,10 @@ pub fn session_info(source: JsValue, options: JsValue) -> Result<JsValue, JsValu
             },
         ),
     ] {
-        j.push_str(key);
-        j.push_str(value);
+        j.put(key);
+        j.put(value);
     }
-    j.push('}');
+    j.put("}");
     let o = JSON::parse(&j)?;
     INFO_KEYS.with(|[name, parent, created_key, modified_key]| {
         if info.name.is_none() {
