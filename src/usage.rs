@@ -137,6 +137,7 @@ pub struct Totals {
 
 impl Totals {
     /// Adds one record, field by field as pi's `addUsageToTotals` does.
+    #[inline(never)]
     pub fn add(&mut self, r: &Record) {
         self.input += r.input;
         self.output += r.output;
@@ -148,6 +149,7 @@ impl Totals {
     }
 
     /// Adds other totals.
+    #[inline(never)]
     pub fn merge(&mut self, o: &Totals) {
         self.input += o.input;
         self.output += o.output;
