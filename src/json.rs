@@ -238,6 +238,35 @@ pub fn get<'m>(text: &str, members: &'m [Member], name: &str) -> Option<&'m Memb
     members.iter().rev().find(|m| key_is(text, m.key, name))
 }
 
+/// [`get`] kept out of line, for the cold paths (the system message, branch
+/// copies): inlined, each call copied the key comparison into its caller.
+#[inline(never)]
+pub(crate) fn get_cold<'m>(text: &str, members: &'m [Member], name: &str) -> Option<&'m Member> {
+    get(text, members, name)
+}
+
+/// `push_str` kept out of line, for the JSON the cold paths write (usage
+/// reports, the system message, branch copies): inlined, each call copied the
+/// growth check and the copy into its caller.
+pub(crate) trait Put {
+    fn put(&mut self, s: &str);
+    /// `format!` written in place, without a string of its own.
+    fn put_fmt(&mut self, args: std::fmt::Arguments<'_>);
+}
+
+impl Put for String {
+    #[inline(never)]
+    fn put(&mut self, s: &str) {
+        self.push_str(s);
+    }
+
+    #[inline(never)]
+    fn put_fmt(&mut self, args: std::fmt::Arguments<'_>) {
+        // Writing to a String cannot fail.
+        let _ = std::fmt::Write::write_fmt(self, args);
+    }
+}
+
 /// The index of the last member named by each of `names` (the one [`get`]
 /// finds), in one pass over the members: each key is looked at once, not
 /// once per name.

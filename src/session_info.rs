@@ -13,6 +13,7 @@
 //! other) are skipped until a `type: "session"` line comes, as pi's
 //! repository now reads a file for its list; pi 1.6 leaves such a file out.
 
+use crate::json::Put;
 use crate::json::{self, Span};
 use crate::time::DateParser;
 
@@ -83,18 +84,18 @@ pub fn trimmed_literal(raw: &str) -> Option<String> {
             let start = units.iter().position(|u| !space(u))?;
             let end = units.iter().rposition(|u| !space(u))? + 1;
             let mut out = String::with_capacity(end - start + 2);
-            out.push('"');
+            out.put("\"");
             for c in char::decode_utf16(units[start..end].iter().copied()) {
                 match c {
                     Ok(c) => {
                         let mut buf = [0u8; 4];
                         let s = json::stringify(c.encode_utf8(&mut buf));
-                        out.push_str(&s[1..s.len() - 1]);
+                        out.put(&s[1..s.len() - 1]);
                     }
                     Err(e) => out.push_str(&format!("\\u{:04x}", e.unpaired_surrogate())),
                 }
             }
-            out.push('"');
+            out.put("\"");
             Some(out)
         }
     }

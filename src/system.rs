@@ -20,6 +20,8 @@ use std::collections::HashMap;
 
 use crate::context::{Emit, Plan};
 use crate::entry::Key;
+use crate::ids::IdHash;
+use crate::json::Put;
 use crate::json::{self, Kind, Member, Span};
 
 /// One message of the context, for the replay.
@@ -51,7 +53,7 @@ pub fn current<'t>(
             _ => continue,
         };
         let m = members(emit.entry());
-        if let Some(v) = json::get(text, &m, name) {
+        if let Some(v) = json::get_cold(text, &m, name) {
             messages.push(Message {
                 span: v.value,
                 empty_content,
@@ -74,7 +76,7 @@ pub fn replay(text: &str, messages: &[Message]) -> Option<String> {
             continue;
         }
         let fields = &json::members(text, message.span);
-        let role = json::get(text, fields, "role");
+        let role = json::get_cold(text, fields, "role");
         if !role.is_some_and(|r| {
             r.kind == Kind::String && json::as_str(r.value.of(text)).as_deref() == Some("system")
         }) {
@@ -82,17 +84,18 @@ pub fn replay(text: &str, messages: &[Message]) -> Option<String> {
         }
         // `timestamp ??= message.timestamp`
         if timestamp.is_none_or(|t| t.kind == Kind::Null) {
-            timestamp = json::get(text, fields, "timestamp").copied();
+            timestamp = json::get_cold(text, fields, "timestamp").copied();
         }
         let body = if message.empty_content {
             String::new()
         } else {
-            json::get(text, fields, "content").map_or_else(String::new, |c| content_text(text, c))
+            json::get_cold(text, fields, "content")
+                .map_or_else(String::new, |c| content_text(text, c))
         };
         if !body.is_empty() {
             texts.push(body);
         }
-        if let Some(s) = json::get(text, fields, "sections") {
+        if let Some(s) = json::get_cold(text, fields, "sections") {
             for (name, value) in entries_of(text, s) {
                 if value.kind == Kind::Null {
                     sections.remove(&name);
@@ -101,14 +104,14 @@ pub fn replay(text: &str, messages: &[Message]) -> Option<String> {
                 }
             }
         }
-        if let Some(removed) = json::get(text, fields, "toolsRemoved") {
+        if let Some(removed) = json::get_cold(text, fields, "toolsRemoved") {
             for tool in tool_list(text, removed) {
                 if let Some(name) = tool_name(text, tool, &mut unique) {
                     tools.remove(&name);
                 }
             }
         }
-        if let Some(added) = json::get(text, fields, "toolsAdded") {
+        if let Some(added) = json::get_cold(text, fields, "toolsAdded") {
             for tool in tool_list(text, added) {
                 if let Some(name) = tool_name(text, tool, &mut unique) {
                     tools.set(name, tool.value.of(text));
@@ -120,41 +123,41 @@ pub fn replay(text: &str, messages: &[Message]) -> Option<String> {
         return None;
     }
     let mut out = String::from("{\"role\":\"system\",\"content\":\"");
-    out.push_str(&texts.join("\\n\\n"));
-    out.push('"');
+    out.put(&texts.join("\\n\\n"));
+    out.put("\"");
     if !sections.is_empty() {
         // In JS key order, as Object.fromEntries makes it and JSON.stringify
         // writes it: array-index names first, ascending, then the others.
         let names = crate::order::sorted_by_key(sections.values().collect(), |(name, _)| {
             array_index(name).map_or(1 << 32, u64::from)
         });
-        out.push_str(",\"sections\":{");
+        out.put(",\"sections\":{");
         for (k, (name, value)) in names.into_iter().enumerate() {
             if k > 0 {
-                out.push(',');
+                out.put(",");
             }
-            out.push_str(&name.to_json());
-            out.push(':');
-            out.push_str(value);
+            out.put(&name.to_json());
+            out.put(":");
+            out.put(value);
         }
-        out.push('}');
+        out.put("}");
     }
     if !tools.is_empty() {
-        out.push_str(",\"toolsAdded\":[");
+        out.put(",\"toolsAdded\":[");
         for (k, (_, tool)) in tools.values().enumerate() {
             if k > 0 {
-                out.push(',');
+                out.put(",");
             }
-            out.push_str(tool);
+            out.put(tool);
         }
-        out.push(']');
+        out.put("]");
     }
-    out.push_str(",\"timestamp\":");
+    out.put(",\"timestamp\":");
     match timestamp {
-        Some(t) if t.kind != Kind::Null => out.push_str(t.value.of(text)),
-        _ => out.push('0'),
+        Some(t) if t.kind != Kind::Null => out.put(t.value.of(text)),
+        _ => out.put("0"),
     }
-    out.push('}');
+    out.put("}");
     Some(out)
 }
 
@@ -165,9 +168,9 @@ pub fn restamp(json: &str, time: f64) -> String {
     // The timestamp is the result's last member, after every other value.
     let at = json.rfind(",\"timestamp\":").unwrap_or(json.len());
     let mut out = json[..at].to_owned();
-    out.push_str(",\"timestamp\":");
-    out.push_str(&Key::number(time).to_json());
-    out.push('}');
+    out.put(",\"timestamp\":");
+    out.put(&Key::number(time).to_json());
+    out.put("}");
     out
 }
 
@@ -182,7 +185,8 @@ fn array_index(name: &Key) -> Option<u32> {
 #[derive(Default)]
 struct Ordered<'t> {
     slots: Vec<Option<(Key, &'t str)>>,
-    at: HashMap<Key, usize>,
+    /// The map type of the session's ids: one copy of its code in the wasm.
+    at: HashMap<Key, usize, IdHash>,
 }
 
 impl<'t> Ordered<'t> {
@@ -226,13 +230,13 @@ fn content_text(text: &str, content: &Member) -> String {
                     continue;
                 }
                 let fields = json::members(text, block.value);
-                let is_text = json::get(text, &fields, "type").is_some_and(|t| {
+                let is_text = json::get_cold(text, &fields, "type").is_some_and(|t| {
                     t.kind == Kind::String
                         && json::as_str(t.value.of(text)).as_deref() == Some("text")
                 });
                 if is_text {
                     parts.push(
-                        json::get(text, &fields, "text")
+                        json::get_cold(text, &fields, "text")
                             .map_or_else(String::new, |t| join_text(text, t)),
                     );
                 }
@@ -269,7 +273,7 @@ fn entries_of(text: &str, sections: &Member) -> Vec<(Key, Member)> {
     match sections.kind {
         Kind::Object => {
             let mut out: Vec<(Key, Member)> = Vec::new();
-            let mut at: HashMap<Key, usize> = HashMap::new();
+            let mut at: HashMap<Key, usize, IdHash> = HashMap::default();
             for m in json::members(text, sections.value) {
                 let name = string_key(m.key.of(text));
                 match at.get(&name) {
@@ -318,7 +322,7 @@ fn tool_name(text: &str, tool: Member, unique: &mut u32) -> Option<Key> {
             let fields = json::members(text, tool.value);
             Some(Key::from_json(
                 text,
-                json::get(text, &fields, "name"),
+                json::get_cold(text, &fields, "name"),
                 unique,
             ))
         }

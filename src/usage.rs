@@ -137,6 +137,7 @@ pub struct Totals {
 
 impl Totals {
     /// Adds one record, field by field as pi's `addUsageToTotals` does.
+    #[inline(never)]
     pub fn add(&mut self, r: &Record) {
         self.input += r.input;
         self.output += r.output;
@@ -148,6 +149,7 @@ impl Totals {
     }
 
     /// Adds other totals.
+    #[inline(never)]
     pub fn merge(&mut self, o: &Totals) {
         self.input += o.input;
         self.output += o.output;
@@ -675,9 +677,9 @@ pub struct Source<'a> {
 pub fn dedup(files: &[Source]) -> Vec<Vec<bool>> {
     // One map type (string keys) throughout this module: each other key
     // type would add its own copy of the map's code to the wasm.
-    let mut by_path: Counts = HashMap::new();
+    let mut by_path = Counts::default();
     for (i, f) in files.iter().enumerate() {
-        by_path.insert(f.path.to_owned(), i);
+        *by_path.slot(f.path.to_owned()) = i;
     }
     let parent_of = |i: usize| files[i].header.and_then(|h| h.parent_session.as_deref());
     // Each file's lineage root (a path) and depth below it.
@@ -689,7 +691,7 @@ pub fn dedup(files: &[Source]) -> Vec<Vec<bool>> {
             depth += 1;
             top = p;
             match by_path.get(p) {
-                Some(&j) if !seen.contains(&j) => {
+                Some(j) if !seen.contains(&j) => {
                     seen.push(j);
                     at = j;
                 }
@@ -714,39 +716,52 @@ pub fn dedup(files: &[Source]) -> Vec<Vec<bool>> {
     };
     // A lineage of one file shares no entry with another: every record of
     // it counts, and its keys need not be made (most folders are mostly such).
-    let mut sizes: Counts = HashMap::new();
+    let mut sizes = Counts::default();
     for (top, _) in &root {
         // Files per lineage: its first file makes it 1.
-        sizes
-            .entry((*top).to_owned())
-            .and_modify(|n| *n += 1)
-            .or_insert(1);
+        *sizes.slot((*top).to_owned()) += 1;
     }
-    let mut seen: Counts = HashMap::new();
+    let mut seen = Counts::default();
     let mut counted: Vec<Vec<bool>> = files.iter().map(|f| vec![true; f.records.len()]).collect();
     for &f in &order {
         let lineage = root[f].0;
-        if sizes.get(lineage) == Some(&1) {
+        if sizes.get(lineage) == Some(1) {
             continue;
         }
-        let mut here: Counts = HashMap::new();
+        let mut here = Counts::default();
         for (k, r) in files[f].records.iter().enumerate() {
             let key = key_of(lineage, r);
-            let before = seen.get(&key).copied().unwrap_or(0);
-            let n = here.entry(key).or_insert(0);
+            let before = seen.get(&key).unwrap_or(0);
+            let n = here.slot(key);
             *n += 1;
             counted[f][k] = *n > before;
         }
-        for (key, n) in here {
-            let s = seen.entry(key).or_insert(0);
+        for (key, n) in here.0 {
+            let s = seen.slot(key);
             *s = (*s).max(n);
         }
     }
     counted
 }
 
-/// The one map type of this module: counts or indices by string.
-type Counts = HashMap<String, usize>;
+/// The one map type of this module: counts or indices by string. Its two
+/// operations stay out of line: inlined, each use copied the map's hashing
+/// and probing into its caller (several KB of wasm in all).
+#[derive(Default)]
+struct Counts(HashMap<String, usize>);
+
+impl Counts {
+    #[inline(never)]
+    fn get(&self, key: &str) -> Option<usize> {
+        self.0.get(key).copied()
+    }
+
+    /// The value of `key`, 0 when it had none.
+    #[inline(never)]
+    fn slot(&mut self, key: String) -> &mut usize {
+        self.0.entry(key).or_insert(0)
+    }
+}
 
 /// The offset of a time zone from UTC at an instant, which the host knows.
 pub trait Zone {
@@ -862,11 +877,11 @@ pub fn buckets(
     range: &Range,
 ) -> Vec<Bucket> {
     let mut rows: Vec<Bucket> = Vec::new();
-    let mut at: Counts = HashMap::new();
+    let mut at = Counts::default();
     let mut row_of = |key: String, rows: &mut Vec<Bucket>| match at.get(&key) {
-        Some(&row) => row,
+        Some(row) => row,
         None => {
-            at.insert(key.clone(), rows.len());
+            *at.slot(key.clone()) = rows.len();
             rows.push(Bucket {
                 key,
                 totals: Totals::default(),

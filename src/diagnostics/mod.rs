@@ -219,11 +219,7 @@ pub fn inspect_in_pieces<E>(
 fn start_of_file(invalid_utf8: bool, bom: bool) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     if invalid_utf8 {
-        out.push(at_line(
-            Problem::InvalidUtf8,
-            None,
-            "the file is not valid UTF-8; invalid bytes read as U+FFFD".into(),
-        ));
+        out.push(invalid_utf8_file());
     }
     if bom {
         out.push(at_line(
@@ -233,6 +229,15 @@ fn start_of_file(invalid_utf8: bool, bom: bool) -> Vec<Diagnostic> {
         ));
     }
     out
+}
+
+/// What is said of a file whose bytes are not all UTF-8 (first of all).
+pub(crate) fn invalid_utf8_file() -> Diagnostic {
+    at_line(
+        Problem::InvalidUtf8,
+        None,
+        "the file is not valid UTF-8; invalid bytes read as U+FFFD".into(),
+    )
 }
 
 /// The problems of one non-blank line that are not its entry's: a value

@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::entry::IdMap;
+use crate::json::Put;
 
 impl Session {
     /// The labels to carry into an extracted branch: (target, label entry), in
@@ -35,8 +36,8 @@ impl Session {
             .ok_or_else(|| SessionError::NotFound(leaf.to_string()))?;
         let full = self.branch_path(Some(start));
         let mut out = String::with_capacity(header.len() + 1);
-        out.push_str(header);
-        out.push('\n');
+        out.put(header);
+        out.put("\n");
         // Label id → the entry kept after it. (The map type of the tree and the
         // context: one copy of its code in the wasm.)
         let mut replaced: IdMap<usize> = IdMap::default();
@@ -66,11 +67,11 @@ impl Session {
                 }
             }
             if entry.is_object {
-                out.push_str(&self.with_fields(i, &fields));
+                out.put(&self.with_fields(i, &fields));
             } else {
-                out.push_str(self.entry_json(i));
+                out.put(self.entry_json(i));
             }
-            out.push('\n');
+            out.put("\n");
             previous = id;
             path.push(i);
         }
@@ -91,21 +92,22 @@ impl Session {
             let id = random_id(&taken)?;
             taken.insert(id.clone());
             let fields = json::members(&self.text, self.spans[l]);
-            let raw =
-                |name: &str| json::get(&self.text, &fields, name).map(|m| m.value.of(&self.text));
+            let raw = |name: &str| {
+                json::get_cold(&self.text, &fields, name).map(|m| m.value.of(&self.text))
+            };
             let mut line = format!("{{\"type\":\"label\",\"id\":{}", json::stringify(&id));
-            line.push_str(&format!(
+            line.put_fmt(format_args!(
                 ",\"parentId\":{}",
                 parent.as_deref().map_or("null".into(), json::stringify)
             ));
             for name in ["timestamp", "targetId", "label"] {
                 if let Some(v) = raw(name) {
-                    line.push_str(&format!(",{}:{v}", json::stringify(name)));
+                    line.put_fmt(format_args!(",{}:{v}", json::stringify(name)));
                 }
             }
-            line.push('}');
-            out.push_str(&line);
-            out.push('\n');
+            line.put("}");
+            out.put(&line);
+            out.put("\n");
             parent = Some(id);
         }
         Ok(out)
@@ -114,7 +116,7 @@ impl Session {
     /// Entry `i`'s id as JSON text, or `None` when it has none (JS's undefined).
     fn id_of_entry(&self, i: usize) -> Option<String> {
         let fields = json::members(&self.text, self.spans[i]);
-        json::get(&self.text, &fields, "id").map(|m| m.value.of(&self.text).to_owned())
+        json::get_cold(&self.text, &fields, "id").map(|m| m.value.of(&self.text).to_owned())
     }
 
     /// Entry `i`'s JSON text with `fields` set (JSON text; `None` drops the
@@ -124,14 +126,14 @@ impl Session {
         let text = &self.text;
         let members = json::members(text, self.spans[i]);
         let mut out = String::with_capacity(self.spans[i].len() + 16);
-        out.push('{');
+        out.put("{");
         let put = |out: &mut String, key: &str, value: &str| {
             if out.len() > 1 {
-                out.push(',');
+                out.put(",");
             }
-            out.push_str(key);
-            out.push(':');
-            out.push_str(value);
+            out.put(key);
+            out.put(":");
+            out.put(value);
         };
         let mut done = vec![false; fields.len()];
         for m in &members {
@@ -155,19 +157,19 @@ impl Session {
                 put(&mut out, &json::stringify(name), v);
             }
         }
-        out.push('}');
+        out.put("}");
         out
     }
 
     /// All entries but headers, under a new header (pi's `forkFrom`).
     pub fn forked_jsonl(&self, header: &str) -> String {
         let mut out = String::with_capacity(self.text.len() + header.len());
-        out.push_str(header);
-        out.push('\n');
+        out.put(header);
+        out.put("\n");
         for (i, e) in self.entries.iter().enumerate() {
             if !e.is_header() {
-                out.push_str(self.entry_json(i));
-                out.push('\n');
+                out.put(self.entry_json(i));
+                out.put("\n");
             }
         }
         out

@@ -1,5 +1,6 @@
 //! An open session, appended to in place, as pi's `SessionManager` keeps one.
 
+use crate::json::Put;
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
@@ -72,10 +73,10 @@ pub fn header_line(id: &str, timestamp: &str, cwd: Json<'_>, parent_session: Jso
     );
     for (key, value) in [("cwd", cwd), ("parentSession", parent_session)] {
         if let Some(value) = value {
-            line.push_str(&format!(",\"{key}\":{value}"));
+            line.put_fmt(format_args!(",\"{key}\":{value}"));
         }
     }
-    line.push('}');
+    line.put("}");
     line
 }
 
@@ -327,28 +328,28 @@ impl Session {
         // Written straight into the text: no line of its own to allocate.
         let start = self.text.len();
         let line = &mut self.text;
-        line.push_str("{\"type\":");
+        line.put("{\"type\":");
         json::push_stringified(line, kind);
         let field = |line: &mut String, k: &str, v: Json| {
             if let Some(v) = v {
-                line.push(',');
+                line.put(",");
                 json::push_stringified(line, k);
-                line.push(':');
-                line.push_str(v);
+                line.put(":");
+                line.put(v);
             }
         };
         for (k, v) in head {
             field(line, k, *v);
         }
-        line.push_str(",\"id\":");
+        line.put(",\"id\":");
         json::push_stringified(line, id);
         field(line, "parentId", Some(&parent_json));
-        line.push_str(",\"timestamp\":");
+        line.put(",\"timestamp\":");
         json::push_stringified(line, now);
         for (k, v) in tail {
             field(line, k, *v);
         }
-        line.push('}');
+        line.put("}");
         drop(parent_json);
         let at = self.entries.len();
         self.index_line(start, dates, true);
@@ -507,7 +508,7 @@ impl Session {
             if !newline {
                 folded.push(c);
             } else if !in_run {
-                folded.push(' ');
+                folded.put(" ");
             }
             in_run = newline;
         }

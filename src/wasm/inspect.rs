@@ -1,6 +1,7 @@
 //! `inspectSession` and `sessionInfo`: what is wrong with a session, and what
 //! pi's session list shows for it. Also the memory size, for benchmarks.
 
+use crate::json::Put;
 use js_sys::{Array, Date, Object, Reflect, JSON};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -10,7 +11,6 @@ use super::error::Api;
 use super::host::JsDates;
 use super::read::{Accept, Input, Reader, Source};
 use crate::diagnostics;
-use crate::document::Document;
 use crate::json;
 use crate::session_info;
 
@@ -27,7 +27,24 @@ pub fn inspect_session(source: JsValue, options: JsValue) -> Result<JsValue, JsV
             Input {
                 source: Source::Text(text),
                 lossy,
-            } => diagnostics::inspect(&Document::parse_with(text, &JsDates), lossy),
+            } => {
+                // The text read as pieces of itself: one inspection for every
+                // source (the same diagnostics as `diagnostics::inspect`).
+                let bytes = text.as_bytes();
+                let mut read = |from: u64, to: u64, buf: &mut Vec<u8>| {
+                    buf.extend_from_slice(
+                        bytes.get(from as usize..to as usize).unwrap_or_default(),
+                    );
+                    Ok::<(), JsValue>(())
+                };
+                let len = bytes.len() as u64;
+                let mut found = diagnostics::inspect_in_pieces(len, 1 << 20, &mut read, &JsDates)?;
+                // Decoded already: what the decoding replaced is said here.
+                if lossy {
+                    found.insert(0, diagnostics::invalid_utf8_file());
+                }
+                found
+            }
             Input {
                 source: Source::Entries(array),
                 ..
@@ -110,10 +127,10 @@ pub fn session_info(source: JsValue, options: JsValue) -> Result<JsValue, JsValu
             },
         ),
     ] {
-        j.push_str(key);
-        j.push_str(value);
+        j.put(key);
+        j.put(value);
     }
-    j.push('}');
+    j.put("}");
     let o = JSON::parse(&j)?;
     INFO_KEYS.with(|[name, parent, created_key, modified_key]| {
         if info.name.is_none() {

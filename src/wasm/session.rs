@@ -1,5 +1,6 @@
 //! The `Session` class: pi's `SessionManager` without the file system.
 
+use crate::json::Put;
 use std::borrow::Cow;
 
 use js_sys::{Array, JsString, Object, Reflect, Uint8Array, JSON};
@@ -807,12 +808,12 @@ impl JsSession {
                 let mut n = 0;
                 while at + n < missing.len() && (n == 0 || json.len() < 64 << 20) {
                     if n > 0 {
-                        json.push(',');
+                        json.put(",");
                     }
-                    json.push_str(&self.json_of(missing[at + n])?);
+                    json.put(&self.json_of(missing[at + n])?);
                     n += 1;
                 }
-                json.push(']');
+                json.put("]");
                 let parsed: Array = parse_json(json)?.unchecked_into();
                 for (k, &i) in missing[at..at + n].iter().enumerate() {
                     self.objects.set(i as u32, parsed.get(k as u32));

@@ -10,6 +10,7 @@ use super::host::{open_entries, JsDates, JsSort, JsZone};
 use super::read::{Accept, Reader, Source};
 use crate::entry::Entry;
 use crate::json;
+use crate::json::Put;
 use crate::usage::{self, By, ByKind, Range, Record, Report, Totals};
 
 /// What a session cost: every paid request, the file's total (pi's
@@ -68,7 +69,7 @@ pub(super) fn leaf_arg(
 /// The report as one JSON text, keys in the order the types list them.
 pub(super) fn report_json(r: &Report, entries: &[Entry], with_records: bool) -> String {
     let mut j = String::with_capacity(256 + r.records.len() * 240);
-    j.push('{');
+    j.put("{");
     if let Some(h) = &r.header {
         for (key, value) in [
             ("sessionId", &h.id),
@@ -76,72 +77,72 @@ pub(super) fn report_json(r: &Report, entries: &[Entry], with_records: bool) -> 
             ("parentSession", &h.parent_session),
         ] {
             if let Some(v) = value {
-                j.push_str(&format!("\"{key}\":{},", json::stringify(v)));
+                j.put_fmt(format_args!("\"{key}\":{},", json::stringify(v)));
             }
         }
     }
-    j.push_str("\"leafId\":");
+    j.put("\"leafId\":");
     match r.leaf {
-        Some(i) => j.push_str(&json::stringify(&entries[i].id.to_string())),
-        None => j.push_str("null"),
+        Some(i) => j.put(&json::stringify(&entries[i].id.to_string())),
+        None => j.put("null"),
     }
-    j.push_str(",\"total\":");
+    j.put(",\"total\":");
     totals(&mut j, &r.total);
-    j.push_str(",\"path\":");
+    j.put(",\"path\":");
     totals(&mut j, &r.path);
-    j.push_str(",\"byKind\":{\"total\":");
+    j.put(",\"byKind\":{\"total\":");
     by_kind(&mut j, &r.total_by_kind);
-    j.push_str(",\"path\":");
+    j.put(",\"path\":");
     by_kind(&mut j, &r.path_by_kind);
-    j.push('}');
-    j.push_str(",\"abandoned\":");
+    j.put("}");
+    j.put(",\"abandoned\":");
     totals(&mut j, &r.abandoned);
-    j.push_str(",\"forks\":[");
+    j.put(",\"forks\":[");
     for (n, fork) in r.forks.iter().enumerate() {
         if n > 0 {
-            j.push(',');
+            j.put(",");
         }
-        j.push_str(&format!(
+        j.put_fmt(format_args!(
             "{{\"entryId\":{},\"sides\":[",
             json::stringify(&fork.id)
         ));
         for (m, side) in fork.sides.iter().enumerate() {
             if m > 0 {
-                j.push(',');
+                j.put(",");
             }
-            j.push_str(&format!(
+            j.put_fmt(format_args!(
                 "{{\"entryId\":{},\"leaves\":{},\"usage\":",
                 json::stringify(&side.id),
                 side.leaves
             ));
             totals(&mut j, &side.totals);
-            j.push('}');
+            j.put("}");
         }
-        j.push_str("]}");
+        j.put("]}");
     }
-    j.push_str("],\"leaves\":[");
+    j.put("],\"leaves\":[");
     for (n, leaf) in r.leaves.iter().enumerate() {
         if n > 0 {
-            j.push(',');
+            j.put(",");
         }
-        j.push_str(&format!(
+        j.put_fmt(format_args!(
             "{{\"entryId\":{},\"path\":",
             json::stringify(&leaf.id)
         ));
         totals(&mut j, &leaf.path);
-        j.push_str(",\"own\":");
+        j.put(",\"own\":");
         totals(&mut j, &leaf.own);
-        j.push('}');
+        j.put("}");
     }
-    j.push_str("],\"records\":[");
+    j.put("],\"records\":[");
     let records = if with_records { &r.records[..] } else { &[] };
     for (n, rec) in records.iter().enumerate() {
         if n > 0 {
-            j.push(',');
+            j.put(",");
         }
         record(&mut j, rec);
     }
-    j.push_str("]}");
+    j.put("]}");
     j
 }
 
@@ -157,7 +158,7 @@ fn number(n: f64) -> String {
 
 #[inline(never)]
 fn totals(j: &mut String, t: &Totals) {
-    j.push_str(&format!(
+    j.put_fmt(format_args!(
         "{{\"input\":{},\"output\":{},\"cacheRead\":{},\"cacheWrite\":{},\"totalTokens\":{},\"cost\":{},\"records\":{},\"incomplete\":{}}}",
         number(t.input),
         number(t.output),
@@ -172,19 +173,19 @@ fn totals(j: &mut String, t: &Totals) {
 
 /// `{ assistant: totals, … }` for the kinds that have records.
 fn by_kind(j: &mut String, b: &ByKind) {
-    j.push('{');
+    j.put("{");
     for (n, (kind, t)) in b.present().enumerate() {
         if n > 0 {
-            j.push(',');
+            j.put(",");
         }
-        j.push_str(&format!("\"{}\":", kind.as_str()));
+        j.put_fmt(format_args!("\"{}\":", kind.as_str()));
         totals(j, t);
     }
-    j.push('}');
+    j.put("}");
 }
 
 fn record(j: &mut String, r: &Record) {
-    j.push_str(&format!(
+    j.put_fmt(format_args!(
         "{{\"entryId\":{},\"timestamp\":{},\"time\":{},\"kind\":\"{}\"",
         json::stringify(&r.id),
         json::stringify(&r.timestamp),
@@ -197,10 +198,10 @@ fn record(j: &mut String, r: &Record) {
         ("model", &r.model),
     ] {
         if let Some(v) = value {
-            j.push_str(&format!(",\"{key}\":{}", json::stringify(v)));
+            j.put_fmt(format_args!(",\"{key}\":{}", json::stringify(v)));
         }
     }
-    j.push_str(&format!(
+    j.put_fmt(format_args!(
         ",\"input\":{},\"output\":{},\"cacheRead\":{},\"cacheWrite\":{},\"totalTokens\":{},\"cost\":{},\"incomplete\":{}}}",
         number(r.input),
         number(r.output),
@@ -338,30 +339,30 @@ impl JsUsageLedger {
         for (n, row) in rows.iter().enumerate() {
             total.merge(&row.totals);
             if n > 0 {
-                j.push(',');
+                j.put(",");
             }
-            j.push_str(&format!(
+            j.put_fmt(format_args!(
                 "{{\"key\":{},\"usage\":",
                 json::stringify(&row.key)
             ));
             totals(&mut j, &row.totals);
-            j.push_str(",\"models\":[");
+            j.put(",\"models\":[");
             for (m, (model, t)) in row.models.iter().enumerate() {
                 if m > 0 {
-                    j.push(',');
+                    j.put(",");
                 }
-                j.push_str(&format!(
+                j.put_fmt(format_args!(
                     "{{\"model\":{},\"usage\":",
                     json::stringify(model)
                 ));
                 totals(&mut j, t);
-                j.push('}');
+                j.put("}");
             }
-            j.push_str("]}");
+            j.put("]}");
         }
-        j.push_str("],\"total\":");
+        j.put("],\"total\":");
         totals(&mut j, &total);
-        j.push_str(&format!(
+        j.put_fmt(format_args!(
             ",\"files\":{},\"copies\":{copies}}}",
             self.files.len()
         ));
