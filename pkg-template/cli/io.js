@@ -98,7 +98,7 @@ export async function openInput(io, file) {
 export async function withInput(io, file, use) {
   const { input, close } = await openInput(io, file);
   try {
-    return use(input);
+    return await use(input);
   } catch (error) {
     if (/ changed while it was read /.test(error?.message)) throw new UsageError(error.message);
     throw error;
@@ -161,17 +161,19 @@ export async function writeLines(stream, lines) {
   await flush();
 }
 
-/** `JSON.stringify(values, null, 2)`'s lines, a value at a time. */
+/** `JSON.stringify([...values], null, 2)`'s lines, a value at a time (`values`: any iterable). */
 export function* jsonLines(values) {
-  if (values.length === 0) {
+  let held;
+  for (const value of values) {
+    if (held === undefined) yield "[";
+    else yield `  ${held},`;
+    held = JSON.stringify(value, null, 2).replaceAll("\n", "\n  ");
+  }
+  if (held === undefined) {
     yield "[]";
     return;
   }
-  yield "[";
-  for (let i = 0; i < values.length; i++) {
-    const json = JSON.stringify(values[i], null, 2).replaceAll("\n", "\n  ");
-    yield `  ${json}${i < values.length - 1 ? "," : ""}`;
-  }
+  yield `  ${held}`;
   yield "]";
 }
 

@@ -78,6 +78,72 @@ export const TREE_FIELDS = [
   "message.command",
 ];
 
+/**
+ * Of TREE_FIELDS, all but a message's content (a user's or assistant's text
+ * and tool calls, the long part of most entries): a tree read with these
+ * previews holds little per entry, and the rows read the content of the
+ * messages that need it (see `readsContent`) a batch at a time, through
+ * `treeRowStream`'s `contents`.
+ */
+export const FACT_FIELDS = TREE_FIELDS.filter((f) => !f.startsWith("message.content"));
+
+/** Whether the row rules read the content of `entry`'s message: a user's or an assistant's. */
+export function readsContent(entry) {
+  const m = entry?.type === "message" ? entry.message : undefined;
+  return m?.role === "user" || m?.role === "assistant";
+}
+
+/** The arguments `toolCallText` reads of a call to one of TOOLS; of any other it shows their JSON. */
+const TOOL_ARGUMENTS = ["path", "file_path", "offset", "limit", "command", "pattern"];
+const TOOLS = new Set(["read", "write", "edit", "bash", "grep", "find", "ls"]);
+
+/**
+ * TREE_FIELDS with only the tool calls' arguments that TOOLS read: what the
+ * rows of a message read of it, unless it calls another tool (`otherTools`).
+ */
+const CONTENT_FIELDS = TREE_FIELDS.flatMap((f) =>
+  f === "message.content.arguments" ? TOOL_ARGUMENTS.map((a) => `${f}.${a}`) : [f],
+);
+
+/** Whether a CONTENT_FIELDS preview calls a tool whose row shows all its arguments. */
+function otherTools(preview) {
+  const content = preview?.message?.content;
+  return (
+    Array.isArray(content) &&
+    content.some((b) => b !== null && typeof b === "object" && b.type === "toolCall" && !TOOLS.has(b.name))
+  );
+}
+
+/**
+ * For `treeRowStream`'s `contents`: `[node, entry]` for each of `nodes` (of
+ * a tree read by piece, with `range`s), in file order, `batch` at a time.
+ * `previews(ranges, fields)` gives the previews of entries at `ranges`
+ * (`[offset, length]` pairs in one array), as `previewEntries` does. The
+ * entry is its preview, or the entry itself where the preview's cut may show
+ * (`fromPreview`).
+ */
+export function* contentEntries(nodes, previews, batch = 2048) {
+  const order = nodes.slice().sort((a, b) => a.range[0] - b.range[0]);
+  const rangesOf = (list) => {
+    const ranges = new Float64Array(2 * list.length);
+    for (let k = 0; k < list.length; k++) {
+      ranges[2 * k] = list[k].range[0];
+      ranges[2 * k + 1] = list[k].range[1];
+    }
+    return ranges;
+  };
+  for (let i = 0; i < order.length; i += batch) {
+    const some = order.slice(i, i + batch);
+    const got = previews(rangesOf(some), CONTENT_FIELDS);
+    const others = some.filter((_, k) => otherTools(got[k]));
+    if (others.length > 0) {
+      const full = previews(rangesOf(others), TREE_FIELDS);
+      for (let k = 0, j = 0; k < some.length; k++) if (otherTools(got[k])) got[k] = full[j++];
+    }
+    for (let k = 0; k < some.length; k++) yield [some[k], fromPreview(got[k], () => some[k].entry)];
+  }
+}
+
 /** Non-whitespace UTF-16 units a preview's string keeps when it is cut (src/preview.rs's TEXT_CAP). */
 const PREVIEW_CAP = 512;
 
@@ -120,7 +186,12 @@ function cutShown(preview) {
  * cannot change the row; else its entry (read then, from a source).
  */
 export function entryOf(node) {
-  return "preview" in node && !cutShown(node.preview) ? node.preview : node.entry;
+  return "preview" in node ? fromPreview(node.preview, () => node.entry) : node.entry;
+}
+
+/** `preview` when its cut cannot change the row; else the entry, `read()`. */
+export function fromPreview(preview, read) {
+  return cutShown(preview) ? read() : preview;
 }
 
 const flat = (text) =>
@@ -208,8 +279,10 @@ export function toolCallText(name, args, home) {
  * An entry's text in the view, with its style: `{ text, style }` or, for
  * messages with a role prefix, `{ role, text, style }`. Styles: "user",
  * "assistant", "muted", "dim", "error", "custom", "compaction", "summary".
+ * `toolCall(id)` gives the text (`toolCallText`) of the tool call a tool
+ * result answers, or undefined; only a tool result's row asks.
  */
-export function entryText(entry, toolCalls, home) {
+export function entryText(entry, toolCall) {
   if (entry === null || typeof entry !== "object") return { text: "", style: "dim" };
   switch (entry.type) {
     case "message": {
@@ -225,11 +298,8 @@ export function entryText(entry, toolCalls, home) {
           return { role: "assistant: ", text: "(no content)", style: "muted" };
         }
         case "toolResult": {
-          const call = m.toolCallId ? toolCalls.get(m.toolCallId) : undefined;
-          return {
-            text: call ? toolCallText(call.name, call.arguments, home) : `[${m.toolName ?? "tool"}]`,
-            style: "muted",
-          };
+          const call = m.toolCallId ? toolCall(m.toolCallId) : undefined;
+          return { text: call ?? `[${m.toolName ?? "tool"}]`, style: "muted" };
         }
         case "bashExecution":
           return { text: `[bash]: ${flat(m.command ?? "")}`, style: "dim" };
@@ -294,7 +364,20 @@ export function lastInFile(roots) {
  * before the entry (`│  ├─ `); `active` marks the path from the root to
  * `leafId`. Nodes with a `preview` are described from it (see `entryOf`).
  */
-export function treeRows(roots, { leafId = null, filter = "default", home = "" } = {}) {
+export function treeRows(roots, options = {}) {
+  return [...treeRowStream(roots, options)];
+}
+
+/**
+ * `treeRows`' rows one at a time. With `contents`, the nodes' previews need
+ * hold only FACT_FIELDS: `contents(nodes)` is given the nodes whose rows read
+ * their message's content (`readsContent`) and gives `[node, entry]` pairs,
+ * each node's entry (or TREE_FIELDS preview, see `fromPreview`) once, in any
+ * order, a batch at a time: each entry is used when it comes and let go, so
+ * what is held per entry is its facts, whether it is shown and, for those
+ * shown, its row's text.
+ */
+export function* treeRowStream(roots, { leafId = null, filter = "default", home = "", contents } = {}) {
   // The tree's parent of every node, the entry each row reads, and the
   // nodes in depth-first order.
   const parent = new Map();
@@ -316,23 +399,47 @@ export function treeRows(roots, { leafId = null, filter = "default", home = "" }
   // Display order: the branch holding the leaf first, at every level.
   const leafFirst = (nodes) => [...nodes.filter((n) => active.has(n)), ...nodes.filter((n) => !active.has(n))];
   const ordered = [];
-  const toolCalls = new Map();
+  const position = new Map();
   for (const stack = leafFirst(roots).reverse(); stack.length > 0; ) {
     const node = stack.pop();
+    position.set(node, ordered.length);
     ordered.push(node);
-    const entry = entries.get(node);
-    const m = entry?.type === "message" ? entry.message : undefined;
-    if (m?.role === "assistant" && Array.isArray(m.content)) {
-      for (const b of m.content) {
-        if (b !== null && typeof b === "object" && b.type === "toolCall") toolCalls.set(b.id, b);
-      }
-    }
     stack.push(...leafFirst(node.children).reverse());
   }
 
+  // Each node's entry, once: whether it is shown, and its tool calls (the
+  // last in display order wins an id). A row read from `contents` keeps its
+  // text then; the others are described from `entries` when drawn.
+  const calls = new Map();
+  const shownSet = new Set();
+  const described = new Map();
+  const visit = (node, entry, read) => {
+    const m = entry?.type === "message" ? entry.message : undefined;
+    if (m?.role === "assistant" && Array.isArray(m.content)) {
+      const at = position.get(node);
+      for (const b of m.content) {
+        if (b !== null && typeof b === "object" && b.type === "toolCall") {
+          const known = calls.get(b.id);
+          if (known === undefined || known.at <= at)
+            calls.set(b.id, { at, text: toolCallText(b.name, b.arguments, home) });
+        }
+      }
+    }
+    if (!isShown(node, filter, leafId, entry)) return;
+    shownSet.add(node);
+    if (read) described.set(node, entryText(entry, toolCall));
+  };
+  const toolCall = (id) => calls.get(id)?.text;
+  const later = [];
+  for (const node of ordered) {
+    const entry = entries.get(node);
+    if (contents !== undefined && readsContent(entry)) later.push(node);
+    else visit(node, entry, false);
+  }
+  if (later.length > 0) for (const [node, entry] of contents(later)) visit(node, entry, true);
+
   // The shown nodes, each under its nearest shown ancestor.
-  const shown = ordered.filter((n) => isShown(n, filter, leafId, entries.get(n)));
-  const shownSet = new Set(shown);
+  const shown = ordered.filter((n) => shownSet.has(n));
   const kids = new Map([[null, []]]);
   for (const node of shown) {
     let up = parent.get(node);
@@ -342,10 +449,14 @@ export function treeRows(roots, { leafId = null, filter = "default", home = "" }
     kids.get(key).push(node);
   }
 
-  // Layout.
+  // Layout. Each connector that is not the last leaves a `│` in its column
+  // (its level) for as long as its subtree lasts: `guides` is the cells of
+  // the levels below a row's own, one per level up to the deepest such
+  // column (`│  `, or blank where none is). Depth never decreases going down
+  // the tree, so a row's guides end before its depth, and a new column comes
+  // after the others.
   const topLevel = kids.get(null);
   const several = topLevel.length > 1;
-  const rows = [];
   const stack = [];
   for (let i = topLevel.length - 1; i >= 0; i--) {
     stack.push({
@@ -354,38 +465,37 @@ export function treeRows(roots, { leafId = null, filter = "default", home = "" }
       afterBranch: several,
       connector: false,
       last: i === topLevel.length - 1,
-      guides: [],
+      guides: "",
     });
   }
   while (stack.length > 0) {
     const { node, indent, afterBranch, connector, last, guides } = stack.pop();
     const depth = several ? Math.max(0, indent - 1) : indent;
-    const cells = [];
-    for (let level = 0; level < depth; level++) {
-      const guide = guides.find((g) => g.level === level);
-      if (guide) cells.push(guide.line ? "│  " : "   ");
-      else if (connector && level === depth - 1) cells.push(last ? "└─ " : "├─ ");
-      else cells.push("   ");
-    }
+    const levels = guides.length / 3;
+    let prefix = guides;
+    if (depth > levels) prefix += `${"   ".repeat(depth - 1 - levels)}${connector ? (last ? "└─ " : "├─ ") : "   "}`;
     const entry = entries.get(node);
-    const { role = "", text, style } = entryText(entry, toolCalls, home);
-    rows.push({
+    const { role = "", text, style } = described.get(node) ?? entryText(entry, toolCall);
+    described.delete(node);
+    yield {
       node,
       id: entry?.id,
       type: entry?.type,
       depth,
-      prefix: cells.join(""),
+      prefix,
       active: active.has(node),
       isLeaf: node === leaf,
       label: node.label,
       role,
       text,
       style,
-    });
+    };
     const children = kids.get(node) ?? [];
     const branches = children.length > 1;
     const childIndent = branches || (afterBranch && indent > 0) ? indent + 1 : indent;
-    const childGuides = connector ? [...guides, { level: Math.max(0, depth - 1), line: !last }] : guides;
+    const level = Math.max(0, depth - 1);
+    const childGuides =
+      connector && level >= levels ? `${guides}${"   ".repeat(level - levels)}${last ? "   " : "│  "}` : guides;
     for (let i = children.length - 1; i >= 0; i--) {
       stack.push({
         node: children[i],
@@ -397,5 +507,4 @@ export function treeRows(roots, { leafId = null, filter = "default", home = "" }
       });
     }
   }
-  return rows;
 }

@@ -177,13 +177,15 @@ pub(super) fn index_of(api: Api, source: &ByteSource) -> Result<Index, JsValue> 
 }
 
 /// [`index_of`], with each entry's preview of `fields` (JSON array texts of
-/// up to about 64 MiB each, which hold entry `i`'s at `i` together).
+/// about 4 MiB each, which hold entry `i`'s at `i` together). Small texts
+/// keep the module's memory, which never shrinks, close to what the previews
+/// take: a text grows by doubling, and a long one may leave as much unused.
 pub(super) fn index_with_preview(
     api: Api,
     source: &ByteSource,
     fields: Option<&Fields>,
 ) -> Result<(Index, Vec<String>), JsValue> {
-    const PART: usize = 64 << 20;
+    const PART: usize = 4 << 20;
     let mut read = |from, to, buf: &mut Vec<u8>| source.read(from, to, buf);
     Index::read_with_preview(source.size, source.piece, &mut read, &JsDates, fields, PART)
         .map_err(|e| index_error(api, source, e))
