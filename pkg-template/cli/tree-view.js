@@ -116,14 +116,14 @@ function otherTools(preview) {
 
 /**
  * For `treeRowStream`'s `contents`: `[node, entry]` for each of `nodes` (of
- * a tree read by piece, with `range`s), in file order, `batch` at a time.
+ * a tree read by piece, with `range`s), in their order, `batch` at a time
+ * (each batch read in file order).
  * `previews(ranges, fields)` gives the previews of entries at `ranges`
  * (`[offset, length]` pairs in one array), as `previewEntries` does. The
  * entry is its preview, or the entry itself where the preview's cut may show
  * (`fromPreview`).
  */
 export function* contentEntries(nodes, previews, batch = 2048) {
-  const order = nodes.slice().sort((a, b) => a.range[0] - b.range[0]);
   const rangesOf = (list) => {
     const ranges = new Float64Array(2 * list.length);
     for (let k = 0; k < list.length; k++) {
@@ -132,15 +132,17 @@ export function* contentEntries(nodes, previews, batch = 2048) {
     }
     return ranges;
   };
-  for (let i = 0; i < order.length; i += batch) {
-    const some = order.slice(i, i + batch);
+  for (let i = 0; i < nodes.length; i += batch) {
+    const some = nodes.slice(i, i + batch).sort((a, b) => a.range[0] - b.range[0]);
     const got = previews(rangesOf(some), CONTENT_FIELDS);
     const others = some.filter((_, k) => otherTools(got[k]));
     if (others.length > 0) {
       const full = previews(rangesOf(others), TREE_FIELDS);
       for (let k = 0, j = 0; k < some.length; k++) if (otherTools(got[k])) got[k] = full[j++];
     }
-    for (let k = 0; k < some.length; k++) yield [some[k], fromPreview(got[k], () => some[k].entry)];
+    const entry = new Map();
+    for (let k = 0; k < some.length; k++) entry.set(some[k], got[k]);
+    for (const node of nodes.slice(i, i + batch)) yield [node, fromPreview(entry.get(node), () => node.entry)];
   }
 }
 
@@ -371,11 +373,11 @@ export function treeRows(roots, options = {}) {
 /**
  * `treeRows`' rows one at a time. With `contents`, the nodes' previews need
  * hold only FACT_FIELDS: `contents(nodes)` is given the nodes whose rows read
- * their message's content (`readsContent`) and gives `[node, entry]` pairs,
- * each node's entry (or TREE_FIELDS preview, see `fromPreview`) once, in any
- * order, a batch at a time: each entry is used when it comes and let go, so
- * what is held per entry is its facts, whether it is shown and, for those
- * shown, its row's text.
+ * their message's content (`readsContent`), in display order, and gives
+ * `[node, entry]` for each, in that order, with its entry (or TREE_FIELDS
+ * preview, see `fromPreview`), a batch at a time: each entry is used when it
+ * comes and let go, so what is held per entry is its facts, whether it is
+ * shown and, for those shown, its row's text.
  */
 export function* treeRowStream(roots, { leafId = null, filter = "default", home = "", contents } = {}) {
   // The tree's parent of every node, the entry each row reads, and the
@@ -399,44 +401,36 @@ export function* treeRowStream(roots, { leafId = null, filter = "default", home 
   // Display order: the branch holding the leaf first, at every level.
   const leafFirst = (nodes) => [...nodes.filter((n) => active.has(n)), ...nodes.filter((n) => !active.has(n))];
   const ordered = [];
-  const position = new Map();
   for (const stack = leafFirst(roots).reverse(); stack.length > 0; ) {
     const node = stack.pop();
-    position.set(node, ordered.length);
     ordered.push(node);
     stack.push(...leafFirst(node.children).reverse());
   }
 
-  // Each node's entry, once: whether it is shown, and its tool calls (the
-  // last in display order wins an id). A row read from `contents` keeps its
-  // text then; the others are described from `entries` when drawn.
-  const calls = new Map();
+  // Each node's entry, once, in display order: whether it is shown, and its
+  // tool calls (the last in display order wins an id). A row whose entry
+  // comes from `contents` keeps its text then; the others are described
+  // from `entries` when drawn.
+  const toolCalls = new Map();
+  const toolCall = (id) => toolCalls.get(id);
   const shownSet = new Set();
   const described = new Map();
-  const visit = (node, entry, read) => {
+  const read = contents?.(ordered.filter((n) => readsContent(entries.get(n))))[Symbol.iterator]();
+  for (const node of ordered) {
+    let entry = entries.get(node);
+    const fromContents = read !== undefined && readsContent(entry);
+    if (fromContents) entry = read.next().value[1];
     const m = entry?.type === "message" ? entry.message : undefined;
     if (m?.role === "assistant" && Array.isArray(m.content)) {
-      const at = position.get(node);
       for (const b of m.content) {
-        if (b !== null && typeof b === "object" && b.type === "toolCall") {
-          const known = calls.get(b.id);
-          if (known === undefined || known.at <= at)
-            calls.set(b.id, { at, text: toolCallText(b.name, b.arguments, home) });
-        }
+        if (b !== null && typeof b === "object" && b.type === "toolCall")
+          toolCalls.set(b.id, toolCallText(b.name, b.arguments, home));
       }
     }
-    if (!isShown(node, filter, leafId, entry)) return;
+    if (!isShown(node, filter, leafId, entry)) continue;
     shownSet.add(node);
-    if (read) described.set(node, entryText(entry, toolCall));
-  };
-  const toolCall = (id) => calls.get(id)?.text;
-  const later = [];
-  for (const node of ordered) {
-    const entry = entries.get(node);
-    if (contents !== undefined && readsContent(entry)) later.push(node);
-    else visit(node, entry, false);
+    if (fromContents) described.set(node, entryText(entry, toolCall));
   }
-  if (later.length > 0) for (const [node, entry] of contents(later)) visit(node, entry, true);
 
   // The shown nodes, each under its nearest shown ancestor.
   const shown = ordered.filter((n) => shownSet.has(n));
