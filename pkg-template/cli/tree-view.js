@@ -380,44 +380,68 @@ export function treeRows(roots, options = {}) {
  * shown and, for those shown, its row's text.
  */
 export function* treeRowStream(roots, { leafId = null, filter = "default", home = "", contents } = {}) {
-  // The tree's parent of every node, the entry each row reads, and the
-  // nodes in depth-first order.
-  const parent = new Map();
-  const entries = new Map();
-  const all = [];
-  for (const stack = [...roots].reverse(); stack.length > 0; ) {
-    const node = stack.pop();
-    all.push(node);
-    entries.set(node, entryOf(node));
-    for (let i = node.children.length - 1; i >= 0; i--) {
-      parent.set(node.children[i], node);
-      stack.push(node.children[i]);
+  // The current leaf: the last node in depth-first order whose entry has id
+  // `leafId`; the path from the root to it is active.
+  let path = [];
+  if (leafId !== null) {
+    const at = [];
+    const stack = [];
+    for (let i = roots.length - 1; i >= 0; i--) stack.push(roots[i], 0);
+    while (stack.length > 0) {
+      const depth = stack.pop();
+      const node = stack.pop();
+      at.length = depth;
+      at.push(node);
+      if (entryOf(node)?.id === leafId) path = at.slice();
+      for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i], depth + 1);
     }
   }
-  const leaf = leafId === null ? undefined : all.findLast((n) => entries.get(n)?.id === leafId);
-  const active = new Set();
-  for (let n = leaf; n !== undefined; n = parent.get(n)) active.add(n);
+  const leaf = path.at(-1);
+  const active = new Set(path);
+  path = undefined;
 
-  // Display order: the branch holding the leaf first, at every level.
-  const leafFirst = (nodes) => [...nodes.filter((n) => active.has(n)), ...nodes.filter((n) => !active.has(n))];
+  // Display order: the branch holding the leaf first, at every level. A
+  // node is known by its place `k` in it: `ordered[k]`, the entry its row
+  // reads `entryAt[k]`, its parent's place `parentAt[k]` (-1 for a root).
+  const leafFirst = (nodes) =>
+    nodes.some((n) => active.has(n))
+      ? [...nodes.filter((n) => active.has(n)), ...nodes.filter((n) => !active.has(n))]
+      : nodes;
   const ordered = [];
-  for (const stack = leafFirst(roots).reverse(); stack.length > 0; ) {
-    const node = stack.pop();
-    ordered.push(node);
-    stack.push(...leafFirst(node.children).reverse());
+  const parentAt = [];
+  const stackNodes = [];
+  const stackUp = [];
+  const top = leafFirst(roots);
+  for (let i = top.length - 1; i >= 0; i--) {
+    stackNodes.push(top[i]);
+    stackUp.push(-1);
   }
+  while (stackNodes.length > 0) {
+    const node = stackNodes.pop();
+    const k = ordered.length;
+    ordered.push(node);
+    parentAt.push(stackUp.pop());
+    const children = leafFirst(node.children);
+    for (let i = children.length - 1; i >= 0; i--) {
+      stackNodes.push(children[i]);
+      stackUp.push(k);
+    }
+  }
+  const count = ordered.length;
+  const entryAt = ordered.map((node) => entryOf(node));
 
   // Each node's entry, once, in display order: whether it is shown, and its
   // tool calls (the last in display order wins an id). A row whose entry
   // comes from `contents` keeps its text then; the others are described
-  // from `entries` when drawn.
+  // from `entryAt` when drawn.
   const toolCalls = new Map();
   const toolCall = (id) => toolCalls.get(id);
-  const shownSet = new Set();
+  const shown = new Uint8Array(count);
   const described = new Map();
-  const read = contents?.(ordered.filter((n) => readsContent(entries.get(n))))[Symbol.iterator]();
-  for (const node of ordered) {
-    let entry = entries.get(node);
+  const read = contents?.(ordered.filter((_, k) => readsContent(entryAt[k])))[Symbol.iterator]();
+  for (let k = 0; k < count; k++) {
+    const node = ordered[k];
+    let entry = entryAt[k];
     const fromContents = read !== undefined && readsContent(entry);
     if (fromContents) entry = read.next().value[1];
     const m = entry?.type === "message" ? entry.message : undefined;
@@ -428,20 +452,30 @@ export function* treeRowStream(roots, { leafId = null, filter = "default", home 
       }
     }
     if (!isShown(node, filter, leafId, entry)) continue;
-    shownSet.add(node);
-    if (fromContents) described.set(node, entryText(entry, toolCall));
+    shown[k] = 1;
+    if (fromContents) described.set(k, entryText(entry, toolCall));
   }
 
-  // The shown nodes, each under its nearest shown ancestor.
-  const shown = ordered.filter((n) => shownSet.has(n));
-  const kids = new Map([[null, []]]);
-  for (const node of shown) {
-    let up = parent.get(node);
-    while (up !== undefined && !shownSet.has(up)) up = parent.get(up);
-    const key = up ?? null;
-    if (!kids.has(key)) kids.set(key, []);
-    kids.get(key).push(node);
+  // The shown nodes, each under its nearest shown ancestor (-1: none), as
+  // lists in display order: `firstKid[k]`, then `nextKid` of each.
+  const firstKid = new Int32Array(count + 1).fill(-1);
+  const lastKid = new Int32Array(count + 1).fill(-1);
+  const nextKid = new Int32Array(count).fill(-1);
+  const TOP = count;
+  for (let k = 0; k < count; k++) {
+    if (!shown[k]) continue;
+    let up = parentAt[k];
+    while (up !== -1 && !shown[up]) up = parentAt[up];
+    const list = up === -1 ? TOP : up;
+    if (lastKid[list] === -1) firstKid[list] = k;
+    else nextKid[lastKid[list]] = k;
+    lastKid[list] = k;
   }
+  const kidsOf = (list) => {
+    const kids = [];
+    for (let k = firstKid[list]; k !== -1; k = nextKid[k]) kids.push(k);
+    return kids;
+  };
 
   // Layout. Each connector that is not the last leaves a `│` in its column
   // (its level) for as long as its subtree lasts: `guides` is the cells of
@@ -449,12 +483,12 @@ export function* treeRowStream(roots, { leafId = null, filter = "default", home 
   // column (`│  `, or blank where none is). Depth never decreases going down
   // the tree, so a row's guides end before its depth, and a new column comes
   // after the others.
-  const topLevel = kids.get(null);
+  const topLevel = kidsOf(TOP);
   const several = topLevel.length > 1;
   const stack = [];
   for (let i = topLevel.length - 1; i >= 0; i--) {
     stack.push({
-      node: topLevel[i],
+      k: topLevel[i],
       indent: several ? 1 : 0,
       afterBranch: several,
       connector: false,
@@ -463,14 +497,15 @@ export function* treeRowStream(roots, { leafId = null, filter = "default", home 
     });
   }
   while (stack.length > 0) {
-    const { node, indent, afterBranch, connector, last, guides } = stack.pop();
+    const { k, indent, afterBranch, connector, last, guides } = stack.pop();
+    const node = ordered[k];
     const depth = several ? Math.max(0, indent - 1) : indent;
     const levels = guides.length / 3;
     let prefix = guides;
     if (depth > levels) prefix += `${"   ".repeat(depth - 1 - levels)}${connector ? (last ? "└─ " : "├─ ") : "   "}`;
-    const entry = entries.get(node);
-    const { role = "", text, style } = described.get(node) ?? entryText(entry, toolCall);
-    described.delete(node);
+    const entry = entryAt[k];
+    const { role = "", text, style } = described.get(k) ?? entryText(entry, toolCall);
+    described.delete(k);
     yield {
       node,
       id: entry?.id,
@@ -484,7 +519,7 @@ export function* treeRowStream(roots, { leafId = null, filter = "default", home 
       text,
       style,
     };
-    const children = kids.get(node) ?? [];
+    const children = kidsOf(k);
     const branches = children.length > 1;
     const childIndent = branches || (afterBranch && indent > 0) ? indent + 1 : indent;
     const level = Math.max(0, depth - 1);
@@ -492,7 +527,7 @@ export function* treeRowStream(roots, { leafId = null, filter = "default", home 
       connector && level >= levels ? `${guides}${"   ".repeat(level - levels)}${last ? "   " : "│  "}` : guides;
     for (let i = children.length - 1; i >= 0; i--) {
       stack.push({
-        node: children[i],
+        k: children[i],
         indent: childIndent,
         afterBranch: branches,
         connector: branches,
