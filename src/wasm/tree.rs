@@ -167,10 +167,7 @@ fn source_tree(
         &shape.labels,
         &shape.children,
         &shape.roots,
-        &previews
-            .into_iter()
-            .map(|part| JsValue::from_str(&part))
-            .collect::<Array>(),
+        &previews.map_or(JsValue::UNDEFINED, JsValue::from),
     )
     .map(|tree| Some(tree.into()))
 }
