@@ -371,6 +371,77 @@ export function treeRows(roots, options = {}) {
 }
 
 /**
+ * Row texts kept until drawn, by a node's place: UTF-8 in shared arrays of a
+ * MiB. The start of a message as a JS string takes two bytes a character as
+ * soon as one is past Latin-1 (most are, in a long session), and may keep
+ * the longer string it was cut from; its UTF-8 takes about a byte. A text
+ * with a surrogate stays a string (UTF-8 would lose a lone one, from a cut
+ * through a pair; pairs are rare enough). `role` and `style` are shared, as
+ * they take few values.
+ */
+class RowTexts {
+  static CHUNK = 1 << 20;
+  #encoder = new TextEncoder();
+  #decoder = new TextDecoder("utf-8", { ignoreBOM: true });
+  #chunks = [];
+  #used = 0;
+  #kinds = [];
+  #kindOf = new Map();
+  #odd = new Map();
+  // Per place: 1 + its kind (0: none kept); its bytes' chunk, offset, length.
+  #kind;
+  #chunk;
+  #from;
+  #length;
+
+  constructor(count) {
+    this.#kind = new Uint16Array(count);
+    this.#chunk = new Uint32Array(count);
+    this.#from = new Uint32Array(count);
+    this.#length = new Uint32Array(count);
+  }
+
+  set(k, { role = "", text, style }) {
+    const key = `${role}\n${style}`;
+    let kind = this.#kindOf.get(key);
+    if (kind === undefined) {
+      kind = this.#kinds.push({ role, style }) - 1;
+      this.#kindOf.set(key, kind);
+    }
+    if (kind >= 0xffff) throw new RangeError("too many kinds of rows");
+    this.#kind[k] = kind + 1;
+    if (/[\ud800-\udfff]/.test(text)) {
+      this.#odd.set(k, text);
+      return;
+    }
+    const room = 3 * text.length;
+    if (this.#chunks.length === 0 || this.#used + room > RowTexts.CHUNK) {
+      this.#chunks.push(new Uint8Array(Math.max(RowTexts.CHUNK, room)));
+      this.#used = 0;
+    }
+    const chunk = this.#chunks.length - 1;
+    const { written } = this.#encoder.encodeInto(text, this.#chunks[chunk].subarray(this.#used));
+    this.#chunk[k] = chunk;
+    this.#from[k] = this.#used;
+    this.#length[k] = written;
+    this.#used += written;
+  }
+
+  /** The row kept for place `k` (`{ role, text, style }`), or undefined. */
+  get(k) {
+    const kind = this.#kind[k];
+    if (!(kind > 0)) return undefined;
+    const { role, style } = this.#kinds[kind - 1];
+    let text = this.#odd.get(k);
+    if (text === undefined) {
+      const from = this.#from[k];
+      text = this.#decoder.decode(this.#chunks[this.#chunk[k]].subarray(from, from + this.#length[k]));
+    }
+    return { role, text, style };
+  }
+}
+
+/**
  * `treeRows`' rows one at a time. With `contents`, the nodes' previews need
  * hold only FACT_FIELDS: `contents(nodes)` is given the nodes whose rows read
  * their message's content (`readsContent`), in display order, and gives
@@ -437,7 +508,7 @@ export function* treeRowStream(roots, { leafId = null, filter = "default", home 
   const toolCalls = new Map();
   const toolCall = (id) => toolCalls.get(id);
   const shown = new Uint8Array(count);
-  const described = new Map();
+  const described = new RowTexts(contents === undefined ? 0 : count);
   const read = contents?.(ordered.filter((_, k) => readsContent(entryAt[k])))[Symbol.iterator]();
   for (let k = 0; k < count; k++) {
     const node = ordered[k];
@@ -505,7 +576,6 @@ export function* treeRowStream(roots, { leafId = null, filter = "default", home 
     if (depth > levels) prefix += `${"   ".repeat(depth - 1 - levels)}${connector ? (last ? "└─ " : "├─ ") : "   "}`;
     const entry = entryAt[k];
     const { role = "", text, style } = described.get(k) ?? entryText(entry, toolCall);
-    described.delete(k);
     yield {
       node,
       id: entry?.id,
