@@ -139,9 +139,11 @@ export function printJson(io, value) {
 }
 
 /**
- * Writes `lines` to `stream`, a newline after each, a batch at a time (one
- * string of a large tree's output would be hundreds of MB), waiting for a
- * full stream to drain.
+ * Writes `lines` to `stream`, a newline after each, a batch of about 64 K
+ * characters at a time (one string of a large tree's output would be
+ * hundreds of MB; lines held longer live long enough for the garbage
+ * collector to move them to the old generation), waiting for a full stream
+ * to drain.
  */
 export async function writeLines(stream, lines) {
   let batch = [];
@@ -156,7 +158,7 @@ export async function writeLines(stream, lines) {
   for (const text of lines) {
     batch.push(text);
     size += text.length;
-    if (size >= 1 << 20) await flush();
+    if (size >= 1 << 16) await flush();
   }
   await flush();
 }
