@@ -371,34 +371,83 @@ export function treeRows(roots, options = {}) {
 }
 
 /**
- * Row texts kept until drawn, by a node's place: UTF-8 in shared arrays of a
- * MiB. The start of a message as a JS string takes two bytes a character as
- * soon as one is past Latin-1 (most are, in a long session), and may keep
+ * Texts kept as UTF-8 in shared arrays of a MiB, each known by a number. A
+ * short text cut from a message as a JS string takes two bytes a character
+ * as soon as one is past Latin-1 (most are, in a long session), and may keep
  * the longer string it was cut from; its UTF-8 takes about a byte. A text
  * with a surrogate stays a string (UTF-8 would lose a lone one, from a cut
- * through a pair; pairs are rare enough). `role` and `style` are shared, as
- * they take few values.
+ * through a pair; pairs are rare enough).
  */
-class RowTexts {
+class Utf8Texts {
   static CHUNK = 1 << 20;
   #encoder = new TextEncoder();
   #decoder = new TextDecoder("utf-8", { ignoreBOM: true });
   #chunks = [];
   #used = 0;
+  #odd = new Map();
+  #count = 0;
+  // Per text: its bytes' chunk, offset and length.
+  #chunk = new Uint32Array(1024);
+  #from = new Uint32Array(1024);
+  #length = new Uint32Array(1024);
+
+  /** Keeps `text`; gives its number. */
+  add(text) {
+    const n = this.#count++;
+    if (n === this.#chunk.length) {
+      const grow = (a) => {
+        const b = new Uint32Array(2 * a.length);
+        b.set(a);
+        return b;
+      };
+      this.#chunk = grow(this.#chunk);
+      this.#from = grow(this.#from);
+      this.#length = grow(this.#length);
+    }
+    if (/[\ud800-\udfff]/.test(text)) {
+      this.#odd.set(n, text);
+      return n;
+    }
+    const room = 3 * text.length;
+    if (this.#chunks.length === 0 || this.#used + room > Utf8Texts.CHUNK) {
+      this.#chunks.push(new Uint8Array(Math.max(Utf8Texts.CHUNK, room)));
+      this.#used = 0;
+    }
+    const chunk = this.#chunks.length - 1;
+    const { written } = this.#encoder.encodeInto(text, this.#chunks[chunk].subarray(this.#used));
+    this.#chunk[n] = chunk;
+    this.#from[n] = this.#used;
+    this.#length[n] = written;
+    this.#used += written;
+    return n;
+  }
+
+  /** The text numbered `n`. */
+  get(n) {
+    const odd = this.#odd.get(n);
+    if (odd !== undefined) return odd;
+    const from = this.#from[n];
+    return this.#decoder.decode(this.#chunks[this.#chunk[n]].subarray(from, from + this.#length[n]));
+  }
+}
+
+/**
+ * Row descriptions (`{ role, text, style }`) kept until drawn, by a node's
+ * place: the texts in a Utf8Texts, `role` and `style` shared (they take few
+ * values).
+ */
+class RowTexts {
+  #texts;
   #kinds = [];
   #kindOf = new Map();
-  #odd = new Map();
-  // Per place: 1 + its kind (0: none kept); its bytes' chunk, offset, length.
+  // Per place: 1 + its kind (0: none kept), and its text's number.
   #kind;
-  #chunk;
-  #from;
-  #length;
+  #text;
 
-  constructor(count) {
+  constructor(count, texts) {
+    this.#texts = texts;
     this.#kind = new Uint16Array(count);
-    this.#chunk = new Uint32Array(count);
-    this.#from = new Uint32Array(count);
-    this.#length = new Uint32Array(count);
+    this.#text = new Int32Array(count);
   }
 
   set(k, { role = "", text, style }) {
@@ -410,34 +459,15 @@ class RowTexts {
     }
     if (kind >= 0xffff) throw new RangeError("too many kinds of rows");
     this.#kind[k] = kind + 1;
-    if (/[\ud800-\udfff]/.test(text)) {
-      this.#odd.set(k, text);
-      return;
-    }
-    const room = 3 * text.length;
-    if (this.#chunks.length === 0 || this.#used + room > RowTexts.CHUNK) {
-      this.#chunks.push(new Uint8Array(Math.max(RowTexts.CHUNK, room)));
-      this.#used = 0;
-    }
-    const chunk = this.#chunks.length - 1;
-    const { written } = this.#encoder.encodeInto(text, this.#chunks[chunk].subarray(this.#used));
-    this.#chunk[k] = chunk;
-    this.#from[k] = this.#used;
-    this.#length[k] = written;
-    this.#used += written;
+    this.#text[k] = this.#texts.add(text);
   }
 
-  /** The row kept for place `k` (`{ role, text, style }`), or undefined. */
+  /** The row kept for place `k`, or undefined. */
   get(k) {
     const kind = this.#kind[k];
     if (!(kind > 0)) return undefined;
     const { role, style } = this.#kinds[kind - 1];
-    let text = this.#odd.get(k);
-    if (text === undefined) {
-      const from = this.#from[k];
-      text = this.#decoder.decode(this.#chunks[this.#chunk[k]].subarray(from, from + this.#length[k]));
-    }
-    return { role, text, style };
+    return { role, text: this.#texts.get(this.#text[k]), style };
   }
 }
 
@@ -505,10 +535,14 @@ export function* treeRowStream(roots, { leafId = null, filter = "default", home 
   // tool calls (the last in display order wins an id). A row whose entry
   // comes from `contents` keeps its text then; the others are described
   // from `entryAt` when drawn.
+  const texts = new Utf8Texts();
   const toolCalls = new Map();
-  const toolCall = (id) => toolCalls.get(id);
+  const toolCall = (id) => {
+    const n = toolCalls.get(id);
+    return n === undefined ? undefined : texts.get(n);
+  };
   const shown = new Uint8Array(count);
-  const described = new RowTexts(contents === undefined ? 0 : count);
+  const described = new RowTexts(contents === undefined ? 0 : count, texts);
   const read = contents?.(ordered.filter((_, k) => readsContent(entryAt[k])))[Symbol.iterator]();
   for (let k = 0; k < count; k++) {
     const node = ordered[k];
@@ -519,7 +553,7 @@ export function* treeRowStream(roots, { leafId = null, filter = "default", home 
     if (m?.role === "assistant" && Array.isArray(m.content)) {
       for (const b of m.content) {
         if (b !== null && typeof b === "object" && b.type === "toolCall")
-          toolCalls.set(b.id, toolCallText(b.name, b.arguments, home));
+          toolCalls.set(b.id, texts.add(toolCallText(b.name, b.arguments, home)));
       }
     }
     if (!isShown(node, filter, leafId, entry)) continue;
