@@ -655,6 +655,30 @@ export function getTree(
 ): SessionTreeNode[];
 
 /**
+ * The previews ({@link TreeOptions.preview}: the entry cut to the fields
+ * asked for, long strings cut alike) of the entries of a {@link ByteSource}
+ * at `ranges`: `[offset, length]` pairs one after the other, as the nodes'
+ * {@link SessionTreeNode.range}s give them. Each range is read on its own and
+ * only its preview is kept, so a reader of a tree read with a few small
+ * fields can read the long ones a batch at a time, holding one batch.
+ *
+ * ```js
+ * const roots = getTree(source, { preview: ["type"] });
+ * const [first] = previewEntries(source, roots[0].range, { preview: ["message.content"] });
+ * ```
+ *
+ * @returns One preview per pair, in their order.
+ * @throws `TypeError` without `options.preview` or for an odd count of
+ * numbers; `RangeError` for a range past the source's end; `Error` naming the
+ * source when a range is not one JSON text (the source changed).
+ */
+export function previewEntries(
+  source: ByteSource,
+  ranges: ArrayLike<number>,
+  options: TreeOptions & { preview: readonly string[] },
+): unknown[];
+
+/**
  * Resolves the messages, thinking level and model that pi would send to the
  * model from one leaf, like pi 1.6's `buildSessionContext`: walks from the
  * leaf to its root; with a compaction on the path, the latest one's

@@ -4,7 +4,7 @@
 const glue = require("./node/session_tree.js");
 const { recovering } = require("./recover.cjs");
 
-const names = ["parseSession", "migrate", "getTree", "buildSessionContext", "buildContextEntries", "buildSessionProjection", "currentSystemMessage", "inspectSession", "countEntries", "Session", "sessionInfo", "sessionUsage", "UsageLedger"];
+const names = ["parseSession", "migrate", "getTree", "previewEntries", "buildSessionContext", "buildContextEntries", "buildSessionProjection", "currentSystemMessage", "inspectSession", "countEntries", "Session", "sessionInfo", "sessionUsage", "UsageLedger"];
 // Test builds export `__forceTrap`, to check recovery from a trap.
 if (glue.__forceTrap) names.push("__forceTrap");
 const { fileSource } = require("./file-source.cjs");

@@ -8,6 +8,7 @@ export const {
   parseSession,
   migrate,
   getTree,
+  previewEntries,
   buildSessionContext,
   buildContextEntries,
   buildSessionProjection,

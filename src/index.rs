@@ -104,6 +104,24 @@ impl Index {
         part: usize,
     ) -> Result<(Index, Vec<String>), IndexError<E>> {
         let mut parts = Vec::new();
+        let index = Index::read_with_preview_to(len, piece, read, dates, fields, part, &mut |p| {
+            parts.push(p)
+        })?;
+        Ok((index, parts))
+    }
+
+    /// [`Index::read_with_preview`], handing each text to `emit` as soon as
+    /// it is complete (in order) instead of keeping them all: a reader that
+    /// takes them as they come holds one text at a time.
+    pub fn read_with_preview_to<E>(
+        len: u64,
+        piece: usize,
+        read: &mut ReadAt<'_, E>,
+        dates: &dyn DateParser,
+        fields: Option<&preview::Fields>,
+        part: usize,
+        emit: &mut dyn FnMut(String),
+    ) -> Result<Index, IndexError<E>> {
         let mut previews = String::new();
         if fields.is_some() {
             previews.push('[');
@@ -133,7 +151,7 @@ impl Index {
             if let Some(fields) = fields {
                 if previews.len() > part {
                     previews.push(']');
-                    parts.push(std::mem::replace(&mut previews, "[".to_owned()));
+                    emit(std::mem::replace(&mut previews, "[".to_owned()));
                 } else if previews.len() > 1 {
                     previews.push(',');
                 }
@@ -147,9 +165,9 @@ impl Index {
         index.facts.shrink_to_fit();
         if fields.is_some() {
             previews.push(']');
-            parts.push(previews);
+            emit(previews);
         }
-        Ok((index, parts))
+        Ok(index)
     }
 
     fn add(&mut self, entry: Entry, start: u64, len: u32) {

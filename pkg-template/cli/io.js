@@ -98,7 +98,7 @@ export async function openInput(io, file) {
 export async function withInput(io, file, use) {
   const { input, close } = await openInput(io, file);
   try {
-    return use(input);
+    return await use(input);
   } catch (error) {
     if (/ changed while it was read /.test(error?.message)) throw new UsageError(error.message);
     throw error;
@@ -139,9 +139,11 @@ export function printJson(io, value) {
 }
 
 /**
- * Writes `lines` to `stream`, a newline after each, a batch at a time (one
- * string of a large tree's output would be hundreds of MB), waiting for a
- * full stream to drain.
+ * Writes `lines` to `stream`, a newline after each, a batch of about 64 K
+ * characters at a time (one string of a large tree's output would be
+ * hundreds of MB; lines held longer live long enough for the garbage
+ * collector to move them to the old generation), waiting for a full stream
+ * to drain.
  */
 export async function writeLines(stream, lines) {
   let batch = [];
@@ -156,22 +158,24 @@ export async function writeLines(stream, lines) {
   for (const text of lines) {
     batch.push(text);
     size += text.length;
-    if (size >= 1 << 20) await flush();
+    if (size >= 1 << 16) await flush();
   }
   await flush();
 }
 
-/** `JSON.stringify(values, null, 2)`'s lines, a value at a time. */
+/** `JSON.stringify([...values], null, 2)`'s lines, a value at a time (`values`: any iterable). */
 export function* jsonLines(values) {
-  if (values.length === 0) {
+  let held;
+  for (const value of values) {
+    if (held === undefined) yield "[";
+    else yield `  ${held},`;
+    held = JSON.stringify(value, null, 2).replaceAll("\n", "\n  ");
+  }
+  if (held === undefined) {
     yield "[]";
     return;
   }
-  yield "[";
-  for (let i = 0; i < values.length; i++) {
-    const json = JSON.stringify(values[i], null, 2).replaceAll("\n", "\n  ");
-    yield `  ${json}${i < values.length - 1 ? "," : ""}`;
-  }
+  yield `  ${held}`;
   yield "]";
 }
 

@@ -78,6 +78,74 @@ export const TREE_FIELDS = [
   "message.command",
 ];
 
+/**
+ * Of TREE_FIELDS, all but a message's content (a user's or assistant's text
+ * and tool calls, the long part of most entries): a tree read with these
+ * previews holds little per entry, and the rows read the content of the
+ * messages that need it (see `readsContent`) a batch at a time, through
+ * `treeRowStream`'s `contents`.
+ */
+export const FACT_FIELDS = TREE_FIELDS.filter((f) => !f.startsWith("message.content"));
+
+/** Whether the row rules read the content of `entry`'s message: a user's or an assistant's. */
+export function readsContent(entry) {
+  const m = entry?.type === "message" ? entry.message : undefined;
+  return m?.role === "user" || m?.role === "assistant";
+}
+
+/** The arguments `toolCallText` reads of a call to one of TOOLS; of any other it shows their JSON. */
+const TOOL_ARGUMENTS = ["path", "file_path", "offset", "limit", "command", "pattern"];
+const TOOLS = new Set(["read", "write", "edit", "bash", "grep", "find", "ls"]);
+
+/**
+ * TREE_FIELDS with only the tool calls' arguments that TOOLS read: what the
+ * rows of a message read of it, unless it calls another tool (`otherTools`).
+ */
+const CONTENT_FIELDS = TREE_FIELDS.flatMap((f) =>
+  f === "message.content.arguments" ? TOOL_ARGUMENTS.map((a) => `${f}.${a}`) : [f],
+);
+
+/** Whether a CONTENT_FIELDS preview calls a tool whose row shows all its arguments. */
+function otherTools(preview) {
+  const content = preview?.message?.content;
+  return (
+    Array.isArray(content) &&
+    content.some((b) => b !== null && typeof b === "object" && b.type === "toolCall" && !TOOLS.has(b.name))
+  );
+}
+
+/**
+ * For `treeRowStream`'s `contents`: `[node, entry]` for each of `nodes` (of
+ * a tree read by piece, with `range`s), in their order, `batch` at a time
+ * (each batch read in file order).
+ * `previews(ranges, fields)` gives the previews of entries at `ranges`
+ * (`[offset, length]` pairs in one array), as `previewEntries` does. The
+ * entry is its preview, or the entry itself where the preview's cut may show
+ * (`fromPreview`).
+ */
+export function* contentEntries(nodes, previews, batch = 2048) {
+  const rangesOf = (list) => {
+    const ranges = new Float64Array(2 * list.length);
+    for (let k = 0; k < list.length; k++) {
+      ranges[2 * k] = list[k].range[0];
+      ranges[2 * k + 1] = list[k].range[1];
+    }
+    return ranges;
+  };
+  for (let i = 0; i < nodes.length; i += batch) {
+    const some = nodes.slice(i, i + batch).sort((a, b) => a.range[0] - b.range[0]);
+    const got = previews(rangesOf(some), CONTENT_FIELDS);
+    const others = some.filter((_, k) => otherTools(got[k]));
+    if (others.length > 0) {
+      const full = previews(rangesOf(others), TREE_FIELDS);
+      for (let k = 0, j = 0; k < some.length; k++) if (otherTools(got[k])) got[k] = full[j++];
+    }
+    const entry = new Map();
+    for (let k = 0; k < some.length; k++) entry.set(some[k], got[k]);
+    for (const node of nodes.slice(i, i + batch)) yield [node, fromPreview(entry.get(node), () => node.entry)];
+  }
+}
+
 /** Non-whitespace UTF-16 units a preview's string keeps when it is cut (src/preview.rs's TEXT_CAP). */
 const PREVIEW_CAP = 512;
 
@@ -120,7 +188,12 @@ function cutShown(preview) {
  * cannot change the row; else its entry (read then, from a source).
  */
 export function entryOf(node) {
-  return "preview" in node && !cutShown(node.preview) ? node.preview : node.entry;
+  return "preview" in node ? fromPreview(node.preview, () => node.entry) : node.entry;
+}
+
+/** `preview` when its cut cannot change the row; else the entry, `read()`. */
+export function fromPreview(preview, read) {
+  return cutShown(preview) ? read() : preview;
 }
 
 const flat = (text) =>
@@ -208,8 +281,10 @@ export function toolCallText(name, args, home) {
  * An entry's text in the view, with its style: `{ text, style }` or, for
  * messages with a role prefix, `{ role, text, style }`. Styles: "user",
  * "assistant", "muted", "dim", "error", "custom", "compaction", "summary".
+ * `toolCall(id)` gives the text (`toolCallText`) of the tool call a tool
+ * result answers, or undefined; only a tool result's row asks.
  */
-export function entryText(entry, toolCalls, home) {
+export function entryText(entry, toolCall) {
   if (entry === null || typeof entry !== "object") return { text: "", style: "dim" };
   switch (entry.type) {
     case "message": {
@@ -225,11 +300,8 @@ export function entryText(entry, toolCalls, home) {
           return { role: "assistant: ", text: "(no content)", style: "muted" };
         }
         case "toolResult": {
-          const call = m.toolCallId ? toolCalls.get(m.toolCallId) : undefined;
-          return {
-            text: call ? toolCallText(call.name, call.arguments, home) : `[${m.toolName ?? "tool"}]`,
-            style: "muted",
-          };
+          const call = m.toolCallId ? toolCall(m.toolCallId) : undefined;
+          return { text: call ?? `[${m.toolName ?? "tool"}]`, style: "muted" };
         }
         case "bashExecution":
           return { text: `[bash]: ${flat(m.command ?? "")}`, style: "dim" };
@@ -294,101 +366,272 @@ export function lastInFile(roots) {
  * before the entry (`│  ├─ `); `active` marks the path from the root to
  * `leafId`. Nodes with a `preview` are described from it (see `entryOf`).
  */
-export function treeRows(roots, { leafId = null, filter = "default", home = "" } = {}) {
-  // The tree's parent of every node, the entry each row reads, and the
-  // nodes in depth-first order.
-  const parent = new Map();
-  const entries = new Map();
-  const all = [];
-  for (const stack = [...roots].reverse(); stack.length > 0; ) {
-    const node = stack.pop();
-    all.push(node);
-    entries.set(node, entryOf(node));
-    for (let i = node.children.length - 1; i >= 0; i--) {
-      parent.set(node.children[i], node);
-      stack.push(node.children[i]);
+export function treeRows(roots, options = {}) {
+  return [...treeRowStream(roots, options)];
+}
+
+/**
+ * Texts kept as UTF-8 in shared arrays of a MiB, each known by a number. A
+ * short text cut from a message as a JS string takes two bytes a character
+ * as soon as one is past Latin-1 (most are, in a long session), and may keep
+ * the longer string it was cut from; its UTF-8 takes about a byte. A text
+ * with a surrogate stays a string (UTF-8 would lose a lone one, from a cut
+ * through a pair; pairs are rare enough).
+ */
+class Utf8Texts {
+  static CHUNK = 1 << 20;
+  #encoder = new TextEncoder();
+  #decoder = new TextDecoder("utf-8", { ignoreBOM: true });
+  #chunks = [];
+  #used = 0;
+  #odd = new Map();
+  #count = 0;
+  // Per text: its bytes' chunk, offset and length.
+  #chunk = new Uint32Array(1024);
+  #from = new Uint32Array(1024);
+  #length = new Uint32Array(1024);
+
+  /** Keeps `text`; gives its number. */
+  add(text) {
+    const n = this.#count++;
+    if (n === this.#chunk.length) {
+      const grow = (a) => {
+        const b = new Uint32Array(2 * a.length);
+        b.set(a);
+        return b;
+      };
+      this.#chunk = grow(this.#chunk);
+      this.#from = grow(this.#from);
+      this.#length = grow(this.#length);
+    }
+    if (/[\ud800-\udfff]/.test(text)) {
+      this.#odd.set(n, text);
+      return n;
+    }
+    const room = 3 * text.length;
+    if (this.#chunks.length === 0 || this.#used + room > Utf8Texts.CHUNK) {
+      this.#chunks.push(new Uint8Array(Math.max(Utf8Texts.CHUNK, room)));
+      this.#used = 0;
+    }
+    const chunk = this.#chunks.length - 1;
+    const { written } = this.#encoder.encodeInto(text, this.#chunks[chunk].subarray(this.#used));
+    this.#chunk[n] = chunk;
+    this.#from[n] = this.#used;
+    this.#length[n] = written;
+    this.#used += written;
+    return n;
+  }
+
+  /** The text numbered `n`. */
+  get(n) {
+    const odd = this.#odd.get(n);
+    if (odd !== undefined) return odd;
+    const from = this.#from[n];
+    return this.#decoder.decode(this.#chunks[this.#chunk[n]].subarray(from, from + this.#length[n]));
+  }
+}
+
+/**
+ * Row descriptions (`{ role, text, style }`) kept until drawn, by a node's
+ * place: the texts in a Utf8Texts, `role` and `style` shared (they take few
+ * values).
+ */
+class RowTexts {
+  #texts;
+  #kinds = [];
+  #kindOf = new Map();
+  // Per place: 1 + its kind (0: none kept), and its text's number.
+  #kind;
+  #text;
+
+  constructor(count, texts) {
+    this.#texts = texts;
+    this.#kind = new Uint16Array(count);
+    this.#text = new Int32Array(count);
+  }
+
+  set(k, { role = "", text, style }) {
+    const key = `${role}\n${style}`;
+    let kind = this.#kindOf.get(key);
+    if (kind === undefined) {
+      kind = this.#kinds.push({ role, style }) - 1;
+      this.#kindOf.set(key, kind);
+    }
+    if (kind >= 0xffff) throw new RangeError("too many kinds of rows");
+    this.#kind[k] = kind + 1;
+    this.#text[k] = this.#texts.add(text);
+  }
+
+  /** The row kept for place `k`, or undefined. */
+  get(k) {
+    const kind = this.#kind[k];
+    if (!(kind > 0)) return undefined;
+    const { role, style } = this.#kinds[kind - 1];
+    return { role, text: this.#texts.get(this.#text[k]), style };
+  }
+}
+
+/**
+ * `treeRows`' rows one at a time. With `contents`, the nodes' previews need
+ * hold only FACT_FIELDS: `contents(nodes)` is given the nodes whose rows read
+ * their message's content (`readsContent`), in display order, and gives
+ * `[node, entry]` for each, in that order, with its entry (or TREE_FIELDS
+ * preview, see `fromPreview`), a batch at a time: each entry is used when it
+ * comes and let go, so what is held per entry is its facts, whether it is
+ * shown and, for those shown, its row's text.
+ */
+export function* treeRowStream(roots, { leafId = null, filter = "default", home = "", contents } = {}) {
+  // The current leaf: the last node in depth-first order whose entry has id
+  // `leafId`; the path from the root to it is active.
+  let path = [];
+  if (leafId !== null) {
+    const at = [];
+    const stack = [];
+    for (let i = roots.length - 1; i >= 0; i--) stack.push(roots[i], 0);
+    while (stack.length > 0) {
+      const depth = stack.pop();
+      const node = stack.pop();
+      at.length = depth;
+      at.push(node);
+      if (entryOf(node)?.id === leafId) path = at.slice();
+      for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i], depth + 1);
     }
   }
-  const leaf = leafId === null ? undefined : all.findLast((n) => entries.get(n)?.id === leafId);
-  const active = new Set();
-  for (let n = leaf; n !== undefined; n = parent.get(n)) active.add(n);
+  const leaf = path.at(-1);
+  const active = new Set(path);
+  path = undefined;
 
-  // Display order: the branch holding the leaf first, at every level.
-  const leafFirst = (nodes) => [...nodes.filter((n) => active.has(n)), ...nodes.filter((n) => !active.has(n))];
+  // Display order: the branch holding the leaf first, at every level. A
+  // node is known by its place `k` in it: `ordered[k]`, the entry its row
+  // reads `entryAt[k]`, its parent's place `parentAt[k]` (-1 for a root).
+  const leafFirst = (nodes) =>
+    nodes.some((n) => active.has(n))
+      ? [...nodes.filter((n) => active.has(n)), ...nodes.filter((n) => !active.has(n))]
+      : nodes;
   const ordered = [];
-  const toolCalls = new Map();
-  for (const stack = leafFirst(roots).reverse(); stack.length > 0; ) {
-    const node = stack.pop();
+  const parentAt = [];
+  const stackNodes = [];
+  const stackUp = [];
+  const top = leafFirst(roots);
+  for (let i = top.length - 1; i >= 0; i--) {
+    stackNodes.push(top[i]);
+    stackUp.push(-1);
+  }
+  while (stackNodes.length > 0) {
+    const node = stackNodes.pop();
+    const k = ordered.length;
     ordered.push(node);
-    const entry = entries.get(node);
+    parentAt.push(stackUp.pop());
+    const children = leafFirst(node.children);
+    for (let i = children.length - 1; i >= 0; i--) {
+      stackNodes.push(children[i]);
+      stackUp.push(k);
+    }
+  }
+  const count = ordered.length;
+  const entryAt = ordered.map((node) => entryOf(node));
+
+  // Each node's entry, once, in display order: whether it is shown, and its
+  // tool calls (the last in display order wins an id). A row whose entry
+  // comes from `contents` keeps its text then; the others are described
+  // from `entryAt` when drawn.
+  const texts = new Utf8Texts();
+  const toolCalls = new Map();
+  const toolCall = (id) => {
+    const n = toolCalls.get(id);
+    return n === undefined ? undefined : texts.get(n);
+  };
+  const shown = new Uint8Array(count);
+  const described = new RowTexts(contents === undefined ? 0 : count, texts);
+  const read = contents?.(ordered.filter((_, k) => readsContent(entryAt[k])))[Symbol.iterator]();
+  for (let k = 0; k < count; k++) {
+    const node = ordered[k];
+    let entry = entryAt[k];
+    const fromContents = read !== undefined && readsContent(entry);
+    if (fromContents) entry = read.next().value[1];
     const m = entry?.type === "message" ? entry.message : undefined;
     if (m?.role === "assistant" && Array.isArray(m.content)) {
       for (const b of m.content) {
-        if (b !== null && typeof b === "object" && b.type === "toolCall") toolCalls.set(b.id, b);
+        if (b !== null && typeof b === "object" && b.type === "toolCall")
+          toolCalls.set(b.id, texts.add(toolCallText(b.name, b.arguments, home)));
       }
     }
-    stack.push(...leafFirst(node.children).reverse());
+    if (!isShown(node, filter, leafId, entry)) continue;
+    shown[k] = 1;
+    if (fromContents) described.set(k, entryText(entry, toolCall));
   }
 
-  // The shown nodes, each under its nearest shown ancestor.
-  const shown = ordered.filter((n) => isShown(n, filter, leafId, entries.get(n)));
-  const shownSet = new Set(shown);
-  const kids = new Map([[null, []]]);
-  for (const node of shown) {
-    let up = parent.get(node);
-    while (up !== undefined && !shownSet.has(up)) up = parent.get(up);
-    const key = up ?? null;
-    if (!kids.has(key)) kids.set(key, []);
-    kids.get(key).push(node);
+  // The shown nodes, each under its nearest shown ancestor (-1: none), as
+  // lists in display order: `firstKid[k]`, then `nextKid` of each.
+  const firstKid = new Int32Array(count + 1).fill(-1);
+  const lastKid = new Int32Array(count + 1).fill(-1);
+  const nextKid = new Int32Array(count).fill(-1);
+  const TOP = count;
+  for (let k = 0; k < count; k++) {
+    if (!shown[k]) continue;
+    let up = parentAt[k];
+    while (up !== -1 && !shown[up]) up = parentAt[up];
+    const list = up === -1 ? TOP : up;
+    if (lastKid[list] === -1) firstKid[list] = k;
+    else nextKid[lastKid[list]] = k;
+    lastKid[list] = k;
   }
+  const kidsOf = (list) => {
+    const kids = [];
+    for (let k = firstKid[list]; k !== -1; k = nextKid[k]) kids.push(k);
+    return kids;
+  };
 
-  // Layout.
-  const topLevel = kids.get(null);
+  // Layout. Each connector that is not the last leaves a `│` in its column
+  // (its level) for as long as its subtree lasts: `guides` is the cells of
+  // the levels below a row's own, one per level up to the deepest such
+  // column (`│  `, or blank where none is). Depth never decreases going down
+  // the tree, so a row's guides end before its depth, and a new column comes
+  // after the others.
+  const topLevel = kidsOf(TOP);
   const several = topLevel.length > 1;
-  const rows = [];
   const stack = [];
   for (let i = topLevel.length - 1; i >= 0; i--) {
     stack.push({
-      node: topLevel[i],
+      k: topLevel[i],
       indent: several ? 1 : 0,
       afterBranch: several,
       connector: false,
       last: i === topLevel.length - 1,
-      guides: [],
+      guides: "",
     });
   }
   while (stack.length > 0) {
-    const { node, indent, afterBranch, connector, last, guides } = stack.pop();
+    const { k, indent, afterBranch, connector, last, guides } = stack.pop();
+    const node = ordered[k];
     const depth = several ? Math.max(0, indent - 1) : indent;
-    const cells = [];
-    for (let level = 0; level < depth; level++) {
-      const guide = guides.find((g) => g.level === level);
-      if (guide) cells.push(guide.line ? "│  " : "   ");
-      else if (connector && level === depth - 1) cells.push(last ? "└─ " : "├─ ");
-      else cells.push("   ");
-    }
-    const entry = entries.get(node);
-    const { role = "", text, style } = entryText(entry, toolCalls, home);
-    rows.push({
+    const levels = guides.length / 3;
+    let prefix = guides;
+    if (depth > levels) prefix += `${"   ".repeat(depth - 1 - levels)}${connector ? (last ? "└─ " : "├─ ") : "   "}`;
+    const entry = entryAt[k];
+    const { role = "", text, style } = described.get(k) ?? entryText(entry, toolCall);
+    yield {
       node,
       id: entry?.id,
       type: entry?.type,
       depth,
-      prefix: cells.join(""),
+      prefix,
       active: active.has(node),
       isLeaf: node === leaf,
       label: node.label,
       role,
       text,
       style,
-    });
-    const children = kids.get(node) ?? [];
+    };
+    const children = kidsOf(k);
     const branches = children.length > 1;
     const childIndent = branches || (afterBranch && indent > 0) ? indent + 1 : indent;
-    const childGuides = connector ? [...guides, { level: Math.max(0, depth - 1), line: !last }] : guides;
+    const level = Math.max(0, depth - 1);
+    const childGuides =
+      connector && level >= levels ? `${guides}${"   ".repeat(level - levels)}${last ? "   " : "│  "}` : guides;
     for (let i = children.length - 1; i >= 0; i--) {
       stack.push({
-        node: children[i],
+        k: children[i],
         indent: childIndent,
         afterBranch: branches,
         connector: branches,
@@ -397,5 +640,4 @@ export function treeRows(roots, { leafId = null, filter = "default", home = "" }
       });
     }
   }
-  return rows;
 }

@@ -161,8 +161,8 @@ function lazyNode(entryAt, i, label, labelTimestamp) {
 // its node's `entry` is first read (labels' entries at once: their text is
 // the node's label). Each read gets exactly its bytes or throws, naming the
 // source; nothing is kept of them but the parsed entry. With `previews`
-// (getTree's `preview` option: JSON arrays, one after the other, of each entry cut to the fields
-// asked for, written while the index was read), each node also has its
+// (getTree's `preview` option: each entry cut to the fields asked for,
+// written while the index was read, entry `i`'s at `i`), each node also has its
 // entry's `preview` and `range` ([offset, length] of its line), so a reader
 // that only describes the nodes reads nothing again.
 export function buildSourceTree(source, name, starts, lengths, nodes, labels, children, roots, previews) {
@@ -179,13 +179,7 @@ export function buildSourceTree(source, name, starts, lengths, nodes, labels, ch
     return JSON.parse(decoder.decode(bytes));
   };
   const made = new Array(from.length);
-  // the previews come in several JSON texts: one would pass a string's
-  // length limit on a file of millions of entries
-  let kept = null;
-  if (previews.length > 0) {
-    kept = [];
-    for (const part of previews) for (const preview of JSON.parse(part)) kept.push(preview);
-  }
+  const kept = previews ?? null;
   const labelEntries = new Map();
   for (const i of nodes) {
     const l = labels[i];
@@ -204,6 +198,14 @@ export function buildSourceTree(source, name, starts, lengths, nodes, labels, ch
     }
   }
   return link(made, children, roots);
+}
+
+// The previews come in several JSON texts, each parsed as it is complete
+// (one text would pass a string's length limit on a file of millions of
+// entries, and all of them would stay in the module's memory).
+export function pushPreviews(kept, part) {
+  const values = JSON.parse(part);
+  for (let k = 0; k < values.length; k++) kept.push(values[k]);
 }
 
 export function isByteSource(value) {

@@ -176,17 +176,40 @@ pub(super) fn index_of(api: Api, source: &ByteSource) -> Result<Index, JsValue> 
     index_with_preview(api, source, None).map(|(index, _)| index)
 }
 
-/// [`index_of`], with each entry's preview of `fields` (JSON array texts of
-/// up to about 64 MiB each, which hold entry `i`'s at `i` together).
+/// [`index_of`], with each entry's preview of `fields`: a JS array, entry
+/// `i`'s at `i`. The previews cross as JSON texts of about 4 MiB, each parsed
+/// into the array as soon as it is complete: the module's memory, which never
+/// shrinks, holds one text at a time, not all of them.
 pub(super) fn index_with_preview(
     api: Api,
     source: &ByteSource,
     fields: Option<&Fields>,
-) -> Result<(Index, Vec<String>), JsValue> {
-    const PART: usize = 64 << 20;
+) -> Result<(Index, Option<Array>), JsValue> {
+    const PART: usize = 4 << 20;
+    let kept = fields.map(|_| Array::new());
+    let mut failed = None;
     let mut read = |from, to, buf: &mut Vec<u8>| source.read(from, to, buf);
-    Index::read_with_preview(source.size, source.piece, &mut read, &JsDates, fields, PART)
-        .map_err(|e| index_error(api, source, e))
+    let mut emit = |part: String| {
+        if let (Some(kept), None) = (&kept, &failed) {
+            if let Err(e) = super::js::push_previews(kept, &part) {
+                failed = Some(e);
+            }
+        }
+    };
+    let index = Index::read_with_preview_to(
+        source.size,
+        source.piece,
+        &mut read,
+        &JsDates,
+        fields,
+        PART,
+        &mut emit,
+    )
+    .map_err(|e| index_error(api, source, e))?;
+    match failed {
+        Some(e) => Err(e),
+        None => Ok((index, kept)),
+    }
 }
 
 /// An index's error as a JS error naming the source.

@@ -48,6 +48,9 @@ extern "C" {
     /// `JSON.parse(parts.join(""))`.
     #[wasm_bindgen(catch, js_name = parseJoined)]
     pub(super) fn parse_joined(parts: &Array) -> Result<JsValue, JsValue>;
+    /// Appends the values of the JSON array text `part` to `kept`.
+    #[wasm_bindgen(catch, js_name = pushPreviews)]
+    pub(super) fn push_previews(kept: &Array, part: &str) -> Result<(), JsValue>;
     /// The values of the JSON array texts `parts`, in order, as one array.
     #[wasm_bindgen(catch, js_name = parsePieces)]
     pub(super) fn parse_pieces(parts: &Array) -> Result<Array, JsValue>;
@@ -76,8 +79,8 @@ extern "C" {
     ) -> Result<JsValue, JsValue>;
     /// pi's tree nodes whose entries are read from `source` when first
     /// asked: entry `i` is the JSON of bytes `starts[i]` on, `lengths[i]` long.
-    /// `previews`, unless empty, holds JSON array texts of the entries'
-    /// previews, entry `i`'s at `i` when they are read one after the other.
+    /// `previews`, unless undefined, holds the entries' previews, entry `i`'s
+    /// at `i`.
     #[wasm_bindgen(catch, js_name = buildSourceTree)]
     pub(super) fn build_source_tree(
         source: &JsValue,
@@ -88,7 +91,7 @@ extern "C" {
         labels: &[i32],
         children: &[u32],
         roots: &[u32],
-        previews: &Array,
+        previews: &JsValue,
     ) -> Result<Array, JsValue>;
     /// A plain copy of an array (or a Proxy of one): indexing it can no longer throw.
     #[wasm_bindgen(catch)]

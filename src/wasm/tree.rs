@@ -6,10 +6,12 @@ use wasm_bindgen::prelude::*;
 use super::convert::{array_parts_of, entries_of};
 use super::error::Api;
 use super::host::{index_with_preview, open_entries, JsSort};
-use super::js::{build_lazy_tree, build_source_tree, build_tree};
+use super::js::{build_lazy_tree, build_source_tree, build_tree, parse_pieces};
 use super::read::{Accept, ByteSource, Reader, Source};
 use crate::entry::Entry;
-use crate::preview::Fields;
+use crate::json;
+use crate::parse;
+use crate::preview::{self, Fields};
 use crate::tree::{self, Tree};
 
 /// The session as a tree of `{ entry, children, label, labelTimestamp }` nodes,
@@ -52,6 +54,88 @@ pub fn get_tree(source: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
     }
 }
 
+/// The previews (`options.preview`, as [`get_tree`] takes it) of the entries
+/// at `ranges` of a byte source: `[offset, length]` pairs one after the other,
+/// as the nodes' `range`s of a tree read with previews give them. Ranges that
+/// follow each other closely are read together (a read of a file costs two
+/// system calls, more than a few KB of copying); nothing of them is kept but
+/// the previews: a reader that describes the nodes a batch at a time holds
+/// one batch's previews. A range
+/// past the source's end is a `RangeError`; bytes that are not one JSON text
+/// (the source changed) an `Error` naming the source.
+#[wasm_bindgen(js_name = previewEntries, skip_typescript)]
+pub fn preview_entries(
+    source: JsValue,
+    ranges: &[f64],
+    options: JsValue,
+) -> Result<JsValue, JsValue> {
+    let api = Api("previewEntries");
+    let reader = Reader::new(api, &options)?;
+    let Some(fields) = reader.options.preview.as_ref() else {
+        return Err(api.type_error("options.preview must be an array of field paths"));
+    };
+    let Some(source) = reader.pieces(&source)? else {
+        return Err(api.must_be("source", "a byte source", &source));
+    };
+    if ranges.len() % 2 != 0 {
+        return Err(api.type_error(format_args!(
+            "ranges must be [offset, length] pairs one after the other, got {} numbers",
+            ranges.len()
+        )));
+    }
+    const PART: usize = 64 << 20;
+    // Ranges at most GAP bytes apart are read in one span of at most SPAN.
+    const GAP: u64 = 64 << 10;
+    const SPAN: u64 = 8 << 20;
+    let whole = |n: f64| n >= 0.0 && n.fract() == 0.0;
+    let mut pairs = Vec::with_capacity(ranges.len() / 2);
+    for pair in ranges.chunks_exact(2) {
+        let (offset, length) = (pair[0], pair[1]);
+        if !whole(offset) || !whole(length) || offset + length > source.size as f64 {
+            return Err(api.range_error(format_args!(
+                "[{offset}, {length}] is not a range of {}'s {} bytes",
+                source.name, source.size
+            )));
+        }
+        pairs.push((offset as u64, (offset + length) as u64));
+    }
+    let parts = Array::new();
+    let mut out = String::from("[");
+    let mut buf = Vec::new();
+    // `buf` holds bytes `span.0..span.1` of the source.
+    let mut span = (0, 0);
+    for (k, &(from, to)) in pairs.iter().enumerate() {
+        if from < span.0 || to > span.1 {
+            let mut end = to;
+            for &(f, t) in &pairs[k + 1..] {
+                if f < end || f - end > GAP || t - from > SPAN {
+                    break;
+                }
+                end = t;
+            }
+            buf.clear();
+            source.read(from, end, &mut buf)?;
+            span = (from, end);
+        }
+        let bytes = &buf[(from - span.0) as usize..(to - span.0) as usize];
+        let text = parse::decode(bytes);
+        let value = json::parse(&text, json::Span::new(0, text.len())).map_err(|_| {
+            source.changed(format_args!("bytes {from} to {to} are no longer one entry"))
+        })?;
+        if out.len() > PART {
+            out.push(']');
+            parts.push(&JsValue::from_str(&out));
+            out = String::from("[");
+        } else if out.len() > 1 {
+            out.push(',');
+        }
+        preview::write(&text, &value, fields, &mut out);
+    }
+    out.push(']');
+    parts.push(&JsValue::from_str(&out));
+    parse_pieces(&parts).map(JsValue::from)
+}
+
 /// The tree of a current session read from a byte source a piece at a
 /// time: its shape from the index, each entry read by its range when its
 /// node's `entry` is first read. `None` for an old session, which is read
@@ -83,10 +167,7 @@ fn source_tree(
         &shape.labels,
         &shape.children,
         &shape.roots,
-        &previews
-            .into_iter()
-            .map(|part| JsValue::from_str(&part))
-            .collect::<Array>(),
+        &previews.map_or(JsValue::UNDEFINED, JsValue::from),
     )
     .map(|tree| Some(tree.into()))
 }

@@ -21,11 +21,12 @@ const NAMES = [
   "inspectSession",
   "migrate",
   "parseSession",
+  "previewEntries",
   "sessionInfo",
   "sessionUsage",
 ];
 
-test("ESM import exposes exactly the fourteen exports (Session, UsageLedger and twelve functions)", () => {
+test("ESM import exposes exactly the fifteen exports (Session, UsageLedger and thirteen functions)", () => {
   assert.deepEqual(Object.keys(esm).sort(), NAMES);
   // biome-ignore lint/performance/noDynamicNamespaceImportAccess: the test enumerates the exports by name
   for (const name of NAMES) assert.equal(typeof esm[name], "function", name);
@@ -36,7 +37,7 @@ test("ESM import resolves to the node entry", () => {
   assert.match(resolved, /[\\/]pkg[\\/]node\.js$/);
 });
 
-test("CommonJS require exposes the same fourteen exports, shared with import (one instance)", () => {
+test("CommonJS require exposes the same fifteen exports, shared with import (one instance)", () => {
   const cjs = require("session-tree");
   assert.match(realpathSync(require.resolve("session-tree")), /[\\/]pkg[\\/]node\.cjs$/);
   for (const name of NAMES) {

@@ -19,6 +19,7 @@ import {
   fileSource,
   getTree,
   migrate,
+  previewEntries,
   Session,
   sessionInfo,
 } from "session-tree";
@@ -453,6 +454,67 @@ test("getTree's preview: each entry cut to the fields asked for, and its range, 
     message: /options\.preview must be an array of field paths/,
   });
   assert.throws(() => getTree(memorySource(old), { preview: ["type", 1] }), /options\.preview/);
+});
+
+test("previewEntries: the previews of the entries at any ranges, in their order, read together when close", () => {
+  const paths = ["type", "id", "message.role", "message.content.text", "message.content.arguments.path", "summary"];
+  let ranged = 0;
+  for (let k = 0; k < 12; k++) {
+    const seed = caseSeed(MASTER, 600 + k);
+    const rng = new Rng(seed);
+    const where = `case seed ${seed} (SOURCE_SEED=${MASTER})`;
+    const long = Array.from({ length: 700 }, () => rng.pick(["é", " ", "🙂", "\n", "x"])).join("");
+    const big = { type: "compaction", id: "big", parentId: null, summary: long, x: long.repeat(200) };
+    const text = `${migrate(generateSession(seed, { maxEntries: 60, pi16: k % 2 === 0 }).text).trimEnd()}\n${JSON.stringify(big)}\n`;
+    const bytes = enc.encode(text);
+    const nodes = [];
+    const walk = (list) => {
+      for (const n of list) {
+        nodes.push(n);
+        walk(n.children);
+      }
+    };
+    walk(getTree(memorySource(bytes), { preview: ["type"] }));
+    // (a generated session whose first line is no current header is read whole: no ranges)
+    if (nodes.some((n) => n.range === undefined)) continue;
+    ranged++;
+    // some nodes, in file order or shuffled, some twice
+    const picked = nodes.filter(() => rng.chance(0.6));
+    picked.push(...nodes.filter(() => rng.chance(0.1)));
+    if (k % 2 === 0) picked.sort((a, b) => a.range[0] - b.range[0]);
+    else
+      for (let i = picked.length - 1; i > 0; i--) {
+        const j = rng.int(0, i + 1);
+        [picked[i], picked[j]] = [picked[j], picked[i]];
+      }
+    const source = memorySource(bytes);
+    const got = previewEntries(
+      source,
+      picked.flatMap((n) => n.range),
+      { preview: paths },
+    );
+    assert.equal(got.length, picked.length, where);
+    picked.forEach((n, i) => {
+      assert.deepEqual(got[i], expectedPreview(n.entry, paths), `${n.entry?.id}, ${where}`);
+    });
+    if (k % 2 === 0 && picked.length > 1)
+      assert.ok(source.reads < picked.length, `close ranges read together, ${where}`);
+    assert.deepEqual(previewEntries(source, new Float64Array(0), { preview: paths }), []);
+  }
+  assert.ok(ranged >= 3, `${ranged} of 12 generated sessions read by range (SOURCE_SEED=${MASTER})`);
+  const bytes = enc.encode('{"type":"session","version":3,"id":"s"}\n{"type":"message","id":"a","parentId":null}\n');
+  const at = bytes.indexOf(10) + 1;
+  const source = memorySource(bytes);
+  assert.deepEqual(previewEntries(source, [at, bytes.length - at - 1], { preview: ["id"] }), [{ id: "a" }]);
+  assert.throws(() => previewEntries(source, [at], { preview: ["id"] }), { name: "TypeError", message: /pairs/ });
+  assert.throws(() => previewEntries(source, [at, bytes.length], { preview: ["id"] }), { name: "RangeError" });
+  assert.throws(() => previewEntries(source, [at, 1.5], { preview: ["id"] }), { name: "RangeError" });
+  assert.throws(() => previewEntries(source, [at, 3], { preview: ["id"] }), /changed while it was read/);
+  assert.throws(() => previewEntries(source, [at, 10], {}), { name: "TypeError", message: /options\.preview/ });
+  assert.throws(() => previewEntries(bytes, [at, 10], { preview: ["id"] }), {
+    name: "TypeError",
+    message: /source must be a byte source/,
+  });
 });
 
 test("a source's errors: wrong size or bytes, bad piece size", () => {

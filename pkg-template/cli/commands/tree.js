@@ -1,8 +1,8 @@
 // `session-tree tree FILE`: the tree as pi's `/tree` view draws it.
 
-import { getTree, Session } from "../../node.js";
+import { getTree, previewEntries, Session } from "../../node.js";
 import { colours, jsonLines, printable, readOptions, UsageError, withInput, writeLines } from "../io.js";
-import { FILTERS, findNode, lastInFile, TREE_FIELDS, treeRows } from "../tree-view.js";
+import { contentEntries, FACT_FIELDS, FILTERS, findNode, lastInFile, treeRowStream, treeRows } from "../tree-view.js";
 
 /** Opens `input` as a Session and checks `--leaf`; a leaf that names no entry is bad usage. */
 export function openAt(io, input, leaf) {
@@ -15,17 +15,24 @@ export function openAt(io, input, leaf) {
 }
 
 /**
- * The rows of `input`'s tree at `leaf` (default: the session's leaf). A file
- * read by piece gives a tree of previews (TREE_FIELDS), so memory grows with
- * the entries, not their text; bytes, and an old session (which `getTree`
- * migrates afresh: its ids are new each time), go through a Session.
+ * The rows of `input`'s tree at `leaf` (default: the session's leaf), as an
+ * iterable to draw while `input` is open. A file read by piece gives a tree
+ * of short previews (FACT_FIELDS), and the messages whose rows read their
+ * content are previewed again a batch at a time (`contentEntries`): memory grows
+ * with the entries, not their text. Bytes, and an old session (which
+ * `getTree` migrates afresh: its ids are new each time), go through a
+ * Session.
  */
 function rowsOf(io, input, leaf, options) {
   if (!(input instanceof Uint8Array)) {
-    const roots = getTree(input, { ...readOptions(io), preview: TREE_FIELDS });
+    const roots = getTree(input, { ...readOptions(io), preview: FACT_FIELDS });
     if (roots.length === 0 || "range" in roots[0]) {
       if (leaf !== undefined && findNode(roots, leaf) === undefined) throw new UsageError(`no entry with id '${leaf}'`);
-      return treeRows(roots, { ...options, leafId: leaf ?? lastInFile(roots) });
+      return treeRowStream(roots, {
+        ...options,
+        leafId: leaf ?? lastInFile(roots),
+        contents: (nodes) => contentEntries(nodes, (ranges, preview) => previewEntries(input, ranges, { preview })),
+      });
     }
   }
   const session = openAt(io, input, leaf);
@@ -73,52 +80,60 @@ cannot be read.`,
       throw new UsageError(positionals.length === 0 ? "no FILE given" : "one FILE at a time");
     const filter = values.filter ?? "default";
     if (!FILTERS.includes(filter)) throw new UsageError(`unknown filter '${filter}' (filters: ${FILTERS.join(", ")})`);
-    const rows = await withInput(io, positionals[0], (input) =>
-      rowsOf(io, input, values.leaf, { filter, home: io.env?.HOME ?? "" }),
+    return withInput(io, positionals[0], (input) =>
+      print(io, rowsOf(io, input, values.leaf, { filter, home: io.env?.HOME ?? "" }), values.json),
     );
-    if (values.json) {
-      await writeLines(
-        io.stdout,
-        jsonLines(
-          rows.map((r) => ({
-            id: r.id ?? null,
-            type: r.type ?? null,
-            depth: r.depth,
-            prefix: r.prefix,
-            active: r.active,
-            leaf: r.isLeaf,
-            label: r.label ?? null,
-            text: r.role + r.text,
-          })),
-        ),
-      );
-      return 0;
-    }
-    const c = colours(io);
-    const paint = {
-      user: c.cyan,
-      assistant: c.green,
-      muted: c.gray,
-      dim: c.dim,
-      error: c.red,
-      custom: c.magenta,
-      compaction: c.blue,
-      summary: c.yellow,
-    };
-    function* out() {
-      for (const r of rows) {
-        const marker = r.active ? c.cyan("• ") : "";
-        const label = r.label !== undefined ? c.yellow(printable(`[${r.label}] `)) : "";
-        const [role, text] = [printable(r.role), printable(r.text)];
-        const body =
-          r.style === "user" || r.style === "assistant" || r.style === "custom" || r.style === "summary"
-            ? paint[r.style](role) + text
-            : paint[r.style](role + text);
-        const row = `${c.dim(r.prefix)}${marker}${label}${body}`;
-        yield r.isLeaf ? c.bold(row) : row;
-      }
-    }
-    await writeLines(io.stdout, out());
-    return 0;
   },
 };
+
+/** Writes `rows` (an iterable, drawn as it goes) as lines, or as JSON with `json`. */
+async function print(io, rows, json) {
+  if (json) {
+    await writeLines(
+      io.stdout,
+      jsonLines(
+        map(rows, (r) => ({
+          id: r.id ?? null,
+          type: r.type ?? null,
+          depth: r.depth,
+          prefix: r.prefix,
+          active: r.active,
+          leaf: r.isLeaf,
+          label: r.label ?? null,
+          text: r.role + r.text,
+        })),
+      ),
+    );
+    return 0;
+  }
+  const c = colours(io);
+  const paint = {
+    user: c.cyan,
+    assistant: c.green,
+    muted: c.gray,
+    dim: c.dim,
+    error: c.red,
+    custom: c.magenta,
+    compaction: c.blue,
+    summary: c.yellow,
+  };
+  function* out() {
+    for (const r of rows) {
+      const marker = r.active ? c.cyan("• ") : "";
+      const label = r.label !== undefined ? c.yellow(printable(`[${r.label}] `)) : "";
+      const [role, text] = [printable(r.role), printable(r.text)];
+      const body =
+        r.style === "user" || r.style === "assistant" || r.style === "custom" || r.style === "summary"
+          ? paint[r.style](role) + text
+          : paint[r.style](role + text);
+      const row = `${c.dim(r.prefix)}${marker}${label}${body}`;
+      yield r.isLeaf ? c.bold(row) : row;
+    }
+  }
+  await writeLines(io.stdout, out());
+  return 0;
+}
+
+function* map(values, f) {
+  for (const v of values) yield f(v);
+}
