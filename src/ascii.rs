@@ -171,25 +171,34 @@ pub fn array_pieces(
     let mut at = Vec::new();
     let mut piece = 0u32;
     if how == Crossing::Utf16 {
+        // The open piece is `buf[..len]`: the buffer is zeroed only as it
+        // grows, not for each value (as `push_utf16` must).
         let mut buf: Vec<u16> = Vec::new();
+        let mut len = 0;
         for r in elements {
-            buf.push(if buf.is_empty() { b'[' } else { b',' }.into());
-            let start = buf.len() as u32;
-            push_utf16(&mut buf, &b[r]);
-            at.extend([piece, start, buf.len() as u32]);
-            if buf.len() >= chunk {
-                buf.push(b']'.into());
-                emit(Piece::Utf16(&buf));
-                buf.clear();
+            let value = &b[r];
+            // The separator, the value (a character never takes more units
+            // than bytes) and a closing `]`.
+            buf.resize(buf.len().max(len + value.len() + 2), 0);
+            buf[len] = if len == 0 { b'[' } else { b',' }.into();
+            let start = len + 1;
+            len = start + utf16_into(&mut buf[start..], value);
+            at.extend([piece, start as u32, len as u32]);
+            if len >= chunk {
+                buf[len] = b']'.into();
+                emit(Piece::Utf16(&buf[..=len]));
+                len = 0;
                 piece += 1;
             }
         }
-        if !buf.is_empty() || piece == 0 {
-            if buf.is_empty() {
-                buf.push(b'['.into());
+        if len > 0 || piece == 0 {
+            buf.resize(buf.len().max(2), 0);
+            if len == 0 {
+                buf[0] = b'['.into();
+                len = 1;
             }
-            buf.push(b']'.into());
-            emit(Piece::Utf16(&buf));
+            buf[len] = b']'.into();
+            emit(Piece::Utf16(&buf[..=len]));
         }
     } else {
         let mut buf: Vec<u8> = Vec::new();

@@ -345,6 +345,30 @@ fn array_pieces_close_after_the_value_that_fills_them() {
 }
 
 #[test]
+fn array_pieces_of_one_character_values() {
+    // The smallest JSON values, each alone and first in its piece: a piece
+    // of one takes three units, `[`, the value and `]`, however it crosses.
+    for how in [Crossing::Ascii, Crossing::Escaped, Crossing::Utf16] {
+        for text in ["7", "7\n8\n9"] {
+            let ranges: Vec<_> = (0..text.len()).step_by(2).map(|i| i..i + 1).collect();
+            let mut pieces = Vec::new();
+            let at = array_pieces(text, ranges.clone(), how, 0, |p| {
+                pieces.push(match p {
+                    Piece::Ascii(b) => String::from_utf8(b.to_vec()).unwrap(),
+                    Piece::Utf16(u) => String::from_utf16(u).unwrap(),
+                })
+            });
+            let want = if text == "7" { "[7]" } else { "[7,8,9]" };
+            assert_eq!(pieces, [want], "{how:?} {text:?}");
+            let places: Vec<u32> = (0..ranges.len() as u32)
+                .flat_map(|k| [0, 2 * k + 1, 2 * k + 2])
+                .collect();
+            assert_eq!(at, places, "{how:?} {text:?}");
+        }
+    }
+}
+
+#[test]
 fn pieces_framed_in_place_close_after_the_value_that_fills_them() {
     let mut rng = Rng(0x6a09_e667_f3bc_c909);
     let gaps = ["\n", "\r\n", "\n\n", "  \nnot json {\n", "\t"];

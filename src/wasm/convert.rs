@@ -227,14 +227,42 @@ pub(super) fn entries_jsonl(array: &Array) -> Result<String, JsValue> {
 const CROSSING_CHUNK: usize = 1 << 20;
 
 /// The size of a tree's pieces (see [`array_parts_of`]), in bytes or UTF-16
-/// units. A piece of bytes stays under the about a MB at which Node makes a
-/// string outside the JS heap: a tree holds its pieces until its entries are
-/// read, and strings outside the heap count as external memory, which forces
-/// a full mark-compact in the middle of the reading every 64 MB (Node 20, 69
-/// MB session, every entry read: 18–41 ms of mark-compact per tree, against
-/// 8–17 with pieces in the heap). A piece of UTF-16 (two bytes a unit) stays
-/// over it, where Node copies it fastest (see [`CROSSING_CHUNK`]).
-const TREE_PIECE: usize = 900_000;
+/// units (a piece closes after the value that fills it), by how much memory
+/// the strings of the whole text take.
+///
+/// Up to [`YOUNG_TEXT`]: 64 KB of string a piece. A string of up to 128 KiB
+/// is made in V8's young generation, memory already in use; a bigger one
+/// gets pages of its own, which the system faults in and zeroes first
+/// (Node 20, making the strings of a 4.6 MB session: 0.2 ms in small pieces
+/// against 2 ms in 900 KB ones; 12 MB of UTF-16: 0.5 ms against 3.4 ms).
+///
+/// Over it, 900,000 bytes or units a piece: young strings that live on are
+/// copied by each scavenge until they are old, and the reading of a session
+/// that big (while the tree holds its pieces) scavenges many times; copied
+/// pieces cost more than fresh pages there (20 and 30 MB sessions, every
+/// entry read: up to a tenth more CPU time in small pieces). A piece of bytes stays
+/// under the about a MB at which Node makes a string outside the JS heap:
+/// such strings count as external memory, which forces a full mark-compact
+/// in the middle of the reading every 64 MB (69 MB session, every entry
+/// read: 18–41 ms of mark-compact per tree, against 8–17 with pieces in the
+/// heap). A piece of UTF-16 (two bytes a unit) stays over it, where Node
+/// copies it fastest (see [`CROSSING_CHUNK`]).
+fn tree_piece(how: ascii::Crossing, text_bytes: usize) -> usize {
+    // A character never takes more UTF-16 units than bytes.
+    let (unit, small) = match how {
+        ascii::Crossing::Utf16 => (2, 32_000),
+        _ => (1, 64_000),
+    };
+    if text_bytes.saturating_mul(unit) <= YOUNG_TEXT {
+        small
+    } else {
+        900_000
+    }
+}
+
+/// The most string memory a tree's text takes to cross in small pieces:
+/// about what V8's young generation holds (its semi-spaces grow to 16 MiB).
+const YOUNG_TEXT: usize = 16 << 20;
 
 /// `json` in JS as pieces of one string, a chunk at a time, each crossing
 /// the cheapest way for its engine to decode (see [`ascii::crossing`]): ASCII
@@ -293,7 +321,7 @@ fn pieces_crossing(
 }
 
 /// [`array_parts`] of a text that is no longer needed, for a tree that keeps
-/// the pieces (see [`TREE_PIECE`]): ASCII text is framed where it lies,
+/// the pieces (see [`tree_piece`]): ASCII text is framed where it lies,
 /// without the copy into a piece buffer (see [`ascii::array_pieces_in_place`]).
 pub(super) fn array_parts_of(mut text: String, spans: &[Span]) -> (Array, Vec<u32>) {
     let how = ascii::crossing(&text);
@@ -304,12 +332,14 @@ pub(super) fn array_parts_of(mut text: String, spans: &[Span]) -> (Array, Vec<u3
         let bytes = unsafe { text.as_bytes_mut() };
         let ranges = spans.iter().map(|s| s.start..s.end);
         if let Some(at) =
-            ascii::array_pieces_in_place(bytes, ranges, TREE_PIECE, |b| push_ascii(&parts, b))
+            ascii::array_pieces_in_place(bytes, ranges, tree_piece(how, bytes.len()), |b| {
+                push_ascii(&parts, b)
+            })
         {
             return (parts, at);
         }
     }
-    pieces_crossing(&text, spans, how, TREE_PIECE)
+    pieces_crossing(&text, spans, how, tree_piece(how, text.len()))
 }
 
 /// The JSON values at `spans` of `text` (lines the core validated) as one JS
