@@ -725,7 +725,7 @@ pub fn dedup(files: &[Source]) -> Vec<Vec<bool>> {
     let mut counted: Vec<Vec<bool>> = files.iter().map(|f| vec![true; f.records.len()]).collect();
     for &f in &order {
         let lineage = root[f].0;
-        if sizes.get(lineage) == Some(1) {
+        if sizes.get(lineage).is_some_and(|n| n < 2) {
             continue;
         }
         let mut here = Counts::default();
