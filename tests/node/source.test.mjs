@@ -508,7 +508,14 @@ test("previewEntries: the previews of the entries at any ranges, in their order,
   assert.deepEqual(previewEntries(source, [at, bytes.length - at - 1], { preview: ["id"] }), [{ id: "a" }]);
   assert.throws(() => previewEntries(source, [at], { preview: ["id"] }), { name: "TypeError", message: /pairs/ });
   assert.throws(() => previewEntries(source, [at, bytes.length], { preview: ["id"] }), { name: "RangeError" });
-  assert.throws(() => previewEntries(source, [at, 1.5], { preview: ["id"] }), { name: "RangeError" });
+  assert.throws(() => previewEntries(source, [at, 1.5], { preview: ["id"] }), {
+    name: "RangeError",
+    message: new RegExp(`\\[${at}, 1\\.5\\] is not a range of .*'s ${bytes.length} bytes`),
+  });
+  assert.throws(() => previewEntries(source, [-0.25, 1e21], { preview: ["id"] }), {
+    name: "RangeError",
+    message: /\[-0\.25, 1e\+21\] is not a range/,
+  });
   assert.throws(() => previewEntries(source, [at, 3], { preview: ["id"] }), /changed while it was read/);
   assert.throws(() => previewEntries(source, [at, 10], {}), { name: "TypeError", message: /options\.preview/ });
   assert.throws(() => previewEntries(bytes, [at, 10], { preview: ["id"] }), {
