@@ -134,6 +134,32 @@ test("v1 text: malformed lines are kept verbatim in place", () => {
   assert.equal(b.parentId, a.id);
 });
 
+test("v1 text with lone surrogates: malformed lines keep their very characters", () => {
+  // A lone surrogate crosses into the core as a \uXXXX escape, which means the
+  // same inside a JSON string but not in a line that is no JSON.
+  const original = v1Entries().slice(0, 3);
+  original[1].message.content = "half \ud83d of an emoji";
+  const malformed = ["\ud83d", "{broken \udc00", "\r\ud83d\r", "\\ud83d"];
+  for (const eol of ["\n", "\r\n"]) {
+    const given = [
+      JSON.stringify(original[0]),
+      malformed[0],
+      JSON.stringify(original[1]),
+      malformed[1],
+      malformed[2],
+      malformed[3],
+      JSON.stringify(original[2]),
+    ];
+    const lines = migrate(`${given.join(eol)}${eol}`).split(eol);
+    assert.deepEqual([lines[1], lines[3], lines[4], lines[5]], malformed, JSON.stringify(eol));
+    const [h, a, b] = [lines[0], lines[2], lines[6]].map((l) => JSON.parse(l));
+    assert.equal(h.version, 3);
+    assert.equal(a.message.content, "half \ud83d of an emoji");
+    assert.equal(b.parentId, a.id);
+    assert.equal(lines.length, given.length + 1);
+  }
+});
+
 test("v1: firstKeptEntryIndex counts parsed entries, not lines", () => {
   const text = `${[
     JSON.stringify(v1Header),
