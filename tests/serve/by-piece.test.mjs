@@ -89,6 +89,13 @@ function follow(rel, offset, head) {
 
 const session = (seed, maxEntries = 80) => generateSession(seed, { maxEntries, pi16: true }).text;
 
+/** A drawn session longer than the first request's bytes: a file that fits in them comes whole. */
+function longSession(maxEntries) {
+  let text = session(rng.int(0, 2 ** 31), maxEntries);
+  while (Buffer.byteLength(text) <= HEAD_BYTES) text = session(rng.int(0, 2 ** 31), maxEntries);
+  return text;
+}
+
 test("follow: appended bytes arrive a piece at a time from the last offset, exactly", async () => {
   const file = path.join(dir, "p", "follow.jsonl");
   const text = session(rng.int(0, 2 ** 31));
@@ -114,10 +121,15 @@ test("follow: appended bytes arrive a piece at a time from the last offset, exac
 test("a file read by range gives the package what the file gives (getTree, context)", async () => {
   const rel = "p/ranges.jsonl";
   const file = path.join(dir, rel);
-  writeFileSync(file, session(rng.int(0, 2 ** 31), 200));
+  const text = longSession(200);
+  writeFileSync(file, text);
   const url = `${server.url}files/${rel}`;
   const opened = await fetchSession(url, { largeFrom: 1 });
-  assert.equal(opened.byPiece, true, "over the threshold: the file stays on the server");
+  assert.equal(
+    opened.byPiece,
+    true,
+    `over the threshold, ${Buffer.byteLength(text)} bytes: the file stays on the server (SERVE_BYPIECE_SEED=${SEED})`,
+  );
   const bytes = readFileSync(file);
   assert.equal(opened.offset, bytes.length);
   assert.equal(opened.head, headHash(bytes));
@@ -162,9 +174,7 @@ test("a file read by range gives the package what the file gives (getTree, conte
 test("a file rewritten or cut under a reader by range: 412, and an error naming it", async () => {
   const rel = "p/changed.jsonl";
   const file = path.join(dir, rel);
-  // Longer than the first request's bytes: a file that fits in them comes whole.
-  let text = session(rng.int(0, 2 ** 31));
-  while (Buffer.byteLength(text) <= HEAD_BYTES) text = session(rng.int(0, 2 ** 31));
+  const text = longSession();
   writeFileSync(file, text);
   const url = `${server.url}files/${rel}`;
   const { source } = await fetchSession(url, { largeFrom: 1 });
