@@ -86,7 +86,7 @@ impl Index {
         read: &mut ReadAt<'_, E>,
         dates: &dyn DateParser,
     ) -> Result<Index, IndexError<E>> {
-        Index::read_with_preview(len, piece, read, dates, None, 0).map(|(index, _)| index)
+        Index::read_with_preview_to(len, piece, read, dates, None, 0, &mut |_| {})
     }
 
     /// [`Index::read`], also writing each entry's [`preview`] of `fields`
@@ -94,7 +94,9 @@ impl Index {
     /// entry `i`'s at `i` (none without `fields`). A reader that shows a row
     /// per entry then reads no entry again to describe it. A text ends once
     /// it passes `part` bytes: a JS string holds at most 2^29 - 24 units, and
-    /// the previews of a file of millions of entries are more.
+    /// the previews of a file of millions of entries are more. (The tests'
+    /// view of [`Index::read_with_preview_to`], the texts kept in a list.)
+    #[cfg(test)]
     pub fn read_with_preview<E>(
         len: u64,
         piece: usize,
@@ -110,9 +112,12 @@ impl Index {
         Ok((index, parts))
     }
 
-    /// [`Index::read_with_preview`], handing each text to `emit` as soon as
-    /// it is complete (in order) instead of keeping them all: a reader that
-    /// takes them as they come holds one text at a time.
+    /// [`Index::read`], also writing each entry's [`preview`] of `fields` in
+    /// the same pass: JSON array texts which, one after the other, hold entry
+    /// `i`'s at `i` (none without `fields`), each handed to `emit` as soon as
+    /// it is complete, so a reader holds one text at a time. A text ends once
+    /// it passes `part` bytes: a JS string holds at most 2^29 - 24 units, and
+    /// the previews of a file of millions of entries are more.
     pub fn read_with_preview_to<E>(
         len: u64,
         piece: usize,
