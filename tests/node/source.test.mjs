@@ -139,7 +139,10 @@ test("oh-my-pi's title line before the header: found in bytes and in pieces of a
   try {
     for (let k = 0; k < 4; k++) {
       const seed = caseSeed(MASTER, 100 + k);
-      const current = migrate(generateSession(seed, { maxEntries: 30, pi16: k % 2 === 0 }).text);
+      // The generator draws an empty file one time in a hundred; a title line
+      // goes before a header, so such a draw becomes a header alone.
+      let current = migrate(generateSession(seed, { maxEntries: 30, pi16: k % 2 === 0 }).text);
+      if (current.trim() === "") current = '{"type":"session","version":3,"id":"omp-header","cwd":"/w"}\n';
       const headerId = JSON.parse(current.slice(0, current.indexOf("\n"))).id;
       const text = `${title}\n${current}`;
       const bytes = enc.encode(text);
