@@ -364,6 +364,74 @@ pub(super) fn string_text(s: &JsString) -> String {
     String::from(fixed)
 }
 
+/// The lines of JS strings that held lone surrogates, by their number in a
+/// text (from 0, lines split at `\n`). The core has such a line as
+/// [`string_text`] made it, with `\uXXXX` escapes: the same inside a JSON
+/// string, but a line kept as given must come back as the string's own code
+/// units. [`GivenLines::restore`] gives them back, in every export that returns
+/// text a string brought in.
+#[derive(Default)]
+pub(super) struct GivenLines {
+    /// (line number, the line as given), in order of line number.
+    lines: Vec<(usize, JsString)>,
+}
+
+impl GivenLines {
+    /// Records the lines of `s` that hold lone surrogates, its first line
+    /// being line `first` of the text; the last piece (after the last `\n`) too
+    /// if `last` is set. Returns the last piece.
+    pub fn record(&mut self, s: &JsString, first: usize, last: bool) -> JsString {
+        let pieces = s.split("\n");
+        let n = pieces.length();
+        for i in 0..n {
+            let piece: JsString = pieces.get(i).unchecked_into();
+            if (i + 1 < n || last) && !piece.is_valid_utf16() {
+                self.lines.push((first + i as usize, piece));
+            }
+        }
+        pieces.get(n - 1).unchecked_into()
+    }
+
+    /// `out`, a text whose line `n` is the core's form of recorded line `n`
+    /// (or a line the core rewrote), as a JS string: each recorded line that
+    /// the core kept (its [`string_text`] is `out`'s line) is the line as
+    /// given. `open`, the line `out` ends with if it has no `\n`, as given.
+    pub fn restore(&self, out: &str, open: Option<&JsString>) -> JsValue {
+        if self.lines.is_empty() && open.is_none() {
+            return out.into();
+        }
+        let parts = Array::new();
+        // `out[from..]` is not yet in `parts`.
+        let mut from = 0;
+        let mut put = |at: usize, end: usize, given: &JsString, parts: &Array| {
+            // (A line given twice is put once.)
+            if at >= from && string_text(given) == out[at..end] {
+                parts.push(&JsValue::from_str(&out[from..at]));
+                parts.push(given);
+                from = end;
+            }
+        };
+        let mut recorded = self.lines.iter().peekable();
+        let mut at = 0;
+        for (n, line) in out.split('\n').enumerate() {
+            let end = at + line.len();
+            while let Some((k, given)) = recorded.next_if(|(k, _)| *k <= n) {
+                if *k == n {
+                    put(at, end, given, &parts);
+                }
+            }
+            if end == out.len() {
+                if let Some(given) = open {
+                    put(at, end, given, &parts);
+                }
+            }
+            at = end + 1;
+        }
+        parts.push(&JsValue::from_str(&out[from..]));
+        parts.join("").into()
+    }
+}
+
 /// The bytes of a view, copied into wasm. An empty view is not read at all: the copy of a detached one would
 /// throw through wasm.
 pub(super) fn bytes_of(bytes: &Uint8Array) -> Vec<u8> {
