@@ -9,7 +9,7 @@ use wasm_bindgen::JsCast;
 use super::convert::{entries_of, get, parse_values, set};
 use super::error::Api;
 use super::host::JsDates;
-use super::js::{copy_bytes, is_bytes};
+use super::js::{copy_bytes, is_bytes, well_formed};
 use super::read::{append_bytes, bytes_of, function_option, Accept, GivenLines, Reader, Source};
 use crate::document::Document;
 use crate::ids;
@@ -82,7 +82,7 @@ pub fn migrate(source: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
                 match source.dyn_ref::<JsString>() {
                     // A migration keeps every line in its place; the lines
                     // it kept come back as the string had them.
-                    Some(s) if !s.is_valid_utf16() => {
+                    Some(s) if !well_formed(s) => {
                         let mut given = GivenLines::default();
                         given.record(s, 0, true);
                         given.restore(&out, None)

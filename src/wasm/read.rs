@@ -8,7 +8,9 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::error::Api;
-use super::js::{is_array, is_byte_source, is_bytes, read_source, snapshot, utf8_length};
+use super::js::{
+    is_array, is_byte_source, is_bytes, read_source, snapshot, utf8_length, well_formed,
+};
 use crate::parse;
 use crate::scan;
 
@@ -353,7 +355,7 @@ fn read_options(api: Api, options: &JsValue) -> Result<Options, JsValue> {
 /// a `\uXXXX` escape it means the same inside a JSON string, where `JSON.parse`
 /// keeps it, and a line with one elsewhere is malformed either way.
 pub(super) fn string_text(s: &JsString) -> String {
-    if s.is_valid_utf16() {
+    if well_formed(s) {
         return String::from(s);
     }
     let escape = Closure::<dyn Fn(JsString) -> JsString>::new(|m: JsString| {
@@ -385,7 +387,7 @@ impl GivenLines {
         let n = pieces.length();
         for i in 0..n {
             let piece: JsString = pieces.get(i).unchecked_into();
-            if (i + 1 < n || last) && !piece.is_valid_utf16() {
+            if (i + 1 < n || last) && !well_formed(&piece) {
                 self.lines.push((first + i as usize, piece));
             }
         }

@@ -12,7 +12,7 @@ use super::convert::{entries_jsonl, get, id_arg, id_of, parse_json, stringify};
 use super::error::Api;
 use super::host::{new_session_id, now_iso, JsDates, JsSort};
 use super::inspect::inspect_session;
-use super::js::{is_bytes, pick};
+use super::js::{is_bytes, pick, well_formed};
 use super::read::{bytes_of, string_text, Accept, ByteSource, GivenLines, Reader, Source};
 use super::tree::tree_nodes;
 use crate::context::{Emit, ModelFrom, Plan};
@@ -139,11 +139,11 @@ impl JsSession {
         };
         let inner = session::Session::open(text, &JsDates).map_err(|e| api.session(e))?;
         let mut session = JsSession::of(inner);
-        if let Some(s) = source.dyn_ref::<JsString>().filter(|s| !s.is_valid_utf16()) {
+        if let Some(s) = source.dyn_ref::<JsString>().filter(|s| !well_formed(s)) {
             // The last piece is a line unless the core holds it unfinished.
             let open = !session.inner.open_line().is_empty();
             let last = session.given.record(s, 0, !open);
-            session.open_line = (open && !last.is_valid_utf16()).then_some(last);
+            session.open_line = (open && !well_formed(&last)).then_some(last);
         }
         Ok(session)
     }
@@ -460,7 +460,7 @@ impl JsSession {
         let api = Api("appendSessionInfo");
         let text = api.string("name", &name)?;
         let js: &JsString = name.unchecked_ref();
-        if js.is_valid_utf16() {
+        if well_formed(js) {
             return self.append(api, |s, now, dates| {
                 s.append_session_info(&text, now, dates)
             });
@@ -730,7 +730,7 @@ impl JsSession {
     /// Appends a string chunk's text to the core, the lines with lone
     /// surrogates recorded first (see [`Self::track`]).
     fn append_string(&mut self, s: &JsString) {
-        if self.open_line.is_some() || !s.is_valid_utf16() {
+        if self.open_line.is_some() || !well_formed(s) {
             self.track(s);
         }
         self.inner.append_jsonl(string_text(s).as_bytes(), &JsDates);
@@ -750,7 +750,7 @@ impl JsSession {
         let last = self
             .given
             .record(&line.concat(s), self.inner.line_count(), false);
-        self.open_line = (!last.is_valid_utf16()).then_some(last);
+        self.open_line = (!well_formed(&last)).then_some(last);
     }
 
     /// The whole session as JSONL, each line a string brought in as given.
