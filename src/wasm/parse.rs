@@ -27,7 +27,11 @@ pub fn parse_session(source: JsValue, options: JsValue) -> Result<JsValue, JsVal
         Source::Entries(array) => return Ok(array.slice(0, array.length()).into()),
     };
     let (spans, first_error) = parse::value_spans(&text);
-    if let Some(e) = first_error.filter(|_| strict) {
+    if let Some(mut e) = first_error.filter(|_| strict) {
+        // Told of the line as a string gave it (lone surrogates).
+        if let Some(s) = source.dyn_ref::<JsString>() {
+            (e.column, e.reason) = GivenLines::of(s).error(e.line, e.column, &e.reason);
+        }
         let err = js_sys::SyntaxError::new(&format!("parseSession: {e}"));
         set(&err, "line", &JsValue::from(e.line as u32))?;
         set(&err, "column", &JsValue::from(e.column as u32))?;

@@ -6,14 +6,20 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { inspectSession, Session } from "session-tree";
+import { inspectSession, parseSession, Session } from "session-tree";
 import { loadPi } from "../shared/pi.mjs";
 
 const { parseSessionEntries } = await loadPi("1.6.0");
 
 const HIGH = "\ud83d";
 const LOW = "\ude00";
-const header = JSON.stringify({ type: "session", version: 3, id: "s1", timestamp: "2025-01-01T00:00:00.000Z", cwd: "/p" });
+const header = JSON.stringify({
+  type: "session",
+  version: 3,
+  id: "s1",
+  timestamp: "2025-01-01T00:00:00.000Z",
+  cwd: "/p",
+});
 const message = (id, parentId, content, t) =>
   JSON.stringify({
     type: "message",
@@ -65,7 +71,11 @@ test("a session migrated on open keeps its malformed lines as given", () => {
   const v1 = [
     JSON.stringify({ type: "session", id: "s1", timestamp: "2025-01-01T00:00:00.000Z", cwd: "/p" }),
     malformed[0],
-    JSON.stringify({ type: "message", timestamp: "2025-01-01T00:00:01.000Z", message: { role: "user", content: "a", timestamp: 1 } }),
+    JSON.stringify({
+      type: "message",
+      timestamp: "2025-01-01T00:00:01.000Z",
+      message: { role: "user", content: "a", timestamp: 1 },
+    }),
     malformed[4],
   ];
   const s = Session.open(`${v1.join("\n")}\n`);
@@ -77,7 +87,13 @@ test("a session migrated on open keeps its malformed lines as given", () => {
 });
 
 test("appendJsonl with string chunks: lines as given, a surrogate pair split across chunks whole", () => {
-  const lines = [malformed[1], message("b1", null, `pair 😀 here`, 1), `{"a":1 😀 bad}`, malformed[4], rawValid("b2", "b1", 2)];
+  const lines = [
+    malformed[1],
+    message("b1", null, `pair 😀 here`, 1),
+    `{"a":1 😀 bad}`,
+    malformed[4],
+    rawValid("b2", "b1", 2),
+  ];
   const tail = `${lines.join("\n")}\n{tail ${HIGH}`;
   for (const size of [1, 2, 3, 7, 1000]) {
     const s = Session.open(`${header}\n`);
@@ -122,4 +138,26 @@ test("fork and createBranchedSession write an entry with a lone surrogate as pi 
     assert.equal(lines[2], JSON.stringify(piA2));
     assert.ok(isWellFormed(out));
   }
+});
+
+test("diagnostics count a lone surrogate as one character, as the line has it", () => {
+  for (const c of ["a", "😀", HIGH, `${LOW}${HIGH}`.slice(1)]) {
+    const line = `{"a":"${c}" x}`;
+    const text = `${header}\n${line}\n`;
+    const want = /^line 2, column 10: unexpected 'x'/;
+    assert.match(inspectSession(text)[0].message, want, JSON.stringify(c));
+    assert.match(Session.open(text).diagnostics()[0].message, want, JSON.stringify(c));
+    assert.throws(
+      () => parseSession(text, { strict: true }),
+      (e) => e.line === 2 && e.column === 10,
+    );
+  }
+  // Two lone surrogates before the error, and one that is the error.
+  const line = `{"${HIGH}":"${LOW}"${HIGH}}`;
+  const [d] = inspectSession(`${header}\n${line}\n`);
+  assert.match(d.message, /^line 2, column 9: unexpected character U\+D83D, /);
+  assert.throws(
+    () => parseSession(`${header}\n${line}\n`, { strict: true }),
+    (e) => e.line === 2 && e.column === 9 && /unexpected character U\+D83D/.test(e.message),
+  );
 });
