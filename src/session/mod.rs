@@ -761,6 +761,19 @@ impl Session {
         }
     }
 
+    /// How many lines the text has that end in `\n` (the unfinished line
+    /// [`Session::open_line`] is not one). The text before a source's end
+    /// is not counted: it is in the source.
+    pub fn line_count(&self) -> usize {
+        self.text.bytes().filter(|&b| b == b'\n').count()
+    }
+
+    /// The unfinished line the text ends with: what came after the last
+    /// `\n` (bytes, which may end inside a UTF-8 character).
+    pub fn open_line(&self) -> &[u8] {
+        &self.partial
+    }
+
     /// Whether opening migrated the text (the host may want to store `text()`).
     pub fn migrated(&self) -> bool {
         self.migrated

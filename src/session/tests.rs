@@ -102,6 +102,19 @@ fn tailing_handles_partial_lines_and_characters() {
 }
 
 #[test]
+fn line_count_and_open_line_split_the_text_at_its_last_newline() {
+    // An unfinished last line (no JSON yet) waits for the rest of it: it is
+    // the open line, not a line of the text.
+    let mut s = Session::open("{\"type\":\"session\"}\n\n{\"type\":".into(), &IsoOnly).unwrap();
+    assert_eq!((s.line_count(), s.open_line()), (2, &b"{\"type\":"[..]));
+    s.append_jsonl("\"x\"}\nbad\n{".as_bytes(), &IsoOnly);
+    assert_eq!((s.line_count(), s.open_line()), (4, &b"{"[..]));
+    // A last line that is JSON is a line, its newline added.
+    let s = Session::open("{\"type\":\"session\"}\n1".into(), &IsoOnly).unwrap();
+    assert_eq!((s.line_count(), s.open_line()), (2, &b""[..]));
+}
+
+#[test]
 fn tailing_skips_falsy_lines_as_opening_does() {
     let header = "{\"type\":\"session\",\"version\":3,\"id\":\"s\"}\n";
     let entry = "{\"type\":\"message\",\"id\":\"a\",\"parentId\":null}\n";

@@ -8,7 +8,7 @@ use wasm_bindgen::JsCast;
 use super::error::Api;
 use super::js::{
     is_array, parse_joined, parse_pieces, push_ascii, push_utf16, stringify_into, time_of,
-    to_number, write_held,
+    to_number, well_formed, write_held,
 };
 use crate::ascii;
 use crate::entry::{Content, Detail, Entry, EntryType, Key, Replacement, Role};
@@ -43,7 +43,7 @@ pub(super) fn key_of(v: &JsValue, unique: &mut u32) -> Key {
     } else if let Some(n) = v.as_f64() {
         Key::number(n)
     } else if let Some(s) = v.dyn_ref::<JsString>() {
-        if s.is_valid_utf16() {
+        if well_formed(s) {
             Key::Str(String::from(s).into())
         } else {
             Key::Utf16(s.iter().collect::<Vec<u16>>().into())

@@ -2,6 +2,12 @@
 // Only `export function` declarations are exported: `make build` rewrites
 // exactly those for the CommonJS (nodejs) glue.
 
+// Whether a string has no lone surrogate: one call, where js-sys's
+// is_valid_utf16 reads the string a code unit per call.
+export function wellFormed(s) {
+  return typeof s.isWellFormed === "function" ? s.isWellFormed() : !/\p{Cs}/u.test(s);
+}
+
 export function pick(source, indices, key) {
   const out = [];
   for (const i of indices) {

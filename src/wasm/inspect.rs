@@ -9,7 +9,7 @@ use wasm_bindgen::JsCast;
 use super::convert::{entries_of, get, set};
 use super::error::Api;
 use super::host::JsDates;
-use super::read::{Accept, Input, Reader, Source};
+use super::read::{Accept, GivenLines, Input, Reader, Source};
 use crate::diagnostics;
 use crate::json;
 use crate::session_info;
@@ -51,6 +51,11 @@ pub fn inspect_session(source: JsValue, options: JsValue) -> Result<JsValue, JsV
             } => diagnostics::inspect_entries(&entries_of(&array), |_| None),
         }
     };
+    // A string's lines with lone surrogates, which the messages tell of.
+    let given = source
+        .dyn_ref::<js_sys::JsString>()
+        .map(GivenLines::of)
+        .filter(|g| !g.is_empty());
     let out = Array::new();
     for d in found {
         let o = Object::new();
@@ -61,7 +66,11 @@ pub fn inspect_session(source: JsValue, options: JsValue) -> Result<JsValue, JsV
         if let Some(id) = &d.entry_id {
             set(&o, "entryId", &id.into())?;
         }
-        set(&o, "message", &d.message.into())?;
+        let message = match (d.line, &given) {
+            (Some(line), Some(given)) => given.message(line, &d.message),
+            _ => d.message.into(),
+        };
+        set(&o, "message", &message)?;
         out.push(&o);
     }
     Ok(out.into())

@@ -8,6 +8,10 @@ use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(module = "/src/wasm/helpers.js")]
 extern "C" {
+    /// Whether `s` has no lone surrogate (js-sys's `is_valid_utf16` calls
+    /// into JS once per code unit).
+    #[wasm_bindgen(js_name = wellFormed)]
+    pub(super) fn well_formed(s: &JsString) -> bool;
     /// `indices.map(i => key === undefined ? source[i] : source[i][key])`, with
     /// `u32::MAX` as a gap: a whole list of messages in one boundary crossing.
     #[wasm_bindgen(catch)]

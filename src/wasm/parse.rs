@@ -2,15 +2,15 @@
 
 use std::collections::HashSet;
 
-use js_sys::{Array, JsString, Object, Reflect, Uint8Array};
+use js_sys::{JsString, Object, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::convert::{entries_of, get, parse_values, set};
 use super::error::Api;
 use super::host::JsDates;
-use super::js::{copy_bytes, is_bytes};
-use super::read::{append_bytes, bytes_of, function_option, string_text, Accept, Reader, Source};
+use super::js::{copy_bytes, is_bytes, well_formed};
+use super::read::{append_bytes, bytes_of, function_option, Accept, GivenLines, Reader, Source};
 use crate::document::Document;
 use crate::ids;
 use crate::migrate::{self, Edit};
@@ -27,7 +27,11 @@ pub fn parse_session(source: JsValue, options: JsValue) -> Result<JsValue, JsVal
         Source::Entries(array) => return Ok(array.slice(0, array.length()).into()),
     };
     let (spans, first_error) = parse::value_spans(&text);
-    if let Some(e) = first_error.filter(|_| strict) {
+    if let Some(mut e) = first_error.filter(|_| strict) {
+        // Told of the line as a string gave it (lone surrogates).
+        if let Some(s) = source.dyn_ref::<JsString>() {
+            (e.column, e.reason) = GivenLines::of(s).error(e.line, e.column, &e.reason);
+        }
         let err = js_sys::SyntaxError::new(&format!("parseSession: {e}"));
         set(&err, "line", &JsValue::from(e.line as u32))?;
         set(&err, "column", &JsValue::from(e.column as u32))?;
@@ -80,7 +84,13 @@ pub fn migrate(source: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
             // The same form as the source: a string, or UTF-8 bytes.
             let same_form = |out: String| -> JsValue {
                 match source.dyn_ref::<JsString>() {
-                    Some(s) if !s.is_valid_utf16() => with_kept_lines(s, &out),
+                    // A migration keeps every line in its place; the lines
+                    // it kept come back as the string had them.
+                    Some(s) if !well_formed(s) => {
+                        let mut given = GivenLines::default();
+                        given.record(s, 0, true);
+                        given.restore(&out, None)
+                    }
                     Some(_) => out.into(),
                     None => Uint8Array::from(out.as_bytes()).into(),
                 }
@@ -118,34 +128,6 @@ pub fn migrate(source: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
             Ok(true.into())
         }
     }
-}
-
-/// `out`, the migration of `original` (a string with lone surrogates, which
-/// crossed as `\uXXXX` escapes: `string_text`), with each line the migration
-/// kept as it was given taken from `original` again. An escape means the same
-/// as its surrogate inside a JSON string, but a line that is no JSON (kept in
-/// place, never rewritten) must come back as its very characters.
-fn with_kept_lines(original: &JsString, out: &str) -> JsValue {
-    let given = original.split("\n");
-    let lines = Array::new();
-    // A migration keeps every line in its place, so the lines pair up.
-    let mut kept = 0u32;
-    for (i, line) in out.split('\n').enumerate() {
-        let was = given.get(i as u32);
-        match was.dyn_ref::<JsString>() {
-            Some(was) if !was.is_valid_utf16() && string_text(was) == line => {
-                lines.push(was);
-                kept += 1;
-            }
-            _ => {
-                lines.push(&JsValue::from_str(line));
-            }
-        }
-    }
-    if kept == 0 {
-        return out.into();
-    }
-    lines.join("\n").into()
 }
 
 /// One migration edit, made on the caller's entry object.

@@ -8,7 +8,9 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::error::Api;
-use super::js::{is_array, is_byte_source, is_bytes, read_source, snapshot, utf8_length};
+use super::js::{
+    is_array, is_byte_source, is_bytes, read_source, snapshot, utf8_length, well_formed,
+};
 use crate::parse;
 use crate::scan;
 
@@ -353,7 +355,7 @@ fn read_options(api: Api, options: &JsValue) -> Result<Options, JsValue> {
 /// a `\uXXXX` escape it means the same inside a JSON string, where `JSON.parse`
 /// keeps it, and a line with one elsewhere is malformed either way.
 pub(super) fn string_text(s: &JsString) -> String {
-    if s.is_valid_utf16() {
+    if well_formed(s) {
         return String::from(s);
     }
     let escape = Closure::<dyn Fn(JsString) -> JsString>::new(|m: JsString| {
@@ -362,6 +364,152 @@ pub(super) fn string_text(s: &JsString) -> String {
     let surrogate = RegExp::new("\\p{Cs}", "gu");
     let fixed = s.replace_by_pattern_with_function(&surrogate, escape.as_ref().unchecked_ref());
     String::from(fixed)
+}
+
+/// The lines of JS strings that held lone surrogates, by their number in a
+/// text (from 0, lines split at `\n`). The core has such a line as
+/// [`string_text`] made it, with `\uXXXX` escapes: the same inside a JSON
+/// string, but a line kept as given must come back as the string's own code
+/// units. [`GivenLines::restore`] gives them back, in every export that returns
+/// text a string brought in.
+#[derive(Default)]
+pub(super) struct GivenLines {
+    /// (line number, the line as given), in order of line number.
+    lines: Vec<(usize, JsString)>,
+}
+
+impl GivenLines {
+    /// Records the lines of `s` that hold lone surrogates, its first line
+    /// being line `first` of the text; the last piece (after the last `\n`) too
+    /// if `last` is set. Returns the last piece.
+    pub fn record(&mut self, s: &JsString, first: usize, last: bool) -> JsString {
+        let pieces = s.split("\n");
+        let n = pieces.length();
+        for i in 0..n {
+            let piece: JsString = pieces.get(i).unchecked_into();
+            if (i + 1 < n || last) && !well_formed(&piece) {
+                self.lines.push((first + i as usize, piece));
+            }
+        }
+        pieces.get(n - 1).unchecked_into()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.lines.is_empty()
+    }
+
+    /// Line `number` (from 1) as given, if it is one recorded.
+    fn line(&self, number: usize) -> Option<&JsString> {
+        let n = number.checked_sub(1)?;
+        let i = self.lines.binary_search_by_key(&n, |(k, _)| *k).ok()?;
+        Some(&self.lines[i].1)
+    }
+
+    /// A syntax error's column and reason (see [`parse::ParseError`]) on
+    /// line `number`, told of the line as given (see [`Self::message`]).
+    pub fn error(&self, number: usize, column: usize, reason: &str) -> (usize, String) {
+        match self.line(number) {
+            Some(given) => error_place(given, column, reason),
+            None => (column, reason.to_owned()),
+        }
+    }
+
+    /// The lines of `s` that hold lone surrogates (none if it is well formed).
+    pub fn of(s: &JsString) -> GivenLines {
+        let mut given = GivenLines::default();
+        if !well_formed(s) {
+            given.record(s, 0, true);
+        }
+        given
+    }
+
+    /// A message of the core's about line `number` (from 1) of the text,
+    /// told of the line as given: a column in it counts a lone surrogate as
+    /// one character (as a pair is one), and an unexpected character that
+    /// is one is named (see [`Self::error`]).
+    pub fn message(&self, number: usize, message: &str) -> JsValue {
+        let Some(given) = self.line(number) else {
+            return message.into();
+        };
+        let prefix = format!("line {number}, column ");
+        let place = message.strip_prefix(&prefix).and_then(|rest| {
+            let (column, reason) = rest.split_once(": ")?;
+            Some((column.parse::<usize>().ok()?, reason))
+        });
+        if let Some((column, reason)) = place {
+            let (column, reason) = error_place(given, column, reason);
+            return format!("{prefix}{column}: {reason}").into();
+        }
+        message.into()
+    }
+
+    /// `out`, a text whose line `n` is the core's form of recorded line `n`
+    /// (or a line the core rewrote), as a JS string: each recorded line that
+    /// the core kept (its [`string_text`] is `out`'s line) is the line as
+    /// given. `open`, the line `out` ends with if it has no `\n`, as given.
+    pub fn restore(&self, out: &str, open: Option<&JsString>) -> JsValue {
+        if self.lines.is_empty() && open.is_none() {
+            return out.into();
+        }
+        let parts = Array::new();
+        // `out[from..]` is not yet in `parts`.
+        let mut from = 0;
+        let mut put = |at: usize, end: usize, given: &JsString, parts: &Array| {
+            // (A line given twice is put once.)
+            if at >= from && string_text(given) == out[at..end] {
+                parts.push(&JsValue::from_str(&out[from..at]));
+                parts.push(given);
+                from = end;
+            }
+        };
+        let mut recorded = self.lines.iter().peekable();
+        let mut at = 0;
+        for (n, line) in out.split('\n').enumerate() {
+            let end = at + line.len();
+            while let Some((k, given)) = recorded.next_if(|(k, _)| *k <= n) {
+                if *k == n {
+                    put(at, end, given, &parts);
+                }
+            }
+            if end == out.len() {
+                if let Some(given) = open {
+                    put(at, end, given, &parts);
+                }
+            }
+            at = end + 1;
+        }
+        parts.push(&JsValue::from_str(&out[from..]));
+        parts.join("").into()
+    }
+}
+
+/// The column (from 1) on the line as `given` of the core's error at
+/// `column` of its escaped form, and the reason with the unexpected
+/// character named when it is a lone surrogate (the core saw the `\` of its
+/// escape). A lone surrogate is one character, as a pair is one.
+fn error_place(given: &JsString, column: usize, reason: &str) -> (usize, String) {
+    // The escaped line's characters before the column, walked on the given
+    // line: a lone surrogate is six of them (`\uXXXX`).
+    let units: Vec<u16> = given.iter().collect();
+    let surrogate = |u: &u16| (0xd800..0xe000).contains(u);
+    let (mut seen, mut at, mut chars) = (0, 0, 0);
+    while at < units.len() && seen + 1 < column {
+        let pair = (0xd800..0xdc00).contains(&units[at])
+            && units
+                .get(at + 1)
+                .is_some_and(|u| (0xdc00..0xe000).contains(u));
+        let lone = !pair && surrogate(&units[at]);
+        seen += if lone { 6 } else { 1 };
+        at += if pair { 2 } else { 1 };
+        chars += 1;
+    }
+    let mut reason = reason.to_owned();
+    if let Some(&u) = units.get(at).filter(|u| surrogate(u)) {
+        if let Some(rest) = reason.strip_prefix("unexpected '\\'") {
+            reason = format!("unexpected character U+{u:04X}{rest}");
+        }
+    }
+    (chars + 1, reason)
 }
 
 /// The bytes of a view, copied into wasm. An empty view is not read at all: the copy of a detached one would

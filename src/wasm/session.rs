@@ -12,8 +12,8 @@ use super::convert::{entries_jsonl, get, id_arg, id_of, parse_json, stringify};
 use super::error::Api;
 use super::host::{new_session_id, now_iso, JsDates, JsSort};
 use super::inspect::inspect_session;
-use super::js::{is_bytes, pick};
-use super::read::{bytes_of, string_text, Accept, ByteSource, Reader, Source};
+use super::js::{is_bytes, pick, well_formed};
+use super::read::{bytes_of, string_text, Accept, ByteSource, GivenLines, Reader, Source};
 use super::tree::tree_nodes;
 use crate::context::{Emit, ModelFrom, Plan};
 use crate::entry::Key;
@@ -95,6 +95,15 @@ pub struct JsSession {
     source: Option<ByteSource>,
     /// What `takePendingView` hands out, kept for the next call to reuse.
     out: String,
+    /// The lines strings brought in with lone surrogates, which the core
+    /// has escaped: the text comes back with them as given.
+    given: GivenLines,
+    /// The unfinished line the core holds, as the strings gave it, when it
+    /// has a lone surrogate.
+    open_line: Option<JsString>,
+    /// A high surrogate a string chunk ended with, held back for the low
+    /// one the next chunk may start with (not yet in the core).
+    held: Option<JsString>,
 }
 
 #[wasm_bindgen(js_class = Session)]
@@ -129,7 +138,14 @@ impl JsSession {
             Source::Entries(array) => entries_jsonl(&array)?,
         };
         let inner = session::Session::open(text, &JsDates).map_err(|e| api.session(e))?;
-        Ok(JsSession::of(inner))
+        let mut session = JsSession::of(inner);
+        if let Some(s) = source.dyn_ref::<JsString>().filter(|s| !well_formed(s)) {
+            // The last piece is a line unless the core holds it unfinished.
+            let open = !session.inner.open_line().is_empty();
+            let last = session.given.record(s, 0, !open);
+            session.open_line = (open && !well_formed(&last)).then_some(last);
+        }
+        Ok(session)
     }
 
     /// A new, empty session: `{ cwd, id?, parentSession? }`.
@@ -302,7 +318,7 @@ impl JsSession {
 
     /// `inspectSession` of the session as it stands.
     pub fn diagnostics(&self) -> Result<JsValue, JsValue> {
-        inspect_session(JsValue::from_str(&self.text()?), JsValue::UNDEFINED)
+        inspect_session(self.text_as_given()?, JsValue::UNDEFINED)
     }
 
     #[wasm_bindgen(js_name = appendMessage)]
@@ -444,7 +460,7 @@ impl JsSession {
         let api = Api("appendSessionInfo");
         let text = api.string("name", &name)?;
         let js: &JsString = name.unchecked_ref();
-        if js.is_valid_utf16() {
+        if well_formed(js) {
             return self.append(api, |s, now, dates| {
                 s.append_session_info(&text, now, dates)
             });
@@ -575,21 +591,43 @@ impl JsSession {
 
     /// The whole session as JSONL.
     #[wasm_bindgen(js_name = toJsonl)]
-    pub fn to_jsonl(&self) -> Result<String, JsValue> {
-        self.text()
+    pub fn to_jsonl(&self) -> Result<JsValue, JsValue> {
+        self.text_as_given()
     }
 
     /// Ingests bytes another writer appended to the file; a chunk may end mid-line.
     #[wasm_bindgen(js_name = appendJsonl)]
     pub fn append_jsonl(&mut self, chunk: JsValue) -> Result<(), JsValue> {
         // Bytes stay bytes: a chunk may end inside a UTF-8 character.
-        let bytes = if is_bytes(&chunk)? {
-            bytes_of(chunk.unchecked_ref::<Uint8Array>())
-        } else if let Some(s) = chunk.dyn_ref::<JsString>() {
-            string_text(s).into_bytes()
-        } else {
+        if let Some(s) = chunk.dyn_ref::<JsString>() {
+            // And a string chunk inside a surrogate pair: a high surrogate
+            // at its end waits for the next chunk.
+            let mut s = match self.held.take() {
+                Some(high) => high.concat(s),
+                None => s.clone(),
+            };
+            let n = s.length();
+            if n > 0 && (0xd800..0xdc00).contains(&(s.char_code_at(n - 1) as u32)) {
+                self.held = Some(s.slice(n - 1, n));
+                s = s.slice(0, n - 1);
+            }
+            self.append_string(&s);
+            return Ok(());
+        }
+        if !is_bytes(&chunk)? {
             return Err(Api("appendJsonl").must_be("chunk", "a string or a Uint8Array", &chunk));
-        };
+        }
+        let bytes = bytes_of(chunk.unchecked_ref::<Uint8Array>());
+        // What a string left waiting is a lone surrogate after all.
+        if let Some(high) = self.held.take() {
+            self.append_string(&high);
+        }
+        if self.open_line.is_some() {
+            // The line as given goes on with these bytes (as text: a
+            // character cut in two is no longer the line's, which then
+            // comes back with its escapes).
+            self.track(&JsString::from(parse::decode(&bytes).as_ref()));
+        }
         self.inner.append_jsonl(&bytes, &JsDates);
         Ok(())
     }
@@ -683,7 +721,46 @@ impl JsSession {
             messages: Array::new(),
             source: None,
             out: String::new(),
+            given: GivenLines::default(),
+            open_line: None,
+            held: None,
         }
+    }
+
+    /// Appends a string chunk's text to the core, the lines with lone
+    /// surrogates recorded first (see [`Self::track`]).
+    fn append_string(&mut self, s: &JsString) {
+        if self.open_line.is_some() || !well_formed(s) {
+            self.track(s);
+        }
+        self.inner.append_jsonl(string_text(s).as_bytes(), &JsDates);
+    }
+
+    /// Records the lines that `s`, text about to be appended to the core,
+    /// ends or makes, as given: those with lone surrogates. (Not for a
+    /// session read from a source, whose lines before are not counted.)
+    fn track(&mut self, s: &JsString) {
+        if self.source.is_some() {
+            return;
+        }
+        let line = match self.open_line.take() {
+            Some(line) => line,
+            None => JsString::from(parse::decode(self.inner.open_line()).as_ref()),
+        };
+        let last = self
+            .given
+            .record(&line.concat(s), self.inner.line_count(), false);
+        self.open_line = (!well_formed(&last)).then_some(last);
+    }
+
+    /// The whole session as JSONL, each line a string brought in as given.
+    fn text_as_given(&self) -> Result<JsValue, JsValue> {
+        let text = self.text()?;
+        let out = self.given.restore(&text, self.open_line.as_ref());
+        Ok(match &self.held {
+            Some(high) => JsString::from(out).concat(high).into(),
+            None => out,
+        })
     }
 
     /// One append, given the host's clock and dates here rather than by each
