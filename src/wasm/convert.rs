@@ -238,20 +238,20 @@ const CROSSING_CHUNK: usize = 1 << 20;
 /// count towards the old generation from the start: the 69 MB of a large
 /// session's pieces brought on a mark-compact while the tree and most of its
 /// entries were live. Young pieces that wait for their reading are copied by
-/// the scavenges until they are old, which costs less (2026-12-06, 21 and 69
-/// MB sessions, every entry read: 7–13% less main-thread CPU time than in
-/// 900 KB pieces). A piece of bytes stays far from the about a MB at which
-/// Node makes a string outside the JS heap: such strings count as external
-/// memory, which forces a full mark-compact in the middle of the reading
-/// every 64 MB (69 MB session: a fifth more CPU time).
+/// the scavenges until they are old, which costs less (2026-12-06, every
+/// entry read, main-thread CPU time against 900 KB pieces: 5–22% less on a
+/// 21 MB session, 2–5% less on a 69 MB one). A piece of bytes stays far from
+/// the about a MB at which Node makes a string outside the JS heap: such
+/// strings count as external memory, which forces a full mark-compact in the
+/// middle of the reading every 64 MB (69 MB session: a fifth more CPU time).
 ///
 /// UTF-16: 32,000 units a piece up to [`YOUNG_TEXT`] of UTF-16 (12 MB of it:
 /// 0.5 ms against 3.4 ms in 900,000-unit pieces). Over it, [`EXTERNAL_UNITS`]
 /// a piece, a string Node makes outside the JS heap by one copy to memory of
-/// its own: it neither faults in fresh
-/// heap pages nor is copied by scavenges, and it leaves the old generation
-/// small (30 MB session far from ASCII, every entry read: 8–9% less CPU time
-/// than in 900,000-unit pieces, which were made in V8's heap).
+/// its own: it neither faults in fresh heap pages nor is copied by
+/// scavenges, and it leaves the old generation small (30 MB session far from
+/// ASCII, every entry read: 6–13% less CPU time than in 900,000-unit pieces,
+/// which were made in V8's heap).
 fn tree_piece(how: ascii::Crossing, text_bytes: usize) -> usize {
     match how {
         // A character never takes more UTF-16 units than bytes.
