@@ -227,42 +227,47 @@ pub(super) fn entries_jsonl(array: &Array) -> Result<String, JsValue> {
 const CROSSING_CHUNK: usize = 1 << 20;
 
 /// The size of a tree's pieces (see [`array_parts_of`]), in bytes or UTF-16
-/// units (a piece closes after the value that fills it), by how much memory
-/// the strings of the whole text take.
+/// units (a piece closes after the value that fills it), by how the text
+/// crosses and how much memory its strings take.
 ///
-/// Up to [`YOUNG_TEXT`]: 64 KB of string a piece. A string of up to 128 KiB
-/// is made in V8's young generation, memory already in use; a bigger one
-/// gets pages of its own, which the system faults in and zeroes first
-/// (Node 20, making the strings of a 4.6 MB session: 0.2 ms in small pieces
-/// against 2 ms in 900 KB ones; 12 MB of UTF-16: 0.5 ms against 3.4 ms).
+/// Bytes (ASCII, escaped or not): 64 KB of string a piece, whatever the size
+/// of the text. A string of up to 128 KiB is made in V8's young generation,
+/// memory already in use; a bigger one gets pages of its own, which the
+/// system faults in and zeroes first (Node 20, making the strings of a 4.6 MB
+/// session: 0.2 ms in small pieces against 2 ms in 900 KB ones), and which
+/// count towards the old generation from the start: the 69 MB of a large
+/// session's pieces brought on a mark-compact while the tree and most of its
+/// entries were live. Young pieces that wait for their reading are copied by
+/// the scavenges until they are old, which costs less (2026-12-06, every
+/// entry read, main-thread CPU time against 900 KB pieces: 5–22% less on a
+/// 21 MB session, 2–5% less on a 69 MB one). A piece of bytes stays far from
+/// the about a MB at which Node makes a string outside the JS heap: such
+/// strings count as external memory, which forces a full mark-compact in the
+/// middle of the reading every 64 MB (69 MB session: a fifth more CPU time).
 ///
-/// Over it, 900,000 bytes or units a piece: young strings that live on are
-/// copied by each scavenge until they are old, and the reading of a session
-/// that big (while the tree holds its pieces) scavenges many times; copied
-/// pieces cost more than fresh pages there (20 and 30 MB sessions, every
-/// entry read: up to a tenth more CPU time in small pieces). A piece of bytes stays
-/// under the about a MB at which Node makes a string outside the JS heap:
-/// such strings count as external memory, which forces a full mark-compact
-/// in the middle of the reading every 64 MB (69 MB session, every entry
-/// read: 18–41 ms of mark-compact per tree, against 8–17 with pieces in the
-/// heap). A piece of UTF-16 (two bytes a unit) stays over it, where Node
-/// copies it fastest (see [`CROSSING_CHUNK`]).
+/// UTF-16: 32,000 units a piece up to [`YOUNG_TEXT`] of UTF-16 (12 MB of it:
+/// 0.5 ms against 3.4 ms in 900,000-unit pieces). Over it, [`EXTERNAL_UNITS`]
+/// a piece, a string Node makes outside the JS heap by one copy to memory of
+/// its own: it neither faults in fresh heap pages nor is copied by
+/// scavenges, and it leaves the old generation small (30 MB session far from
+/// ASCII, every entry read: 6–13% less CPU time than in 900,000-unit pieces,
+/// which were made in V8's heap).
 fn tree_piece(how: ascii::Crossing, text_bytes: usize) -> usize {
-    // A character never takes more UTF-16 units than bytes.
-    let (unit, small) = match how {
-        ascii::Crossing::Utf16 => (2, 32_000),
-        _ => (1, 64_000),
-    };
-    if text_bytes.saturating_mul(unit) <= YOUNG_TEXT {
-        small
-    } else {
-        900_000
+    match how {
+        // A character never takes more UTF-16 units than bytes.
+        ascii::Crossing::Utf16 if text_bytes.saturating_mul(2) > YOUNG_TEXT => EXTERNAL_UNITS,
+        ascii::Crossing::Utf16 => 32_000,
+        _ => 64_000,
     }
 }
 
-/// The most string memory a tree's text takes to cross in small pieces:
+/// The most UTF-16 a tree's text takes to cross in small pieces, in bytes:
 /// about what V8's young generation holds (its semi-spaces grow to 16 MiB).
 const YOUNG_TEXT: usize = 16 << 20;
+
+/// UTF-16 units a piece when they cross outside the JS heap: Node makes a
+/// string of more than 1,031,913 (its `EXTERN_APEX`) as an external string.
+const EXTERNAL_UNITS: usize = 1_100_000;
 
 /// `json` in JS as pieces of one string, a chunk at a time, each crossing
 /// the cheapest way for its engine to decode (see [`ascii::crossing`]): ASCII

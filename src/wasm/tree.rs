@@ -18,7 +18,8 @@ use crate::tree::{self, Tree};
 /// as pi's `SessionManager.getTree()` gives it. From text, each node's `entry`
 /// is parsed when it is first read: a tree is mostly walked for its shape, and
 /// the entries a caller never reads cost little. The entries cross into JS as
-/// JSON array texts of 64 KB to about a MB each (see [`array_parts_of`]); the first few
+/// JSON array texts of 64 KB each, or about 2 MB of UTF-16 for a large text far
+/// from ASCII (see [`array_parts_of`]); the first few
 /// reads parse just their entry, and once they add up to a 32nd of the text,
 /// a read parses the whole array its entry is in, as fast as pi's parse.
 #[wasm_bindgen(js_name = getTree, skip_typescript)]

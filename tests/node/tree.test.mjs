@@ -327,6 +327,46 @@ test("entries of a multi-MiB tree, in every crossing, read in any order, equal t
   }
 });
 
+// Texts whose strings take more than 16 MB cross in other piece sizes: UTF-16
+// in pieces of more than a million units (strings Node keeps outside the JS
+// heap), ASCII in many small ones. Each entry is still what JSON.parse makes of
+// its line.
+test("entries of a tree of more than 16 MB of string, far from ASCII or ASCII, equal their lines", () => {
+  const seed = envSeed("TREE_LARGE_SEED");
+  const rng = new Rng(seed);
+  const pools = {
+    cjk: ["会话树", "분기점", "ветка", "\u{1F680}", "abc", "ü", "节点"],
+    ascii: ["alpha", "beta", 'q"uote', "back\\slash"],
+  };
+  for (const [name, pool] of Object.entries(pools)) {
+    const entries = [header()];
+    let parent = null;
+    let bytes = 0;
+    // 9 MiB of UTF-8 far from ASCII: over 16 MiB as UTF-16; ASCII: 17 MiB
+    const goal = name === "ascii" ? 17 * 2 ** 20 : 9 * 2 ** 20;
+    for (let i = 0; bytes < goal; i++) {
+      const n = rng.int(1, i % 89 === 0 ? 300_000 : 600);
+      const text = Array.from({ length: n }, () => rng.pick(pool)).join(" ");
+      const id = `L${i}`;
+      entries.push(user(id, parent, text, i + 1));
+      bytes += Buffer.byteLength(text);
+      parent = rng.chance(0.9) ? id : parent;
+    }
+    const expected = new Map(entries.slice(1).map((e) => [e.id, e]));
+    const text = `${entries.map((e) => JSON.stringify(e)).join("\n")}\n`;
+    for (const [form, source] of [
+      ["string", text],
+      ["Buffer", Buffer.from(text)],
+    ]) {
+      const nodes = shuffledNodes(getTree(source), rng);
+      assert.equal(nodes.length, expected.size, `${name} ${form}: every entry is a node (seed ${seed})`);
+      for (const node of nodes) {
+        assert.deepStrictEqual(node.entry, expected.get(node.entry.id), `${name} ${form} (seed ${seed})`);
+      }
+    }
+  }
+});
+
 test("an ASCII file's entries read right whatever lies between its lines", () => {
   // ASCII pieces are framed in the text itself: the gap between two lines
   // becomes a comma and spaces, whatever it held.
