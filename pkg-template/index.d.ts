@@ -444,6 +444,11 @@ export interface SessionTreeNode {
   preview?: unknown;
   /** With {@link TreeOptions.preview}: `[offset, length]`, the entry's line in the source. */
   range?: [number, number];
+  /**
+   * With {@link TreeOptions.detail}, of an entry it picks: the JSON text of
+   * its second preview (`JSON.parse` it when needed); else undefined.
+   */
+  detail?: string;
 }
 
 /** What pi sends to the model for one leaf of the tree. */
@@ -487,6 +492,24 @@ export interface TreeOptions extends ReadOptions {
    * ```
    */
   preview?: readonly string[];
+  /**
+   * A second preview, of the entries `where` picks only, kept as JSON text
+   * (short strings cost a JS object each; text about a byte a character):
+   * each node of such an entry then has `detail`, the preview of `preview`
+   * (cut as {@link TreeOptions.preview}'s) as text. `where` names field
+   * paths and the strings each may be; an entry is picked when every path's
+   * value is a string among its list. From a {@link ByteSource} of a current
+   * session only, in the same pass as the index.
+   *
+   * ```js
+   * const roots = getTree(fileSource(path), {
+   *   preview: ["type", "message.role"],
+   *   detail: { preview: ["message.content"], where: { "message.role": ["user"] } },
+   * });
+   * JSON.parse(roots[0].detail); // { message: { content: "Hello" } }
+   * ```
+   */
+  detail?: { preview: readonly string[]; where: { readonly [path: string]: readonly string[] } };
 }
 
 /** Options of {@link parseSession}. */

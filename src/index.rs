@@ -86,7 +86,14 @@ impl Index {
         read: &mut ReadAt<'_, E>,
         dates: &dyn DateParser,
     ) -> Result<Index, IndexError<E>> {
-        Index::read_with_preview_to(len, piece, read, dates, None, 0, &mut |_| {})
+        Index::read_with_preview_to(
+            len,
+            piece,
+            read,
+            dates,
+            &preview::Wanted::default(),
+            &mut |_| {},
+        )
     }
 
     /// [`Index::read`], also writing each entry's [`preview`] of `fields`
@@ -106,8 +113,15 @@ impl Index {
         part: usize,
     ) -> Result<(Index, Vec<String>), IndexError<E>> {
         let mut parts = Vec::new();
-        let index = Index::read_with_preview_to(len, piece, read, dates, fields, part, &mut |p| {
-            parts.push(p)
+        let wanted = preview::Wanted {
+            fields,
+            picked: None,
+            part,
+        };
+        let index = Index::read_with_preview_to(len, piece, read, dates, &wanted, &mut |p| {
+            if let preview::Part::Previews(p) = p {
+                parts.push(p)
+            }
         })?;
         Ok((index, parts))
     }
@@ -123,14 +137,15 @@ impl Index {
         piece: usize,
         read: &mut ReadAt<'_, E>,
         dates: &dyn DateParser,
-        fields: Option<&preview::Fields>,
-        part: usize,
-        emit: &mut dyn FnMut(String),
+        wanted: &preview::Wanted<'_>,
+        emit: &mut dyn FnMut(preview::Part),
     ) -> Result<Index, IndexError<E>> {
+        let (fields, picked, part) = (wanted.fields, wanted.picked, wanted.part);
         let mut previews = String::new();
         if fields.is_some() {
             previews.push('[');
         }
+        let mut lines = String::new();
         let mut index = Index {
             facts: Vec::new(),
             labels: Vec::new(),
@@ -156,11 +171,20 @@ impl Index {
             if let Some(fields) = fields {
                 if previews.len() > part {
                     previews.push(']');
-                    emit(std::mem::replace(&mut previews, "[".to_owned()));
+                    emit(preview::Part::Previews(std::mem::replace(
+                        &mut previews,
+                        "[".to_owned(),
+                    )));
                 } else if previews.len() > 1 {
                     previews.push(',');
                 }
                 preview::write(line.text, value, fields, &mut previews);
+            }
+            if let Some(picked) = picked {
+                if lines.len() > part {
+                    emit(preview::Part::Picked(std::mem::take(&mut lines)));
+                }
+                picked.write_line(line.text, value, &mut lines);
             }
         };
         pieces::read_lines(len, piece, read, &mut visit).map_err(IndexError::Read)?;
@@ -170,7 +194,10 @@ impl Index {
         index.facts.shrink_to_fit();
         if fields.is_some() {
             previews.push(']');
-            emit(previews);
+            emit(preview::Part::Previews(previews));
+        }
+        if picked.is_some() {
+            emit(preview::Part::Picked(lines));
         }
         Ok(index)
     }

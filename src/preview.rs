@@ -42,6 +42,106 @@ impl Fields {
     }
 }
 
+/// What a pass that reads every entry writes of each besides its facts
+/// (see [`crate::index::Index::read_with_preview_to`]): the preview of
+/// `fields` of each, the [`Picked`] preview's line of each, or neither. Its
+/// texts end once they pass `part` bytes.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Wanted<'a> {
+    pub fields: Option<&'a Fields>,
+    pub picked: Option<&'a Picked>,
+    pub part: usize,
+}
+
+/// A text of such a pass, handed over as soon as it is complete: a JSON
+/// array of previews, or lines of [`Picked`] previews.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Part {
+    Previews(String),
+    Picked(String),
+}
+
+/// A second preview, of the entries a condition picks only, written as a
+/// line of JSON text per entry (an empty line for the others): a reader that
+/// needs more fields of a few kinds of entries (a message's content, of a
+/// user's and an assistant's) than of all gets them in the same pass, and
+/// keeps them as text until it reads them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Picked {
+    fields: Fields,
+    /// Each a path and the strings its value may be: all must hold.
+    when: Vec<(Vec<String>, Vec<String>)>,
+}
+
+impl Picked {
+    /// The preview of `fields` of the entries whose string at each path of
+    /// `when` (a dotted path, as [`Fields::new`] takes) is one of its values.
+    pub fn new<S: AsRef<str>>(
+        fields: Fields,
+        when: impl IntoIterator<Item = (S, Vec<S>)>,
+    ) -> Picked {
+        Picked {
+            fields,
+            when: when
+                .into_iter()
+                .map(|(path, values)| {
+                    (
+                        path.as_ref().split('.').map(str::to_owned).collect(),
+                        values.iter().map(|v| v.as_ref().to_owned()).collect(),
+                    )
+                })
+                .collect(),
+        }
+    }
+
+    /// Whether the entry `value` (a line parsed from `text`) is picked: at
+    /// each path, the value `JSON.parse` gives (the last of repeated keys) is
+    /// a string equal to one of the path's values.
+    pub fn picks(&self, text: &str, value: &Value) -> bool {
+        self.when.iter().all(|(path, values)| {
+            string_at(text, value, path)
+                .and_then(|raw| json::as_str(raw))
+                .is_some_and(|s| values.iter().any(|v| *v == *s))
+        })
+    }
+
+    /// Appends the entry's line: its preview if it is picked, then `\n` (a
+    /// preview's JSON has no raw line break).
+    pub fn write_line(&self, text: &str, value: &Value, out: &mut String) {
+        if self.picks(text, value) {
+            write(text, value, &self.fields, out);
+        }
+        out.push('\n');
+    }
+}
+
+/// The raw text of the string at `path` of the object `value`, if there is
+/// one: the first two levels from the parse, deeper ones stepped through.
+fn string_at<'t>(text: &'t str, value: &Value, path: &[String]) -> Option<&'t str> {
+    if value.kind != Kind::Object {
+        return None;
+    }
+    let (first, rest) = path.split_first()?;
+    let top = value
+        .members
+        .iter()
+        .rposition(|m| json::key_is(text, m.key, first))?;
+    let mut at = value.members[top];
+    if let Some((second, deeper)) = rest.split_first() {
+        at = *value
+            .nested_in(top)
+            .filter(|m| json::key_is(text, m.key, second))
+            .last()?;
+        for key in deeper {
+            if at.kind != Kind::Object {
+                return None;
+            }
+            at = json::get(text, &json::members(text, at.value), key).copied()?;
+        }
+    }
+    (at.kind == Kind::String).then(|| at.value.of(text))
+}
+
 /// Appends to `out` the preview of the entry `value` (a line parsed from
 /// `text`): an object keeps the members `fields` name; anything else is kept
 /// whole, as it is no entry to pick fields from. Strings are cut as the

@@ -2,7 +2,7 @@
 
 import { getTree, previewEntries, Session } from "../../node.js";
 import { colours, jsonLines, printable, readOptions, UsageError, withInput, writeLines } from "../io.js";
-import { contentEntries, FACT_FIELDS, FILTERS, findNode, lastInFile, treeRowStream, treeRows } from "../tree-view.js";
+import { CONTENT_DETAIL, ContentDigests, contentEntries, FACT_FIELDS, FILTERS, findNode, lastInFile, treeRowStream, treeRows } from "../tree-view.js";
 
 /** Opens `input` as a Session and checks `--leaf`; a leaf that names no entry is bad usage. */
 export function openAt(io, input, leaf) {
@@ -25,12 +25,15 @@ export function openAt(io, input, leaf) {
  */
 function rowsOf(io, input, leaf, options) {
   if (!(input instanceof Uint8Array)) {
-    const roots = getTree(input, { ...readOptions(io), preview: FACT_FIELDS });
+    const digests = new ContentDigests(options.home);
+    const detail = { ...CONTENT_DETAIL, map: digests.map };
+    const roots = getTree(input, { ...readOptions(io), preview: FACT_FIELDS, detail });
     if (roots.length === 0 || "range" in roots[0]) {
       if (leaf !== undefined && findNode(roots, leaf) === undefined) throw new UsageError(`no entry with id '${leaf}'`);
       return treeRowStream(roots, {
         ...options,
         leafId: leaf ?? lastInFile(roots),
+        digests,
         contents: (nodes) => contentEntries(nodes, (ranges, preview) => previewEntries(input, ranges, { preview })),
       });
     }
