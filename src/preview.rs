@@ -457,4 +457,95 @@ mod tests {
 }
 
 #[cfg(test)]
+mod picked_tests {
+    use super::*;
+
+    fn picked() -> Picked {
+        Picked::new(
+            Fields::new(["id", "message.content"]),
+            [
+                ("type", vec!["message"]),
+                ("message.role", vec!["user", "assistant"]),
+            ],
+        )
+    }
+
+    fn line_of(line: &str, p: &Picked) -> String {
+        let value = json::parse(line, Span::new(0, line.len())).unwrap();
+        let mut out = String::new();
+        p.write_line(line, &value, &mut out);
+        out
+    }
+
+    #[test]
+    fn an_entry_every_path_picks_gives_its_preview_on_a_line() {
+        let p = picked();
+        let user =
+            r#"{"type":"message","id":"a","message":{"role":"user","content":"hi","usage":1}}"#;
+        assert_eq!(
+            line_of(user, &p),
+            "{\"id\":\"a\",\"message\":{\"content\":\"hi\"}}\n"
+        );
+        let assistant =
+            r#"{"message":{"content":[{"type":"text"}],"role":"assistant"},"type":"message"}"#;
+        assert_eq!(
+            line_of(assistant, &p),
+            "{\"message\":{\"content\":[{\"type\":\"text\"}]}}\n"
+        );
+        // Escapes are read as JSON.parse reads them.
+        let escaped = r#"{"typ\u0065":"m\u0065ssage","message":{"\u0072ole":"us\u0065r"}}"#;
+        assert_eq!(line_of(escaped, &p), "{\"message\":{}}\n");
+    }
+
+    #[test]
+    fn any_other_entry_is_an_empty_line() {
+        let p = picked();
+        for line in [
+            // a path's value among none of its strings, or no string
+            r#"{"type":"message","message":{"role":"toolResult","content":"x"}}"#,
+            r#"{"type":"custom","message":{"role":"user","content":"x"}}"#,
+            r#"{"type":"message","message":{"role":["user"],"content":"x"}}"#,
+            r#"{"type":"message","message":{"role":1}}"#,
+            // a path missing, or through something that is no object
+            r#"{"type":"message"}"#,
+            r#"{"type":"message","message":"user"}"#,
+            r#"{"message":{"role":"user"}}"#,
+            // no object at all
+            r#"["message"]"#,
+            r#""message""#,
+            // repeated keys: the last one is JSON.parse's
+            r#"{"type":"message","type":"label","message":{"role":"user"}}"#,
+            r#"{"type":"message","message":{"role":"user","role":"toolResult"}}"#,
+            r#"{"type":"message","message":{"role":"user"},"message":{"role":"bash"}}"#,
+        ] {
+            assert_eq!(line_of(line, &p), "\n", "{line}");
+        }
+        // ... and the last one picks too (the preview keeps both, as JSON.parse reads it).
+        let last = r#"{"type":"label","type":"message","message":{"role":"x"},"message":{"role":"x","role":"user"}}"#;
+        assert_eq!(line_of(last, &p), "{\"message\":{},\"message\":{}}\n");
+    }
+
+    #[test]
+    fn a_path_past_two_levels_is_stepped_through() {
+        let p = Picked::new(
+            Fields::new(["id"]),
+            [("a.b.c", vec!["x"]), ("a.b.d.e", vec!["y", "z"])],
+        );
+        let yes = r#"{"id":1,"a":{"b":{"c":"x","d":{"e":"z"}}}}"#;
+        assert_eq!(line_of(yes, &p), "{\"id\":1}\n");
+        for no in [
+            r#"{"id":1,"a":{"b":{"c":"x","d":{"e":"w"}}}}"#,
+            r#"{"id":1,"a":{"b":{"c":"x","c":"q","d":{"e":"z"}}}}"#,
+            r#"{"id":1,"a":{"b":{"c":"x","d":["z"]}}}"#,
+            r#"{"id":1,"a":{"b":"x"}}"#,
+        ] {
+            assert_eq!(line_of(no, &p), "\n", "{no}");
+        }
+        // With no condition, every object is picked.
+        let all = Picked::new(Fields::new(["id"]), Vec::<(&str, Vec<&str>)>::new());
+        assert_eq!(line_of(r#"{"id":2,"x":3}"#, &all), "{\"id\":2}\n");
+    }
+}
+
+#[cfg(test)]
 mod mutant_tests;
