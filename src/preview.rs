@@ -25,7 +25,15 @@ pub const TEXT_CAP: usize = 512;
 /// The fields a preview keeps, as paths of member names.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Fields {
-    paths: Vec<Vec<String>>,
+    top: Level,
+}
+
+/// The paths below one member, as a tree: the names under it, each once,
+/// with what is below that; `whole` when a path ends at it.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Level {
+    whole: bool,
+    next: Vec<(String, Level)>,
 }
 
 impl Fields {
@@ -33,12 +41,22 @@ impl Fields {
     /// its last member whole (strings cut); through an array it applies to
     /// each element.
     pub fn new<S: AsRef<str>>(paths: impl IntoIterator<Item = S>) -> Fields {
-        Fields {
-            paths: paths
-                .into_iter()
-                .map(|p| p.as_ref().split('.').map(str::to_owned).collect())
-                .collect(),
+        let mut top = Level::default();
+        for path in paths {
+            let mut at = &mut top;
+            for name in path.as_ref().split('.') {
+                let k = match at.next.iter().position(|(n, _)| n == name) {
+                    Some(k) => k,
+                    None => {
+                        at.next.push((name.to_owned(), Level::default()));
+                        at.next.len() - 1
+                    }
+                };
+                at = &mut at.next[k].1;
+            }
+            at.whole = true;
         }
+        Fields { top }
     }
 }
 
@@ -155,27 +173,26 @@ pub fn write(text: &str, value: &Value, fields: &Fields, out: &mut String) {
         whole(text, value.span.start, out);
         return;
     }
-    let paths: Vec<&[String]> = fields.paths.iter().map(Vec::as_slice).collect();
     out.push('{');
     let mut first = true;
     for (k, m) in value.members.iter().enumerate() {
-        let Some(rest) = picked(text, m, &paths) else {
+        let Some(level) = picked(text, m, &fields.top) else {
             continue;
         };
         member(text, m, &mut first, out);
-        if rest.iter().any(|p| p.is_empty()) {
+        if level.whole {
             whole(text, m.value.start, out);
         } else if m.kind == Kind::Object {
             // The parse has this object's members already.
             out.push('{');
             let mut first = true;
             for n in value.nested_in(k) {
-                if let Some(next) = picked(text, n, &rest) {
+                if let Some(next) = picked(text, n, level) {
                     member(text, n, &mut first, out);
-                    if next.iter().any(|p| p.is_empty()) {
+                    if next.whole {
                         whole(text, n.value.start, out);
                     } else {
-                        project(text, n.value.start, &next, out);
+                        project(text, n.value.start, next, out);
                     }
                 }
             }
@@ -183,20 +200,19 @@ pub fn write(text: &str, value: &Value, fields: &Fields, out: &mut String) {
         } else {
             // An array's elements are not in the parse (it keeps the members
             // of objects only): walked, as anything else is.
-            project(text, m.value.start, &rest, out);
+            project(text, m.value.start, level, out);
         }
     }
     out.push('}');
 }
 
-/// What is left of `paths` under member `m`, if any path names it.
-fn picked<'p>(text: &str, m: &Member, paths: &[&'p [String]]) -> Option<Vec<&'p [String]>> {
-    let rest: Vec<&[String]> = paths
+/// What is below member `m` of the paths at `level`, if a path names it.
+fn picked<'l>(text: &str, m: &Member, level: &'l Level) -> Option<&'l Level> {
+    level
+        .next
         .iter()
-        .filter(|p| json::key_is(text, m.key, &p[0]))
-        .map(|p| &p[1..])
-        .collect();
-    (!rest.is_empty()).then_some(rest)
+        .find(|(name, _)| json::key_is(text, m.key, name))
+        .map(|(_, below)| below)
 }
 
 /// Writes `"key":` (the key's own text: `JSON.parse` reads it as the entry's).
@@ -217,10 +233,11 @@ fn ws(b: &[u8], mut i: usize) -> usize {
     i
 }
 
-/// The valid value at `text[i]` on the way down `paths` (none of them
-/// empty): an object keeps what they name, an array projects each element,
-/// anything else is kept whole. Returns where the value ends.
-fn project(text: &str, i: usize, paths: &[&[String]], out: &mut String) -> usize {
+/// The valid value at `text[i]` on the way down the paths below `level`
+/// (none of which ends there): an object keeps what they name, an array
+/// projects each element, anything else is kept whole. Returns where the
+/// value ends.
+fn project(text: &str, i: usize, level: &Level, out: &mut String) -> usize {
     let b = text.as_bytes();
     match b[i] {
         b'{' => {
@@ -235,13 +252,13 @@ fn project(text: &str, i: usize, paths: &[&[String]], out: &mut String) -> usize
                     value: Span::new(start, start),
                     kind: Kind::of_first_byte(b[start]),
                 };
-                let end = match picked(text, &m, paths) {
-                    Some(rest) => {
+                let end = match picked(text, &m, level) {
+                    Some(next) => {
                         member(text, &m, &mut first, out);
-                        if rest.iter().any(|p| p.is_empty()) {
+                        if next.whole {
                             whole(text, start, out)
                         } else {
-                            project(text, start, &rest, out)
+                            project(text, start, next, out)
                         }
                     }
                     None => scan::skip_value(b, start),
@@ -263,7 +280,7 @@ fn project(text: &str, i: usize, paths: &[&[String]], out: &mut String) -> usize
                     out.push(',');
                 }
                 first = false;
-                at = ws(b, project(text, at, paths, out));
+                at = ws(b, project(text, at, level, out));
                 if b[at] == b',' {
                     at = ws(b, at + 1);
                 }
