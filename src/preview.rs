@@ -22,10 +22,20 @@ use crate::scan::{self, is_js_space};
 /// How many non-whitespace UTF-16 units a cut string keeps.
 pub const TEXT_CAP: usize = 512;
 
-/// The fields a preview keeps, as paths of member names.
-#[derive(Clone, Debug, Default, PartialEq)]
+/// The fields a preview keeps, as paths of member names, and how many
+/// non-whitespace UTF-16 units a cut string keeps ([`TEXT_CAP`] unless
+/// [`Fields::with_cap`] says otherwise).
+#[derive(Clone, Debug, PartialEq)]
 pub struct Fields {
     top: Level,
+    cap: usize,
+}
+
+impl Default for Fields {
+    /// No fields.
+    fn default() -> Self {
+        Fields::new::<&str>([])
+    }
 }
 
 /// The paths below one member, as a tree: the names under it, each once,
@@ -56,7 +66,17 @@ impl Fields {
             }
             at.whole = true;
         }
-        Fields { top }
+        Fields { top, cap: TEXT_CAP }
+    }
+
+    /// The same fields, their strings cut after `cap` (at least 1)
+    /// non-whitespace UTF-16 units: a reader that reads less of them than
+    /// [`TEXT_CAP`] keeps less.
+    pub fn with_cap(self, cap: usize) -> Fields {
+        Fields {
+            cap: cap.max(1),
+            ..self
+        }
     }
 }
 
@@ -169,8 +189,9 @@ fn string_at<'t>(text: &'t str, value: &Value, path: &[String]) -> Option<&'t st
 /// walked once, each long string scanned to its end once: a preview costs
 /// about one more look at the entry's text.
 pub fn write(text: &str, value: &Value, fields: &Fields, out: &mut String) {
+    let cap = fields.cap;
     if value.kind != Kind::Object {
-        whole(text, value.span.start, out);
+        whole(text, value.span.start, cap, out);
         return;
     }
     out.push('{');
@@ -181,7 +202,7 @@ pub fn write(text: &str, value: &Value, fields: &Fields, out: &mut String) {
         };
         member(text, m, &mut first, out);
         if level.whole {
-            whole(text, m.value.start, out);
+            whole(text, m.value.start, cap, out);
         } else if m.kind == Kind::Object {
             // The parse has this object's members already.
             out.push('{');
@@ -190,9 +211,9 @@ pub fn write(text: &str, value: &Value, fields: &Fields, out: &mut String) {
                 if let Some(next) = picked(text, n, level) {
                     member(text, n, &mut first, out);
                     if next.whole {
-                        whole(text, n.value.start, out);
+                        whole(text, n.value.start, cap, out);
                     } else {
-                        project(text, n.value.start, next, out);
+                        project(text, n.value.start, next, cap, out);
                     }
                 }
             }
@@ -200,7 +221,7 @@ pub fn write(text: &str, value: &Value, fields: &Fields, out: &mut String) {
         } else {
             // An array's elements are not in the parse (it keeps the members
             // of objects only): walked, as anything else is.
-            project(text, m.value.start, level, out);
+            project(text, m.value.start, level, cap, out);
         }
     }
     out.push('}');
@@ -237,7 +258,7 @@ fn ws(b: &[u8], mut i: usize) -> usize {
 /// (none of which ends there): an object keeps what they name, an array
 /// projects each element, anything else is kept whole. Returns where the
 /// value ends.
-fn project(text: &str, i: usize, level: &Level, out: &mut String) -> usize {
+fn project(text: &str, i: usize, level: &Level, cap: usize, out: &mut String) -> usize {
     let b = text.as_bytes();
     match b[i] {
         b'{' => {
@@ -256,9 +277,9 @@ fn project(text: &str, i: usize, level: &Level, out: &mut String) -> usize {
                     Some(next) => {
                         member(text, &m, &mut first, out);
                         if next.whole {
-                            whole(text, start, out)
+                            whole(text, start, cap, out)
                         } else {
-                            project(text, start, next, out)
+                            project(text, start, next, cap, out)
                         }
                     }
                     None => scan::skip_value(b, start),
@@ -280,7 +301,7 @@ fn project(text: &str, i: usize, level: &Level, out: &mut String) -> usize {
                     out.push(',');
                 }
                 first = false;
-                at = ws(b, project(text, at, level, out));
+                at = ws(b, project(text, at, level, cap, out));
                 if b[at] == b',' {
                     at = ws(b, at + 1);
                 }
@@ -288,18 +309,18 @@ fn project(text: &str, i: usize, level: &Level, out: &mut String) -> usize {
             out.push(']');
             at + 1
         }
-        _ => whole(text, i, out),
+        _ => whole(text, i, cap, out),
     }
 }
 
 /// The valid value at `text[i]`, kept whole with its strings cut, walked
 /// once. Returns where it ends.
-fn whole(text: &str, i: usize, out: &mut String) -> usize {
+fn whole(text: &str, i: usize, cap: usize, out: &mut String) -> usize {
     let b = text.as_bytes();
     match b[i] {
         b'"' => {
             let end = scan::skip_string(b, i);
-            out.push_str(&cut(&text[i..end]));
+            out.push_str(&cut_to(&text[i..end], cap));
             end
         }
         open @ (b'{' | b'[') => {
@@ -318,7 +339,7 @@ fn whole(text: &str, i: usize, out: &mut String) -> usize {
                     out.push(':');
                     at = ws(b, ws(b, key_end) + 1);
                 }
-                at = ws(b, whole(text, at, out));
+                at = ws(b, whole(text, at, cap, out));
                 if b[at] == b',' {
                     at = ws(b, at + 1);
                 }
@@ -338,13 +359,18 @@ fn whole(text: &str, i: usize, out: &mut String) -> usize {
 /// literal: its text up to the cut, escapes as they were, then a quote. A
 /// surrogate pair written as two escapes is never split.
 pub fn cut(raw: &str) -> std::borrow::Cow<'_, str> {
+    cut_to(raw, TEXT_CAP)
+}
+
+/// [`cut`] after `cap` non-whitespace UTF-16 units.
+pub fn cut_to(raw: &str, cap: usize) -> std::borrow::Cow<'_, str> {
     // The text between the quotes.
     let body = raw
         .strip_prefix('"')
         .and_then(|r| r.strip_suffix('"'))
         .unwrap_or(raw);
     // Each UTF-16 unit takes at least a byte: a short literal is kept.
-    if body.len() <= TEXT_CAP {
+    if body.len() <= cap {
         return raw.into();
     }
     let b = body.as_bytes();
@@ -372,7 +398,7 @@ pub fn cut(raw: &str) -> std::borrow::Cow<'_, str> {
             solid += units;
         }
         i = next;
-        if solid >= TEXT_CAP {
+        if solid >= cap {
             break;
         }
     }
@@ -540,6 +566,32 @@ mod picked_tests {
         // ... and the last one picks too (the preview keeps both, as JSON.parse reads it).
         let last = r#"{"type":"label","type":"message","message":{"role":"x"},"message":{"role":"x","role":"user"}}"#;
         assert_eq!(line_of(last, &p), "{\"message\":{},\"message\":{}}\n");
+    }
+
+    #[test]
+    fn a_cap_of_its_own_cuts_the_strings_of_a_preview_shorter() {
+        let fields = Fields::new(["a", "b.c", "d"]).with_cap(3);
+        let line = r#"{"a":"x y\nzw","b":{"c":["  abcd",{"e":"abcd"}]},"d":"ab","f":"abcdef"}"#;
+        let value = json::parse(line, Span::new(0, line.len())).unwrap();
+        let mut out = String::new();
+        write(line, &value, &fields, &mut out);
+        assert_eq!(
+            out,
+            r#"{"a":"x y\nz","b":{"c":["  abc",{"e":"abc"}]},"d":"ab"}"#
+        );
+        assert_eq!(cut_to("\"abcd\"", 4), "\"abcd\"");
+        assert_eq!(cut_to("\"abcde\"", 4), "\"abcd\"");
+        // At least one unit is kept.
+        assert_eq!(
+            Fields::new(["a"]).with_cap(0),
+            Fields::new(["a"]).with_cap(1)
+        );
+        assert_eq!(cut_to("\" ab\"", 1), "\" a\"");
+        // The default: no fields, the module's cap.
+        assert_eq!(
+            Fields::default(),
+            Fields::new::<&str>([]).with_cap(TEXT_CAP)
+        );
     }
 
     #[test]

@@ -127,11 +127,19 @@ function otherTools(preview) {
 }
 
 /**
+ * The most of a message's text a row reads (`preview`): the cut of the
+ * messages' content previews (CONTENT_DETAIL's `cap`), which keeps at least
+ * that many units of a string, and less of it than PREVIEW_CAP.
+ */
+const TEXT_SHOWN = 200;
+
+/**
  * getTree's `detail` option for the rows, with a ContentDigests' `map`: the
  * content fields (CONTENT_FIELDS) of the messages whose rows read them
- * (CONTENT_OF), read in the pass that reads the tree.
+ * (CONTENT_OF), read in the pass that reads the tree, their strings cut
+ * after TEXT_SHOWN units that are not whitespace.
  */
-export const CONTENT_DETAIL = { preview: CONTENT_FIELDS, where: CONTENT_OF };
+export const CONTENT_DETAIL = { preview: CONTENT_FIELDS, where: CONTENT_OF, cap: TEXT_SHOWN };
 
 /**
  * For `treeRowStream`'s `contents`: `[node, entry]` for each of `nodes` (of
@@ -168,37 +176,39 @@ export function* contentEntries(nodes, previews, batch = 2048) {
 /** Non-whitespace UTF-16 units a preview's string keeps when it is cut (src/preview.rs's TEXT_CAP). */
 const PREVIEW_CAP = 512;
 
-/** Whether a preview's `value` may have been cut: a string with PREVIEW_CAP units that are not whitespace. */
-function mayBeCut(value) {
-  return typeof value === "string" && value.length >= PREVIEW_CAP && value.replace(/\s+/g, "").length >= PREVIEW_CAP;
+/** Whether a preview's `value` may have been cut: a string with `cap` units that are not whitespace. */
+function mayBeCut(value, cap = PREVIEW_CAP) {
+  return typeof value === "string" && value.length >= cap && value.replace(/\s+/g, "").length >= cap;
 }
 
-/** Whether a tool call's fields that a tool result's row shows whole (or looks up by) may have been cut. */
-function callCut(block) {
+/** Whether a tool call's fields that a tool result's row shows whole (or looks up by) may have been cut at `cap`. */
+function callCut(block, cap) {
   const a = block.arguments !== null && typeof block.arguments === "object" ? block.arguments : {};
-  return [block.id, block.name, a.path, a.file_path, a.pattern, a.offset, a.limit].some(mayBeCut);
+  return [block.id, block.name, a.path, a.file_path, a.pattern, a.offset, a.limit].some((v) => mayBeCut(v, cap));
 }
 
 /**
  * Whether the row of `preview` may differ from its entry's: a field the row
  * shows whole, compares or looks up by may have been cut. The text of a
- * message is read to its 200th character at most, an error to its 80th, a
- * command in a tool call to its 51st, a tool call's JSON to its 41st: all
- * within what the cut keeps.
+ * message is read to its 200th character at most (TEXT_SHOWN), an error to
+ * its 80th, a command in a tool call to its 51st, a tool call's JSON to its
+ * 41st: all within what a cut keeps, at PREVIEW_CAP or at `cap` (at least
+ * TEXT_SHOWN).
  */
-function cutShown(preview) {
+function cutShown(preview, cap = PREVIEW_CAP) {
   if (preview === null || typeof preview !== "object") return false;
   const p = preview;
-  if ([p.type, p.id, p.customType, p.tokensBefore, p.modelId, p.thinkingLevel, p.label, p.targetId].some(mayBeCut))
+  const cut = (v) => mayBeCut(v, cap);
+  if ([p.type, p.id, p.customType, p.tokensBefore, p.modelId, p.thinkingLevel, p.label, p.targetId].some(cut))
     return true;
-  if (mayBeCut(p.name) || (p.type === "branch_summary" && mayBeCut(p.summary))) return true;
-  if (p.type === "custom_message" && mayBeCut(textOf(p.content))) return true;
+  if (cut(p.name) || (p.type === "branch_summary" && cut(p.summary))) return true;
+  if (p.type === "custom_message" && cut(textOf(p.content))) return true;
   const m = p.message;
   if (m === null || typeof m !== "object") return false;
-  if ([m.role, m.toolCallId, m.toolName, m.command].some(mayBeCut)) return true;
+  if ([m.role, m.toolCallId, m.toolName, m.command].some(cut)) return true;
   return (
     Array.isArray(m.content) &&
-    m.content.some((b) => b !== null && typeof b === "object" && b.type === "toolCall" && callCut(b))
+    m.content.some((b) => b !== null && typeof b === "object" && b.type === "toolCall" && callCut(b, cap))
   );
 }
 
@@ -219,7 +229,7 @@ const flat = (text) =>
   String(text)
     .replace(/[\n\t]/g, " ")
     .trim();
-const preview = (content) => flat(textOf(content).slice(0, 200));
+const preview = (content) => flat(textOf(content).slice(0, TEXT_SHOWN));
 
 /**
  * Whether `filter` shows this node, whose entry is `entry` (the current leaf
@@ -451,7 +461,7 @@ export class ContentDigests {
 
   map = (text) => {
     const p = JSON.parse(text);
-    return otherTools(p) || cutShown(p) ? undefined : this.add(p);
+    return otherTools(p) || cutShown(p, CONTENT_DETAIL.cap) ? undefined : this.add(p);
   };
 
   /** Whether digest `d`'s content has text. */

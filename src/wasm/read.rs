@@ -402,7 +402,8 @@ fn strings_of(api: Api, name: &str, what: &str, value: &JsValue) -> Result<Vec<S
 
 /// `options.detail`: `{ preview: paths, where: { path: [strings] } }`.
 fn detail_of(api: Api, detail: &JsValue) -> Result<(crate::preview::Picked, JsValue), JsValue> {
-    const WHAT: &str = "{ preview: field paths, where: { path: [strings] }, map?: function }";
+    const WHAT: &str =
+        "{ preview: field paths, where: { path: [strings] }, cap?: number, map?: function }";
     if !detail.is_object() {
         return Err(api.must_be("options.detail", WHAT, detail));
     }
@@ -433,10 +434,25 @@ fn detail_of(api: Api, detail: &JsValue) -> Result<(crate::preview::Picked, JsVa
         )?;
         when.push((path, values));
     }
+    let cap = Reflect::get(detail, &JsValue::from_str("cap"))?;
+    let cap = if cap.is_undefined() {
+        crate::preview::TEXT_CAP
+    } else {
+        cap.as_f64()
+            .filter(|n| *n >= 1.0 && n.fract() == 0.0 && *n <= f64::from(u32::MAX))
+            .ok_or_else(|| {
+                api.must_be(
+                    "options.detail.cap",
+                    "a whole number of UTF-16 units, at least 1",
+                    &cap,
+                )
+            })? as usize
+    };
     let map = Reflect::get(detail, &JsValue::from_str("map"))?;
     if !map.is_undefined() && !map.is_function() {
         return Err(api.must_be("options.detail.map", "a function", &map));
     }
-    let picked = crate::preview::Picked::new(crate::preview::Fields::new(fields), when);
+    let fields = crate::preview::Fields::new(fields).with_cap(cap);
+    let picked = crate::preview::Picked::new(fields, when);
     Ok((picked, map))
 }
