@@ -401,7 +401,8 @@ function toolCallsOf(entry, home) {
   const calls = [];
   if (m?.role === "assistant" && Array.isArray(m.content)) {
     for (const b of m.content) {
-      if (b !== null && typeof b === "object" && b.type === "toolCall") calls.push([b.id, toolCallText(b.name, b.arguments, home)]);
+      if (b !== null && typeof b === "object" && b.type === "toolCall")
+        calls.push([b.id, toolCallText(b.name, b.arguments, home)]);
     }
   }
   return calls;

@@ -472,7 +472,12 @@ test("getTree's detail: a second preview of the entries `where` picks, as text o
     const long = Array.from({ length: 900 }, () => rng.pick(["é", " ", "🙂", "\n", "x"])).join("");
     let base = migrate(generateSession(seed, { maxEntries: 40, pi16: k % 2 === 0 }).text).trimEnd();
     if (base.trim() === "") base = '{"type":"session","version":3,"id":"s"}';
-    const extra = { type: "message", id: "big", parentId: null, message: { role: "user", content: [{ type: "text", text: long }] } };
+    const extra = {
+      type: "message",
+      id: "big",
+      parentId: null,
+      message: { role: "user", content: [{ type: "text", text: long }] },
+    };
     const bytes = enc.encode(`${base}\n${JSON.stringify(extra)}\n`);
     for (const mapped of [false, true]) {
       const source = memorySource(bytes);
@@ -531,7 +536,9 @@ test("getTree's detail: a second preview of the entries `where` picks, as text o
     assert.throws(() => getTree(memorySource(old), { detail }), { name: "TypeError", message }, String(detail));
   }
   // An error thrown by map is getTree's.
-  const one = enc.encode('{"type":"session","version":3,"id":"s"}\n{"type":"message","id":"a","message":{"role":"user"}}\n');
+  const one = enc.encode(
+    '{"type":"session","version":3,"id":"s"}\n{"type":"message","id":"a","message":{"role":"user"}}\n',
+  );
   const boom = () => {
     throw new RangeError("boom");
   };

@@ -2,7 +2,17 @@
 
 import { getTree, previewEntries, Session } from "../../node.js";
 import { colours, jsonLines, printable, readOptions, UsageError, withInput, writeLines } from "../io.js";
-import { CONTENT_DETAIL, ContentDigests, contentEntries, FACT_FIELDS, FILTERS, findNode, lastInFile, treeRowStream, treeRows } from "../tree-view.js";
+import {
+  CONTENT_DETAIL,
+  ContentDigests,
+  contentEntries,
+  FACT_FIELDS,
+  FILTERS,
+  findNode,
+  lastInFile,
+  treeRowStream,
+  treeRows,
+} from "../tree-view.js";
 
 /** Opens `input` as a Session and checks `--leaf`; a leaf that names no entry is bad usage. */
 export function openAt(io, input, leaf) {
@@ -17,9 +27,11 @@ export function openAt(io, input, leaf) {
 /**
  * The rows of `input`'s tree at `leaf` (default: the session's leaf), as an
  * iterable to draw while `input` is open. A file read by piece gives a tree
- * of short previews (FACT_FIELDS), and the messages whose rows read their
- * content are previewed again a batch at a time (`contentEntries`): memory grows
- * with the entries, not their text. Bytes, and an old session (which
+ * of short previews (FACT_FIELDS) and, in the same pass, a digest of each
+ * message whose row reads its content (CONTENT_DETAIL, ContentDigests): what
+ * its row shows, kept as UTF-8. The few whose preview's cut may show are read
+ * again, a batch at a time (`contentEntries`). Memory grows with the entries,
+ * not their text. Bytes, and an old session (which
  * `getTree` migrates afresh: its ids are new each time), go through a
  * Session.
  */
