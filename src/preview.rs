@@ -138,7 +138,7 @@ impl Picked {
     pub fn picks(&self, text: &str, value: &Value) -> bool {
         self.when.iter().all(|(path, values)| {
             string_at(text, value, path)
-                .and_then(|raw| json::as_str(raw))
+                .and_then(json::as_str)
                 .is_some_and(|s| values.iter().any(|v| *v == *s))
         })
     }
