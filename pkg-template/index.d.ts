@@ -446,9 +446,10 @@ export interface SessionTreeNode {
   range?: [number, number];
   /**
    * With {@link TreeOptions.detail}, of an entry it picks: the JSON text of
-   * its second preview (`JSON.parse` it when needed); else undefined.
+   * its second preview (`JSON.parse` it when needed), or what `detail.map`
+   * gave for it; else undefined.
    */
-  detail?: string;
+  detail?: unknown;
 }
 
 /** What pi sends to the model for one leaf of the tree. */
@@ -493,13 +494,17 @@ export interface TreeOptions extends ReadOptions {
    */
   preview?: readonly string[];
   /**
-   * A second preview, of the entries `where` picks only, kept as JSON text
-   * (short strings cost a JS object each; text about a byte a character):
-   * each node of such an entry then has `detail`, the preview of `preview`
-   * (cut as {@link TreeOptions.preview}'s) as text. `where` names field
-   * paths and the strings each may be; an entry is picked when every path's
-   * value is a string among its list. From a {@link ByteSource} of a current
-   * session only, in the same pass as the index.
+   * A second preview, of the entries `where` picks only, in the same pass
+   * as the index (from a {@link ByteSource} of a current session): each
+   * node of such an entry then has `detail`, the preview of `preview` as
+   * JSON text or, with `map`, what `map(text)` gave for it, called as the
+   * pass reads the entry (in file order); a reader keeps what it makes of
+   * the long fields of a few kinds of entries without reading them again.
+   * `where` names field paths and the strings each may be; an entry is
+   * picked when every path's value is a string among its list (the last of
+   * repeated keys, as `JSON.parse` reads them). `cap`: how many UTF-16 units
+   * that are not whitespace a long string keeps (default 512, as
+   * {@link TreeOptions.preview}'s cut).
    *
    * ```js
    * const roots = getTree(fileSource(path), {
@@ -509,7 +514,12 @@ export interface TreeOptions extends ReadOptions {
    * JSON.parse(roots[0].detail); // { message: { content: "Hello" } }
    * ```
    */
-  detail?: { preview: readonly string[]; where: { readonly [path: string]: readonly string[] } };
+  detail?: {
+    preview: readonly string[];
+    where: { readonly [path: string]: readonly string[] };
+    cap?: number;
+    map?: (text: string) => unknown;
+  };
 }
 
 /** Options of {@link parseSession}. */
