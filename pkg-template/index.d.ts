@@ -444,6 +444,12 @@ export interface SessionTreeNode {
   preview?: unknown;
   /** With {@link TreeOptions.preview}: `[offset, length]`, the entry's line in the source. */
   range?: [number, number];
+  /**
+   * With {@link TreeOptions.detail}, of an entry it picks: the JSON text of
+   * its second preview (`JSON.parse` it when needed), or what `detail.map`
+   * gave for it; else undefined.
+   */
+  detail?: unknown;
 }
 
 /** What pi sends to the model for one leaf of the tree. */
@@ -487,6 +493,33 @@ export interface TreeOptions extends ReadOptions {
    * ```
    */
   preview?: readonly string[];
+  /**
+   * A second preview, of the entries `where` picks only, in the same pass
+   * as the index (from a {@link ByteSource} of a current session): each
+   * node of such an entry then has `detail`, the preview of `preview` as
+   * JSON text or, with `map`, what `map(text)` gave for it, called as the
+   * pass reads the entry (in file order); a reader keeps what it makes of
+   * the long fields of a few kinds of entries without reading them again.
+   * `where` names field paths and the strings each may be; an entry is
+   * picked when every path's value is a string among its list (the last of
+   * repeated keys, as `JSON.parse` reads them). `cap`: how many UTF-16 units
+   * that are not whitespace a long string keeps (default 512, as
+   * {@link TreeOptions.preview}'s cut).
+   *
+   * ```js
+   * const roots = getTree(fileSource(path), {
+   *   preview: ["type", "message.role"],
+   *   detail: { preview: ["message.content"], where: { "message.role": ["user"] } },
+   * });
+   * JSON.parse(roots[0].detail); // { message: { content: "Hello" } }
+   * ```
+   */
+  detail?: {
+    preview: readonly string[];
+    where: { readonly [path: string]: readonly string[] };
+    cap?: number;
+    map?: (text: string) => unknown;
+  };
 }
 
 /** Options of {@link parseSession}. */

@@ -86,7 +86,14 @@ impl Index {
         read: &mut ReadAt<'_, E>,
         dates: &dyn DateParser,
     ) -> Result<Index, IndexError<E>> {
-        Index::read_with_preview_to(len, piece, read, dates, None, 0, &mut |_| {})
+        Index::read_with_preview_to(
+            len,
+            piece,
+            read,
+            dates,
+            &preview::Wanted::default(),
+            &mut |_| {},
+        )
     }
 
     /// [`Index::read`], also writing each entry's [`preview`] of `fields`
@@ -106,8 +113,15 @@ impl Index {
         part: usize,
     ) -> Result<(Index, Vec<String>), IndexError<E>> {
         let mut parts = Vec::new();
-        let index = Index::read_with_preview_to(len, piece, read, dates, fields, part, &mut |p| {
-            parts.push(p)
+        let wanted = preview::Wanted {
+            fields,
+            picked: None,
+            part,
+        };
+        let index = Index::read_with_preview_to(len, piece, read, dates, &wanted, &mut |p| {
+            if let preview::Part::Previews(p) = p {
+                parts.push(p)
+            }
         })?;
         Ok((index, parts))
     }
@@ -123,14 +137,15 @@ impl Index {
         piece: usize,
         read: &mut ReadAt<'_, E>,
         dates: &dyn DateParser,
-        fields: Option<&preview::Fields>,
-        part: usize,
-        emit: &mut dyn FnMut(String),
+        wanted: &preview::Wanted<'_>,
+        emit: &mut dyn FnMut(preview::Part),
     ) -> Result<Index, IndexError<E>> {
+        let (fields, picked, part) = (wanted.fields, wanted.picked, wanted.part);
         let mut previews = String::new();
         if fields.is_some() {
             previews.push('[');
         }
+        let mut lines = String::new();
         let mut index = Index {
             facts: Vec::new(),
             labels: Vec::new(),
@@ -156,11 +171,20 @@ impl Index {
             if let Some(fields) = fields {
                 if previews.len() > part {
                     previews.push(']');
-                    emit(std::mem::replace(&mut previews, "[".to_owned()));
+                    emit(preview::Part::Previews(std::mem::replace(
+                        &mut previews,
+                        "[".to_owned(),
+                    )));
                 } else if previews.len() > 1 {
                     previews.push(',');
                 }
                 preview::write(line.text, value, fields, &mut previews);
+            }
+            if let Some(picked) = picked {
+                if lines.len() > part {
+                    emit(preview::Part::Picked(std::mem::take(&mut lines)));
+                }
+                picked.write_line(line.text, value, &mut lines);
             }
         };
         pieces::read_lines(len, piece, read, &mut visit).map_err(IndexError::Read)?;
@@ -170,7 +194,10 @@ impl Index {
         index.facts.shrink_to_fit();
         if fields.is_some() {
             previews.push(']');
-            emit(previews);
+            emit(preview::Part::Previews(previews));
+        }
+        if picked.is_some() {
+            emit(preview::Part::Picked(lines));
         }
         Ok(index)
     }
@@ -586,6 +613,97 @@ mod tests {
             }
             assert_eq!(next, each.len(), "part {part}");
         }
+    }
+
+    /// With a [`preview::Picked`], the pass also hands over texts of lines,
+    /// entry `i`'s the `i`th line of them all: its picked preview or an
+    /// empty line; each text ends once it passes `part` bytes, with a whole
+    /// line.
+    #[test]
+    fn picked_previews_come_as_a_line_per_entry() {
+        let e = |id: &str, role: &str, content: &str| {
+            format!("{{\"type\":\"message\",\"id\":\"{id}\",\"parentId\":null,\"message\":{{\"role\":\"{role}\",\"content\":\"{content}\"}}}}\n")
+        };
+        let mut text = "{\"type\":\"session\",\"version\":3,\"id\":\"s\"}\n".to_owned();
+        let mut expected = vec![String::new()];
+        for i in 0..9 {
+            let role = ["user", "toolResult", "assistant"][i % 3];
+            text.push_str(&e(&format!("e{i}"), role, &"ab".repeat(i)));
+            expected.push(if role == "toolResult" {
+                String::new()
+            } else {
+                format!("{{\"message\":{{\"content\":\"{}\"}}}}", "ab".repeat(i))
+            });
+        }
+        text.push_str("{broken\n");
+        let fields = preview::Fields::new(["id"]);
+        let picked = preview::Picked::new(
+            preview::Fields::new(["message.content"]),
+            [("message.role", vec!["user", "assistant"])],
+        );
+        for (piece, part) in [(1, 0), (7, 30), (1 << 20, 30), (1 << 20, usize::MAX)] {
+            let mut read = |from: u64, to: u64, buf: &mut Vec<u8>| {
+                buf.extend_from_slice(&text.as_bytes()[from as usize..to as usize]);
+                Ok::<(), ()>(())
+            };
+            let wanted = preview::Wanted {
+                fields: Some(&fields),
+                picked: Some(&picked),
+                part,
+            };
+            let (mut previews, mut lines) = (Vec::new(), Vec::new());
+            let idx = Index::read_with_preview_to(
+                text.len() as u64,
+                piece,
+                &mut read,
+                &IsoOnly,
+                &wanted,
+                &mut |p| match p {
+                    preview::Part::Previews(p) => previews.push(p),
+                    preview::Part::Picked(p) => lines.push(p),
+                },
+            )
+            .unwrap();
+            assert_eq!(idx.len(), expected.len());
+            let got: Vec<&str> = lines
+                .iter()
+                .flat_map(|part| {
+                    assert!(part.is_empty() || part.ends_with('\n'), "{part:?}");
+                    part.split_terminator('\n')
+                })
+                .collect();
+            assert_eq!(got, expected, "pieces of {piece}, parts of {part}");
+            for (k, l) in lines.iter().enumerate() {
+                if k + 1 < lines.len() {
+                    let before_last = l[..l.len() - 1].rfind('\n').map_or(0, |n| n + 1);
+                    assert!(l.len() > part && before_last <= part, "part {part}: {l:?}");
+                }
+            }
+            if part == usize::MAX {
+                assert_eq!(lines.len(), 1);
+            }
+            let previews: Vec<serde_json::Value> = previews
+                .iter()
+                .flat_map(|p| serde_json::from_str::<Vec<serde_json::Value>>(p).unwrap())
+                .collect();
+            assert_eq!(previews.len(), expected.len());
+        }
+        // Without a Picked, no line is handed over.
+        let mut read = |from: u64, to: u64, buf: &mut Vec<u8>| {
+            buf.extend_from_slice(&text.as_bytes()[from as usize..to as usize]);
+            Ok::<(), ()>(())
+        };
+        let mut parts = 0;
+        Index::read_with_preview_to(
+            text.len() as u64,
+            64,
+            &mut read,
+            &IsoOnly,
+            &preview::Wanted::default(),
+            &mut |_| parts += 1,
+        )
+        .unwrap();
+        assert_eq!(parts, 0);
     }
 
     #[test]

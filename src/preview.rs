@@ -22,10 +22,28 @@ use crate::scan::{self, is_js_space};
 /// How many non-whitespace UTF-16 units a cut string keeps.
 pub const TEXT_CAP: usize = 512;
 
-/// The fields a preview keeps, as paths of member names.
-#[derive(Clone, Debug, Default, PartialEq)]
+/// The fields a preview keeps, as paths of member names, and how many
+/// non-whitespace UTF-16 units a cut string keeps ([`TEXT_CAP`] unless
+/// [`Fields::with_cap`] says otherwise).
+#[derive(Clone, Debug, PartialEq)]
 pub struct Fields {
-    paths: Vec<Vec<String>>,
+    top: Level,
+    cap: usize,
+}
+
+impl Default for Fields {
+    /// No fields.
+    fn default() -> Self {
+        Fields::new::<&str>([])
+    }
+}
+
+/// The paths below one member, as a tree: the names under it, each once,
+/// with what is below that; `whole` when a path ends at it.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Level {
+    whole: bool,
+    next: Vec<(String, Level)>,
 }
 
 impl Fields {
@@ -33,13 +51,133 @@ impl Fields {
     /// its last member whole (strings cut); through an array it applies to
     /// each element.
     pub fn new<S: AsRef<str>>(paths: impl IntoIterator<Item = S>) -> Fields {
+        let mut top = Level::default();
+        for path in paths {
+            let mut at = &mut top;
+            for name in path.as_ref().split('.') {
+                let k = match at.next.iter().position(|(n, _)| n == name) {
+                    Some(k) => k,
+                    None => {
+                        at.next.push((name.to_owned(), Level::default()));
+                        at.next.len() - 1
+                    }
+                };
+                at = &mut at.next[k].1;
+            }
+            at.whole = true;
+        }
+        Fields { top, cap: TEXT_CAP }
+    }
+
+    /// The same fields, their strings cut after `cap` (at least 1)
+    /// non-whitespace UTF-16 units: a reader that reads less of them than
+    /// [`TEXT_CAP`] keeps less.
+    pub fn with_cap(self, cap: usize) -> Fields {
         Fields {
-            paths: paths
+            cap: cap.max(1),
+            ..self
+        }
+    }
+}
+
+/// What a pass that reads every entry writes of each besides its facts
+/// (see [`crate::index::Index::read_with_preview_to`]): the preview of
+/// `fields` of each, the [`Picked`] preview's line of each, or neither. Its
+/// texts end once they pass `part` bytes.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Wanted<'a> {
+    pub fields: Option<&'a Fields>,
+    pub picked: Option<&'a Picked>,
+    pub part: usize,
+}
+
+/// A text of such a pass, handed over as soon as it is complete: a JSON
+/// array of previews, or lines of [`Picked`] previews.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Part {
+    Previews(String),
+    Picked(String),
+}
+
+/// A second preview, of the entries a condition picks only, written as a
+/// line of JSON text per entry (an empty line for the others): a reader that
+/// needs more fields of a few kinds of entries (a message's content, of a
+/// user's and an assistant's) than of all gets them in the same pass, and
+/// keeps them as text until it reads them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Picked {
+    fields: Fields,
+    /// Each a path and the strings its value may be: all must hold.
+    when: Vec<(Vec<String>, Vec<String>)>,
+}
+
+impl Picked {
+    /// The preview of `fields` of the entries whose string at each path of
+    /// `when` (a dotted path, as [`Fields::new`] takes) is one of its values.
+    pub fn new<S: AsRef<str>>(
+        fields: Fields,
+        when: impl IntoIterator<Item = (S, Vec<S>)>,
+    ) -> Picked {
+        Picked {
+            fields,
+            when: when
                 .into_iter()
-                .map(|p| p.as_ref().split('.').map(str::to_owned).collect())
+                .map(|(path, values)| {
+                    (
+                        path.as_ref().split('.').map(str::to_owned).collect(),
+                        values.iter().map(|v| v.as_ref().to_owned()).collect(),
+                    )
+                })
                 .collect(),
         }
     }
+
+    /// Whether the entry `value` (a line parsed from `text`) is picked: at
+    /// each path, the value `JSON.parse` gives (the last of repeated keys) is
+    /// a string equal to one of the path's values.
+    pub fn picks(&self, text: &str, value: &Value) -> bool {
+        self.when.iter().all(|(path, values)| {
+            string_at(text, value, path)
+                .and_then(json::as_str)
+                .is_some_and(|s| values.iter().any(|v| *v == *s))
+        })
+    }
+
+    /// Appends the entry's line: its preview if it is picked, then `\n` (a
+    /// preview's JSON has no raw line break).
+    pub fn write_line(&self, text: &str, value: &Value, out: &mut String) {
+        if self.picks(text, value) {
+            write(text, value, &self.fields, out);
+        }
+        out.push('\n');
+    }
+}
+
+/// The raw text of the string at `path` of the object `value`, if there is
+/// one: the first two levels from the parse, deeper ones stepped through.
+fn string_at<'t>(text: &'t str, value: &Value, path: &[String]) -> Option<&'t str> {
+    if value.kind != Kind::Object {
+        return None;
+    }
+    let (first, rest) = path.split_first()?;
+    let top = value
+        .members
+        .iter()
+        .rposition(|m| json::key_is(text, m.key, first))?;
+    let mut at = value.members[top];
+    if let Some((second, deeper)) = rest.split_first() {
+        at = *value
+            .nested_in(top)
+            .filter(|m| json::key_is(text, m.key, second))
+            .last()?;
+        for key in deeper {
+            if at.kind != Kind::Object {
+                return None;
+            }
+            at = json::get(text, &json::members(text, at.value), key).copied()?;
+        }
+    }
+    (at.kind == Kind::String).then(|| at.value.of(text))
 }
 
 /// Appends to `out` the preview of the entry `value` (a line parsed from
@@ -51,31 +189,31 @@ impl Fields {
 /// walked once, each long string scanned to its end once: a preview costs
 /// about one more look at the entry's text.
 pub fn write(text: &str, value: &Value, fields: &Fields, out: &mut String) {
+    let cap = fields.cap;
     if value.kind != Kind::Object {
-        whole(text, value.span.start, out);
+        whole(text, value.span.start, cap, out);
         return;
     }
-    let paths: Vec<&[String]> = fields.paths.iter().map(Vec::as_slice).collect();
     out.push('{');
     let mut first = true;
     for (k, m) in value.members.iter().enumerate() {
-        let Some(rest) = picked(text, m, &paths) else {
+        let Some(level) = picked(text, m, &fields.top) else {
             continue;
         };
         member(text, m, &mut first, out);
-        if rest.iter().any(|p| p.is_empty()) {
-            whole(text, m.value.start, out);
+        if level.whole {
+            whole(text, m.value.start, cap, out);
         } else if m.kind == Kind::Object {
             // The parse has this object's members already.
             out.push('{');
             let mut first = true;
             for n in value.nested_in(k) {
-                if let Some(next) = picked(text, n, &rest) {
+                if let Some(next) = picked(text, n, level) {
                     member(text, n, &mut first, out);
-                    if next.iter().any(|p| p.is_empty()) {
-                        whole(text, n.value.start, out);
+                    if next.whole {
+                        whole(text, n.value.start, cap, out);
                     } else {
-                        project(text, n.value.start, &next, out);
+                        project(text, n.value.start, next, cap, out);
                     }
                 }
             }
@@ -83,20 +221,19 @@ pub fn write(text: &str, value: &Value, fields: &Fields, out: &mut String) {
         } else {
             // An array's elements are not in the parse (it keeps the members
             // of objects only): walked, as anything else is.
-            project(text, m.value.start, &rest, out);
+            project(text, m.value.start, level, cap, out);
         }
     }
     out.push('}');
 }
 
-/// What is left of `paths` under member `m`, if any path names it.
-fn picked<'p>(text: &str, m: &Member, paths: &[&'p [String]]) -> Option<Vec<&'p [String]>> {
-    let rest: Vec<&[String]> = paths
+/// What is below member `m` of the paths at `level`, if a path names it.
+fn picked<'l>(text: &str, m: &Member, level: &'l Level) -> Option<&'l Level> {
+    level
+        .next
         .iter()
-        .filter(|p| json::key_is(text, m.key, &p[0]))
-        .map(|p| &p[1..])
-        .collect();
-    (!rest.is_empty()).then_some(rest)
+        .find(|(name, _)| json::key_is(text, m.key, name))
+        .map(|(_, below)| below)
 }
 
 /// Writes `"key":` (the key's own text: `JSON.parse` reads it as the entry's).
@@ -117,10 +254,11 @@ fn ws(b: &[u8], mut i: usize) -> usize {
     i
 }
 
-/// The valid value at `text[i]` on the way down `paths` (none of them
-/// empty): an object keeps what they name, an array projects each element,
-/// anything else is kept whole. Returns where the value ends.
-fn project(text: &str, i: usize, paths: &[&[String]], out: &mut String) -> usize {
+/// The valid value at `text[i]` on the way down the paths below `level`
+/// (none of which ends there): an object keeps what they name, an array
+/// projects each element, anything else is kept whole. Returns where the
+/// value ends.
+fn project(text: &str, i: usize, level: &Level, cap: usize, out: &mut String) -> usize {
     let b = text.as_bytes();
     match b[i] {
         b'{' => {
@@ -135,13 +273,13 @@ fn project(text: &str, i: usize, paths: &[&[String]], out: &mut String) -> usize
                     value: Span::new(start, start),
                     kind: Kind::of_first_byte(b[start]),
                 };
-                let end = match picked(text, &m, paths) {
-                    Some(rest) => {
+                let end = match picked(text, &m, level) {
+                    Some(next) => {
                         member(text, &m, &mut first, out);
-                        if rest.iter().any(|p| p.is_empty()) {
-                            whole(text, start, out)
+                        if next.whole {
+                            whole(text, start, cap, out)
                         } else {
-                            project(text, start, &rest, out)
+                            project(text, start, next, cap, out)
                         }
                     }
                     None => scan::skip_value(b, start),
@@ -163,7 +301,7 @@ fn project(text: &str, i: usize, paths: &[&[String]], out: &mut String) -> usize
                     out.push(',');
                 }
                 first = false;
-                at = ws(b, project(text, at, paths, out));
+                at = ws(b, project(text, at, level, cap, out));
                 if b[at] == b',' {
                     at = ws(b, at + 1);
                 }
@@ -171,18 +309,18 @@ fn project(text: &str, i: usize, paths: &[&[String]], out: &mut String) -> usize
             out.push(']');
             at + 1
         }
-        _ => whole(text, i, out),
+        _ => whole(text, i, cap, out),
     }
 }
 
 /// The valid value at `text[i]`, kept whole with its strings cut, walked
 /// once. Returns where it ends.
-fn whole(text: &str, i: usize, out: &mut String) -> usize {
+fn whole(text: &str, i: usize, cap: usize, out: &mut String) -> usize {
     let b = text.as_bytes();
     match b[i] {
         b'"' => {
             let end = scan::skip_string(b, i);
-            out.push_str(&cut(&text[i..end]));
+            out.push_str(&cut_to(&text[i..end], cap));
             end
         }
         open @ (b'{' | b'[') => {
@@ -201,7 +339,7 @@ fn whole(text: &str, i: usize, out: &mut String) -> usize {
                     out.push(':');
                     at = ws(b, ws(b, key_end) + 1);
                 }
-                at = ws(b, whole(text, at, out));
+                at = ws(b, whole(text, at, cap, out));
                 if b[at] == b',' {
                     at = ws(b, at + 1);
                 }
@@ -221,13 +359,18 @@ fn whole(text: &str, i: usize, out: &mut String) -> usize {
 /// literal: its text up to the cut, escapes as they were, then a quote. A
 /// surrogate pair written as two escapes is never split.
 pub fn cut(raw: &str) -> std::borrow::Cow<'_, str> {
+    cut_to(raw, TEXT_CAP)
+}
+
+/// [`cut`] after `cap` non-whitespace UTF-16 units.
+pub fn cut_to(raw: &str, cap: usize) -> std::borrow::Cow<'_, str> {
     // The text between the quotes.
     let body = raw
         .strip_prefix('"')
         .and_then(|r| r.strip_suffix('"'))
         .unwrap_or(raw);
     // Each UTF-16 unit takes at least a byte: a short literal is kept.
-    if body.len() <= TEXT_CAP {
+    if body.len() <= cap {
         return raw.into();
     }
     let b = body.as_bytes();
@@ -255,7 +398,7 @@ pub fn cut(raw: &str) -> std::borrow::Cow<'_, str> {
             solid += units;
         }
         i = next;
-        if solid >= TEXT_CAP {
+        if solid >= cap {
             break;
         }
     }
@@ -353,6 +496,123 @@ mod tests {
         // Only whitespace: nothing is solid, the whole string stays.
         let blank = format!("\"{}\"", " ".repeat(5 * TEXT_CAP));
         assert_eq!(cut(&blank), blank);
+    }
+}
+
+#[cfg(test)]
+mod picked_tests {
+    use super::*;
+
+    fn picked() -> Picked {
+        Picked::new(
+            Fields::new(["id", "message.content"]),
+            [
+                ("type", vec!["message"]),
+                ("message.role", vec!["user", "assistant"]),
+            ],
+        )
+    }
+
+    fn line_of(line: &str, p: &Picked) -> String {
+        let value = json::parse(line, Span::new(0, line.len())).unwrap();
+        let mut out = String::new();
+        p.write_line(line, &value, &mut out);
+        out
+    }
+
+    #[test]
+    fn an_entry_every_path_picks_gives_its_preview_on_a_line() {
+        let p = picked();
+        let user =
+            r#"{"type":"message","id":"a","message":{"role":"user","content":"hi","usage":1}}"#;
+        assert_eq!(
+            line_of(user, &p),
+            "{\"id\":\"a\",\"message\":{\"content\":\"hi\"}}\n"
+        );
+        let assistant =
+            r#"{"message":{"content":[{"type":"text"}],"role":"assistant"},"type":"message"}"#;
+        assert_eq!(
+            line_of(assistant, &p),
+            "{\"message\":{\"content\":[{\"type\":\"text\"}]}}\n"
+        );
+        // Escapes are read as JSON.parse reads them.
+        let escaped = r#"{"typ\u0065":"m\u0065ssage","message":{"\u0072ole":"us\u0065r"}}"#;
+        assert_eq!(line_of(escaped, &p), "{\"message\":{}}\n");
+    }
+
+    #[test]
+    fn any_other_entry_is_an_empty_line() {
+        let p = picked();
+        for line in [
+            // a path's value among none of its strings, or no string
+            r#"{"type":"message","message":{"role":"toolResult","content":"x"}}"#,
+            r#"{"type":"custom","message":{"role":"user","content":"x"}}"#,
+            r#"{"type":"message","message":{"role":["user"],"content":"x"}}"#,
+            r#"{"type":"message","message":{"role":1}}"#,
+            // a path missing, or through something that is no object
+            r#"{"type":"message"}"#,
+            r#"{"type":"message","message":"user"}"#,
+            r#"{"message":{"role":"user"}}"#,
+            // no object at all
+            r#"["message"]"#,
+            r#""message""#,
+            // repeated keys: the last one is JSON.parse's
+            r#"{"type":"message","type":"label","message":{"role":"user"}}"#,
+            r#"{"type":"message","message":{"role":"user","role":"toolResult"}}"#,
+            r#"{"type":"message","message":{"role":"user"},"message":{"role":"bash"}}"#,
+        ] {
+            assert_eq!(line_of(line, &p), "\n", "{line}");
+        }
+        // ... and the last one picks too (the preview keeps both, as JSON.parse reads it).
+        let last = r#"{"type":"label","type":"message","message":{"role":"x"},"message":{"role":"x","role":"user"}}"#;
+        assert_eq!(line_of(last, &p), "{\"message\":{},\"message\":{}}\n");
+    }
+
+    #[test]
+    fn a_cap_of_its_own_cuts_the_strings_of_a_preview_shorter() {
+        let fields = Fields::new(["a", "b.c", "d"]).with_cap(3);
+        let line = r#"{"a":"x y\nzw","b":{"c":["  abcd",{"e":"abcd"}]},"d":"ab","f":"abcdef"}"#;
+        let value = json::parse(line, Span::new(0, line.len())).unwrap();
+        let mut out = String::new();
+        write(line, &value, &fields, &mut out);
+        assert_eq!(
+            out,
+            r#"{"a":"x y\nz","b":{"c":["  abc",{"e":"abc"}]},"d":"ab"}"#
+        );
+        assert_eq!(cut_to("\"abcd\"", 4), "\"abcd\"");
+        assert_eq!(cut_to("\"abcde\"", 4), "\"abcd\"");
+        // At least one unit is kept.
+        assert_eq!(
+            Fields::new(["a"]).with_cap(0),
+            Fields::new(["a"]).with_cap(1)
+        );
+        assert_eq!(cut_to("\" ab\"", 1), "\" a\"");
+        // The default: no fields, the module's cap.
+        assert_eq!(
+            Fields::default(),
+            Fields::new::<&str>([]).with_cap(TEXT_CAP)
+        );
+    }
+
+    #[test]
+    fn a_path_past_two_levels_is_stepped_through() {
+        let p = Picked::new(
+            Fields::new(["id"]),
+            [("a.b.c", vec!["x"]), ("a.b.d.e", vec!["y", "z"])],
+        );
+        let yes = r#"{"id":1,"a":{"b":{"c":"x","d":{"e":"z"}}}}"#;
+        assert_eq!(line_of(yes, &p), "{\"id\":1}\n");
+        for no in [
+            r#"{"id":1,"a":{"b":{"c":"x","d":{"e":"w"}}}}"#,
+            r#"{"id":1,"a":{"b":{"c":"x","c":"q","d":{"e":"z"}}}}"#,
+            r#"{"id":1,"a":{"b":{"c":"x","d":["z"]}}}"#,
+            r#"{"id":1,"a":{"b":"x"}}"#,
+        ] {
+            assert_eq!(line_of(no, &p), "\n", "{no}");
+        }
+        // With no condition, every object is picked.
+        let all = Picked::new(Fields::new(["id"]), Vec::<(&str, Vec<&str>)>::new());
+        assert_eq!(line_of(r#"{"id":2,"x":3}"#, &all), "{\"id\":2}\n");
     }
 }
 

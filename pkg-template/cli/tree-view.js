@@ -87,10 +87,22 @@ export const TREE_FIELDS = [
  */
 export const FACT_FIELDS = TREE_FIELDS.filter((f) => !f.startsWith("message.content"));
 
-/** Whether the row rules read the content of `entry`'s message: a user's or an assistant's. */
+/**
+ * The entries whose rows read their message's content, a user's or an
+ * assistant's: field paths and the strings each must be one of, as getTree's
+ * `detail.where` takes them (`CONTENT_DETAIL`).
+ */
+const CONTENT_OF = { type: ["message"], "message.role": ["user", "assistant"] };
+
+const CONTENT_PATHS = Object.entries(CONTENT_OF).map(([path, values]) => [path.split("."), values]);
+
+/** Whether the row rules read the content of `entry`'s message (CONTENT_OF). */
 export function readsContent(entry) {
-  const m = entry?.type === "message" ? entry.message : undefined;
-  return m?.role === "user" || m?.role === "assistant";
+  return CONTENT_PATHS.every(([keys, values]) => {
+    let value = entry;
+    for (const key of keys) value = value !== null && typeof value === "object" ? value[key] : undefined;
+    return typeof value === "string" && values.includes(value);
+  });
 }
 
 /** The arguments `toolCallText` reads of a call to one of TOOLS; of any other it shows their JSON. */
@@ -113,6 +125,21 @@ function otherTools(preview) {
     content.some((b) => b !== null && typeof b === "object" && b.type === "toolCall" && !TOOLS.has(b.name))
   );
 }
+
+/**
+ * The most of a message's text a row reads (`preview`): the cut of the
+ * messages' content previews (CONTENT_DETAIL's `cap`), which keeps at least
+ * that many units of a string, and less of it than PREVIEW_CAP.
+ */
+const TEXT_SHOWN = 200;
+
+/**
+ * getTree's `detail` option for the rows, with a ContentDigests' `map`: the
+ * content fields (CONTENT_FIELDS) of the messages whose rows read them
+ * (CONTENT_OF), read in the pass that reads the tree, their strings cut
+ * after TEXT_SHOWN units that are not whitespace.
+ */
+export const CONTENT_DETAIL = { preview: CONTENT_FIELDS, where: CONTENT_OF, cap: TEXT_SHOWN };
 
 /**
  * For `treeRowStream`'s `contents`: `[node, entry]` for each of `nodes` (of
@@ -149,37 +176,39 @@ export function* contentEntries(nodes, previews, batch = 2048) {
 /** Non-whitespace UTF-16 units a preview's string keeps when it is cut (src/preview.rs's TEXT_CAP). */
 const PREVIEW_CAP = 512;
 
-/** Whether a preview's `value` may have been cut: a string with PREVIEW_CAP units that are not whitespace. */
-function mayBeCut(value) {
-  return typeof value === "string" && value.length >= PREVIEW_CAP && value.replace(/\s+/g, "").length >= PREVIEW_CAP;
+/** Whether a preview's `value` may have been cut: a string with `cap` units that are not whitespace. */
+function mayBeCut(value, cap = PREVIEW_CAP) {
+  return typeof value === "string" && value.length >= cap && value.replace(/\s+/g, "").length >= cap;
 }
 
-/** Whether a tool call's fields that a tool result's row shows whole (or looks up by) may have been cut. */
-function callCut(block) {
+/** Whether a tool call's fields that a tool result's row shows whole (or looks up by) may have been cut at `cap`. */
+function callCut(block, cap) {
   const a = block.arguments !== null && typeof block.arguments === "object" ? block.arguments : {};
-  return [block.id, block.name, a.path, a.file_path, a.pattern, a.offset, a.limit].some(mayBeCut);
+  return [block.id, block.name, a.path, a.file_path, a.pattern, a.offset, a.limit].some((v) => mayBeCut(v, cap));
 }
 
 /**
  * Whether the row of `preview` may differ from its entry's: a field the row
  * shows whole, compares or looks up by may have been cut. The text of a
- * message is read to its 200th character at most, an error to its 80th, a
- * command in a tool call to its 51st, a tool call's JSON to its 41st: all
- * within what the cut keeps.
+ * message is read to its 200th character at most (TEXT_SHOWN), an error to
+ * its 80th, a command in a tool call to its 51st, a tool call's JSON to its
+ * 41st: all within what a cut keeps, at PREVIEW_CAP or at `cap` (at least
+ * TEXT_SHOWN).
  */
-function cutShown(preview) {
+function cutShown(preview, cap = PREVIEW_CAP) {
   if (preview === null || typeof preview !== "object") return false;
   const p = preview;
-  if ([p.type, p.id, p.customType, p.tokensBefore, p.modelId, p.thinkingLevel, p.label, p.targetId].some(mayBeCut))
+  const cut = (v) => mayBeCut(v, cap);
+  if ([p.type, p.id, p.customType, p.tokensBefore, p.modelId, p.thinkingLevel, p.label, p.targetId].some(cut))
     return true;
-  if (mayBeCut(p.name) || (p.type === "branch_summary" && mayBeCut(p.summary))) return true;
-  if (p.type === "custom_message" && mayBeCut(textOf(p.content))) return true;
+  if (cut(p.name) || (p.type === "branch_summary" && cut(p.summary))) return true;
+  if (p.type === "custom_message" && cut(textOf(p.content))) return true;
   const m = p.message;
   if (m === null || typeof m !== "object") return false;
-  if ([m.role, m.toolCallId, m.toolName, m.command].some(mayBeCut)) return true;
+  if ([m.role, m.toolCallId, m.toolName, m.command].some(cut)) return true;
   return (
     Array.isArray(m.content) &&
-    m.content.some((b) => b !== null && typeof b === "object" && b.type === "toolCall" && callCut(b))
+    m.content.some((b) => b !== null && typeof b === "object" && b.type === "toolCall" && callCut(b, cap))
   );
 }
 
@@ -200,17 +229,21 @@ const flat = (text) =>
   String(text)
     .replace(/[\n\t]/g, " ")
     .trim();
-const preview = (content) => flat(textOf(content).slice(0, 200));
+const preview = (content) => flat(textOf(content).slice(0, TEXT_SHOWN));
 
-/** Whether `filter` shows this node, whose entry is `entry` (the current leaf is `leafId`). */
-export function isShown(node, filter, leafId, entry = entryOf(node)) {
+/**
+ * Whether `filter` shows this node, whose entry is `entry` (the current leaf
+ * is `leafId`). `textShown`, if given, is `hasText` of its message's content
+ * (a ContentDigests' `hasText`).
+ */
+export function isShown(node, filter, leafId, entry = entryOf(node), textShown = undefined) {
   if (entry === null || typeof entry !== "object") return filter === "all";
   if (entry.type === "usage") return false;
   const message =
     entry.type === "message" && entry.message !== null && typeof entry.message === "object" ? entry.message : null;
   if (message?.role === "assistant" && entry.id !== leafId) {
     const failed = Boolean(message.stopReason) && message.stopReason !== "stop" && message.stopReason !== "toolUse";
-    if (!hasText(message.content) && !failed) return false;
+    if (!(textShown ?? hasText(message.content)) && !failed) return false;
   }
   const settings = SETTINGS.has(entry.type);
   switch (filter) {
@@ -282,19 +315,21 @@ export function toolCallText(name, args, home) {
  * messages with a role prefix, `{ role, text, style }`. Styles: "user",
  * "assistant", "muted", "dim", "error", "custom", "compaction", "summary".
  * `toolCall(id)` gives the text (`toolCallText`) of the tool call a tool
- * result answers, or undefined; only a tool result's row asks.
+ * result answers, or undefined; only a tool result's row asks. `text`, if
+ * given, is `preview` of a user's or assistant's message content (a
+ * ContentDigests' `text`).
  */
-export function entryText(entry, toolCall) {
+export function entryText(entry, toolCall, text = undefined) {
   if (entry === null || typeof entry !== "object") return { text: "", style: "dim" };
   switch (entry.type) {
     case "message": {
       const m = entry.message !== null && typeof entry.message === "object" ? entry.message : {};
       switch (m.role) {
         case "user":
-          return { role: "user: ", text: preview(m.content), style: "user" };
+          return { role: "user: ", text: text ?? preview(m.content), style: "user" };
         case "assistant": {
-          const text = preview(m.content);
-          if (text) return { role: "assistant: ", text, style: "assistant" };
+          const shown = text ?? preview(m.content);
+          if (shown) return { role: "assistant: ", text: shown, style: "assistant" };
           if (m.stopReason === "aborted") return { role: "assistant: ", text: "(aborted)", style: "muted" };
           if (m.errorMessage) return { role: "assistant: ", text: flat(m.errorMessage).slice(0, 80), style: "error" };
           return { role: "assistant: ", text: "(no content)", style: "muted" };
@@ -358,6 +393,92 @@ export function lastInFile(roots) {
     for (const child of node.children) stack.push(child);
   }
   return last === undefined ? null : entryOf(last).id;
+}
+
+/** The tool calls of `entry`'s message (an assistant's): `[id, toolCallText]` each, in order. */
+function toolCallsOf(entry, home) {
+  const m = entry?.type === "message" ? entry.message : undefined;
+  const calls = [];
+  if (m?.role === "assistant" && Array.isArray(m.content)) {
+    for (const b of m.content) {
+      if (b !== null && typeof b === "object" && b.type === "toolCall")
+        calls.push([b.id, toolCallText(b.name, b.arguments, home)]);
+    }
+  }
+  return calls;
+}
+
+/**
+ * What the rows read of the content of messages (`readsContent`), made once
+ * from each entry (or its CONTENT_FIELDS preview) and kept by number: whether
+ * it has text (`isShown`'s `textShown`), its text as its row shows it
+ * (`entryText`'s `text`) and its tool calls (`toolCallsOf`), the texts in
+ * `texts` (a Utf8Texts). The content is read once; what is held until the
+ * rows are drawn is what they show.
+ *
+ * `map` is getTree's `detail.map` for CONTENT_DETAIL: each node of such a
+ * message then has its digest's number as `detail`, made while getTree reads
+ * the file. A preview whose cut may show (`fromPreview`), or that calls a
+ * tool whose row shows all its arguments, makes none: that entry is read
+ * again (`treeRowStream`'s `contents`).
+ */
+export class ContentDigests {
+  texts = new Utf8Texts();
+  #home;
+  #count = 0;
+  // Per digest: whether its content has text, its text's number, where its
+  // calls start in #calls (`[id, text number]` pairs, flat; they end where
+  // the next digest's start).
+  #hasText = new Uint8Array(1024);
+  #text = new Int32Array(1024);
+  #callsFrom = new Int32Array(1025);
+  #calls = [];
+
+  constructor(home = "") {
+    this.#home = home;
+  }
+
+  /** Keeps the digest of `entry`, a user's or an assistant's message; gives its number. */
+  add(entry) {
+    const d = this.#count++;
+    if (d + 1 >= this.#hasText.length) {
+      const grow = (a, n) => {
+        const b = new a.constructor(n);
+        b.set(a);
+        return b;
+      };
+      const n = 2 * this.#hasText.length;
+      this.#hasText = grow(this.#hasText, n);
+      this.#text = grow(this.#text, n);
+      this.#callsFrom = grow(this.#callsFrom, n + 1);
+    }
+    const content = entry.message.content;
+    for (const [id, text] of toolCallsOf(entry, this.#home)) this.#calls.push(id, this.texts.add(text));
+    this.#hasText[d] = hasText(content) ? 1 : 0;
+    this.#text[d] = this.texts.add(preview(content));
+    this.#callsFrom[d + 1] = this.#calls.length;
+    return d;
+  }
+
+  map = (text) => {
+    const p = JSON.parse(text);
+    return otherTools(p) || cutShown(p, CONTENT_DETAIL.cap) ? undefined : this.add(p);
+  };
+
+  /** Whether digest `d`'s content has text. */
+  hasText(d) {
+    return this.#hasText[d] === 1;
+  }
+
+  /** The number (in `texts`) of digest `d`'s text. */
+  text(d) {
+    return this.#text[d];
+  }
+
+  /** `f(id, text number)` for each of digest `d`'s tool calls, in order. */
+  eachCall(d, f) {
+    for (let c = this.#callsFrom[d]; c < this.#callsFrom[d + 1]; c += 2) f(this.#calls[c], this.#calls[c + 1]);
+  }
 }
 
 /**
@@ -450,7 +571,8 @@ class RowTexts {
     this.#text = new Int32Array(count);
   }
 
-  set(k, { role = "", text, style }) {
+  /** Keeps row `k`'s description; `n`, if given, is the number of its text already in the texts. */
+  set(k, { role = "", text, style }, n = undefined) {
     const key = `${role}\n${style}`;
     let kind = this.#kindOf.get(key);
     if (kind === undefined) {
@@ -459,7 +581,7 @@ class RowTexts {
     }
     if (kind >= 0xffff) throw new RangeError("too many kinds of rows");
     this.#kind[k] = kind + 1;
-    this.#text[k] = this.#texts.add(text);
+    this.#text[k] = n ?? this.#texts.add(text);
   }
 
   /** The row kept for place `k`, or undefined. */
@@ -473,14 +595,16 @@ class RowTexts {
 
 /**
  * `treeRows`' rows one at a time. With `contents`, the nodes' previews need
- * hold only FACT_FIELDS: `contents(nodes)` is given the nodes whose rows read
- * their message's content (`readsContent`), in display order, and gives
- * `[node, entry]` for each, in that order, with its entry (or TREE_FIELDS
- * preview, see `fromPreview`), a batch at a time: each entry is used when it
- * comes and let go, so what is held per entry is its facts, whether it is
- * shown and, for those shown, its row's text.
+ * hold only FACT_FIELDS: a node whose row reads its message's content
+ * (`readsContent`) has its digest as `detail` (read with `digests`, a
+ * ContentDigests, see there), or else is read again: `contents(nodes)` is
+ * given those nodes, in display order, and gives `[node, entry]` for each, in
+ * that order, with its entry (or TREE_FIELDS preview, see `fromPreview`), a
+ * batch at a time: each entry is used when it comes and let go, so what is
+ * held per entry is its facts, whether it is shown and, for those shown, its
+ * row's text.
  */
-export function* treeRowStream(roots, { leafId = null, filter = "default", home = "", contents } = {}) {
+export function* treeRowStream(roots, { leafId = null, filter = "default", home = "", contents, digests } = {}) {
   // The current leaf: the last node in depth-first order whose entry has id
   // `leafId`; the path from the root to it is active.
   let path = [];
@@ -535,30 +659,37 @@ export function* treeRowStream(roots, { leafId = null, filter = "default", home 
   // tool calls (the last in display order wins an id). A row whose entry
   // comes from `contents` keeps its text then; the others are described
   // from `entryAt` when drawn.
-  const texts = new Utf8Texts();
+  // Digests made as the tree was read are the nodes' `detail`s.
+  const made = digests !== undefined;
+  const digest = digests ?? new ContentDigests(home);
+  const texts = digest.texts;
   const toolCalls = new Map();
   const toolCall = (id) => {
     const n = toolCalls.get(id);
     return n === undefined ? undefined : texts.get(n);
   };
+  const keepCall = (id, n) => toolCalls.set(id, n);
   const shown = new Uint8Array(count);
   const described = new RowTexts(contents === undefined ? 0 : count, texts);
-  const read = contents?.(ordered.filter((_, k) => readsContent(entryAt[k])))[Symbol.iterator]();
+  const madeAt = (k) => (made ? ordered[k].detail : undefined);
+  const read = contents?.(ordered.filter((_, k) => readsContent(entryAt[k]) && madeAt(k) === undefined))[
+    Symbol.iterator
+  ]();
   for (let k = 0; k < count; k++) {
     const node = ordered[k];
-    let entry = entryAt[k];
-    const fromContents = read !== undefined && readsContent(entry);
-    if (fromContents) entry = read.next().value[1];
-    const m = entry?.type === "message" ? entry.message : undefined;
-    if (m?.role === "assistant" && Array.isArray(m.content)) {
-      for (const b of m.content) {
-        if (b !== null && typeof b === "object" && b.type === "toolCall")
-          toolCalls.set(b.id, texts.add(toolCallText(b.name, b.arguments, home)));
-      }
-    }
-    if (!isShown(node, filter, leafId, entry)) continue;
+    const entry = entryAt[k];
+    let d;
+    if (read !== undefined && readsContent(entry)) d = madeAt(k) ?? digest.add(read.next().value[1]);
+    if (d !== undefined) digest.eachCall(d, keepCall);
+    else for (const [id, text] of toolCallsOf(entry, home)) toolCalls.set(id, texts.add(text));
+    if (!isShown(node, filter, leafId, entry, d === undefined ? undefined : digest.hasText(d))) continue;
     shown[k] = 1;
-    if (fromContents) described.set(k, entryText(entry, toolCall));
+    if (d !== undefined) {
+      const n = digest.text(d);
+      const text = texts.get(n);
+      const row = entryText(entry, toolCall, text);
+      described.set(k, row, row.text === text ? n : undefined);
+    }
   }
 
   // The shown nodes, each under its nearest shown ancestor (-1: none), as

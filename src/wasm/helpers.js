@@ -170,8 +170,11 @@ function lazyNode(entryAt, i, label, labelTimestamp) {
 // (getTree's `preview` option: each entry cut to the fields asked for,
 // written while the index was read, entry `i`'s at `i`), each node also has its
 // entry's `preview` and `range` ([offset, length] of its line), so a reader
-// that only describes the nodes reads nothing again.
-export function buildSourceTree(source, name, starts, lengths, nodes, labels, children, roots, previews) {
+// that only describes the nodes reads nothing again. With `details`
+// (getTree's `detail` option: entry `i`'s second preview as JSON text, or
+// what its `map` made of it; undefined where `where` does not pick it), each
+// node also has `detail`.
+export function buildSourceTree(source, name, starts, lengths, nodes, labels, children, roots, previews, details) {
   const from = starts.slice();
   const length = lengths.slice();
   const decoder = new TextDecoder();
@@ -202,6 +205,7 @@ export function buildSourceTree(source, name, starts, lengths, nodes, labels, ch
       made[i].preview = kept[i];
       made[i].range = [from[i], length[i]];
     }
+    if (details) made[i].detail = details[i];
   }
   return link(made, children, roots);
 }
@@ -212,6 +216,18 @@ export function buildSourceTree(source, name, starts, lengths, nodes, labels, ch
 export function pushPreviews(kept, part) {
   const values = JSON.parse(part);
   for (let k = 0; k < values.length; k++) kept.push(values[k]);
+}
+
+// The lines of a text of `detail` previews, each ended by a line break
+// (none is in a preview's JSON): split as the text is complete.
+// An empty line (an entry not picked) is undefined; with `map`, each other
+// is what `map(line)` gives.
+export function pushLines(kept, part, map) {
+  const lines = part.split("\n");
+  for (let k = 0; k < lines.length - 1; k++) {
+    const line = lines[k];
+    kept.push(line === "" ? undefined : map === undefined ? line : map(line));
+  }
 }
 
 export function isByteSource(value) {

@@ -13,7 +13,7 @@ use crate::document::{Document, Entries};
 use crate::ids;
 use crate::index::{Index, IndexError};
 use crate::migrate;
-use crate::preview::Fields;
+use crate::preview::{Fields, Part, Picked, Wanted};
 use crate::time::DateParser;
 use crate::tree::SiblingSort;
 use crate::usage::Zone;
@@ -173,42 +173,58 @@ pub(super) fn open_text(api: Api, text: String) -> Result<Document, JsValue> {
 
 /// The index of a byte source, read a piece at a time.
 pub(super) fn index_of(api: Api, source: &ByteSource) -> Result<Index, JsValue> {
-    index_with_preview(api, source, None).map(|(index, _)| index)
+    index_with_preview(api, source, None, None).map(|(index, _, _)| index)
 }
 
 /// [`index_of`], with each entry's preview of `fields`: a JS array, entry
-/// `i`'s at `i`. The previews cross as JSON texts of about 4 MiB, each parsed
-/// into the array as soon as it is complete: the module's memory, which never
-/// shrinks, holds one text at a time, not all of them.
+/// `i`'s at `i`; and with `picked`, each entry's [`Picked`] preview as a JS
+/// string, or what the function with it makes of it (undefined if it is not
+/// picked), entry `i`'s at `i`. The previews cross
+/// as texts of about 4 MiB, each parsed (or split) as it is complete, so the
+/// module holds one at a time.
 pub(super) fn index_with_preview(
     api: Api,
     source: &ByteSource,
     fields: Option<&Fields>,
-) -> Result<(Index, Option<Array>), JsValue> {
+    picked: Option<&(Picked, JsValue)>,
+) -> Result<(Index, Option<Array>, Option<Array>), JsValue> {
     const PART: usize = 4 << 20;
     let kept = fields.map(|_| Array::new());
+    let lines = picked.map(|_| Array::new());
     let mut failed = None;
     let mut read = |from, to, buf: &mut Vec<u8>| source.read(from, to, buf);
-    let mut emit = |part: String| {
-        if let (Some(kept), None) = (&kept, &failed) {
-            if let Err(e) = super::js::push_previews(kept, &part) {
-                failed = Some(e);
-            }
+    let mut emit = |part: Part| {
+        if failed.is_some() {
+            return;
         }
+        let pushed = match (&part, &kept, &lines) {
+            (Part::Previews(p), Some(kept), _) => super::js::push_previews(kept, p),
+            (Part::Picked(p), _, Some(lines)) => {
+                super::js::push_lines(lines, p, picked.map_or(&JsValue::UNDEFINED, |(_, f)| f))
+            }
+            _ => Ok(()),
+        };
+        if let Err(e) = pushed {
+            failed = Some(e);
+        }
+    };
+    let wanted = Wanted {
+        fields,
+        picked: picked.map(|(p, _)| p),
+        part: PART,
     };
     let index = Index::read_with_preview_to(
         source.size,
         source.piece,
         &mut read,
         &JsDates,
-        fields,
-        PART,
+        &wanted,
         &mut emit,
     )
     .map_err(|e| index_error(api, source, e))?;
     match failed {
         Some(e) => Err(e),
-        None => Ok((index, kept)),
+        None => Ok((index, kept, lines)),
     }
 }
 

@@ -55,6 +55,11 @@ extern "C" {
     /// Appends the values of the JSON array text `part` to `kept`.
     #[wasm_bindgen(catch, js_name = pushPreviews)]
     pub(super) fn push_previews(kept: &Array, part: &str) -> Result<(), JsValue>;
+    /// Appends the lines of `part` (each ended by `\n`) to `kept`: an
+    /// empty one as undefined, any other as it is or, with a function
+    /// `map`, as `map(line)`.
+    #[wasm_bindgen(catch, js_name = pushLines)]
+    pub(super) fn push_lines(kept: &Array, part: &str, map: &JsValue) -> Result<(), JsValue>;
     /// The values of the JSON array texts `parts`, in order, as one array.
     #[wasm_bindgen(catch, js_name = parsePieces)]
     pub(super) fn parse_pieces(parts: &Array) -> Result<Array, JsValue>;
@@ -96,6 +101,7 @@ extern "C" {
         children: &[u32],
         roots: &[u32],
         previews: &JsValue,
+        details: &JsValue,
     ) -> Result<Array, JsValue>;
     /// A plain copy of an array (or a Proxy of one): indexing it can no longer throw.
     #[wasm_bindgen(catch)]

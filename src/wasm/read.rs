@@ -32,6 +32,10 @@ pub(super) struct Options {
     /// `options.preview`: the fields of each entry's preview, for a tree
     /// read by range (see [`crate::preview`]).
     pub preview: Option<crate::preview::Fields>,
+    /// `options.detail`: `{ preview, where, map }`, a second preview of the
+    /// entries `where` picks, as text (see [`crate::preview::Picked`]), and
+    /// the function (or undefined) each text is handed to.
+    pub detail: Option<(crate::preview::Picked, JsValue)>,
 }
 
 /// What a `source` argument turned out to be.
@@ -322,28 +326,25 @@ fn read_options(api: Api, options: &JsValue) -> Result<Options, JsValue> {
     let preview = if preview.is_undefined() || preview.is_null() {
         None
     } else {
-        let array = is_array(&preview)?;
-        let paths = if array {
-            snapshot(&preview)?
-        } else {
-            Array::new()
-        };
-        if !array || !paths.iter().all(|p| p.is_string()) {
-            return Err(api.must_be(
-                "options.preview",
-                "an array of field paths (strings such as \"message.role\")",
-                &preview,
-            ));
-        }
-        Some(crate::preview::Fields::new(
-            paths.iter().filter_map(|p| p.as_string()),
-        ))
+        Some(crate::preview::Fields::new(strings_of(
+            api,
+            "options.preview",
+            "an array of field paths (strings such as \"message.role\")",
+            &preview,
+        )?))
+    };
+    let detail = Reflect::get(options, &JsValue::from_str("detail"))?;
+    let detail = if detail.is_undefined() || detail.is_null() {
+        None
+    } else {
+        Some(detail_of(api, &detail)?)
     };
     let parsed = Options {
         strict,
         max_bytes,
         piece_size,
         preview,
+        detail,
     };
     if parsed.max_bytes.is_some_and(|m| m.is_nan() || m < 0.0) {
         return Err(api.range_error("options.maxBytes must be a number of bytes, at least 0"));
@@ -531,4 +532,75 @@ pub(super) fn append_bytes(buf: &mut Vec<u8>, bytes: &Uint8Array) {
     bytes.copy_to_uninit(&mut buf.spare_capacity_mut()[..n]);
     // SAFETY: the n bytes after `len` were just written by the copy.
     unsafe { buf.set_len(len + n) };
+}
+
+/// The strings of the array `value`, or an error saying it must be `what`.
+fn strings_of(api: Api, name: &str, what: &str, value: &JsValue) -> Result<Vec<String>, JsValue> {
+    let array = is_array(value)?;
+    let items = if array {
+        snapshot(value)?
+    } else {
+        Array::new()
+    };
+    if !array || !items.iter().all(|p| p.is_string()) {
+        return Err(api.must_be(name, what, value));
+    }
+    Ok(items.iter().filter_map(|p| p.as_string()).collect())
+}
+
+/// `options.detail`: `{ preview: paths, where: { path: [strings] } }`.
+fn detail_of(api: Api, detail: &JsValue) -> Result<(crate::preview::Picked, JsValue), JsValue> {
+    const WHAT: &str =
+        "{ preview: field paths, where: { path: [strings] }, cap?: number, map?: function }";
+    if !detail.is_object() {
+        return Err(api.must_be("options.detail", WHAT, detail));
+    }
+    let fields = strings_of(
+        api,
+        "options.detail.preview",
+        "an array of field paths (strings such as \"message.content\")",
+        &Reflect::get(detail, &JsValue::from_str("preview"))?,
+    )?;
+    let on = Reflect::get(detail, &JsValue::from_str("where"))?;
+    if !on.is_object() || is_array(&on)? {
+        return Err(api.must_be(
+            "options.detail.where",
+            "an object of field paths and the strings each may be",
+            &on,
+        ));
+    }
+    let mut when = Vec::new();
+    for key in Reflect::own_keys(&on)?.iter() {
+        let Some(path) = key.as_string() else {
+            continue;
+        };
+        let values = strings_of(
+            api,
+            &format!("options.detail.where[\"{path}\"]"),
+            "an array of strings",
+            &Reflect::get(&on, &key)?,
+        )?;
+        when.push((path, values));
+    }
+    let cap = Reflect::get(detail, &JsValue::from_str("cap"))?;
+    let cap = if cap.is_undefined() {
+        crate::preview::TEXT_CAP
+    } else {
+        cap.as_f64()
+            .filter(|n| *n >= 1.0 && n.fract() == 0.0 && *n <= f64::from(u32::MAX))
+            .ok_or_else(|| {
+                api.must_be(
+                    "options.detail.cap",
+                    "a whole number of UTF-16 units, at least 1",
+                    &cap,
+                )
+            })? as usize
+    };
+    let map = Reflect::get(detail, &JsValue::from_str("map"))?;
+    if !map.is_undefined() && !map.is_function() {
+        return Err(api.must_be("options.detail.map", "a function", &map));
+    }
+    let fields = crate::preview::Fields::new(fields).with_cap(cap);
+    let picked = crate::preview::Picked::new(fields, when);
+    Ok((picked, map))
 }

@@ -11,7 +11,7 @@ use super::read::{Accept, ByteSource, Reader, Source};
 use crate::entry::Entry;
 use crate::json;
 use crate::parse;
-use crate::preview::{self, Fields};
+use crate::preview::{self, Fields, Picked};
 use crate::tree::{self, Tree};
 
 /// The session as a tree of `{ entry, children, label, labelTimestamp }` nodes,
@@ -27,7 +27,12 @@ pub fn get_tree(source: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
     let api = Api("getTree");
     let reader = Reader::new(api, &options)?;
     if let Some(pieces) = reader.pieces(&source)? {
-        if let Some(tree) = source_tree(api, &pieces, reader.options.preview.as_ref())? {
+        if let Some(tree) = source_tree(
+            api,
+            &pieces,
+            reader.options.preview.as_ref(),
+            reader.options.detail.as_ref(),
+        )? {
             return Ok(tree);
         }
     }
@@ -151,8 +156,9 @@ fn source_tree(
     api: Api,
     source: &ByteSource,
     preview: Option<&Fields>,
+    detail: Option<&(Picked, JsValue)>,
 ) -> Result<Option<JsValue>, JsValue> {
-    let (index, previews) = index_with_preview(api, source, preview)?;
+    let (index, previews, details) = index_with_preview(api, source, preview, detail)?;
     if !index.is_current() {
         return Ok(None);
     }
@@ -174,6 +180,7 @@ fn source_tree(
         &shape.children,
         &shape.roots,
         &previews.map_or(JsValue::UNDEFINED, JsValue::from),
+        &details.map_or(JsValue::UNDEFINED, JsValue::from),
     )
     .map(|tree| Some(tree.into()))
 }

@@ -36,12 +36,12 @@ function idOf(line) {
  * Appended to `text`, under its last entry. `added` gets their ids, `wholes`
  * those of the entries whose rows must read them whole.
  */
-function withLongFields(text, rng, added, wholes) {
+function withLongFields(text, rng, added, wholes, n = 700) {
   const lines = text.trimEnd().split("\n");
   const ids = lines.map((l) => idOf(l)).filter((id) => typeof id === "string");
   let parent = ids.at(-1) ?? null;
   let second = 0;
-  const long = (word, n = 700) => `${word} `.repeat(Math.ceil(n / word.length));
+  const long = (word, size = n) => `${word} `.repeat(Math.ceil(size / word.length));
   const add = (fields, { whole = false, id = rng.hex8() } = {}) => {
     if (whole) wholes.add(id);
     added.add(id);
@@ -53,15 +53,15 @@ function withLongFields(text, rng, added, wholes) {
   };
   const message = (message, how) => add({ type: "message", message: { timestamp: 1, ...message } }, how);
   const whole = { whole: true };
-  const longId = `id-${"x".repeat(700)}`;
-  const call = `call_${"y".repeat(700)}`;
-  const cut = `${"é".repeat(600)}`; // cut past 512
+  const longId = `id-${"x".repeat(n)}`;
+  const call = `call_${"y".repeat(n)}`;
+  const cut = `${"é".repeat(n - 100)}`; // cut past 512 (or past the 200 of the content previews)
   add(
     { type: "message", message: { role: "user", content: `\n\t ${long("start")}`, timestamp: 1 } },
     { ...whole, id: longId },
   );
   message({ role: "user", content: [{ type: "text", text: `${" ".repeat(900)}${long("late")}` }] });
-  message({ role: "user", content: `${"\ufeff".repeat(700)}x` });
+  message({ role: "user", content: `${"\ufeff".repeat(n)}x` });
   message({ role: "user", content: [{ type: "image", data: "A".repeat(5000), mimeType: "image/png" }] });
   message(
     {
@@ -72,12 +72,23 @@ function withLongFields(text, rng, added, wholes) {
           type: "toolCall",
           id: call,
           name: "read",
-          arguments: { path: `/home/u/${"dir/".repeat(200)}x.ts`, offset: 3 },
+          arguments: { path: `/home/u/${"dir/".repeat(Math.round(n / 3.5))}x.ts`, offset: 3 },
         },
         { type: "toolCall", id: "c2", name: "grep", arguments: { pattern: long("pat"), path: "/home/u/src" } },
         { type: "toolCall", id: "c3", name: "bash", arguments: { command: long("make") } },
+      ],
+      stopReason: "toolUse",
+    },
+    whole,
+  );
+  // Calls to other tools, whose rows show all their arguments, apart: such a
+  // message is read again whole, the one above from its content preview.
+  message(
+    {
+      role: "assistant",
+      content: [
         { type: "toolCall", id: "c4", name: "my_tool", arguments: { body: long("arg"), n: 1 } },
-        { type: "toolCall", id: "c5", name: `tool_${"z".repeat(600)}`, arguments: {} },
+        { type: "toolCall", id: "c5", name: `tool_${"z".repeat(n - 100)}`, arguments: {} },
       ],
       stopReason: "toolUse",
     },
@@ -112,7 +123,7 @@ function withLongFields(text, rng, added, wholes) {
   add({ type: "context_edit", targetId: long("target"), replacement: { role: "user", content: long("new") } }, whole);
   add({ type: "label", targetId: longId, label: long("mark") }, whole);
   add({ type: "session_info", name: long("title") }, whole);
-  add({ type: "session_info", name: ` ${"\t ".repeat(700)}t` });
+  add({ type: "session_info", name: ` ${"\t ".repeat(n)}t` });
   message({ role: "user", content: "the end" });
   return `${lines.join("\n")}\n`;
 }
@@ -129,6 +140,14 @@ files["long.jsonl"] = withLongFields(
   new Rng(caseSeed(MASTER, 51)),
   added,
   wholes,
+);
+// Fields past the 200 units the messages' content previews keep, within the 512 of the others.
+files["mid.jsonl"] = withLongFields(
+  migrate(generateSession(caseSeed(MASTER, 52), { maxEntries: 20 }).text),
+  new Rng(caseSeed(MASTER, 53)),
+  new Set(),
+  new Set(),
+  300,
 );
 const f = folder(files);
 after(f.cleanup);

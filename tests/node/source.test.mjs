@@ -465,6 +465,95 @@ test("getTree's preview: each entry cut to the fields asked for, and its range, 
   assert.throws(() => getTree(memorySource(old), { preview: ["type", 1] }), /options\.preview/);
 });
 
+test("getTree's detail: a second preview of the entries `where` picks, as text or mapped, from the index's pass", () => {
+  const paths = ["id", "message.content.text", "message.content.name"];
+  const where = { type: ["message"], "message.role": ["user", "assistant"] };
+  const picks = (e) =>
+    e !== null &&
+    typeof e === "object" &&
+    e.type === "message" &&
+    ["user", "assistant"].includes(e.message?.role) &&
+    typeof e.message.role === "string";
+  for (let k = 0; k < 4; k++) {
+    const seed = caseSeed(MASTER, 600 + k);
+    const rng = new Rng(seed);
+    const what = `case seed ${seed} (SOURCE_SEED=${MASTER})`;
+    const long = Array.from({ length: 900 }, () => rng.pick(["é", " ", "🙂", "\n", "x"])).join("");
+    let base = migrate(generateSession(seed, { maxEntries: 40, pi16: k % 2 === 0 }).text).trimEnd();
+    if (base.trim() === "") base = '{"type":"session","version":3,"id":"s"}';
+    const extra = {
+      type: "message",
+      id: "big",
+      parentId: null,
+      message: { role: "user", content: [{ type: "text", text: long }] },
+    };
+    const bytes = enc.encode(`${base}\n${JSON.stringify(extra)}\n`);
+    for (const mapped of [false, true]) {
+      const source = memorySource(bytes);
+      const seen = [];
+      const map = (text) => {
+        seen.push(text);
+        return { n: seen.length - 1 };
+      };
+      const detail = mapped ? { preview: paths, where, map } : { preview: paths, where };
+      const tree = getTree(source, { preview: ["type"], detail, pieceSize: rng.int(1, 64) });
+      const reads = source.reads;
+      const got = [];
+      const walk = (list) => {
+        for (const n of list) {
+          got.push([n, n.detail, n.range]);
+          walk(n.children);
+        }
+      };
+      walk(tree);
+      assert.equal(source.reads, reads, `the details read nothing, ${what}`);
+      let picked = 0;
+      for (const [n, detail, range] of got) {
+        if (!picks(n.entry)) {
+          assert.equal(detail, undefined, `${n.entry?.id}, ${what}`);
+          continue;
+        }
+        picked++;
+        const text = mapped ? seen[detail.n] : detail;
+        assert.equal(typeof text, "string");
+        assert.deepEqual(JSON.parse(text), expectedPreview(n.entry, paths), `${n.entry?.id}, ${what}`);
+        assert.ok(!text.includes("\n"), "one line");
+        if (mapped) assert.ok(detail.n < seen.length);
+        assert.ok(range[1] > 0);
+      }
+      assert.ok(picked > 0, what);
+      // map is called once per picked entry, in file order.
+      if (mapped) {
+        assert.equal(seen.length, picked);
+        const order = got.filter(([, d]) => d !== undefined).sort((a, b) => a[2][0] - b[2][0]);
+        assert.deepEqual(
+          order.map(([, d]) => d.n),
+          order.map((_, i) => i),
+        );
+      }
+    }
+  }
+  const old = enc.encode('{"type":"session","version":3,"id":"s"}\n');
+  for (const [detail, message] of [
+    ["x", /options\.detail must be/],
+    [{ preview: "id", where: {} }, /options\.detail\.preview must be/],
+    [{ preview: ["id"] }, /options\.detail\.where must be/],
+    [{ preview: ["id"], where: [] }, /options\.detail\.where must be/],
+    [{ preview: ["id"], where: { type: "message" } }, /options\.detail\.where\["type"\] must be/],
+    [{ preview: ["id"], where: {}, map: 1 }, /options\.detail\.map must be a function/],
+  ]) {
+    assert.throws(() => getTree(memorySource(old), { detail }), { name: "TypeError", message }, String(detail));
+  }
+  // An error thrown by map is getTree's.
+  const one = enc.encode(
+    '{"type":"session","version":3,"id":"s"}\n{"type":"message","id":"a","message":{"role":"user"}}\n',
+  );
+  const boom = () => {
+    throw new RangeError("boom");
+  };
+  assert.throws(() => getTree(memorySource(one), { detail: { preview: ["id"], where: {}, map: boom } }), /boom/);
+});
+
 test("previewEntries: the previews of the entries at any ranges, in their order, read together when close", () => {
   const paths = ["type", "id", "message.role", "message.content.text", "message.content.arguments.path", "summary"];
   let ranged = 0;

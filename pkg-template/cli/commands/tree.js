@@ -2,7 +2,17 @@
 
 import { getTree, previewEntries, Session } from "../../node.js";
 import { colours, jsonLines, printable, readOptions, UsageError, withInput, writeLines } from "../io.js";
-import { contentEntries, FACT_FIELDS, FILTERS, findNode, lastInFile, treeRowStream, treeRows } from "../tree-view.js";
+import {
+  CONTENT_DETAIL,
+  ContentDigests,
+  contentEntries,
+  FACT_FIELDS,
+  FILTERS,
+  findNode,
+  lastInFile,
+  treeRowStream,
+  treeRows,
+} from "../tree-view.js";
 
 /** Opens `input` as a Session and checks `--leaf`; a leaf that names no entry is bad usage. */
 export function openAt(io, input, leaf) {
@@ -17,20 +27,25 @@ export function openAt(io, input, leaf) {
 /**
  * The rows of `input`'s tree at `leaf` (default: the session's leaf), as an
  * iterable to draw while `input` is open. A file read by piece gives a tree
- * of short previews (FACT_FIELDS), and the messages whose rows read their
- * content are previewed again a batch at a time (`contentEntries`): memory grows
- * with the entries, not their text. Bytes, and an old session (which
+ * of short previews (FACT_FIELDS) and, in the same pass, a digest of each
+ * message whose row reads its content (CONTENT_DETAIL, ContentDigests): what
+ * its row shows, kept as UTF-8. The few whose preview's cut may show are read
+ * again, a batch at a time (`contentEntries`). Memory grows with the entries,
+ * not their text. Bytes, and an old session (which
  * `getTree` migrates afresh: its ids are new each time), go through a
  * Session.
  */
 function rowsOf(io, input, leaf, options) {
   if (!(input instanceof Uint8Array)) {
-    const roots = getTree(input, { ...readOptions(io), preview: FACT_FIELDS });
+    const digests = new ContentDigests(options.home);
+    const detail = { ...CONTENT_DETAIL, map: digests.map };
+    const roots = getTree(input, { ...readOptions(io), preview: FACT_FIELDS, detail });
     if (roots.length === 0 || "range" in roots[0]) {
       if (leaf !== undefined && findNode(roots, leaf) === undefined) throw new UsageError(`no entry with id '${leaf}'`);
       return treeRowStream(roots, {
         ...options,
         leafId: leaf ?? lastInFile(roots),
+        digests,
         contents: (nodes) => contentEntries(nodes, (ranges, preview) => previewEntries(input, ranges, { preview })),
       });
     }
