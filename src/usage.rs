@@ -316,7 +316,8 @@ pub fn read(
             }
             _ => continue,
         };
-        let inner = |m: usize| -> Vec<Member> { value.nested_in(m).copied().collect() };
+        let inner =
+            |m: usize| json::find_members(&text, value.nested_in(m).copied(), MESSAGE_FIELDS);
         let members = &value.members;
         let id_time = || {
             let id = Key::from_json(&text, id.map(|i| &members[i]), &mut unique);
@@ -349,14 +350,17 @@ fn kind_of(e: &Entry) -> Option<RecordKind> {
 fn record_of(text: &str, i: usize, e: &Entry, span: Span) -> Option<Record> {
     let kind = kind_of(e)?;
     let members = json::members(text, span);
-    let inner = |m: usize| json::members(text, members[m].value);
+    let inner = |m: usize| json::find_in(text, members[m].value, MESSAGE_FIELDS);
     record_from(text, i, kind, &members, inner, || {
         (e.id.to_string(), e.time)
     })
 }
 
+/// The fields of a message that a record reads.
+const MESSAGE_FIELDS: [&str; 4] = ["usage", "provider", "model", "responseModel"];
+
 /// The record of entry `i` (of `kind`) from its `members`; `inner(m)`
-/// gives the members of the object that is member `m`'s value, `id_time`
+/// gives the [`MESSAGE_FIELDS`] of the object that is member `m`'s value, `id_time`
 /// the entry's id (as `String(id)` prints it) and time, asked only of an
 /// entry that is a record.
 fn record_from(
@@ -364,7 +368,7 @@ fn record_from(
     i: usize,
     kind: RecordKind,
     members: &[Member],
-    inner: impl FnOnce(usize) -> Vec<Member>,
+    inner: impl FnOnce(usize) -> [Option<Member>; 4],
     id_time: impl FnOnce() -> (String, f64),
 ) -> Option<Record> {
     let [ts, message, usage, usage_kind, provider, model] = json::find_all(
@@ -372,7 +376,7 @@ fn record_from(
         members,
         ["timestamp", "message", "usage", "kind", "provider", "model"],
     );
-    let member = |i: Option<usize>| i.map(|i| &members[i]);
+    let member = |i: Option<usize>| i.map(|i| members[i]);
     let (ts, usage, usage_kind, provider, model) = (
         member(ts),
         member(usage),
@@ -381,16 +385,9 @@ fn record_from(
         member(model),
     );
     // A message's usage, provider and model are inside its `message`.
-    let nested;
     let message_kind = matches!(kind, RecordKind::Assistant | RecordKind::ToolResult);
     let (usage, provider, model, response_model) = if message_kind {
-        nested = inner(message?);
-        let [u, p, m, rm] = json::find_all(
-            text,
-            &nested,
-            ["usage", "provider", "model", "responseModel"],
-        )
-        .map(|i| i.map(|i| &nested[i]));
+        let [u, p, m, rm] = inner(message?);
         (u, p, m, rm)
     } else {
         (usage, provider, model, None)
@@ -406,13 +403,13 @@ fn record_from(
     {
         return None;
     }
-    let named = |m: Option<&Member>| m.and_then(|m| string_of(text, m));
+    let named = |m: Option<Member>| m.and_then(|m| string_of(text, &m));
     let (id, time) = id_time();
     let mut r = Record {
         entry: i,
         id,
         timestamp: ts.map_or_else(String::new, |m| {
-            string_of(text, m).unwrap_or_else(|| m.value.of(text).to_owned())
+            string_of(text, &m).unwrap_or_else(|| m.value.of(text).to_owned())
         }),
         time,
         kind,
@@ -438,21 +435,17 @@ fn record_from(
         cost: 0.0,
         incomplete: false,
     };
-    // The members of an object; none of anything else, whose fields are then
+    // The fields of an object; none of anything else, whose fields are then
     // all missing: each counts as 0 and the record is incomplete.
-    let members_of = |m: Option<&Member>| {
-        m.filter(|m| m.kind == Kind::Object)
-            .map_or_else(Vec::new, |m| json::members(text, m.value))
-    };
-    let fields = members_of(usage);
-    let [input, output, read, write, cost] = json::find_all(
-        text,
-        &fields,
-        ["input", "output", "cacheRead", "cacheWrite", "cost"],
-    )
-    .map(|i| i.map(|i| &fields[i]));
+    let [input, output, read, write, cost] = usage.map_or([None; 5], |u| {
+        json::find_in(
+            text,
+            u.value,
+            ["input", "output", "cacheRead", "cacheWrite", "cost"],
+        )
+    });
     let mut complete = true;
-    let mut number = |m: Option<&Member>| {
+    let mut number = |m: Option<Member>| {
         let n = m
             .filter(|m| m.kind == Kind::Number)
             .map_or(f64::NAN, |m| json::number(m.value.of(text)));
@@ -466,8 +459,8 @@ fn record_from(
     r.output = number(output);
     r.cache_read = number(read);
     r.cache_write = number(write);
-    let parts = members_of(cost);
-    r.cost = number(json::get(text, &parts, "total"));
+    let [total] = cost.map_or([None], |c| json::find_in(text, c.value, ["total"]));
+    r.cost = number(total);
     r.incomplete = !complete;
     Some(r)
 }

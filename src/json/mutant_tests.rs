@@ -401,8 +401,13 @@ fn integers_and_plain_fractions_are_read_without_the_host() {
         assert_eq!(own_decimal(raw), Some(n), "{raw}");
         assert_eq!(decimal(raw), n, "{raw}");
     }
-    // Sixteen digits, an exponent, a fraction past 2^53: the host's.
-    for raw in ["1234567890123456", "1e2", "-2.5e-1", "9007199254740.993"] {
+    // Twenty digits, an exponent, 28 digits after the point: the host's.
+    for raw in [
+        "12345678901234567890",
+        "1e2",
+        "-2.5e-1",
+        "0.0000000000000000000000000001",
+    ] {
         assert_eq!(own_decimal(raw), None, "{raw}");
     }
     // Number("123456789012345678901234567890") in Node.
