@@ -405,7 +405,9 @@ pub enum JsString<'a> {
 /// Decodes a raw, valid JSON string literal (quotes included).
 pub fn decode_string(raw: &str) -> Option<JsString<'_>> {
     let inner = raw.strip_prefix('"')?.strip_suffix('"')?;
-    if !inner.contains('\\') {
+    // No `\\` (in a valid literal, nor a `"` nor a control byte either):
+    // found many bytes a step, without a call to memchr for a short string.
+    if scan::plain_run(inner.as_bytes(), 0, inner.len()) == inner.len() {
         return Some(JsString::Utf8(Cow::Borrowed(inner)));
     }
     let mut units: Vec<u16> = Vec::with_capacity(inner.len());
