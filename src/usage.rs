@@ -360,22 +360,30 @@ fn kind_of(e: &Entry) -> Option<RecordKind> {
 
 fn record_of(text: &str, i: usize, e: &Entry, span: Span) -> Option<Record> {
     let kind = kind_of(e)?;
-    let [ts, message, usage, usage_kind, provider, model] = json::find_in(
+    // Lists of members and `find_all`, as the other readers of a document
+    // find fields (a file that needed migrating: no hot path to inline).
+    let members = json::members(text, span);
+    let [ts, message, usage, usage_kind, provider, model] = found(
         text,
-        span,
+        &members,
         ["timestamp", "message", "usage", "kind", "provider", "model"],
     );
     let fields = if matches!(kind, RecordKind::Assistant | RecordKind::ToolResult) {
         // A message's usage, provider and model are inside its `message`.
-        message_fields(json::find_in(
+        message_fields(found(
             text,
-            message?.value,
+            &json::members(text, message?.value),
             ["usage", "provider", "model", "responseModel"],
         ))
     } else {
         [usage, usage_kind, provider, model, None]
     };
     record_from(text, i, kind, ts, fields, || (e.id.to_string(), e.time))
+}
+
+/// The last of `members` named by each of `names`.
+fn found<const N: usize>(text: &str, members: &[Member], names: [&str; N]) -> [Option<Member>; N] {
+    json::find_all(text, members, names).map(|i| i.map(|i| members[i]))
 }
 
 /// What a record reads of an entry: its `usage`, `kind`, `provider`,
@@ -385,8 +393,7 @@ type Fields = [Option<Member>; 5];
 /// The [`Fields`] of a usage entry, a compaction or a branch summary: its own.
 fn own_fields(text: &str, members: &[Member]) -> Fields {
     let [usage, kind, provider, model] =
-        json::find_all(text, members, ["usage", "kind", "provider", "model"])
-            .map(|i| i.map(|i| members[i]));
+        found(text, members, ["usage", "kind", "provider", "model"]);
     [usage, kind, provider, model, None]
 }
 
