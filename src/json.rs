@@ -530,13 +530,14 @@ fn exact_quotient(n: u64, k: u32) -> f64 {
     let wide = u128::from(n) << s;
     let five = 5u128.pow(k);
     let q = wide / five;
-    let inexact = q * five != wide;
     // The bits of q past the 53 kept.
     let shift = 75 - q.leading_zeros();
     let kept = (q >> shift) as u64;
     let rest = q & ((1u128 << shift) - 1);
     let half = 1u128 << (shift - 1);
-    let up = rest > half || (rest == half && (inexact || kept & 1 == 1));
+    // Whether a remainder is left matters only at exactly half (a product of
+    // u128 is a call in WebAssembly: made only then).
+    let up = rest > half || (rest == half && (kept & 1 == 1 || q * five != wide));
     let m = kept + u64::from(up);
     let e = shift as i32 - s as i32 - k as i32;
     m as f64 * f64::from_bits(((1023 + e) as u64) << 52)
