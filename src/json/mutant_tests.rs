@@ -511,3 +511,37 @@ fn an_unexpected_character_is_quoted_unless_it_is_invisible() {
         assert_eq!(parse(s, whole(s)).unwrap_err().reason, reason, "{s:?}");
     }
 }
+
+#[test]
+fn find_in_steps_over_an_object_and_keeps_the_last_of_each_name() {
+    // What JSON.parse(text).usage.x gives, for each name: the last member
+    // with that name (escaped or not), objects and arrays stepped over whole.
+    let text = r#"{"usage": { "input" : 1 , "cost":{"total":2,"x":[{"total":9}]},"input":3,
+        "in\u0070ut":4, "cost" : {"total":5} , "output":"6","":[7,{"a":"}"}], "end":true }, "n":0}"#;
+    let v = parse(text, whole(text)).unwrap();
+    let usage = v.members[0].value;
+    let [input, cost, output, empty, end, missing] =
+        find_in(text, usage, ["input", "cost", "output", "", "end", "nope"]);
+    let of = |m: Option<Member>| m.map(|m| (m.value.of(text), m.kind));
+    assert_eq!(of(input), Some(("4", Kind::Number)));
+    assert_eq!(of(cost), Some(("{\"total\":5}", Kind::Object)));
+    assert_eq!(of(output), Some(("\"6\"", Kind::String)));
+    assert_eq!(of(empty), Some(("[7,{\"a\":\"}\"}]", Kind::Array)));
+    assert_eq!(of(end), Some(("true", Kind::True)));
+    assert_eq!(missing, None);
+    assert_eq!(
+        find_in(text, cost.unwrap().value, ["total"]).map(of),
+        [Some(("5", Kind::Number))]
+    );
+    // What members lists, the same members.
+    let listed = members(text, usage);
+    assert_eq!(listed.len(), 8);
+    assert_eq!(
+        find_members(text, listed.iter().copied(), ["input", "end"]),
+        [input, end]
+    );
+    // No object: nothing found (an array, a string, an empty object).
+    for raw in [r#"[{"input":1}]"#, r#""{\"input\":1}""#, "{ }", "5"] {
+        assert_eq!(find_in(raw, whole(raw), ["input"]), [None], "{raw}");
+    }
+}
