@@ -197,40 +197,91 @@ pub fn elements(text: &str, span: Span) -> Vec<Member> {
 }
 
 fn items(b: &[u8], span: Span, open: u8) -> Vec<Member> {
-    let mut out = Vec::new();
-    if b.get(span.start) != Some(&open) {
-        return out;
+    Items::new(b, span, open).collect()
+}
+
+/// The members (or elements) of a valid object (or array) value, one at a
+/// time: stepped through, not validated again.
+struct Items<'b> {
+    b: &'b [u8],
+    end: usize,
+    open: u8,
+    /// The next member's start; `None` once the value's end is reached.
+    i: Option<usize>,
+}
+
+impl<'b> Items<'b> {
+    fn new(b: &'b [u8], span: Span, open: u8) -> Self {
+        let i = (b.get(span.start) == Some(&open)).then(|| Self::ws(b, span.start + 1));
+        Items {
+            b,
+            end: span.end,
+            open,
+            i,
+        }
     }
-    let ws = |mut i: usize| {
+
+    fn ws(b: &[u8], mut i: usize) -> usize {
         while let Some(b' ' | b'\t' | b'\n' | b'\r') = b.get(i) {
             i += 1;
         }
         i
-    };
-    let mut i = ws(span.start + 1);
-    while i < span.end && !matches!(b.get(i), Some(b'}' | b']') | None) {
+    }
+}
+
+impl Iterator for Items<'_> {
+    type Item = Member;
+
+    fn next(&mut self) -> Option<Member> {
+        let b = self.b;
+        let mut i = self.i.take()?;
+        if i >= self.end || matches!(b.get(i), Some(b'}' | b']') | None) {
+            return None;
+        }
         let mut key = Span::default();
-        if open == b'{' {
+        if self.open == b'{' {
             let start = i;
             i = scan::skip_string(b, i);
             key = Span::new(start, i);
-            i = ws(ws(i) + 1); // past the ':'
+            i = Self::ws(b, Self::ws(b, i) + 1); // past the ':'
         }
         let start = i;
-        let Some(&first) = b.get(start) else { break };
-        i = scan::skip_value(b, start);
-        out.push(Member {
-            key,
-            value: Span::new(start, i),
-            kind: Kind::of_first_byte(first),
-        });
-        i = ws(i);
-        if b.get(i) != Some(&b',') {
-            break;
+        let &first = b.get(start)?;
+        let end = scan::skip_value(b, start);
+        i = Self::ws(b, end);
+        if b.get(i) == Some(&b',') {
+            self.i = Some(Self::ws(b, i + 1));
         }
-        i = ws(i + 1);
+        Some(Member {
+            key,
+            value: Span::new(start, end),
+            kind: Kind::of_first_byte(first),
+        })
     }
-    out
+}
+
+/// The last member named by each of `names` (as [`find_all`] finds them) of
+/// the valid object value at `span`, stepped through once without a list of
+/// its members; all `None` for a value that is no object.
+pub fn find_in<const N: usize>(text: &str, span: Span, names: [&str; N]) -> [Option<Member>; N] {
+    find_members(text, Items::new(text.as_bytes(), span, b'{'), names)
+}
+
+/// The last of `members` named by each of `names` (as [`find_all`] finds them).
+pub fn find_members<const N: usize>(
+    text: &str,
+    members: impl IntoIterator<Item = Member>,
+    names: [&str; N],
+) -> [Option<Member>; N] {
+    let mut found = [None; N];
+    for m in members {
+        for (slot, hit) in found.iter_mut().zip(key_matches(text, m.key, names)) {
+            if hit {
+                *slot = Some(m);
+            }
+        }
+    }
+    found
 }
 
 /// The value of the member named `name`; the last one wins, as in `JSON.parse`.
@@ -277,29 +328,42 @@ pub fn find_all<const N: usize>(
 ) -> [Option<usize>; N] {
     let mut found = [None; N];
     for (i, m) in members.iter().enumerate() {
-        let raw = &text.as_bytes()[m.key.start..m.key.end];
-        let inner = raw.get(1..raw.len().saturating_sub(1)).unwrap_or(&[]);
-        // A plain loop: keys are short, and `contains` is a call to memchr,
-        // which cost more than the comparisons (this runs for every member
-        // of every line a one-pass reader reads).
-        #[allow(clippy::manual_contains)]
-        let escaped = inner.iter().any(|&c| c == b'\\');
-        if escaped {
-            // An escaped key: compared as JSON.parse decodes it.
-            for (slot, name) in found.iter_mut().zip(names) {
-                if key_is(text, m.key, name) {
-                    *slot = Some(i);
-                }
-            }
-            continue;
-        }
-        for (slot, name) in found.iter_mut().zip(names) {
-            if inner == name.as_bytes() {
+        for (slot, hit) in found.iter_mut().zip(key_matches(text, m.key, names)) {
+            if hit {
                 *slot = Some(i);
             }
         }
     }
     found
+}
+
+/// Which of `names` the raw key `key` (with quotes) decodes to.
+#[inline(always)]
+fn key_matches<const N: usize>(text: &str, key: Span, names: [&str; N]) -> [bool; N] {
+    let raw = &text.as_bytes()[key.start..key.end];
+    let inner = raw.get(1..raw.len().saturating_sub(1)).unwrap_or(&[]);
+    // A plain loop: keys are short, and `contains` is a call to memchr,
+    // which cost more than the comparisons (this runs for every member
+    // of every line a one-pass reader reads).
+    #[allow(clippy::manual_contains)]
+    let escaped = inner.iter().any(|&c| c == b'\\');
+    // An escaped key: compared as JSON.parse decodes it.
+    let mut hits = [false; N];
+    for (hit, name) in hits.iter_mut().zip(names) {
+        *hit = if escaped {
+            key_is(text, key, name)
+        } else {
+            same(inner, name.as_bytes())
+        };
+    }
+    hits
+}
+
+/// `a == b` for short keys, byte by byte: a call to `memcmp` (what `==`
+/// becomes in WebAssembly) cost more than the few comparisons.
+#[inline(always)]
+fn same(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
 }
 
 /// Whether a raw key (with quotes) decodes to `name`.
@@ -341,7 +405,9 @@ pub enum JsString<'a> {
 /// Decodes a raw, valid JSON string literal (quotes included).
 pub fn decode_string(raw: &str) -> Option<JsString<'_>> {
     let inner = raw.strip_prefix('"')?.strip_suffix('"')?;
-    if !inner.contains('\\') {
+    // No `\\` (in a valid literal, nor a `"` nor a control byte either):
+    // found many bytes a step, without a call to memchr for a short string.
+    if scan::plain_run(inner.as_bytes(), 0, inner.len()) == inner.len() {
         return Some(JsString::Utf8(Cow::Borrowed(inner)));
     }
     let mut units: Vec<u16> = Vec::with_capacity(inner.len());
@@ -396,11 +462,10 @@ pub fn decimal(raw: &str) -> f64 {
 }
 
 /// The decimal literals the core reads without the host (in WebAssembly, a
-/// call to JS's `Number`). Integers of up to 15 digits are exact in f64, and
-/// so are plain fractions whose digits make an integer up to 2^53 with at
-/// most 22 of them after the point (a cost such as `0.01778675`): that
-/// integer and the power of ten are both exact in f64, so one division rounds
-/// the quotient correctly (Clinger's fast path), as JS's own reading does.
+/// call to JS's `Number`). Integers of up to 19 digits fit a `u64`, whose
+/// conversion rounds to the nearest f64 (ties to even), as JS's reading
+/// does. Plain fractions go by [`plain_fraction`] (a cost such as
+/// `0.012099500000000001`).
 fn own_decimal(raw: &str) -> Option<f64> {
     let (negative, digits) = match raw.as_bytes().first() {
         Some(b'-') => (true, &raw[1..]),
@@ -408,7 +473,7 @@ fn own_decimal(raw: &str) -> Option<f64> {
         _ => (false, raw),
     };
     let n =
-        if !digits.is_empty() && digits.len() <= 15 && digits.bytes().all(|c| c.is_ascii_digit()) {
+        if !digits.is_empty() && digits.len() <= 19 && digits.bytes().all(|c| c.is_ascii_digit()) {
             digits
                 .bytes()
                 .fold(0u64, |n, c| n * 10 + u64::from(c - b'0')) as f64
@@ -418,28 +483,64 @@ fn own_decimal(raw: &str) -> Option<f64> {
     Some(if negative { -n } else { n })
 }
 
-/// `digits.digits` as an f64 when Clinger's fast path holds (see
-/// `own_decimal`). Either side of the point may be empty (`Number(".5")`,
-/// `Number("5.")`), never both (the syntax is checked).
+/// `digits.digits` as the f64 JS reads, when its digits make an integer that
+/// fits a `u64` and at most 27 of them are after the point; `None` for the
+/// host otherwise. Either side of the point may be empty (`Number(".5")`,
+/// `Number("5.")`), never both (the syntax is checked). Up to 2^53 with at
+/// most 22 after the point, the integer and the power of ten are both exact
+/// in f64, so one division rounds the quotient correctly (Clinger's fast
+/// path); past that, [`exact_quotient`] rounds it with integers.
 fn plain_fraction(s: &str) -> Option<f64> {
-    const LIMIT: u64 = 1 << 53;
-    let (whole, fraction) = s.split_once('.')?;
-    if fraction.len() > 22 {
-        return None;
-    }
     let mut n = 0u64;
-    for c in whole.bytes().chain(fraction.bytes()) {
+    let mut point = None;
+    for (i, c) in s.bytes().enumerate() {
+        if c == b'.' && point.is_none() {
+            point = Some(i);
+            continue;
+        }
         if !c.is_ascii_digit() {
             return None;
         }
-        n = n * 10 + u64::from(c - b'0');
-        if n > LIMIT {
-            return None;
-        }
+        n = n.checked_mul(10)?.checked_add(u64::from(c - b'0'))?;
     }
-    // 10^k for k <= 22 is exact: each product of the loop is.
-    let scale = (0..fraction.len()).fold(1.0f64, |p, _| p * 10.0);
-    Some(n as f64 / scale)
+    // The digits after the point.
+    let k = s.len() - 1 - point?;
+    if k > 27 {
+        return None;
+    }
+    if n <= 1 << 53 && k <= 22 {
+        // 10^k for k <= 22 is exact: each product of the loop is.
+        let scale = (0..k).fold(1.0f64, |p, _| p * 10.0);
+        return Some(n as f64 / scale);
+    }
+    Some(exact_quotient(n, k as u32))
+}
+
+/// `n / 10^k` rounded to the nearest f64, ties to even, for `k <= 27` (so
+/// that 5^k < 2^63). `n / 10^k` is `(n * 2^s / 5^k) * 2^-(s + k)`: with `n`
+/// shifted to 127 bits the integer quotient has 64 bits or more, which with
+/// whether a remainder is left (the sticky bit) round to 53 exactly; the
+/// power of two then only moves the exponent (the result stays far above
+/// the subnormals).
+fn exact_quotient(n: u64, k: u32) -> f64 {
+    if n == 0 {
+        return 0.0;
+    }
+    let s = 63 + n.leading_zeros();
+    let wide = u128::from(n) << s;
+    let five = 5u128.pow(k);
+    let q = wide / five;
+    // The bits of q past the 53 kept.
+    let shift = 75 - q.leading_zeros();
+    let kept = (q >> shift) as u64;
+    let rest = q & ((1u128 << shift) - 1);
+    let half = 1u128 << (shift - 1);
+    // Whether a remainder is left matters only at exactly half (a product of
+    // u128 is a call in WebAssembly: made only then).
+    let up = rest > half || (rest == half && (kept & 1 == 1 || q * five != wide));
+    let m = kept + u64::from(up);
+    let e = shift as i32 - s as i32 - k as i32;
+    m as f64 * f64::from_bits(((1023 + e) as u64) << 52)
 }
 
 /// A number as JS's `String(n)` writes it (and so `JSON.stringify`, when
@@ -1079,7 +1180,7 @@ mod tests {
             x ^= x << 17;
             x
         };
-        let mut fast = 0;
+        let (mut fast, mut tried) = (0, 0);
         for _ in 0..200_000 {
             let len = (next() % 19 + 1) as usize;
             let digits: String = (0..len)
@@ -1094,23 +1195,110 @@ mod tests {
             }
             let raw = format!("{whole}.{fraction}");
             let want: f64 = raw.parse().unwrap();
+            tried += 1;
             fast += usize::from(plain_fraction(&raw).is_some());
             assert_eq!(decimal(&raw).to_bits(), want.to_bits(), "{raw}");
             assert_eq!(decimal(&format!("-{raw}")), -want, "-{raw}");
         }
-        assert!(fast > 100_000, "the fast path reads most of them ({fast})");
+        assert_eq!(fast, tried, "up to 19 digits, the core reads them all");
         for (raw, fast) in [
             ("0.1", true),
             ("9007199254740.992", true),
-            ("9007199254740.993", false),
+            ("9007199254740.993", true),
             ("0.0000000000000000000001", true),
-            ("0.00000000000000000000001", false),
+            ("0.00000000000000000000001", true),
+            ("0.000000000000000000000000001", true),
+            ("0.0000000000000000000000000001", false),
+            ("18446744073709551615.", true),
+            ("18446744073709551616.", false),
+            ("1844674407370955161.5", true),
+            ("1844674407370955161.6", false),
             ("1.5e3", false),
             ("12", false),
         ] {
             assert_eq!(plain_fraction(raw).is_some(), fast, "{raw}");
             assert_eq!(decimal(raw), raw.parse::<f64>().unwrap(), "{raw}");
         }
+    }
+
+    #[test]
+    fn long_fractions_round_as_js_reads_them() {
+        // Costs as JS adds them up (0.1 + 0.2 is 0.30000000000000004): 17
+        // to 19 digits, past Clinger's fast path, each at the f64 Rust's
+        // correctly rounding parser (and so JS's Number) gives.
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for _ in 0..200_000 {
+            let len = (next() % 4 + 16) as usize;
+            let digits: String = (0..len)
+                .map(|_| char::from(b'0' + (next() % 10) as u8))
+                .collect();
+            // At most 27 digits after the point.
+            let zeros = "0".repeat((next() % (28 - len as u64)) as usize);
+            let point = (next() % len as u64) as usize;
+            for raw in [
+                format!("0.{zeros}{digits}"),
+                format!("{}.{}", &digits[..point], &digits[point..]),
+            ] {
+                let want: f64 = raw.parse().unwrap();
+                assert_eq!(
+                    plain_fraction(&raw).map(f64::to_bits),
+                    Some(want.to_bits()),
+                    "{raw}"
+                );
+            }
+        }
+        // Exactly halfway between two f64 (ties go to the even one), and
+        // either side of halfway; integers past 2^53 and zeros.
+        for raw in [
+            "4503599627370496.5",
+            "4503599627370497.5",
+            "4503599627370496.49",
+            "4503599627370496.51",
+            "9007199254740993.0",
+            "9007199254740995.0",
+            "9007199254740993.001",
+            "18014398509481986.",
+            "18014398509481990.",
+            "18014398509481986.1",
+            "18014398509481985.9",
+            "0.30000000000000004",
+            "0.012099500000000001",
+            "0.000000000000000000000000000",
+        ] {
+            let want: f64 = raw.parse().unwrap();
+            assert_eq!(
+                plain_fraction(raw).map(f64::to_bits),
+                Some(want.to_bits()),
+                "{raw}"
+            );
+        }
+        for raw in [
+            "9007199254740993",
+            "18014398509481986",
+            "9999999999999999999",
+        ] {
+            let want: f64 = raw.parse().unwrap();
+            assert_eq!(
+                own_decimal(raw).map(f64::to_bits),
+                Some(want.to_bits()),
+                "{raw}"
+            );
+        }
+        assert_eq!(
+            own_decimal("18446744073709551615"),
+            None,
+            "twenty digits: the host's"
+        );
+        assert_eq!(
+            own_decimal("-0.000000000000000000000000").map(f64::to_bits),
+            Some((-0.0f64).to_bits())
+        );
     }
 
     #[test]

@@ -313,24 +313,26 @@ pub fn skip_value(b: &[u8], i: usize) -> usize {
         Some(b'{' | b'[') => {
             let mut depth = 0usize;
             let mut i = i;
-            while i < b.len() {
-                match b[i] {
-                    b'"' => {
+            loop {
+                // Numbers, literals, `:` and `,` between them are stepped over
+                // many bytes at a time.
+                i = structural(b, i);
+                match b.get(i) {
+                    None => return b.len(),
+                    Some(b'"') => {
                         i = skip_string(b, i);
                         continue;
                     }
-                    b'{' | b'[' => depth += 1,
-                    b'}' | b']' => {
+                    Some(b'{' | b'[') => depth += 1,
+                    Some(_) => {
                         depth -= 1;
                         if depth == 0 {
                             return i + 1;
                         }
                     }
-                    _ => {}
                 }
                 i += 1;
             }
-            b.len()
         }
         // A number or a literal: up to the next delimiter.
         _ => {
@@ -341,6 +343,25 @@ pub fn skip_value(b: &[u8], i: usize) -> usize {
                 .unwrap_or(rest.len())
         }
     }
+}
+
+/// The index of the first `"`, `{`, `}`, `[` or `]` in `b[from..]`, or `b.len()`.
+#[inline]
+pub fn structural(b: &[u8], from: usize) -> usize {
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    let mut i = simd::structural(b, from);
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+    let mut i = match words::structural(b, from) {
+        Ok(found) => return found,
+        Err(rest) => rest,
+    };
+    while i < b.len() {
+        if matches!(b[i], b'"' | b'{' | b'}' | b'[' | b']') {
+            return i;
+        }
+        i += 1;
+    }
+    b.len()
 }
 
 /// The index after the closing quote of the valid string starting at `b[i]`.
@@ -386,6 +407,23 @@ mod words {
                 | (x.wrapping_sub(ONES * 0x20) & !x & HIGHS);
             if special != 0 {
                 return Ok(i + (special.trailing_zeros() / 8) as usize);
+            }
+            i += 8;
+        }
+        Err(i)
+    }
+
+    /// As [`plain_run`], for `"`, `{`, `}`, `[` and `]` (a byte or'd with
+    /// 0x20 is `{` only for `[` and `{`, `}` only for `]` and `}`).
+    pub fn structural(b: &[u8], mut i: usize) -> Result<usize, usize> {
+        while i + 8 <= b.len() {
+            let x = load(b, i);
+            let folded = x | (ONES * 0x20);
+            let hits = zero_bytes(x ^ (ONES * u64::from(b'"')))
+                | zero_bytes(folded ^ (ONES * u64::from(b'{')))
+                | zero_bytes(folded ^ (ONES * u64::from(b'}')));
+            if hits != 0 {
+                return Ok(i + (hits.trailing_zeros() / 8) as usize);
             }
             i += 8;
         }
@@ -488,6 +526,29 @@ mod tests {
         let b = b"0123456789abcdef\nxyz";
         assert_eq!(newline(b, 0), 16);
         assert_eq!(newline(b, 17), b.len());
+    }
+
+    #[test]
+    fn finds_the_first_bracket_or_quote_at_every_offset() {
+        // The bytes that fold onto brackets by their 0x20 bit (`;` `=` `{`
+        // `}` less it) and everything else of JSON are not structural.
+        let others = b"0123456789-+.eE:, \t\r\ntrufalsn\\/;=\x7f\xe2\x02";
+        for special in [b'"', b'{', b'}', b'[', b']'] {
+            for len in 0..40 {
+                for from in 0..3.min(len) {
+                    for at in from..len {
+                        let mut b: Vec<u8> = (0..len).map(|k| others[k % others.len()]).collect();
+                        b[at] = special;
+                        if at + 1 < len {
+                            b[at + 1] = b'[';
+                        }
+                        assert_eq!(structural(&b, from), at, "{special:#x} at {at} of {b:x?}");
+                    }
+                }
+                let b: Vec<u8> = (0..len).map(|k| others[k % others.len()]).collect();
+                assert_eq!(structural(&b, 0), len, "{b:x?}");
+            }
+        }
     }
 
     #[test]

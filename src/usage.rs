@@ -283,47 +283,59 @@ pub fn read(
             .filter(|t| t.kind == Kind::String)
             .and_then(|t| json::as_str(t.value.of(&text)))
             .map_or(EntryType::Other, |t| EntryType::from_name(&t));
-        let kind = match ty {
+        let members = &value.members;
+        let (kind, fields) = match ty {
             EntryType::Session => {
                 if first.is_none() {
                     // The first header wherever it is, as `header` finds it (lines
                     // before it, such as omp's title, are entries).
-                    head = Some(header_of(&text, &value.members));
+                    head = Some(header_of(&text, members));
                     first = Some(Entry::from_json(&text, value, Some(dates), &mut unique));
                 }
                 continue;
             }
-            EntryType::Usage => RecordKind::Usage,
-            EntryType::Compaction => RecordKind::Compaction,
-            EntryType::BranchSummary => RecordKind::BranchSummary,
+            EntryType::Usage | EntryType::Compaction | EntryType::BranchSummary => {
+                let kind = match ty {
+                    EntryType::Usage => RecordKind::Usage,
+                    EntryType::Compaction => RecordKind::Compaction,
+                    _ => RecordKind::BranchSummary,
+                };
+                (kind, own_fields(&text, members))
+            }
             EntryType::Message => {
-                let role = message
-                    .filter(|&m| value.members[m].kind == Kind::Object)
-                    .and_then(|m| {
-                        value
-                            .nested_in(m)
-                            .filter(|r| json::key_is(&text, r.key, "role"))
-                            .last()
-                    })
+                // Its role and the fields a record reads, in one step over
+                // the message's members.
+                let Some(m) = message.filter(|&m| members[m].kind == Kind::Object) else {
+                    continue;
+                };
+                let [role, fields @ ..] = json::find_members(
+                    &text,
+                    value.nested_in(m).copied(),
+                    ["role", "usage", "provider", "model", "responseModel"],
+                );
+                let role = role
                     .filter(|r| r.kind == Kind::String)
                     .and_then(|r| json::as_str(r.value.of(&text)))
                     .map_or(Role::Other, |r| Role::from_name(&r));
-                match role {
+                let kind = match role {
                     Role::Assistant => RecordKind::Assistant,
                     Role::ToolResult => RecordKind::ToolResult,
                     _ => continue,
-                }
+                };
+                (kind, message_fields(fields))
             }
             _ => continue,
         };
-        let inner = |m: usize| -> Vec<Member> { value.nested_in(m).copied().collect() };
-        let members = &value.members;
         let id_time = || {
-            let id = Key::from_json(&text, id.map(|i| &members[i]), &mut unique);
+            let id = match Key::from_json(&text, id.map(|i| &members[i]), &mut unique) {
+                Key::Str(s) => s.into_string(),
+                other => other.to_string(),
+            };
             let at = ts.map(|t| (members[t].kind, members[t].value.of(&text)));
-            (id.to_string(), time::time_of(at, dates))
+            (id, time::time_of(at, dates))
         };
-        out.extend(record_from(&text, n - 1, kind, members, inner, id_time));
+        let ts = ts.map(|t| members[t]);
+        out.extend(record_from(&text, n - 1, kind, ts, fields, id_time));
     }
     // The first header decides whether a file is current.
     if !crate::migrate::is_current(first.as_slice()) {
@@ -348,53 +360,61 @@ fn kind_of(e: &Entry) -> Option<RecordKind> {
 
 fn record_of(text: &str, i: usize, e: &Entry, span: Span) -> Option<Record> {
     let kind = kind_of(e)?;
+    // Lists of members and `find_all`, as the other readers of a document
+    // find fields (a file that needed migrating: no hot path to inline).
     let members = json::members(text, span);
-    let inner = |m: usize| json::members(text, members[m].value);
-    record_from(text, i, kind, &members, inner, || {
-        (e.id.to_string(), e.time)
-    })
+    let [ts, message, usage, usage_kind, provider, model] = found(
+        text,
+        &members,
+        ["timestamp", "message", "usage", "kind", "provider", "model"],
+    );
+    let fields = if matches!(kind, RecordKind::Assistant | RecordKind::ToolResult) {
+        // A message's usage, provider and model are inside its `message`.
+        message_fields(found(
+            text,
+            &json::members(text, message?.value),
+            ["usage", "provider", "model", "responseModel"],
+        ))
+    } else {
+        [usage, usage_kind, provider, model, None]
+    };
+    record_from(text, i, kind, ts, fields, || (e.id.to_string(), e.time))
 }
 
-/// The record of entry `i` (of `kind`) from its `members`; `inner(m)`
-/// gives the members of the object that is member `m`'s value, `id_time`
-/// the entry's id (as `String(id)` prints it) and time, asked only of an
-/// entry that is a record.
+/// The last of `members` named by each of `names`.
+fn found<const N: usize>(text: &str, members: &[Member], names: [&str; N]) -> [Option<Member>; N] {
+    json::find_all(text, members, names).map(|i| i.map(|i| members[i]))
+}
+
+/// What a record reads of an entry: its `usage`, `kind`, `provider`,
+/// `model` and `responseModel` (the last as `JSON.parse` keeps repeated keys).
+type Fields = [Option<Member>; 5];
+
+/// The [`Fields`] of a usage entry, a compaction or a branch summary: its own.
+fn own_fields(text: &str, members: &[Member]) -> Fields {
+    let [usage, kind, provider, model] =
+        found(text, members, ["usage", "kind", "provider", "model"]);
+    [usage, kind, provider, model, None]
+}
+
+/// The [`Fields`] of a message, from its `message`'s `usage`, `provider`,
+/// `model` and `responseModel`.
+fn message_fields([usage, provider, model, response_model]: [Option<Member>; 4]) -> Fields {
+    [usage, None, provider, model, response_model]
+}
+
+/// The record of entry `i` (of `kind`), whose `timestamp` is `ts`, from its
+/// `fields`; `id_time` gives the entry's id (as `String(id)` prints it) and
+/// time, asked only of an entry that is a record.
 fn record_from(
     text: &str,
     i: usize,
     kind: RecordKind,
-    members: &[Member],
-    inner: impl FnOnce(usize) -> Vec<Member>,
+    ts: Option<Member>,
+    fields: Fields,
     id_time: impl FnOnce() -> (String, f64),
 ) -> Option<Record> {
-    let [ts, message, usage, usage_kind, provider, model] = json::find_all(
-        text,
-        members,
-        ["timestamp", "message", "usage", "kind", "provider", "model"],
-    );
-    let member = |i: Option<usize>| i.map(|i| &members[i]);
-    let (ts, usage, usage_kind, provider, model) = (
-        member(ts),
-        member(usage),
-        member(usage_kind),
-        member(provider),
-        member(model),
-    );
-    // A message's usage, provider and model are inside its `message`.
-    let nested;
-    let message_kind = matches!(kind, RecordKind::Assistant | RecordKind::ToolResult);
-    let (usage, provider, model, response_model) = if message_kind {
-        nested = inner(message?);
-        let [u, p, m, rm] = json::find_all(
-            text,
-            &nested,
-            ["usage", "provider", "model", "responseModel"],
-        )
-        .map(|i| i.map(|i| &nested[i]));
-        (u, p, m, rm)
-    } else {
-        (usage, provider, model, None)
-    };
+    let [usage, usage_kind, provider, model, response_model] = fields;
     let truthy = usage.is_some_and(|u| json::truthy(u.kind, u.value.of(text)));
     // pi reads an assistant message's and a usage entry's usage even when it is
     // missing (and throws); the others only when it is there.
@@ -406,13 +426,13 @@ fn record_from(
     {
         return None;
     }
-    let named = |m: Option<&Member>| m.and_then(|m| string_of(text, m));
+    let named = |m: Option<Member>| m.and_then(|m| string_of(text, &m));
     let (id, time) = id_time();
     let mut r = Record {
         entry: i,
         id,
         timestamp: ts.map_or_else(String::new, |m| {
-            string_of(text, m).unwrap_or_else(|| m.value.of(text).to_owned())
+            string_of(text, &m).unwrap_or_else(|| m.value.of(text).to_owned())
         }),
         time,
         kind,
@@ -438,21 +458,17 @@ fn record_from(
         cost: 0.0,
         incomplete: false,
     };
-    // The members of an object; none of anything else, whose fields are then
+    // The fields of an object; none of anything else, whose fields are then
     // all missing: each counts as 0 and the record is incomplete.
-    let members_of = |m: Option<&Member>| {
-        m.filter(|m| m.kind == Kind::Object)
-            .map_or_else(Vec::new, |m| json::members(text, m.value))
-    };
-    let fields = members_of(usage);
-    let [input, output, read, write, cost] = json::find_all(
-        text,
-        &fields,
-        ["input", "output", "cacheRead", "cacheWrite", "cost"],
-    )
-    .map(|i| i.map(|i| &fields[i]));
+    let [input, output, read, write, cost] = usage.map_or([None; 5], |u| {
+        json::find_in(
+            text,
+            u.value,
+            ["input", "output", "cacheRead", "cacheWrite", "cost"],
+        )
+    });
     let mut complete = true;
-    let mut number = |m: Option<&Member>| {
+    let mut number = |m: Option<Member>| {
         let n = m
             .filter(|m| m.kind == Kind::Number)
             .map_or(f64::NAN, |m| json::number(m.value.of(text)));
@@ -466,8 +482,8 @@ fn record_from(
     r.output = number(output);
     r.cache_read = number(read);
     r.cache_write = number(write);
-    let parts = members_of(cost);
-    r.cost = number(json::get(text, &parts, "total"));
+    let [total] = cost.map_or([None], |c| json::find_in(text, c.value, ["total"]));
+    r.cost = number(total);
     r.incomplete = !complete;
     Some(r)
 }

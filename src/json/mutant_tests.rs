@@ -401,8 +401,13 @@ fn integers_and_plain_fractions_are_read_without_the_host() {
         assert_eq!(own_decimal(raw), Some(n), "{raw}");
         assert_eq!(decimal(raw), n, "{raw}");
     }
-    // Sixteen digits, an exponent, a fraction past 2^53: the host's.
-    for raw in ["1234567890123456", "1e2", "-2.5e-1", "9007199254740.993"] {
+    // Twenty digits, an exponent, 28 digits after the point: the host's.
+    for raw in [
+        "12345678901234567890",
+        "1e2",
+        "-2.5e-1",
+        "0.0000000000000000000000000001",
+    ] {
         assert_eq!(own_decimal(raw), None, "{raw}");
     }
     // Number("123456789012345678901234567890") in Node.
@@ -504,5 +509,39 @@ fn an_unexpected_character_is_quoted_unless_it_is_invisible() {
         ),
     ] {
         assert_eq!(parse(s, whole(s)).unwrap_err().reason, reason, "{s:?}");
+    }
+}
+
+#[test]
+fn find_in_steps_over_an_object_and_keeps_the_last_of_each_name() {
+    // What JSON.parse(text).usage.x gives, for each name: the last member
+    // with that name (escaped or not), objects and arrays stepped over whole.
+    let text = r#"{"usage": { "input" : 1 , "cost":{"total":2,"x":[{"total":9}]},"input":3,
+        "in\u0070ut":4, "cost" : {"total":5} , "output":"6","":[7,{"a":"}"}], "end":true }, "n":0}"#;
+    let v = parse(text, whole(text)).unwrap();
+    let usage = v.members[0].value;
+    let [input, cost, output, empty, end, missing] =
+        find_in(text, usage, ["input", "cost", "output", "", "end", "nope"]);
+    let of = |m: Option<Member>| m.map(|m| (m.value.of(text), m.kind));
+    assert_eq!(of(input), Some(("4", Kind::Number)));
+    assert_eq!(of(cost), Some(("{\"total\":5}", Kind::Object)));
+    assert_eq!(of(output), Some(("\"6\"", Kind::String)));
+    assert_eq!(of(empty), Some(("[7,{\"a\":\"}\"}]", Kind::Array)));
+    assert_eq!(of(end), Some(("true", Kind::True)));
+    assert_eq!(missing, None);
+    assert_eq!(
+        find_in(text, cost.unwrap().value, ["total"]).map(of),
+        [Some(("5", Kind::Number))]
+    );
+    // What members lists, the same members.
+    let listed = members(text, usage);
+    assert_eq!(listed.len(), 8);
+    assert_eq!(
+        find_members(text, listed.iter().copied(), ["input", "end"]),
+        [input, end]
+    );
+    // No object: nothing found (an array, a string, an empty object).
+    for raw in [r#"[{"input":1}]"#, r#""{\"input\":1}""#, "{ }", "5"] {
+        assert_eq!(find_in(raw, whole(raw), ["input"]), [None], "{raw}");
     }
 }

@@ -409,8 +409,11 @@ export function parsePieces(parts) {
 // One formatter per time zone: making one costs far more than using it.
 const zoneFormats = new Map();
 
+// The offset of `timeZone` (undefined: the local zone) at `ms`, in minutes.
 export function zoneOffset(timeZone, ms) {
   if (timeZone === undefined) return -new Date(ms).getTimezoneOffset();
+  // UTC is UTC at every instant: no formatter to ask (`usage --utc`, the bench).
+  if (timeZone === "UTC") return 0;
   let format = zoneFormats.get(timeZone);
   if (format === undefined) {
     format = new Intl.DateTimeFormat("en-US", {
