@@ -181,16 +181,16 @@ test("the preview example keeps a few fields of each entry, long texts cut", () 
 test("the previewEntries example reads the long field of the entries asked for", () => {
   // "Long text. " is 11 characters, 9 of them not white space: 512 such characters end
   // after 56 repeats (616 characters) and "Long tex" (9 more).
-  assert.equal(run(example("previewEntries(source, roots[0].range")), "{ type: 'message', message: { role: 'user' } }\n625\n");
+  assert.equal(
+    run(example("previewEntries(source, roots[0].range")),
+    "{ type: 'message', message: { role: 'user' } }\n625\n",
+  );
 });
 
 test("the detail example previews the picked entries in the same pass", () => {
   // A cap of 20: two repeats (18 characters not white space) and "Lo"; the label is not
   // a user message, so it has no detail.
-  assert.equal(
-    run(example("detail: { preview:")),
-    '{"message":{"content":"Long text. Long text. Lo"}}\nundefined\n',
-  );
+  assert.equal(run(example("detail: { preview:")), '{"message":{"content":"Long text. Long text. Lo"}}\nundefined\n');
 });
 
 test("the getTree example walks the shape, then reads entries", () => {
