@@ -1075,6 +1075,16 @@ mod mutant_tests;
 mod tests {
     use super::*;
 
+    /// A xorshift64 stream of test inputs from `seed` (never 0).
+    fn xorshift(mut x: u64) -> impl FnMut() -> u64 {
+        move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        }
+    }
+
     fn ok(s: &str) -> Value {
         parse(s, Span::new(0, s.len())).unwrap_or_else(|e| panic!("{s:?}: {e}"))
     }
@@ -1173,13 +1183,7 @@ mod tests {
     fn plain_fractions_read_as_js_reads_them() {
         // Rust's parser rounds correctly, as JS's does: the fast path must
         // agree with it on every digit count, up to 2^53 and just past it.
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut next = xorshift(0x9e37_79b9_7f4a_7c15u64);
         let (mut fast, mut tried) = (0, 0);
         for _ in 0..200_000 {
             let len = (next() % 19 + 1) as usize;
@@ -1226,13 +1230,7 @@ mod tests {
         // Costs as JS adds them up (0.1 + 0.2 is 0.30000000000000004): 17
         // to 19 digits, past Clinger's fast path, each at the f64 Rust's
         // correctly rounding parser (and so JS's Number) gives.
-        let mut x = 0x2545_f491_4f6c_dd1du64;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut next = xorshift(0x2545_f491_4f6c_dd1du64);
         for _ in 0..200_000 {
             let len = (next() % 4 + 16) as usize;
             let digits: String = (0..len)
