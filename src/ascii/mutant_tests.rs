@@ -1,4 +1,4 @@
-//! Tests written against mutants of `ascii` (README, "Mutation testing"):
+//! Tests written against mutants of `ascii` (docs/mutation-log.md):
 //! each fast path compared with the obvious way, a character at a time
 //! (`char::encode_utf16`, `\uXXXX` written a hex digit at a time), over code
 //! points of every length and bit, generated texts and hand-picked edges

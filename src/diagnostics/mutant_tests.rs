@@ -1,5 +1,5 @@
 //! Tests written against mutants of `diagnostics` that no test caught
-//! (README, "Mutation testing"). Each case is a session whose problems
+//! (docs/mutation-log.md). Each case is a session whose problems
 //! follow from pi 1.6.0's rules (PI-CURRENT.md): which versions it migrates,
 //! which entries its context walk reaches, which ids its maps find.
 

@@ -1,5 +1,5 @@
 //! Tests written against mutants of `document` that `cargo test` did not
-//! catch (README, "Mutation testing").
+//! catch (docs/mutation-log.md).
 
 use super::*;
 

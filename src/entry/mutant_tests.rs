@@ -1,4 +1,4 @@
-//! Tests written against mutants of `entry` (README, "Mutation testing").
+//! Tests written against mutants of `entry` (docs/mutation-log.md).
 //! Type and role names are pi's (PI-CURRENT.md); numbers and truthiness are
 //! JS's, computed in Node 20 (`Number(s)`, `!!v`, `JSON.stringify(v)`) and
 //! written here as literals.

@@ -1,5 +1,5 @@
 //! Tests of the crate's Rust API (`SessionFile` and its views) written for
-//! cargo-mutants (README, "Mutation testing"). Every expectation is read off
+//! cargo-mutants (docs/mutation-log.md). Every expectation is read off
 //! the input by hand or follows pi 1.6's rules (`buildSessionContext`,
 //! `buildSessionInfo`, `getSessionStats`, `getTree`, `SessionManager.branch`'s
 //! error), never our own output.

@@ -1,5 +1,5 @@
 //! Tests written against mutants of `ids` that `cargo test` did not catch
-//! (README, "Mutation testing"). pi names sessions with version 7 UUIDs
+//! (docs/mutation-log.md). pi names sessions with version 7 UUIDs
 //! (RFC 9562) and entries with eight hex digits of crypto randomness.
 
 use super::*;

@@ -1,4 +1,4 @@
-//! Tests written against mutants of `index` (README, "Mutation testing").
+//! Tests written against mutants of `index` (docs/mutation-log.md).
 //! The index must answer as the whole document does: its context at a leaf
 //! is compared with [`context::plan`] over the whole file (the planner the
 //! pi 1.6 fixtures check), and byte counts are the lines' own lengths.

@@ -1,4 +1,4 @@
-//! Tests written against mutants of `json` (README, "Mutation testing").
+//! Tests written against mutants of `json` (docs/mutation-log.md).
 //! The oracles are JSON.parse's grammar and values (serde_json reads the
 //! same grammar, bar lone surrogates and its nesting limit of 128) and JS
 //! facts written as literals, each with how it was computed in Node.

@@ -1,5 +1,5 @@
 //! Tests written against mutants of `parse` that `cargo test` did not catch
-//! (README, "Mutation testing"). Each asserts pi's behaviour: its reader does
+//! (docs/mutation-log.md). Each asserts pi's behaviour: its reader does
 //! `content.trim().split("\n")` and numbers lines as the file does.
 
 use super::*;

@@ -1,4 +1,4 @@
-//! Tests written against mutants of `pieces` (README, "Mutation testing"):
+//! Tests written against mutants of `pieces` (docs/mutation-log.md):
 //! a text read in pieces cut anywhere gives the lines pi reads from the whole
 //! text (`text.trim().split("\n")`, blank lines skipped, `JSON.parse` of
 //! each), computed here the obvious way, byte by byte, with `serde_json` as

@@ -1,4 +1,4 @@
-//! Tests written against mutants of `preview` (README, "Mutation testing").
+//! Tests written against mutants of `preview` (docs/mutation-log.md).
 //! Each cut is worked by hand from the module's rule: a long string keeps
 //! its shortest prefix holding [`TEXT_CAP`] UTF-16 units that are not JS
 //! whitespace (`\s`), escapes read as the units they stand for.

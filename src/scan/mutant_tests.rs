@@ -1,4 +1,4 @@
-//! Tests written against mutants of `scan` (README, "Mutation testing"):
+//! Tests written against mutants of `scan` (docs/mutation-log.md):
 //! each fast path compared with the obvious way, one byte at a time, over
 //! generated inputs and hand-picked edges (word and block boundaries, escapes
 //! and faults at every offset, a backslash that ends a 64-byte block).

@@ -1,5 +1,5 @@
 //! Tests written against mutants of `session` that `cargo test` did not catch
-//! (README, "Mutation testing"), from pi 1.6.0's behaviour.
+//! (docs/mutation-log.md), from pi 1.6.0's behaviour.
 
 use super::*;
 use crate::time::IsoOnly;

@@ -1,5 +1,5 @@
-//! Tests written against mutants of `session_info` (README, "Mutation
-//! testing"). Each case is pi 1.6's `buildSessionInfo` as
+//! Tests written against mutants of `session_info`
+//! (docs/mutation-log.md). Each case is pi 1.6's `buildSessionInfo` as
 //! /work/shared/PI-CURRENT.md §6 states it, worked by hand.
 
 use super::*;

@@ -1,5 +1,5 @@
 //! Tests written against mutants of `system` that `cargo test` did not catch
-//! (README, "Mutation testing"). The expected results are pi-ai 1.6.0's
+//! (docs/mutation-log.md). The expected results are pi-ai 1.6.0's
 //! `getCurrentSystemMessage` on the same messages, run in Node.
 
 use super::tests::replay_lines;

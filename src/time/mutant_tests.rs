@@ -1,4 +1,4 @@
-//! Tests written against mutants of `time` (README, "Mutation testing").
+//! Tests written against mutants of `time` (docs/mutation-log.md).
 //! Every expected time is V8's: `Date.parse(s)` or `new Date(v).getTime()`,
 //! run in Node 20 and written here as literals.
 

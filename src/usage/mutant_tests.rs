@@ -1,4 +1,4 @@
-//! Tests written against mutants of `usage` (README, "Mutation testing").
+//! Tests written against mutants of `usage` (docs/mutation-log.md).
 //! Each expectation is pi 1.6's `getSessionStats` accounting (the module
 //! docs) worked by hand from the input: token counts and costs are distinct
 //! powers of two, so a sum tells which records were counted.
