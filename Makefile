@@ -3,7 +3,7 @@
 #   make build   toolchain check, cargo build (wasm32, release), wasm-bindgen, assemble pkg/
 #   make test    cargo test, build, Node tests, conformance, browser smoke test, Vite consumer
 #   make lint    rustfmt, clippy (native and wasm32, warnings denied), Biome on the JavaScript
-#   make mutants cargo-mutants on the core (hours; not in make test); mutants-diff: changed lines only
+#   make mutants cargo-mutants on the core (about an hour; not in make test); mutants-diff: changed lines only
 #   make demo    build and serve www/ (and pkg/ under /pkg/) on http://127.0.0.1:$(PORT)
 #   make clean   remove build output and test installs
 
@@ -236,15 +236,20 @@ test-a11y: test-deps chromium
 # --- mutation testing (not in `make test`: hours on two cores) -------------
 
 # cargo-mutants over the core: all of src/ but the wasm bindings
-# (.cargo/mutants.toml), scored by `cargo test` alone. Reports go to
-# target/mutation/*/mutants.out (caught.txt, missed.txt, timeout.txt,
-# unviable.txt). MUTANTS_ARGS adds flags: `--file src/tree.rs` runs one module,
-# `--iterate` re-tests only what the last run did not catch.
+# (.cargo/mutants.toml), scored by the crate's unit tests alone, module by
+# module in two passes (tools/mutants.sh says how; about an hour on two
+# cores). MUTANTS_MODULES names some modules (`MUTANTS_MODULES="tree
+# context"`); the default is all. Reports go to
+# target/mutation/all/<module>/{fast,full}/mutants.out (caught.txt,
+# missed.txt, timeout.txt, unviable.txt), and the table of scores is printed
+# at the end (tools/mutants-report.mjs).
 # `make mutants-diff` tests only the mutants in lines changed since
-# MUTANTS_BASE (default main, uncommitted changes included): minutes, not hours.
+# MUTANTS_BASE (default main, uncommitted changes included): minutes, not
+# hours. MUTANTS_ARGS adds cargo-mutants flags to it.
 .PHONY: mutants mutants-diff mutants-tool
 CARGO_MUTANTS_VERSION := 27.1.0
-MUTANTS_JOBS ?= 1
+MUTANTS_JOBS ?= 2
+MUTANTS_MODULES ?=
 MUTANTS_ARGS ?=
 MUTANTS_BASE ?= main
 
@@ -254,7 +259,7 @@ mutants-tool:
 	  $(CARGO) install cargo-mutants --version $(CARGO_MUTANTS_VERSION) --locked --force; fi
 
 mutants: mutants-tool
-	nice $(CARGO) mutants -j $(MUTANTS_JOBS) --output target/mutation/all $(MUTANTS_ARGS)
+	MUTANTS_JOBS=$(MUTANTS_JOBS) CARGO=$(CARGO) sh tools/mutants.sh $(MUTANTS_MODULES)
 
 mutants-diff: mutants-tool
 	mkdir -p target/mutation
