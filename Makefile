@@ -3,7 +3,7 @@
 #   make build   toolchain check, cargo build (wasm32, release), wasm-bindgen, assemble pkg/
 #   make test    cargo test, build, Node tests, conformance, browser smoke test, Vite consumer
 #   make lint    rustfmt, clippy (native and wasm32, warnings denied), Biome on the JavaScript
-#   make mutants cargo-mutants on the core (about an hour; not in make test); mutants-diff: changed lines only
+#   make mutants cargo-mutants on the core (hours; not in make test); mutants-diff: changed lines only
 #   make demo    build and serve www/ (and pkg/ under /pkg/) on http://127.0.0.1:$(PORT)
 #   make clean   remove build output and test installs
 
@@ -237,7 +237,7 @@ test-a11y: test-deps chromium
 
 # cargo-mutants over the core: all of src/ but the wasm bindings
 # (.cargo/mutants.toml), scored by the crate's unit tests alone, module by
-# module in two passes (tools/mutants.sh says how; about an hour on two
+# module in two passes (tools/mutants.sh says how; about 2.5 hours on two
 # cores). MUTANTS_MODULES names some modules (`MUTANTS_MODULES="tree
 # context"`); the default is all. Reports go to
 # target/mutation/all/<module>/{fast,full}/mutants.out (caught.txt,

@@ -1,7 +1,7 @@
 #!/bin/sh
 # `make mutants`: cargo-mutants over every core module, scored by the
 # crate's unit tests (`cargo test --lib`), in two passes per module so that a
-# whole run fits in about an hour on two cores instead of five:
+# whole run takes about two and a half hours on two cores instead of seven:
 #
 # 1. Each mutant is built at opt-level 0 (an incremental rebuild of the one
 #    mutated function takes 1 to 2 s, against 10 to 15 s with the
