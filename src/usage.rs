@@ -294,14 +294,9 @@ pub fn read(
                 }
                 continue;
             }
-            EntryType::Usage | EntryType::Compaction | EntryType::BranchSummary => {
-                let kind = match ty {
-                    EntryType::Usage => RecordKind::Usage,
-                    EntryType::Compaction => RecordKind::Compaction,
-                    _ => RecordKind::BranchSummary,
-                };
-                (kind, own_fields(&text, members))
-            }
+            EntryType::Usage => (RecordKind::Usage, own_fields(&text, members)),
+            EntryType::Compaction => (RecordKind::Compaction, own_fields(&text, members)),
+            EntryType::BranchSummary => (RecordKind::BranchSummary, own_fields(&text, members)),
             EntryType::Message => {
                 // Its role and the fields a record reads, in one step over
                 // the message's members.
