@@ -122,7 +122,6 @@ for (const theme of THEMES) {
 test("serve: the session list, search results and an open session, light and dark", async () => {
   const dir = mkdtempSync(path.join(tmpdir(), "st-a11y-"));
   const seed = envSeed("A11Y_SEED");
-  console.log(`folder seed ${seed} (A11Y_SEED=${seed} replays it)`);
   writeFolder(dir, { count: 24, seed, plant: "zorblax quindle" });
   const serve = await startServe(dir);
   const found = [];

@@ -72,7 +72,6 @@ function sample(rng) {
 
 test("the UTF-8 check agrees with TextDecoder on random bytes", () => {
   const seed = envSeed("UTF8_SEED");
-  console.log(`UTF8_SEED=${seed}`);
   let invalid = 0;
   for (let i = 0; i < 3000; i++) {
     const rng = new Rng(caseSeed(seed, i));

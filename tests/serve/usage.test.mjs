@@ -34,7 +34,6 @@ let root;
 let serve;
 let browser;
 before(async () => {
-  console.log(`usage view folder: USAGE_SEED=${seed} replays it`);
   root = mkdtempSync(path.join(tmpdir(), "st-usage-view-"));
   generateUsageFolder(root, seed, { sessions: 10 });
   serve = await startServe(root);

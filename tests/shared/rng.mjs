@@ -1,10 +1,16 @@
 // The one seeded random source of the JavaScript suites (mulberry32), and how a run picks its
 // seeds: every generated input can be replayed from the seed a failure prints.
 
-/** A seed from environment variable `name` (decimal or 0x hex), else a random one. */
+/**
+ * A seed from environment variable `name` (decimal or 0x hex), else a random one. It is printed
+ * either way, so that a run which fails on something other than an assertion naming its seed
+ * (a TypeError, a time-out) can still be replayed.
+ */
 export function envSeed(name) {
   const raw = process.env[name];
-  return raw !== undefined && raw !== "" ? Number(raw) >>> 0 : (Math.random() * 2 ** 32) >>> 0;
+  const seed = raw !== undefined && raw !== "" ? Number(raw) >>> 0 : (Math.random() * 2 ** 32) >>> 0;
+  console.log(`${name}=${seed} replays this run`);
+  return seed;
 }
 
 /** A positive case count from environment variable `name`, else `fallback`. */

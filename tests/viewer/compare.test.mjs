@@ -128,7 +128,6 @@ const setHash = (page, hash) =>
 
 test("#compare=<a>,<b> shows the true fork point and each side's entries after it", async () => {
   const seed = envSeed("COMPARE_SEED");
-  console.log(`compare test seed: ${seed} (COMPARE_SEED=${seed} replays it)`);
   const rng = new Rng(seed);
   const entries = generateTree(rng, rng.range(40, 160));
   const leaves = leavesOf(entries);
@@ -152,7 +151,6 @@ test("#compare=<a>,<b> shows the true fork point and each side's entries after i
 
 test("swapping sides, Back and Forward, closing and Alt-click", async () => {
   const seed = envSeed("COMPARE_SEED");
-  console.log(`compare test seed: ${seed} (COMPARE_SEED=${seed} replays it)`);
   const rng = new Rng(seed);
   const entries = generateTree(rng, 60);
   const leaves = leavesOf(entries);

@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { Session } from "session-tree";
 import { composition, ESTIMATE_NOTE, estimateTokens, messageSize, usageView } from "../../../www/composition.js";
-import { Rng } from "../../shared/rng.mjs";
+import { envSeed, Rng } from "../../shared/rng.mjs";
 import { generateSession } from "../../shared/sessions.mjs";
 
 const pi = await import("../../node_modules/@earendil-works/pi-coding-agent/dist/core/compaction/compaction.js");
@@ -44,8 +44,7 @@ function checkEstimates(source, what) {
 
 test("each message's estimate equals pi 1.6.0's estimateTokens, on the sample and random sessions", () => {
   assert.ok(checkEstimates(SAMPLE, "sample") > 300);
-  const master = process.env.COMPOSITION_SEED ? Number(process.env.COMPOSITION_SEED) : (Math.random() * 2 ** 32) >>> 0;
-  console.log(`# COMPOSITION_SEED=${master}`);
+  const master = envSeed("COMPOSITION_SEED");
   const rng = new Rng(master);
   let n = 0;
   for (let i = 0; i < 15; i++) {

@@ -66,7 +66,25 @@ function readByPiece(bytes, pieceSize) {
   const reads = source.reads;
   const described = describeSourceTree(roots);
   assert.equal(source.reads, reads, "describing the rows reads nothing");
-  return described;
+  return { roots, described };
+}
+
+/**
+ * Whether `text`'s first header declares version 3 or later. Only such a file is indexed by
+ * range; an older one, or one with no header at all, is read whole and migrated, so its nodes
+ * have no range and the worker parses it whole instead (`describeSourceTree` gives `null`).
+ */
+function declaresCurrent(text) {
+  for (const line of text.split("\n")) {
+    let entry;
+    try {
+      entry = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    if (entry?.type === "session") return (typeof entry.version === "number" ? entry.version : 1) >= 3;
+  }
+  return false;
 }
 
 /** Broken variants: a duplicate id (last in the file) and a cycle. */
@@ -175,7 +193,15 @@ test("read by piece, the rows are those of the whole parsed file, and each range
       const bytes = enc.encode(variant);
       const whole = flattenTree(getTree(bytes));
       const expected = describeNodes(whole.nodes);
-      const got = readByPiece(bytes, rng.int(1, 200));
+      const { roots, described: got } = readByPiece(bytes, rng.int(1, 200));
+      if (!declaresCurrent(variant) && whole.nodes.length > 0) {
+        // Entries but no v3 header (a generated broken file may have none): the same tree,
+        // read whole.
+        assert.equal(got, null, `no ranges without a v3 header, ${where}`);
+        assert.deepEqual(flattenTree(roots).nodes, whole.nodes, where);
+        continue;
+      }
+      assert.ok(got, `a v3 file's nodes all have ranges, ${where}`);
       assert.deepEqual(Array.from(got.parent), Array.from(whole.parent), where);
       assert.deepEqual(got.labels, whole.labels, where);
       assert.equal(got.entries.length, whole.nodes.length, where);
@@ -225,7 +251,9 @@ test("the header and a path's lines give, at its leaf, the whole file's context,
     for (const variant of variants(text, rng)) {
       const where = `case seed ${seed} (LARGE_SEED=${MASTER})`;
       const bytes = enc.encode(variant);
-      const got = readByPiece(bytes, 64);
+      const { described: got } = readByPiece(bytes, 64);
+      // A file with entries but no v3 header has no ranges (the test above checks when).
+      if (got === null) continue;
       const doc = { starts: got.starts, lengths: got.lengths, headEnd: headEndOf(got.starts) };
       const read = (o, l) => bytes.slice(o, o + l);
       const whole = Session.open(bytes);

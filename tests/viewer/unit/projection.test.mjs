@@ -13,7 +13,7 @@ import { Session } from "session-tree";
 import { projectionView, systemView } from "../../../www/analysis.js";
 import { PATH } from "../../../www/messages.js";
 import { buildSessionProjection, pi, piLoad } from "../../shared/pi.mjs";
-import { Rng } from "../../shared/rng.mjs";
+import { envSeed, Rng } from "../../shared/rng.mjs";
 import { generateSession } from "../../shared/sessions.mjs";
 
 const SAMPLE = readFileSync(new URL("../../../www/sample.jsonl", import.meta.url));
@@ -97,8 +97,7 @@ test("projectionView matches pi 1.6.0's projection at every entry of the sample"
 });
 
 test("projectionView matches pi 1.6.0's projection on random pi 1.6 sessions", () => {
-  const master = process.env.PROJECTION_SEED ? Number(process.env.PROJECTION_SEED) : (Math.random() * 2 ** 32) >>> 0;
-  console.log(`# PROJECTION_SEED=${master}`);
+  const master = envSeed("PROJECTION_SEED");
   const rng = new Rng(master);
   let leaves = 0;
   for (let i = 0; i < 25; i++) {
