@@ -137,8 +137,9 @@ fn a_big_listing_keeps_every_file_in_path_order_with_its_parent() {
 }
 
 /// pi's session list goes on past a folder it cannot read; only the folder
-/// asked for must be readable. Not checked where a folder without
-/// permissions is still read (as root).
+/// asked for must be readable. Root reads a folder without permissions, so
+/// a run as root checks this in a copy of the test binary run as `nobody`
+/// (see [`as_nobody`]).
 #[test]
 fn an_unreadable_sub_folder_is_skipped() {
     let dir = scratch("locked");
@@ -160,12 +161,48 @@ fn an_unreadable_sub_folder_is_skipped() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
     if !unreadable {
-        eprintln!("a folder without permissions is read here; not checked");
+        as_nobody("folder::mutant_tests::an_unreadable_sub_folder_is_skipped");
         return;
     }
     let listed = listed.unwrap();
     assert_eq!(listed.len(), 1);
     assert_eq!(listed[0].path, dir.join("a.jsonl"));
+}
+
+/// Runs the test `name` again, in a copy of this test binary, as user and
+/// group 65534 (`nobody`), for whom permissions hold, and fails if it fails
+/// there. Only root can do that; the child, itself not root, never comes
+/// back here. The copy goes to `/tmp`, since the checkout may be out of
+/// nobody's reach.
+#[cfg(unix)]
+fn as_nobody(name: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::process::CommandExt;
+    let exe = std::env::current_exe().unwrap();
+    let copy = Path::new("/tmp").join(format!("session-tree-as-nobody-{}", std::process::id()));
+    std::fs::copy(&exe, &copy).unwrap();
+    std::fs::set_permissions(&copy, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = std::process::Command::new(&copy)
+        .args([name, "--exact", "--test-threads=1"])
+        .uid(65534)
+        .gid(65534)
+        .current_dir("/tmp")
+        .env("TMPDIR", "/tmp")
+        .output();
+    std::fs::remove_file(&copy).unwrap();
+    let out = out.unwrap_or_else(|e| panic!("cannot run {copy:?} as nobody: {e}"));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && text.contains("1 passed"),
+        "{name} as nobody: {}\n{text}{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[cfg(not(unix))]
+fn as_nobody(name: &str) {
+    eprintln!("{name}: a folder without permissions is read here; not checked");
 }
 
 #[test]
