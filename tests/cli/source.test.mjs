@@ -14,7 +14,7 @@ import { after, test } from "node:test";
 import { migrate, sessionInfo } from "session-tree";
 import { UsageError, withInput } from "../../pkg/cli/io.js";
 import { caseSeed, envSeed, Rng } from "../shared/rng.mjs";
-import { generateSession } from "../shared/sessions.mjs";
+import { generateSession, generateWithHeader } from "../shared/sessions.mjs";
 import { BROKEN, CLEAN, folder, V1 } from "./fixtures.mjs";
 import { run } from "./run.mjs";
 
@@ -29,7 +29,7 @@ for (let k = 0; k < COUNT; k++) {
   files[`gen-${k}.jsonl`] = k % 3 === 2 ? text : migrate(text);
 }
 // Over a MiB: `list` reads such a file through a source (smaller ones whole).
-const big = generateSession(caseSeed(MASTER, 99), { maxEntries: 40 }).text.trimEnd().split("\n");
+const big = generateWithHeader(caseSeed(MASTER, 99), { maxEntries: 40 }).text.trimEnd().split("\n");
 const pad = { role: "user", content: "é".repeat(600_000), timestamp: 1 };
 big.push(
   JSON.stringify({

@@ -12,7 +12,7 @@ import { after, test } from "node:test";
 import { getTree, migrate } from "session-tree";
 import { findNode, TREE_FIELDS, treeRows } from "../../pkg/cli/tree-view.js";
 import { caseSeed, envSeed, Rng } from "../shared/rng.mjs";
-import { generateSession } from "../shared/sessions.mjs";
+import { generateSession, generateWithHeader } from "../shared/sessions.mjs";
 import { folder } from "./fixtures.mjs";
 import { run } from "./run.mjs";
 
@@ -136,14 +136,14 @@ for (let k = 0; k < COUNT; k++) {
 const added = new Set();
 const wholes = new Set();
 files["long.jsonl"] = withLongFields(
-  migrate(generateSession(caseSeed(MASTER, 50), { maxEntries: 20 }).text),
+  migrate(generateWithHeader(caseSeed(MASTER, 50), { maxEntries: 20 }).text),
   new Rng(caseSeed(MASTER, 51)),
   added,
   wholes,
 );
 // Fields past the 200 units the messages' content previews keep, within the 512 of the others.
 files["mid.jsonl"] = withLongFields(
-  migrate(generateSession(caseSeed(MASTER, 52), { maxEntries: 20 }).text),
+  migrate(generateWithHeader(caseSeed(MASTER, 52), { maxEntries: 20 }).text),
   new Rng(caseSeed(MASTER, 53)),
   new Set(),
   new Set(),

@@ -963,6 +963,18 @@ const BLANKS = ["", " ", "\t", "   \t "];
 
 // ---------------------------------------------------------------- entry point
 
+/**
+ * A generated session that is not an empty file: the first of seeds `seed`, `seed + 1`, …
+ * that `generateSession` does not draw as one (about 1 in 100 are), for a test that needs a
+ * header. Header-only sessions (about 1 in 140) are kept.
+ */
+export function generateWithHeader(seed, options) {
+  for (let s = seed >>> 0; ; s = (s + 1) >>> 0) {
+    const generated = generateSession(s, options);
+    if (!generated.features.includes("empty-file")) return generated;
+  }
+}
+
 export function generateSession(seed, { maxEntries = Number.POSITIVE_INFINITY, pi16 = false } = {}) {
   const rng = new Rng(seed);
   const features = new Set();
