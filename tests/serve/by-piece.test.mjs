@@ -100,8 +100,9 @@ test("follow: appended bytes arrive a piece at a time from the last offset, exac
   const file = path.join(dir, "p", "follow.jsonl");
   // A drawn session may be empty or a single line (a broken file): draw one with bytes after
   // its first line, which are what is followed.
+  const afterFirstLine = (t) => (t.includes("\n") ? t.slice(t.indexOf("\n") + 1) : "");
   let text = session(rng.int(0, 2 ** 31));
-  while (!/\n[^]/.test(text)) text = session(rng.int(0, 2 ** 31));
+  while (afterFirstLine(text) === "") text = session(rng.int(0, 2 ** 31));
   const cut = text.indexOf("\n") + 1;
   writeFileSync(file, text.slice(0, cut));
   const start = Buffer.byteLength(text.slice(0, cut));
