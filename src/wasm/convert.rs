@@ -325,26 +325,11 @@ fn pieces_crossing(
     (parts, at)
 }
 
-/// [`array_parts`] of a text that is no longer needed, for a tree that keeps
-/// the pieces (see [`tree_piece`]): ASCII text is framed where it lies,
-/// without the copy into a piece buffer (see [`ascii::array_pieces_in_place`]).
-pub(super) fn array_parts_of(mut text: String, spans: &[Span]) -> (Array, Vec<u32>) {
-    let how = ascii::crossing(&text);
-    if how == ascii::Crossing::Ascii {
-        let parts = Array::new();
-        // SAFETY: the text is ASCII and only ASCII bytes are written into it,
-        // so it stays UTF-8 (and it is dropped here anyway).
-        let bytes = unsafe { text.as_bytes_mut() };
-        let ranges = spans.iter().map(|s| s.start..s.end);
-        if let Some(at) =
-            ascii::array_pieces_in_place(bytes, ranges, tree_piece(how, bytes.len()), |b| {
-                push_ascii(&parts, b)
-            })
-        {
-            return (parts, at);
-        }
-    }
-    pieces_crossing(&text, spans, how, tree_piece(how, text.len()))
+/// [`array_parts`] of a text, for a tree that keeps the pieces (see
+/// [`tree_piece`]).
+pub(super) fn array_parts_of(text: &str, spans: &[Span]) -> (Array, Vec<u32>) {
+    let how = ascii::crossing(text);
+    pieces_crossing(text, spans, how, tree_piece(how, text.len()))
 }
 
 /// The JSON values at `spans` of `text` (lines the core validated) as one JS

@@ -41,7 +41,7 @@ pub fn get_tree(source: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
             let doc = open_entries(api, text)?;
             let tree = tree::build(&doc.entries, &JsSort);
             let shape = TreeShape::of(&doc.entries[..], &tree);
-            let (parts, at) = array_parts_of(doc.text, &doc.spans);
+            let (parts, at) = array_parts_of(&doc.text, &doc.spans);
             build_lazy_tree(
                 &parts,
                 &at,
