@@ -36,8 +36,9 @@ for (const module of readdirSync(root).sort()) {
   }
   // A pass stopped before its end lists fewer outcomes than mutants.
   const planned = JSON.parse(readFileSync(join(root, module, "fast", "mutants.out", "mutants.json"), "utf8")).length;
-  const name = fast.length < planned ? `\`${module}\` (stopped: ${fast.length} of ${planned})` : `\`${module}\``;
-  if (fast.length < planned) low = true;
+  const stopped = fast.length < planned;
+  const name = stopped ? `\`${module}\` (stopped: ${fast.length} of ${planned})` : `\`${module}\``;
+  if (stopped) low = true;
   const viable = fast.length - count.Unviable;
   const score = viable === 0 ? 100 : (100 * (count.CaughtMutant + count.Timeout)) / viable;
   if (score < BAR) low = true;

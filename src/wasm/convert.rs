@@ -226,7 +226,7 @@ pub(super) fn entries_jsonl(array: &Array) -> Result<String, JsValue> {
 /// unit: a piece is a MiB or more (but the last).
 const CROSSING_CHUNK: usize = 1 << 20;
 
-/// The size of a tree's pieces (see [`array_parts_of`]), in bytes or UTF-16
+/// The size of a tree's pieces (see [`tree_parts`]), in bytes or UTF-16
 /// units (a piece closes after the value that fills it), by how the text
 /// crosses and how much memory its strings take.
 ///
@@ -327,7 +327,7 @@ fn pieces_crossing(
 
 /// [`array_parts`] of a text, for a tree that keeps the pieces (see
 /// [`tree_piece`]).
-pub(super) fn array_parts_of(text: &str, spans: &[Span]) -> (Array, Vec<u32>) {
+pub(super) fn tree_parts(text: &str, spans: &[Span]) -> (Array, Vec<u32>) {
     let how = ascii::crossing(text);
     pieces_crossing(text, spans, how, tree_piece(how, text.len()))
 }

@@ -3,7 +3,7 @@
 use js_sys::Array;
 use wasm_bindgen::prelude::*;
 
-use super::convert::{array_parts_of, entries_of};
+use super::convert::{entries_of, tree_parts};
 use super::error::Api;
 use super::host::{index_with_preview, open_entries, JsSort};
 use super::js::{build_lazy_tree, build_source_tree, build_tree, parse_pieces};
@@ -19,7 +19,7 @@ use crate::tree::{self, Tree};
 /// is parsed when it is first read: a tree is mostly walked for its shape, and
 /// the entries a caller never reads cost little. The entries cross into JS as
 /// JSON array texts of 64 KB each, or about 2 MB of UTF-16 for a large text far
-/// from ASCII (see [`array_parts_of`]); the first few
+/// from ASCII (see [`tree_parts`]); the first few
 /// reads parse just their entry, and once they add up to a 32nd of the text,
 /// a read parses the whole array its entry is in, as fast as pi's parse.
 #[wasm_bindgen(js_name = getTree, skip_typescript)]
@@ -41,7 +41,7 @@ pub fn get_tree(source: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
             let doc = open_entries(api, text)?;
             let tree = tree::build(&doc.entries, &JsSort);
             let shape = TreeShape::of(&doc.entries[..], &tree);
-            let (parts, at) = array_parts_of(&doc.text, &doc.spans);
+            let (parts, at) = tree_parts(&doc.text, &doc.spans);
             build_lazy_tree(
                 &parts,
                 &at,

@@ -26,7 +26,6 @@ const { Session, sessionInfo } = ours;
 const MASTER = envSeed("CONFORMANCE_LIST_SEED");
 const COUNT = envCount("CONFORMANCE_LIST_COUNT", 120);
 const hex = (n) => `0x${(n >>> 0).toString(16).padStart(8, "0")}`;
-console.log(`list conformance: CONFORMANCE_LIST_SEED=${hex(MASTER)}`);
 
 const TMP = mkdtempSync(join(tmpdir(), "session-tree-list-"));
 after(() => process.env.KEEP || rmSync(TMP, { recursive: true, force: true }));

@@ -17,11 +17,11 @@ import { buildSessionContext, countEntries, fileSource, getTree } from "session-
 import { headHash } from "../../pkg/cli/serve/protocol.js";
 import { HEAD_BYTES } from "../../www/live.js";
 import { fetchSession, remoteSource } from "../../www/remote-source.js";
-import { Rng } from "../shared/rng.mjs";
+import { envSeed, Rng } from "../shared/rng.mjs";
 import { generateSession } from "../shared/sessions.mjs";
 import { rawGet, sseStream, startServe } from "./helpers.mjs";
 
-const SEED = Number(process.env.SERVE_BYPIECE_SEED ?? Math.floor(Math.random() * 2 ** 31));
+const SEED = envSeed("SERVE_BYPIECE_SEED");
 const rng = new Rng(SEED);
 const PIECE = rng.int(3, 17);
 
@@ -29,7 +29,7 @@ let dir;
 let server;
 let requester;
 before(async () => {
-  console.log(`by-piece seed ${SEED} (SERVE_BYPIECE_SEED=${SEED} replays it), pieces of ${PIECE} bytes`);
+  console.log(`pieces of ${PIECE} bytes`);
   dir = mkdtempSync(path.join(tmpdir(), "st-bypiece-"));
   mkdirSync(path.join(dir, "p"));
   server = await startServe(dir, [], { env: { ...process.env, SESSION_TREE_PIECE_SIZE: String(PIECE) } });

@@ -21,16 +21,15 @@ import { after, before, test } from "node:test";
 import { describeFile, FolderIndex } from "../../pkg/cli/serve/folder-index.js";
 import { forEachLine, openSession } from "../../pkg/cli/serve/read-lines.js";
 import { bloomOfText, LINE_BREAK, LineCutter, parseQuery, searchText } from "../../pkg/cli/serve/search-text.js";
-import { Rng } from "../shared/rng.mjs";
+import { envSeed, Rng } from "../shared/rng.mjs";
 import { writeFolder } from "./folder.mjs";
 import { drawQuery } from "./helpers.mjs";
 
-const SEED = Number(process.env.SERVE_PIECES_SEED ?? Math.floor(Math.random() * 2 ** 31));
+const SEED = envSeed("SERVE_PIECES_SEED");
 
 let dir;
 let folder;
 before(() => {
-  console.log(`pieces seed ${SEED} (SERVE_PIECES_SEED=${SEED} replays it)`);
   dir = realpathSync(mkdtempSync(path.join(tmpdir(), "st-pieces-")));
   // Each read of a few bytes is a system call or two: a small folder keeps this quick.
   folder = writeFolder(dir, { count: 24, seed: SEED });

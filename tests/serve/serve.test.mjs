@@ -13,10 +13,11 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
 import { launchChromium } from "../browser/chromium.mjs";
+import { envSeed } from "../shared/rng.mjs";
 import { writeFolder } from "./folder.mjs";
 import { startServe } from "./helpers.mjs";
 
-const SEED = Number(process.env.SERVE_SEED ?? Math.floor(Math.random() * 2 ** 31));
+const SEED = envSeed("SERVE_SEED");
 const PHRASE = "zorblax quindle frumpet";
 
 let dir;
@@ -24,7 +25,6 @@ let folder;
 let server;
 let browser;
 before(async () => {
-  console.log(`serve folder seed ${SEED} (SERVE_SEED=${SEED} replays it)`);
   dir = mkdtempSync(path.join(tmpdir(), "st-serve-"));
   folder = writeFolder(dir, { count: 300, seed: SEED, plant: PHRASE });
   server = await startServe(dir);

@@ -10,10 +10,11 @@ import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { startStaticServer } from "../../tools/static-server.mjs";
 import { launchChromium } from "../browser/chromium.mjs";
+import { envSeed } from "../shared/rng.mjs";
 import { writeFolder } from "./folder.mjs";
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
-const SEED = Number(process.env.SERVE_SEED ?? Math.floor(Math.random() * 2 ** 31));
+const SEED = envSeed("SERVE_SEED");
 const PHRASE = "plimsoll gargantuan vortex";
 
 let dir;
@@ -21,7 +22,6 @@ let folder;
 let server;
 let browser;
 before(async () => {
-  console.log(`static folder seed ${SEED} (SERVE_SEED=${SEED} replays it)`);
   dir = mkdtempSync(path.join(tmpdir(), "st-static-"));
   folder = writeFolder(dir, { count: 80, seed: SEED, plant: PHRASE, projects: 5 });
   server = await startStaticServer({ root: here("../../www/"), mounts: { "/pkg": here("../../pkg/") } });
