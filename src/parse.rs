@@ -38,6 +38,18 @@ pub fn decode(bytes: &[u8]) -> Cow<'_, str> {
     String::from_utf8_lossy(bytes)
 }
 
+/// [`decode`] of owned bytes: valid UTF-8 becomes the text in place, without
+/// a second copy. Also says whether anything was replaced.
+pub fn into_text(bytes: Vec<u8>) -> (String, bool) {
+    // The core's check (SIMD in wasm, ASCII blocks skipped), not std's.
+    if crate::scan::is_utf8(&bytes) {
+        // SAFETY: `is_utf8` just said `bytes` is UTF-8, as `from_utf8` would.
+        (unsafe { String::from_utf8_unchecked(bytes) }, false)
+    } else {
+        (decode(&bytes).into_owned(), true)
+    }
+}
+
 /// Whether pi 1.6's file loader keeps a line's value as an entry: it skips
 /// the falsy ones (`null`, `false`, `0`, `""`), which its string parser
 /// `parseSessionEntries` (and so [`value_spans`]) keeps.
@@ -256,11 +268,14 @@ pub fn count_values_in_pieces<E>(
     let mut at = start;
     while at < end {
         let to = end.min(at + piece.max(1) as u64);
+        // What is held has no `\n`: only the new bytes are searched for one,
+        // so a line over many pieces is searched once, not once a piece.
+        let held = buf.len();
         read(at, to, &mut buf)?;
         at = to;
         // Whole lines now; the unfinished last one waits for the next piece
         // (after the last piece, for the count below).
-        let (n, used) = count_whole_lines(&buf);
+        let (n, used) = count_whole_lines(&buf, held);
         count += n;
         buf.drain(..used);
     }
@@ -313,10 +328,14 @@ pub fn count_lines(b: &[u8]) -> usize {
 
 /// [`count_lines`] of the lines of `b` that end in a newline, for a text that
 /// comes in pieces: also returns where they end, the start of what must come
-/// again with the next piece.
-pub fn count_whole_lines(b: &[u8]) -> (usize, usize) {
-    match b.iter().rposition(|&c| c == b'\n') {
-        Some(last) => (count_lines(&b[..=last]), last + 1),
+/// again with the next piece. The first `held` bytes (what an earlier piece
+/// left) hold no newline.
+pub fn count_whole_lines(b: &[u8], held: usize) -> (usize, usize) {
+    match b
+        .get(held..)
+        .and_then(|new| new.iter().rposition(|&c| c == b'\n'))
+    {
+        Some(last) => (count_lines(&b[..=held + last]), held + last + 1),
         None => (0, 0),
     }
 }

@@ -154,6 +154,10 @@ pub fn session_info_in_pieces<E>(
     let mut at = start;
     while at < end {
         let to = end.min(at + piece.max(1) as u64);
+        // After its first byte (a line end kept from the last cut), what is
+        // held has no line end: only the new bytes are searched, so a line
+        // over many pieces is searched once, not once a piece.
+        let held = buf.len();
         read(at, to, &mut buf)?;
         at = to;
         // Whole lines, up to the last line end, which stays: in the next
@@ -162,8 +166,9 @@ pub fn session_info_in_pieces<E>(
         // inside a UTF-8 sequence: decoding a run of lines is decoding them
         // in the whole text.
         let cut = if at < end {
-            match buf.iter().rposition(|&c| c == b'\n' || c == b'\r') {
-                Some(last) => last,
+            let new = buf.get(held..).unwrap_or_default();
+            match new.iter().rposition(|&c| c == b'\n' || c == b'\r') {
+                Some(last) => held + last,
                 None => continue,
             }
         } else {

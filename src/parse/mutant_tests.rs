@@ -170,10 +170,13 @@ fn short_byte_strings_count_as_their_decoded_text() {
 #[test]
 fn whole_lines_end_at_the_last_newline() {
     // What a piece-by-piece count keeps back: the bytes after the last `\n`.
-    assert_eq!(count_whole_lines(b"{}\n[1]\n{\"a\""), (2, 7));
-    assert_eq!(count_whole_lines(b"\n\n{}"), (0, 2));
-    assert_eq!(count_whole_lines(b"\n"), (0, 1));
-    assert_eq!(count_whole_lines(b"{}"), (0, 0));
+    assert_eq!(count_whole_lines(b"{}\n[1]\n{\"a\"", 0), (2, 7));
+    assert_eq!(count_whole_lines(b"\n\n{}", 0), (0, 2));
+    assert_eq!(count_whole_lines(b"\n", 0), (0, 1));
+    assert_eq!(count_whole_lines(b"{}", 0), (0, 0));
+    // A line held from earlier pieces, ended by the new bytes after `held`.
+    assert_eq!(count_whole_lines(b"{\"a\":1}\n[", 3), (1, 8));
+    assert_eq!(count_whole_lines(b"{\"a\":1", 3), (0, 0));
     // Pieces of one byte of a text with blank lines inside.
     let b = b"{}\n\n\n[1]\n\n{x\n\n\"s\"";
     let mut read = |from: u64, to: u64, buf: &mut Vec<u8>| {

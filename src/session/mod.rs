@@ -139,6 +139,33 @@ impl Session {
         } else {
             Vec::new()
         };
+        Session::open_split(text, partial, dates)
+    }
+
+    /// [`Session::open`] of the text `bytes` decode to, except that an
+    /// unfinished last line is kept as its bytes: a writer may have stopped
+    /// inside a character, whose rest [`Session::append_jsonl`] then brings.
+    /// (Decoded on its own, the cut character would be U+FFFD for good.)
+    pub fn open_bytes(mut bytes: Vec<u8>, dates: &dyn DateParser) -> Result<Session, SessionError> {
+        let cut = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+        let tail = bytes.get(cut..).unwrap_or_default();
+        let tail = parse::decode(tail);
+        let partial = match json::parse(&tail, Span::new(0, tail.len())) {
+            Ok(_) => Vec::new(),
+            Err(_) => bytes.split_off(cut),
+        };
+        // `\n` is never inside a UTF-8 sequence: the lines before the cut
+        // decode as they would in the whole text.
+        Session::open_split(parse::into_text(bytes).0, partial, dates)
+    }
+
+    /// Opens the whole lines of `text`, holding `partial` as the unfinished
+    /// line that follows them.
+    fn open_split(
+        text: String,
+        partial: Vec<u8>,
+        dates: &dyn DateParser,
+    ) -> Result<Session, SessionError> {
         let doc = Document::parse_with(text, dates);
         let edits = doc.try_migration(&mut random_id)?;
         let migrated = edits.is_some();
@@ -676,10 +703,14 @@ impl Session {
     /// Ingests lines another writer appended to the same file. A chunk may end
     /// mid-line: the rest waits for the next chunk.
     pub fn append_jsonl(&mut self, chunk: &[u8], dates: &dyn DateParser) {
+        // What is held has no `\n`: only the chunk is searched for one, so a
+        // line written in many chunks is searched once, not once a chunk.
+        let held = self.partial.len();
         self.partial.extend_from_slice(chunk);
-        let Some(last_newline) = self.partial.iter().rposition(|&b| b == b'\n') else {
+        let Some(last_newline) = chunk.iter().rposition(|&b| b == b'\n') else {
             return;
         };
+        let last_newline = held + last_newline;
         let complete: Vec<u8> = self.partial.drain(..=last_newline).collect();
         let complete = parse::decode(&complete);
         for line in complete.split_terminator('\n') {

@@ -45,11 +45,9 @@ impl Session {
         // (After a final newline the tail is empty, no JSON either: it
         // leaves `partial` empty and `base` at `len`, as a whole line does.)
         let torn = json::parse(&tail_text, Span::new(0, tail_text.len())).is_err();
-        let partial = if torn {
-            tail_text.into_owned().into_bytes()
-        } else {
-            Vec::new()
-        };
+        // Kept as bytes: a character the writer cut in two is completed by
+        // the rest `append_jsonl` brings, not decoded as U+FFFD for good.
+        let partial = if torn { tail } else { Vec::new() };
         let base = if torn { cut } else { len };
         let mut session = Session::empty(String::new());
         let mut ranges = Vec::new();

@@ -102,6 +102,55 @@ fn tailing_handles_partial_lines_and_characters() {
 }
 
 #[test]
+fn bytes_opened_inside_a_character_are_completed_by_the_next_chunk() {
+    // A writer stopped inside `é`: the open keeps the cut bytes, not U+FFFD.
+    let file = "{\"type\":\"session\",\"version\":3,\"id\":\"s\"}\n\
+                {\"type\":\"message\",\"id\":\"é\",\"parentId\":null}\n";
+    let cut = file.bytes().position(|b| b == 0xc3).unwrap() + 1;
+    let mut s = Session::open_bytes(file.as_bytes()[..cut].to_vec(), &IsoOnly).unwrap();
+    assert_eq!(
+        s.open_line(),
+        &file.as_bytes()[file.find("{\"type\":\"m").unwrap()..cut]
+    );
+    assert_eq!(s.leaf(), None);
+    s.append_jsonl(&file.as_bytes()[cut..], &IsoOnly);
+    assert_eq!(s.find(&k("é")), Some(1));
+    assert_eq!(s.text(), file);
+    // Whole lines open as their text does, invalid UTF-8 decoded as TextDecoder does.
+    for b in [
+        file.as_bytes().to_vec(),
+        b"{\"type\":\"session\",\"version\":3,\"id\":\"s\"}\n{\"id\":\"\xff\"}".to_vec(),
+    ] {
+        let text = crate::parse::decode(&b).into_owned();
+        let by_text = Session::open(text, &IsoOnly).unwrap();
+        let by_bytes = Session::open_bytes(b, &IsoOnly).unwrap();
+        assert_eq!(by_bytes.text(), by_text.text());
+        assert_eq!(by_bytes.entries().len(), by_text.entries().len());
+        assert_eq!(by_bytes.open_line(), by_text.open_line());
+    }
+}
+
+#[test]
+fn a_line_written_in_many_chunks_is_one_entry() {
+    let mut s = Session::open(
+        "{\"type\":\"session\",\"version\":3,\"id\":\"s\"}\n".into(),
+        &IsoOnly,
+    )
+    .unwrap();
+    let line = format!(
+        "{{\"type\":\"custom\",\"id\":\"a\",\"parentId\":null,\"data\":\"{}\"}}\n",
+        "é".repeat(3000)
+    );
+    // One byte at a time: only the last chunk holds a newline.
+    for b in line.as_bytes() {
+        s.append_jsonl(std::slice::from_ref(b), &IsoOnly);
+    }
+    assert_eq!(s.find(&k("a")), Some(1));
+    assert_eq!(s.open_line(), b"");
+    assert_eq!(s.entry_json(1), line.trim_end());
+}
+
+#[test]
 fn line_count_and_open_line_split_the_text_at_its_last_newline() {
     // An unfinished last line (no JSON yet) waits for the rest of it: it is
     // the open line, not a line of the text.

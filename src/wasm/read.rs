@@ -12,7 +12,6 @@ use super::js::{
     is_array, is_byte_source, is_bytes, read_source, snapshot, utf8_length, well_formed,
 };
 use crate::parse;
-use crate::scan;
 
 /// The default input limit. Working on a text takes about four times its size
 /// in wasm's 4 GiB address space; bigger inputs fail up front, not with a trap.
@@ -158,26 +157,11 @@ impl Reader {
             self.check_string(s)?;
             return Ok(text(string_text(s)));
         }
-        let bytes = if is_bytes(v)? {
-            let bytes: &Uint8Array = v.unchecked_ref();
-            self.check_bytes(bytes)?;
-            Some(bytes_of(bytes))
-        } else if let Some(source) = self.pieces(v)? {
-            // A function that does not read by piece reads a source whole.
-            Some(source.read_whole(self)?)
-        } else {
-            None
-        };
-        if let Some(bytes) = bytes {
-            // Valid UTF-8 becomes the text in place, without a second copy.
-            return Ok(if scan::is_utf8(&bytes) {
-                // SAFETY: just checked to be UTF-8 (std's check, with ASCII blocks skipped).
-                text(unsafe { String::from_utf8_unchecked(bytes) })
-            } else {
-                Input {
-                    source: Source::Text(parse::decode(&bytes).into_owned()),
-                    lossy: true,
-                }
+        if let Some(bytes) = self.bytes(v)? {
+            let (text, lossy) = parse::into_text(bytes);
+            return Ok(Input {
+                source: Source::Text(text),
+                lossy,
             });
         }
         if accept.entries && is_array(v)? {
@@ -192,6 +176,21 @@ impl Reader {
             "a JSONL string, a Uint8Array or a byte source"
         };
         Err(self.api.must_be("source", expected, v))
+    }
+
+    /// The bytes of a `Uint8Array` or of a whole byte source (checked against
+    /// the limit); `None` for any other value.
+    pub fn bytes(&self, v: &JsValue) -> Result<Option<Vec<u8>>, JsValue> {
+        if is_bytes(v)? {
+            let bytes: &Uint8Array = v.unchecked_ref();
+            self.check_bytes(bytes)?;
+            Ok(Some(bytes_of(bytes)))
+        } else if let Some(source) = self.pieces(v)? {
+            // A function that does not read by piece reads a source whole.
+            Ok(Some(source.read_whole(self)?))
+        } else {
+            Ok(None)
+        }
     }
 
     /// A `source` argument that is a byte source, for a function that reads

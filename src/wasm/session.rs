@@ -133,11 +133,16 @@ impl JsSession {
                 return Ok(session);
             }
         }
-        let text = match reader.source(&source, Accept::ANY)?.source {
-            Source::Text(text) => text,
-            Source::Entries(array) => entries_jsonl(&array)?,
+        let inner = match reader.bytes(&source)? {
+            // Bytes stay bytes up to the open: an unfinished last line may
+            // end inside a character.
+            Some(bytes) => session::Session::open_bytes(bytes, &JsDates),
+            None => match reader.source(&source, Accept::ANY)?.source {
+                Source::Text(text) => session::Session::open(text, &JsDates),
+                Source::Entries(array) => session::Session::open(entries_jsonl(&array)?, &JsDates),
+            },
         };
-        let inner = session::Session::open(text, &JsDates).map_err(|e| api.session(e))?;
+        let inner = inner.map_err(|e| api.session(e))?;
         let mut session = JsSession::of(inner);
         if let Some(s) = source.dyn_ref::<JsString>().filter(|s| !well_formed(s)) {
             // The last piece is a line unless the core holds it unfinished.

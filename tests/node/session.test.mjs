@@ -165,6 +165,28 @@ test("appendJsonl ingests chunks that end mid-line and mid-character", () => {
   assert.deepEqual(s.takePendingLines(), [], "ingested lines are the host's already");
 });
 
+test("a file opened while its last line stops inside a character: the rest completes it", () => {
+  // A follower can read the file between two writes of one line: the open keeps the cut
+  // character's bytes, and the chunk that follows finishes it (not two U+FFFD).
+  const extra = jsonl([user("d", "c", "naïve ✓", 4)]);
+  const bytes = new TextEncoder().encode(file + extra);
+  const inside = [bytes.indexOf(0xc3) + 1, bytes.indexOf(0xe2) + 1, bytes.indexOf(0xe2) + 2];
+  for (const cut of inside) {
+    const source = { size: cut, read: (offset, length) => bytes.slice(offset, offset + length) };
+    for (const [form, opened] of [
+      ["bytes", () => Session.open(bytes.slice(0, cut))],
+      ["byte source", () => Session.open(source, { pieceSize: 16 })],
+    ]) {
+      const s = opened();
+      assert.equal(s.leafId, "c", `${form}, cut at ${cut}: the torn line is no entry yet`);
+      s.appendJsonl(bytes.slice(cut));
+      assert.equal(s.getEntry("d")?.message.content, "naïve ✓", `${form}, cut at ${cut}`);
+      assert.equal(s.toJsonl(), file + extra, `${form}, cut at ${cut}`);
+      s.free();
+    }
+  }
+});
+
 test("open migrates v1 in memory and says so", () => {
   const v1 = jsonl([
     { type: "session", id: "old", timestamp: at(0), cwd: "/" },

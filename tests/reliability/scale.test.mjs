@@ -68,6 +68,18 @@ test("a 50 MB line cut off inside a string: skipped, reported as truncated", opt
   assert.deepEqual(r.diagnostics, { "malformed-line": 1, "truncated-last-line": 1 });
 });
 
+test("a 16 MB line over 16,000 pieces of 1 KB: every reader and appendJsonl read it once", opts, async () => {
+  const { value: r } = await run("longLineInPieces", { mb: 16, pieceSize: 1024 }, LIMIT);
+  assert.equal(r.count, 4);
+  assert.deepEqual(r.info, { messageCount: 3, firstMessage: "hi" });
+  assert.deepEqual(r.parsed, ["s", "a", "b", "c"]);
+  assert.deepEqual(r.tree, { id: "b", length: r.textLength, next: "c" });
+  assert.deepEqual(r.context, [2, r.textLength, 3]);
+  assert.equal(r.diagnostics, 0);
+  assert.equal(r.migrated, true);
+  assert.deepEqual(r.session, { leaf: "d", same: true, entries: 4 });
+});
+
 test("a 25 MB line holding a 13-million-element array", opts, async () => {
   const { value: r } = await run("longLine", { mb: 25, variant: "array" }, LIMIT);
   assert.equal(r.parsed, 2);

@@ -136,6 +136,59 @@ export function longLine({ mb = 50, variant = "string" }, step) {
   return out;
 }
 
+/**
+ * A v3 session whose tool result is one line of about `mb` MB (text far from ASCII), read from
+ * a byte source `pieceSize` bytes at a time, so the line spans thousands of pieces; then a
+ * second such line followed by Session.appendJsonl in chunks of `pieceSize` bytes. A reader
+ * that searched the whole held line again for each piece or chunk would do about
+ * (line / piece)² / 2 piece searches: for 16 MB in 1 KB pieces, 128 GB of scanning, where
+ * reading each byte once takes under a second.
+ */
+export function longLineInPieces({ mb = 16, pieceSize = 1024 }, step) {
+  const unit = "é漢字😀 x"; // 2, 3, 3, 4, 1 and 1 bytes: characters cut at every offset
+  const text = step("build input", () => unit.repeat(Math.ceil((mb * 1024 * 1024) / Buffer.byteLength(unit))));
+  const line = (id, parentId, t) =>
+    JSON.stringify({
+      type: "message",
+      id,
+      parentId,
+      timestamp: "2025-01-01T00:00:00.000Z",
+      message: { role: "user", content: t, timestamp: 1 },
+    });
+  const bytes = Buffer.from(
+    `${HEADER3}\n${line("a", null, "hi")}\n${line("b", "a", text)}\n${line("c", "b", "end")}\n`,
+  );
+  const source = { size: bytes.length, read: (offset, length) => bytes.subarray(offset, offset + length) };
+  const o = { pieceSize };
+  const out = {};
+  out.count = step("countEntries", () => st.countEntries(source, o));
+  out.info = step("sessionInfo", () => {
+    const i = st.sessionInfo(source, o);
+    return { messageCount: i.messageCount, firstMessage: i.firstMessage };
+  });
+  out.parsed = step("parseSession", () => st.parseSession(source, o).map((e) => e.id));
+  out.tree = step("getTree", () => {
+    const b = st.getTree(source, o)[0].children[0];
+    return { id: b.entry.id, length: b.entry.message.content.length, next: b.children[0].entry.id };
+  });
+  out.context = step("buildSessionContext", () =>
+    st.buildSessionContext(source, undefined, o).messages.map((m) => m.content.length),
+  );
+  out.diagnostics = step("inspectSession", () => st.inspectSession(source, o).length);
+  out.migrated = step("migrate", () => Buffer.from(st.migrate(source, o)).equals(bytes));
+  out.session = step("Session.open + appendJsonl in pieces", () => {
+    const s = st.Session.open(source, o);
+    const more = Buffer.from(`${line("d", "c", text)}\n`);
+    for (let at = 0; at < more.length; at += pieceSize) s.appendJsonl(more.subarray(at, at + pieceSize));
+    const d = s.getEntry("d");
+    const r = { leaf: s.getLeafEntry().id, same: d.message.content === text, entries: s.getEntries().length };
+    s.free();
+    return r;
+  });
+  out.textLength = text.length;
+  return out;
+}
+
 /** One entry with `n` distinct keys, and one with `n` repetitions of the same keys. */
 export function manyKeys({ n = 100_000 }, step) {
   const source = step("build input", () => {
