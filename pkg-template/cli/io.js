@@ -101,6 +101,10 @@ export async function withInput(io, file, use) {
     return await use(input);
   } catch (error) {
     if (/ changed while it was read /.test(error?.message)) throw new UsageError(error.message);
+    // A value longer than a JS string can be (a tool result of over 512 MiB in V8) is a limit
+    // of the input, as it is for pi, not a fault of the program.
+    if (error instanceof RangeError && / could not be read back: /.test(error.message))
+      throw new UsageError(`${file}: ${error.message}`);
     throw error;
   } finally {
     close();

@@ -4,7 +4,7 @@
 use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::prelude::*;
 
-use super::convert::{entries_of, get, key_of, parse_json, set, stringify};
+use super::convert::{entries_of, get, key_of, parse_json, parse_rendered, set, stringify};
 use super::error::Api;
 use super::host::{index_error, index_of, open_text, JsDates};
 use super::js::{edited_content, flat_messages, pick, with_content};
@@ -46,8 +46,7 @@ pub fn build_context_entries(
     match with_plan(api, source, leaf_id, options)? {
         Planned::Text(doc, plan) => {
             let json = context::render_entries(&doc.text, &doc.spans, &plan);
-            Ok(parse_json(json)
-                .map_err(|_| api.error("the context entries could not be read back as JSON"))?)
+            parse_rendered(api, "the context entries", json)
         }
         Planned::Objects(array, _, plan) => {
             Ok(context_entries_from_objects(&|i| array.get(i as u32), &plan).into())
@@ -168,8 +167,7 @@ fn with_plan(
 /// messages, the same objects, and the fixups count in that list.
 fn projection_value(api: Api, rendered: context::Rendered) -> Result<JsValue, JsValue> {
     let context::Rendered { json, fixups } = rendered;
-    let result =
-        parse_json(json).map_err(|_| api.error("the projection could not be read back as JSON"))?;
+    let result = parse_rendered(api, "the projection", json)?;
     let entries = get(&result, "entries");
     for fixup in &fixups {
         if let Fixup::Shared { entry, index } = *fixup {
@@ -186,8 +184,7 @@ fn projection_value(api: Api, rendered: context::Rendered) -> Result<JsValue, Js
 /// The rendered context as JS values: one `JSON.parse`, then the few values JSON cannot hold.
 fn context_value(api: Api, rendered: context::Rendered) -> Result<JsValue, JsValue> {
     let context::Rendered { json, fixups } = rendered;
-    let result =
-        parse_json(json).map_err(|_| api.error("the context could not be read back as JSON"))?;
+    let result = parse_rendered(api, "the context", json)?;
     apply_fixups(&result, &fixups)?;
     Ok(result)
 }

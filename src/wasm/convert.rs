@@ -12,7 +12,7 @@ use super::js::{
 };
 use crate::ascii;
 use crate::entry::{Content, Detail, Entry, EntryType, Key, Replacement, Role};
-use crate::json::Span;
+use crate::json::{self, Span};
 
 // get, set, stringify, parse_json and id_arg are called from most exports,
 // each call a JS round trip: kept out of line, one copy each instead of one
@@ -295,6 +295,89 @@ pub(super) fn ascii_parts(json: &str) -> Array {
 #[inline(never)]
 pub(super) fn parse_json(json: String) -> Result<JsValue, JsValue> {
     parse_joined(&ascii_parts(&json))
+}
+
+/// The most JSON [`parse_rendered`] crosses as one string: escaped, a byte
+/// takes at most three UTF-16 units, which keeps the string well under the
+/// longest V8 makes (536,870,888 units).
+const WHOLE_JSON: usize = 128 << 20;
+
+/// `JSON.parse` of a result the core rendered: an array, or an object whose
+/// largest member is an array (a context's `messages`, a projection's
+/// `entries`). Up to [`WHOLE_JSON`] it crosses as one string; past it the
+/// array's values cross in pieces, so that a context of any size comes back
+/// as long as each value fits in a string (pi's is objects, never a string).
+/// On failure, says how large the largest value is.
+#[inline(never)]
+pub(super) fn parse_rendered(api: Api, what: &str, json: String) -> Result<JsValue, JsValue> {
+    if json.len() <= WHOLE_JSON {
+        return parse_json(json)
+            .map_err(|_| api.error(format_args!("{what} could not be read back as JSON")));
+    }
+    let whole = Span::new(0, json.len());
+    let member = match json.starts_with('[') {
+        true => None,
+        false => json::members(&json, whole)
+            .into_iter()
+            .max_by_key(|m| m.value.len()),
+    };
+    let array = member.as_ref().map_or(whole, |m| m.value);
+    let values: Vec<Span> = json::elements(&json, array)
+        .iter()
+        .map(|e| e.value)
+        .collect();
+    let failed = |e: JsValue| {
+        let largest = values.iter().map(Span::len).max().unwrap_or(0);
+        let reason = e
+            .dyn_ref::<js_sys::Error>()
+            .map(|e| String::from(e.message()));
+        api.range_error(format_args!(
+            "{what} could not be read back: {} MB of JSON, its largest value {} MB ({})",
+            json.len() >> 20,
+            largest >> 20,
+            reason.as_deref().unwrap_or("JSON.parse failed"),
+        ))
+    };
+    let items = parse_values_of(&json, &values).map_err(failed)?;
+    let Some(member) = member else {
+        return Ok(items.into());
+    };
+    // The rest, with the array left empty, then the array put in its place.
+    let mut rest = String::with_capacity(json.len() - array.len() + 2);
+    rest.push_str(&json[..array.start]);
+    rest.push_str("[]");
+    rest.push_str(&json[array.end..]);
+    let result = parse_json(rest).map_err(failed)?;
+    let key = JSON::parse(member.key.of(&json)).map_err(failed)?;
+    Reflect::set(&result, &key, &items).map_err(failed)?;
+    Ok(result)
+}
+
+/// The values at `spans` of `json` as one JS array. A piece holds whole
+/// values, so a value longer than [`WHOLE_JSON`] crosses alone, in pieces of
+/// one string joined in JS: wasm memory then grows by a chunk, not by the
+/// value again (which could pass the 4 GiB a module can address).
+fn parse_values_of(json: &str, spans: &[Span]) -> Result<Array, JsValue> {
+    let huge = |s: &Span| s.len() > WHOLE_JSON;
+    if !spans.iter().any(huge) {
+        return parse_pieces(&array_parts(json, spans).0);
+    }
+    let items = Array::new();
+    for run in spans.split_inclusive(huge) {
+        let (last, before) = match run.split_last() {
+            Some((last, before)) if huge(last) => (Some(last), before),
+            _ => (None, run),
+        };
+        if !before.is_empty() {
+            let values = parse_pieces(&array_parts(json, before).0)?;
+            items.push(&values);
+        }
+        if let Some(last) = last {
+            items.push(&Array::of1(&parse_joined(&ascii_parts(last.of(json)))?));
+        }
+    }
+    // One array of every run's values, in order.
+    Ok(items.flat(1))
 }
 
 /// The JSON values at `spans` of `text` in JS as whole JSON array texts, a

@@ -136,6 +136,30 @@ test("a file rewritten while a command reads it is an error of its input, naming
   );
 });
 
+test("a context too long for a JS string is an error of its input, naming the file", async () => {
+  // The library's error when a value is longer than any JS string (its test is in
+  // reliability/scale.test.mjs; a real one needs over 512 MiB of text).
+  const limit = new RangeError(
+    "buildSessionContext: the context could not be read back: 900 MB of JSON, its largest value 900 MB (Invalid string length)",
+  );
+  const path = f.path("clean.jsonl");
+  writeFileSync(path, CLEAN);
+  await assert.rejects(
+    withInput({ cwd: f.dir, env: {} }, path, () => {
+      throw limit;
+    }),
+    (error) => error instanceof UsageError && error.message === `${path}: ${limit.message}`,
+  );
+  // Any other RangeError is the program's own fault, passed on as it is.
+  const overflow = new RangeError("Maximum call stack size exceeded");
+  await assert.rejects(
+    withInput({ cwd: f.dir, env: {} }, path, () => {
+      throw overflow;
+    }),
+    (error) => error === overflow,
+  );
+});
+
 // ---- migrate: streamed by piece, in bounded memory
 
 /** Old files: the v1 fixture and generated v1 and v2 sessions, each longer than a piece. */

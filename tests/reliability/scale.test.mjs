@@ -80,6 +80,23 @@ test("a 16 MB line over 16,000 pieces of 1 KB: every reader and appendJsonl read
   assert.deepEqual(r.session, { leaf: "d", same: true, entries: 4 });
 });
 
+test("a context of 520 MiB, more than one JS string: context, entries and projection", opts, async () => {
+  const { value: r } = await run("largeContext", { steps: 520 }, LIMIT);
+  assert.ok(r.size > 536_870_888, `${r.size} bytes`);
+  const shape = { count: 1040, users: 520, results: 520 };
+  assert.deepEqual(r.context, { ...shape, keys: ["messages", "thinkingLevel", "model"] });
+  assert.deepEqual(r.entries, { ...shape, last: "r519" });
+  assert.deepEqual(r.projection, { ...shape, keys: ["entries", "messages", "thinkingLevel", "model"], shared: true });
+});
+
+test("a context holding one 130 MiB tool result: it crosses alone, whole", opts, async () => {
+  const { value: r } = await run("largeContext", { steps: 3, mib: 130 }, LIMIT);
+  const shape = { count: 6, users: 3, results: 3 };
+  assert.deepEqual(r.context, { ...shape, keys: ["messages", "thinkingLevel", "model"] });
+  assert.deepEqual(r.entries, { ...shape, last: "r2" });
+  assert.deepEqual(r.projection, { ...shape, keys: ["entries", "messages", "thinkingLevel", "model"], shared: true });
+});
+
 test("a 25 MB line holding a 13-million-element array", opts, async () => {
   const { value: r } = await run("longLine", { mb: 25, variant: "array" }, LIMIT);
   assert.equal(r.parsed, 2);

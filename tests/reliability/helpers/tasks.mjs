@@ -189,6 +189,60 @@ export function longLineInPieces({ mb = 16, pieceSize = 1024 }, step) {
   return out;
 }
 
+/**
+ * A chain of `steps` user messages, each answered by a tool result of `mib` MiB of ASCII:
+ * the context at its end is more JSON than one JS string holds (536,870,888 units in V8) once
+ * `steps` × `mib` passes 512. pi's context is objects, so it has no such limit; ours must not
+ * either.
+ */
+export function largeContext({ steps = 520, mib = 1 }, step) {
+  const body = "x".repeat(mib << 20);
+  const bytes = step("build input", () => {
+    // Buffers, not one string: the file is longer than a string can be.
+    const lines = [HEADER3];
+    let parent = null;
+    for (let i = 0; i < steps; i++) {
+      const stamp = "2025-01-01T00:00:00.000Z";
+      const user = { role: "user", content: `step ${i}`, timestamp: i };
+      const result = {
+        role: "toolResult",
+        toolCallId: `c${i}`,
+        toolName: "read",
+        content: [{ type: "text", text: body }],
+      };
+      lines.push(JSON.stringify({ type: "message", id: `u${i}`, parentId: parent, timestamp: stamp, message: user }));
+      lines.push(
+        JSON.stringify({ type: "message", id: `r${i}`, parentId: `u${i}`, timestamp: stamp, message: result }),
+      );
+      parent = `r${i}`;
+    }
+    return Buffer.concat(lines.map((line) => Buffer.from(`${line}\n`)));
+  });
+  const shape = (messages) => ({
+    count: messages.length,
+    users: messages.filter((m, k) => m.role === "user" && m.content === `step ${k / 2}`).length,
+    results: messages.filter((m) => m.role === "toolResult" && m.content[0].text === body).length,
+  });
+  const out = { size: bytes.length };
+  out.context = step("buildSessionContext", () => {
+    const c = st.buildSessionContext(bytes);
+    return { ...shape(c.messages), keys: Object.keys(c) };
+  });
+  out.entries = step("buildContextEntries", () => {
+    const entries = st.buildContextEntries(bytes);
+    return { ...shape(entries.map((e) => e.message)), last: entries.at(-1).id };
+  });
+  out.projection = step("buildSessionProjection", () => {
+    const p = st.buildSessionProjection(bytes);
+    return {
+      ...shape(p.messages),
+      keys: Object.keys(p),
+      shared: p.entries.every((e, k) => e.sourceEntry.message === p.messages[k]),
+    };
+  });
+  return out;
+}
+
 /** One entry with `n` distinct keys, and one with `n` repetitions of the same keys. */
 export function manyKeys({ n = 100_000 }, step) {
   const source = step("build input", () => {
