@@ -199,17 +199,13 @@ export function largeContext({ steps = 520, mib = 1 }, step) {
   const body = "x".repeat(mib << 20);
   const bytes = step("build input", () => {
     // Buffers, not one string: the file is longer than a string can be.
+    const content = [{ type: "text", text: body }];
     const lines = [HEADER3];
     let parent = null;
     for (let i = 0; i < steps; i++) {
       const stamp = "2025-01-01T00:00:00.000Z";
       const user = { role: "user", content: `step ${i}`, timestamp: i };
-      const result = {
-        role: "toolResult",
-        toolCallId: `c${i}`,
-        toolName: "read",
-        content: [{ type: "text", text: body }],
-      };
+      const result = { role: "toolResult", toolCallId: `c${i}`, toolName: "read", content };
       lines.push(JSON.stringify({ type: "message", id: `u${i}`, parentId: parent, timestamp: stamp, message: user }));
       lines.push(
         JSON.stringify({ type: "message", id: `r${i}`, parentId: `u${i}`, timestamp: stamp, message: result }),
