@@ -125,20 +125,28 @@ pub struct Session {
     scratch: json::Value,
 }
 
+/// Where the last line of a file's bytes starts when it is not JSON (yet):
+/// a writer may still be adding to it, and it waits for
+/// [`Session::append_jsonl`]. After a final newline the empty rest is no JSON
+/// either: splitting it off takes nothing.
+fn unfinished_from(b: &[u8]) -> Option<usize> {
+    let cut = b.iter().rposition(|&c| c == b'\n').map_or(0, |p| p + 1);
+    let tail = parse::decode(b.get(cut..).unwrap_or_default());
+    json::parse(&tail, Span::new(0, tail.len()))
+        .is_err()
+        .then_some(cut)
+}
+
 impl Session {
     /// Opens a session: parses, migrates in memory, indexes. A last line
     /// without a newline that is not valid JSON is taken to be still being
     /// written: it waits for [`Session::append_jsonl`] to complete it.
     pub fn open(mut text: String, dates: &dyn DateParser) -> Result<Session, SessionError> {
-        let cut = text.rfind('\n').map_or(0, |p| p + 1);
-        // (After a final newline the last part is empty, no JSON either:
-        // splitting it off takes nothing.)
-        let unfinished = json::parse(&text, Span::new(cut, text.len())).is_err();
-        let partial = if unfinished {
-            text.split_off(cut).into_bytes()
-        } else {
-            Vec::new()
-        };
+        // (After a newline, which is never inside a character, the cut is
+        // on a character boundary.)
+        let partial = unfinished_from(text.as_bytes())
+            .map(|cut| text.split_off(cut).into_bytes())
+            .unwrap_or_default();
         Session::open_split(text, partial, dates)
     }
 
@@ -147,13 +155,9 @@ impl Session {
     /// inside a character, whose rest [`Session::append_jsonl`] then brings.
     /// (Decoded on its own, the cut character would be U+FFFD for good.)
     pub fn open_bytes(mut bytes: Vec<u8>, dates: &dyn DateParser) -> Result<Session, SessionError> {
-        let cut = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
-        let tail = bytes.get(cut..).unwrap_or_default();
-        let tail = parse::decode(tail);
-        let partial = match json::parse(&tail, Span::new(0, tail.len())) {
-            Ok(_) => Vec::new(),
-            Err(_) => bytes.split_off(cut),
-        };
+        let partial = unfinished_from(&bytes)
+            .map(|cut| bytes.split_off(cut))
+            .unwrap_or_default();
         // `\n` is never inside a UTF-8 sequence: the lines before the cut
         // decode as they would in the whole text.
         Session::open_split(parse::into_text(bytes).0, partial, dates)

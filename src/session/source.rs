@@ -41,10 +41,9 @@ impl Session {
         let cut = last_newline(len, piece, read)?.map_or(0, |p| p + 1);
         let mut tail = Vec::new();
         read(cut, len, &mut tail)?;
-        let tail_text = parse::decode(&tail);
-        // (After a final newline the tail is empty, no JSON either: it
-        // leaves `partial` empty and `base` at `len`, as a whole line does.)
-        let torn = json::parse(&tail_text, Span::new(0, tail_text.len())).is_err();
+        // (After a final newline the tail is empty: `partial` stays empty and
+        // `base` is `len`, as for a whole line.)
+        let torn = super::unfinished_from(&tail).is_some();
         // Kept as bytes: a character the writer cut in two is completed by
         // the rest `append_jsonl` brings, not decoded as U+FFFD for good.
         let partial = if torn { tail } else { Vec::new() };
