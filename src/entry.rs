@@ -83,6 +83,13 @@ impl Key {
         }
     }
 
+    /// Whether the value is a JS string (`typeof v === "string"`), one
+    /// holding a lone surrogate included: [`Key::as_str`] gives only the
+    /// strings that are valid UTF-8, so it cannot answer this.
+    pub fn is_string(&self) -> bool {
+        matches!(self, Key::Str(_) | Key::Utf16(_))
+    }
+
     pub fn as_str(&self) -> Option<&str> {
         match self {
             Key::Str(s) => Some(s),

@@ -34,15 +34,17 @@ pub enum Edit {
         entry: usize,
         id: String,
     },
-    /// `entry.parentId = parent` (`None` is null).
+    /// `entry.parentId = parent` (`None` is null). A string key: an id kept
+    /// may hold a lone surrogate, which no `String` can.
     SetParentId {
         entry: usize,
-        parent: Option<String>,
+        parent: Option<Key>,
     },
-    /// `entry.firstKeptEntryId = id` (`None` is undefined, which JSON drops).
+    /// `entry.firstKeptEntryId = id` (`None` is undefined, which JSON drops);
+    /// a string key, as for `SetParentId`.
     SetFirstKeptEntryId {
         entry: usize,
-        id: Option<String>,
+        id: Option<Key>,
     },
     DeleteFirstKeptEntryIndex {
         entry: usize,
@@ -63,7 +65,7 @@ impl Edit {
             }
             (Edit::SetId { id, .. }, _) => entry.id = text_key(id),
             (Edit::SetParentId { parent, .. }, _) => {
-                entry.parent_id = parent.as_ref().map_or(Key::Null, text_key);
+                entry.parent_id = parent.clone().unwrap_or(Key::Null);
             }
             (
                 Edit::SetFirstKeptEntryId { id, .. },
@@ -71,7 +73,7 @@ impl Edit {
                     first_kept_entry_id,
                     ..
                 },
-            ) => *first_kept_entry_id = id.as_ref().map_or(Key::Undefined, text_key),
+            ) => *first_kept_entry_id = id.clone().unwrap_or(Key::Undefined),
             (
                 Edit::DeleteFirstKeptEntryIndex { .. },
                 Detail::Compaction {
@@ -193,19 +195,16 @@ fn infallible<T>(result: Result<T, Infallible>) -> T {
 pub struct Walk {
     taken: HashSet<String>,
     /// The id each entry has at this point of the walk: pi reads a later
-    /// entry's id (its own, if any) before it is assigned.
-    ids: Vec<Option<String>>,
+    /// entry's id (its own, if any) before it is assigned. A string key.
+    ids: Vec<Option<Key>>,
     headers: HashSet<usize>,
-    prev: Option<String>,
+    prev: Option<Key>,
 }
 
 impl Walk {
     /// The walk of `entries`.
     pub fn of(entries: &[Entry]) -> Walk {
-        let ids = entries
-            .iter()
-            .map(|e| e.id.as_str().map(str::to_owned))
-            .collect();
+        let ids = entries.iter().map(|e| string_id(&e.id)).collect();
         let headers = (0..entries.len())
             .filter(|&i| entries[i].is_header())
             .collect();
@@ -214,8 +213,13 @@ impl Walk {
 
     /// The walk of a file whose entries have the string ids `ids` (`None`
     /// for one without) and whose headers are the entries `headers`.
-    pub fn new(ids: Vec<Option<String>>, headers: HashSet<usize>) -> Walk {
-        let taken = ids.iter().flatten().cloned().collect();
+    pub fn new(ids: Vec<Option<Key>>, headers: HashSet<usize>) -> Walk {
+        // New ids are hex digits: only a valid UTF-8 string can be one.
+        let taken = ids
+            .iter()
+            .flatten()
+            .filter_map(|k| k.as_str().map(str::to_owned))
+            .collect();
         Walk {
             taken,
             ids,
@@ -236,7 +240,7 @@ impl Walk {
         if e.is_header() || !e.is_object {
             return Ok(());
         }
-        let id = match e.id.as_str() {
+        let id = match string_id(&e.id) {
             Some(kept) => {
                 if e.parent_id == Key::Undefined {
                     edits.push(Edit::SetParentId {
@@ -244,7 +248,7 @@ impl Walk {
                         parent: self.prev.clone(),
                     });
                 }
-                kept.to_owned()
+                kept
             }
             None => {
                 let id = new_id(&self.taken)?;
@@ -257,7 +261,7 @@ impl Walk {
                     entry: i,
                     parent: self.prev.clone(),
                 });
-                id
+                Key::Str(id.into())
             }
         };
         if let Some(slot) = self.ids.get_mut(i) {
@@ -435,7 +439,7 @@ fn one_pass<'a, E>(
                         Kept::Header => {}
                         Kept::Id(id) => edits.push(Edit::SetFirstKeptEntryId {
                             entry: index,
-                            id: Some(hex(&id.to_be_bytes())),
+                            id: Some(hex_key(id)),
                         }),
                         Kept::NoId => edits.push(Edit::SetFirstKeptEntryId {
                             entry: index,
@@ -480,6 +484,17 @@ fn one_pass<'a, E>(
     Ok(Some((out, collect)))
 }
 
+/// The string key of the id `id` (its eight hex digits).
+fn hex_key(id: u32) -> Key {
+    Key::Str(hex(&id.to_be_bytes()).into())
+}
+
+/// `id` if it is a string (one with a lone surrogate too: the v1 step keeps
+/// every string id, and `Key::as_str` gives only valid UTF-8 ones).
+pub(crate) fn string_id(id: &Key) -> Option<Key> {
+    id.is_string().then(|| id.clone())
+}
+
 /// The edits that give entry `index` the id `id` and its parent's id.
 fn id_edits(index: usize, id: u32, parent: Option<u32>) -> [Edit; 2] {
     [
@@ -489,7 +504,7 @@ fn id_edits(index: usize, id: u32, parent: Option<u32>) -> [Edit; 2] {
         },
         Edit::SetParentId {
             entry: index,
-            parent: parent.map(|p| hex(&p.to_be_bytes())),
+            parent: parent.map(hex_key),
         },
     ]
 }
@@ -670,12 +685,10 @@ pub(crate) fn rewrite_object(
             Edit::SetId { id, .. } => replace.push(("id", json::stringify(id))),
             Edit::SetParentId { parent, .. } => replace.push((
                 "parentId",
-                parent
-                    .as_deref()
-                    .map_or_else(|| "null".into(), json::stringify),
+                parent.as_ref().map_or_else(|| "null".into(), Key::to_json),
             )),
             Edit::SetFirstKeptEntryId { id: Some(id), .. } => {
-                replace.push(("firstKeptEntryId", json::stringify(id)))
+                replace.push(("firstKeptEntryId", id.to_json()))
             }
             Edit::SetFirstKeptEntryId { id: None, .. } => remove.push("firstKeptEntryId"),
             Edit::DeleteFirstKeptEntryIndex { .. } => remove.push("firstKeptEntryIndex"),
@@ -1001,6 +1014,28 @@ mod tests {
         assert_eq!(
             migrate(headerless),
             "{\"type\":\"message\",\"id\":\"00000001\",\"parentId\":null}\n{\"type\":\"message\",\"id\":\"b\",\"parentId\":\"00000001\"}\n{\"type\":\"message\",\"id\":\"00000002\",\"parentId\":\"b\"}\n"
+        );
+    }
+
+    /// A string id with a lone surrogate escape is a string id: kept, and
+    /// the next entry's parent and a compaction's kept entry name it as
+    /// written (not its U+FFFD reading, which names nothing).
+    #[test]
+    fn string_ids_with_lone_surrogates_are_kept() {
+        let text = concat!(
+            "{\"type\":\"session\",\"id\":\"s\"}\n",
+            "{\"type\":\"message\",\"id\":\"k\\ud800\"}\n",
+            "{\"type\":\"message\"}\n",
+            "{\"type\":\"compaction\",\"firstKeptEntryIndex\":1}\n",
+        );
+        assert_eq!(
+            migrate(text),
+            concat!(
+                "{\"type\":\"session\",\"id\":\"s\",\"version\":3}\n",
+                "{\"type\":\"message\",\"id\":\"k\\ud800\",\"parentId\":null}\n",
+                "{\"type\":\"message\",\"id\":\"00000001\",\"parentId\":\"k\\ud800\"}\n",
+                "{\"type\":\"compaction\",\"id\":\"00000002\",\"parentId\":\"00000001\",\"firstKeptEntryId\":\"k\\ud800\"}\n",
+            )
         );
     }
 

@@ -458,14 +458,14 @@ fn check_entries<'e>(r: &mut Report<'e>, version: f64) -> IdMap<'e, usize> {
                 format!("{} has no known entry type", r.at(i)),
             );
         }
-        if version >= 2.0 && e.id.as_str().is_none() {
+        if version >= 2.0 && !e.id.is_string() {
             r.push(
                 Problem::MissingId,
                 i,
                 format!("{} has no string id", r.at(i)),
             );
         }
-        if e.id.as_str().is_some() {
+        if e.id.is_string() {
             if let Some(&first) = by_id.get(&e.id) {
                 r.push(
                     Problem::DuplicateId,
@@ -608,7 +608,7 @@ fn check_references(
         } => {
             if version < 2.0 {
                 check_kept_index(r, i, *first_kept_entry_index);
-            } else if first_kept_entry_id.as_str().is_some() {
+            } else if first_kept_entry_id.is_string() {
                 check_kept_id(r, i, first_kept_entry_id, by_id, ancestry);
                 if !has_system_message {
                     check_lost_system(r, i, first_kept_entry_id, by_id, ancestry);
@@ -630,7 +630,7 @@ fn check_references(
         }
         Detail::BranchSummary { from_id, .. } => {
             let root = from_id.as_str() == Some("root");
-            if from_id.as_str().is_some() && !root && !by_id.contains_key(from_id) {
+            if from_id.is_string() && !root && !by_id.contains_key(from_id) {
                 r.push(
                     Problem::MissingBranchSource,
                     i,

@@ -100,6 +100,31 @@ fn tree_problems() {
     assert_eq!(found.len(), expect.len(), "{found:?}");
 }
 
+/// A string with a lone surrogate escape is a string to JS, so an id, a
+/// source or a kept entry: a clean entry says nothing, and the checks on
+/// strings run on it as on any other.
+#[test]
+fn lone_surrogate_ids_are_strings() {
+    let clean = [HEADER, &e("a\\ud800", "null"), &e("b", "\"a\\ud800\"")].concat();
+    assert_eq!(kinds(&clean), []);
+    let text = [
+        HEADER,
+        &e("a\\ud800", "null"),
+        &e("a\\ud800", "null"),
+        "{\"type\":\"branch_summary\",\"id\":\"b\",\"parentId\":null,\"fromId\":\"gone\\udc00\",\"summary\":\"s\"}\n",
+        "{\"type\":\"compaction\",\"id\":\"k\",\"parentId\":null,\"firstKeptEntryId\":\"gone\\udc00\",\"summary\":\"s\"}\n",
+    ]
+    .concat();
+    assert_eq!(
+        kinds(&text),
+        [
+            ("duplicate-id", Some(3)),
+            ("missing-branch-source", Some(4)),
+            ("missing-first-kept-entry", Some(5)),
+        ]
+    );
+}
+
 /// A line of a v3 session: `{"type":ty,"id":id,"parentId":parent, rest}`.
 pub(super) fn line(ty: &str, id: &str, parent: &str, rest: &str) -> String {
     format!("{{\"type\":\"{ty}\",\"id\":\"{id}\",\"parentId\":{parent},\"timestamp\":\"2026-11-20T10:00:00.000Z\"{rest}}}\n")

@@ -21,7 +21,7 @@ use std::cell::RefCell;
 use std::collections::HashSet;
 
 use super::{declared_version, rewrite_object, v2_to_v3, Edit, Walk, CURRENT_VERSION};
-use crate::entry::Entry;
+use crate::entry::{Entry, Key};
 use crate::parse::{self, ReadAt};
 use crate::pieces::{self, SourceLine};
 
@@ -36,7 +36,7 @@ struct Facts {
     /// The first header's version (`version ?? 1`); 1 without a header.
     version: f64,
     /// For the v1 step: each entry's string id, and which entries are headers.
-    ids: Vec<Option<String>>,
+    ids: Vec<Option<Key>>,
     headers: HashSet<usize>,
 }
 
@@ -155,7 +155,7 @@ fn facts<E>(len: u64, piece: usize, read: &mut ReadAt<'_, E>) -> Result<Option<F
                 enough.set(facts.version >= 2.0 || facts.version.is_nan());
             }
         }
-        facts.ids.push(entry.id.as_str().map(str::to_owned));
+        facts.ids.push(super::string_id(&entry.id));
     };
     match pieces::read_lines(len, piece, &mut reader, &mut visit) {
         Ok(()) | Err(Halt::Enough) => {}

@@ -80,11 +80,13 @@ impl Session {
             .iter()
             .filter_map(|&i| self.entries[i].id.as_str().map(str::to_owned))
             .collect();
-        // pi: `last?.id || null`, so an empty id gives a root too.
+        // pi: `last?.id || null`: any truthy id (a string with a lone
+        // surrogate too, which `as_str` does not give), as JSON text; an empty
+        // id gives a root.
         let mut parent = path
             .last()
-            .and_then(|&i| self.entries[i].id.as_str().map(str::to_owned))
-            .filter(|id| !id.is_empty());
+            .filter(|&&i| self.entries[i].id.truthy())
+            .and_then(|&i| self.id_of_entry(i));
         for (target, l) in self.labels_in_order() {
             if !on_path.contains_key(target) {
                 continue;
@@ -98,7 +100,7 @@ impl Session {
             let mut line = format!("{{\"type\":\"label\",\"id\":{}", json::stringify(&id));
             line.put_fmt(format_args!(
                 ",\"parentId\":{}",
-                parent.as_deref().map_or("null".into(), json::stringify)
+                parent.as_deref().unwrap_or("null")
             ));
             for name in ["timestamp", "targetId", "label"] {
                 if let Some(v) = raw(name) {
@@ -108,7 +110,7 @@ impl Session {
             line.put("}");
             out.put(&line);
             out.put("\n");
-            parent = Some(id);
+            parent = Some(json::stringify(&id));
         }
         Ok(out)
     }

@@ -419,6 +419,33 @@ fn branched_sessions_chain_around_labels_and_remap_kept_ids() {
     );
 }
 
+/// pi chains the re-added labels from `last?.id || null`: a last entry whose
+/// id is a string with a lone surrogate, or a number, is their parent too.
+#[test]
+fn branched_labels_follow_any_truthy_last_id() {
+    for id in [r#""b\ud800""#, "7"] {
+        let last = format!(r#"{{"type":"message","id":{id},"parentId":"L","message":{{}}}}"#);
+        let text = [
+            r#"{"type":"session","version":3,"id":"s"}"#,
+            r#"{"type":"message","id":"a","parentId":null,"message":{}}"#,
+            r#"{"type":"label","id":"L","parentId":"a","targetId":"a","label":"x"}"#,
+            &last,
+            "",
+        ]
+        .join("\n");
+        let s = Session::open(text, &IsoOnly).unwrap();
+        let leaf = s.entries[3].id.clone();
+        let out = s
+            .branched_jsonl(&leaf, "{}")
+            .unwrap_or_else(|e| panic!("{id}: {e:?}"));
+        let label = out.lines().last().unwrap();
+        assert!(
+            label.contains(&format!(r#""parentId":{id},"targetId":"a""#)),
+            "{id}: {label}"
+        );
+    }
+}
+
 #[test]
 fn header_lines_leave_out_what_has_no_json() {
     assert_eq!(

@@ -54,6 +54,18 @@ pub(super) fn key_of(v: &JsValue, unique: &mut u32) -> Key {
     }
 }
 
+/// A string key as the JS string it was read from (a lone surrogate
+/// included, which `JsValue::from_str` cannot carry); any other key as the
+/// value JSON gives it (objects, which only equal themselves, as `{}`).
+pub(super) fn key_value(key: &Key) -> JsValue {
+    match key {
+        Key::Str(s) => JsValue::from_str(s),
+        Key::Utf16(units) => JsString::from_char_code(units).into(),
+        Key::Undefined => JsValue::UNDEFINED,
+        other => JSON::parse(&other.to_json()).unwrap_or(JsValue::UNDEFINED),
+    }
+}
+
 /// An optional id argument: `None` for anything but a string.
 pub(super) fn id_of(v: &JsValue) -> Option<Key> {
     v.is_string().then(|| key_of(v, &mut 0))

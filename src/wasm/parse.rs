@@ -6,7 +6,7 @@ use js_sys::{JsString, Object, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use super::convert::{entries_of, get, parse_values, set};
+use super::convert::{entries_of, get, key_value, parse_values, set};
 use super::error::Api;
 use super::host::JsDates;
 use super::js::{copy_bytes, is_bytes, well_formed};
@@ -138,12 +138,12 @@ fn apply_edit(target: &JsValue, edit: &Edit) -> Result<(), JsValue> {
         Edit::SetParentId { parent, .. } => set(
             target,
             "parentId",
-            &parent.as_deref().map_or(JsValue::NULL, JsValue::from_str),
+            &parent.as_ref().map_or(JsValue::NULL, key_value),
         ),
         Edit::SetFirstKeptEntryId { id, .. } => set(
             target,
             "firstKeptEntryId",
-            &id.as_deref().map_or(JsValue::UNDEFINED, JsValue::from_str),
+            &id.as_ref().map_or(JsValue::UNDEFINED, key_value),
         ),
         Edit::DeleteFirstKeptEntryIndex { .. } => Reflect::delete_property(
             target.unchecked_ref::<Object>(),

@@ -3,7 +3,14 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { buildSessionContext, getTree, inspectSession, migrate, parseSession, Session } from "session-tree";
-import { parseSessionEntries, buildSessionContext as piContext, piLoad, piText, piTree } from "../shared/pi.mjs";
+import {
+  parseSessionEntries,
+  buildSessionContext as piContext,
+  piLoad,
+  piText,
+  piTree,
+  SessionManager,
+} from "../shared/pi.mjs";
 
 const J = JSON.stringify;
 const H3 = J({ type: "session", version: 3, id: "s", timestamp: "2025-01-01T00:00:00.000Z", cwd: "/" });
@@ -165,6 +172,66 @@ test("a lone-surrogate id is found by its own string, never by U+FFFD (leafId, S
   } finally {
     s.free();
   }
+});
+
+test("a lone-surrogate id is a string id: inspectSession, createBranchedSession's labels, v1 migration", () => {
+  const at = (n) => `"timestamp":"2025-01-01T00:00:0${n}.000Z"`;
+  const msg = (id, parent, n) =>
+    `{"type":"message","id":"${id}","parentId":${parent},${at(n)},"message":{"role":"user","content":"m${n}"}}`;
+  // A clean file says nothing; the checks on string ids find what they find on ASCII ones.
+  assert.deepEqual(inspectSession(`${H3}\n${msg("a\\ud800", "null", 1)}\n${msg("b", '"a\\ud800"', 2)}\n`), []);
+  const broken = [
+    H3,
+    msg("a\\ud800", "null", 1),
+    msg("a\\ud800", "null", 2),
+    `{"type":"branch_summary","id":"bs","parentId":null,${at(3)},"fromId":"gone\\udc00","summary":"s"}`,
+    `{"type":"compaction","id":"c","parentId":null,${at(4)},"firstKeptEntryId":"gone\\udc00","summary":"s","tokensBefore":1}`,
+  ].join("\n");
+  assert.deepEqual(
+    inspectSession(broken).map((d) => [d.kind, d.line]),
+    [
+      ["duplicate-id", 3],
+      ["missing-branch-source", 4],
+      ["missing-first-kept-entry", 5],
+    ],
+  );
+
+  // pi re-adds the path's labels after its last entry: `last?.id || null`.
+  const labelled = `${H3}\n${msg("a", "null", 1)}\n{"type":"label","id":"l","parentId":"a",${at(2)},"targetId":"a","label":"L"}\n${msg("b\\ud800", '"l"', 3)}\n`;
+  const sm = SessionManager.inMemory("/tmp");
+  sm.fileEntries = parseSessionEntries(labelled);
+  sm._buildIndex();
+  sm.createBranchedSession("b\ud800");
+  const piLabel = sm.fileEntries.at(-1);
+  const s = Session.open(labelled);
+  try {
+    const ours = parseSession(s.createBranchedSession("b\ud800")).at(-1);
+    assert.equal(ours.type, "label");
+    assert.equal(ours.parentId, piLabel.parentId);
+    assert.equal(ours.parentId, "b\ud800");
+  } finally {
+    s.free();
+  }
+
+  // v1: string ids are kept (a README difference), a lone surrogate's too; the next entry's
+  // parent and a compaction's kept entry name it exactly, in text, arrays and streams.
+  const v1 = `${H1}\n{"type":"message","id":"k\\ud800",${at(1)},"message":{"role":"user","content":"k"}}\n{"type":"message",${at(2)},"message":{"role":"user","content":"n"}}\n{"type":"compaction",${at(3)},"summary":"s","firstKeptEntryIndex":1,"tokensBefore":1}\n`;
+  const check = (entries, what) => {
+    const [, k, n, c] = entries;
+    assert.deepEqual([k.id, k.parentId, n.parentId, c.firstKeptEntryId], ["k\ud800", null, "k\ud800", "k\ud800"], what);
+  };
+  check(parseSession(migrate(v1)), "text");
+  check(parseSession(migrate(Buffer.from(v1))), "bytes");
+  const array = parseSession(v1);
+  migrate(array);
+  check(array, "array");
+  const chunks = [];
+  const bytes = Buffer.from(v1);
+  migrate(
+    { size: bytes.length, read: (o, l) => bytes.subarray(o, o + l) },
+    { write: (b) => chunks.push(Buffer.from(b)) },
+  );
+  check(parseSession(Buffer.concat(chunks)), "stream");
 });
 
 test("__proto__ and constructor keys: own properties, as JSON.parse; Object.prototype untouched", () => {
