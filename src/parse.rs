@@ -263,23 +263,112 @@ pub fn count_values_in_pieces<E>(
     read: &mut ReadAt<'_, E>,
 ) -> Result<usize, E> {
     let (start, end, _) = trimmed_range(len, read)?;
-    let mut buf = Vec::with_capacity(piece + 4096);
     let mut count = 0;
-    let mut at = start;
-    while at < end {
-        let to = end.min(at + piece.max(1) as u64);
-        // What is held has no `\n`: only the new bytes are searched for one,
-        // so a line over many pieces is searched once, not once a piece.
-        let held = buf.len();
-        read(at, to, &mut buf)?;
-        at = to;
-        // Whole lines now; the unfinished last one waits for the next piece
-        // (after the last piece, for the count below).
-        let (n, used) = count_whole_lines(&buf, held);
-        count += n;
-        buf.drain(..used);
+    read_runs(start, end, piece, read, &mut |run| {
+        count += count_lines(run)
+    })?;
+    Ok(count)
+}
+
+/// A text that comes in pieces cut anywhere (mid-line, mid-character),
+/// handed out as runs of whole lines: pi's lines end at `\n`, and `\n` is
+/// never inside a UTF-8 sequence, so a run decodes, splits and parses as its
+/// part of the whole text does. The torn last line is held until a `\n`
+/// ends it.
+///
+/// A run is handed out without the `\n` that ends it, and every run but the
+/// last of a text is followed by exactly one `\n`: a reader that counts
+/// lines or bytes goes on from `run.len() + 1`. A run may be empty (a blank
+/// line) and may hold several lines.
+#[derive(Debug, Default)]
+pub struct LineRuns {
+    /// The torn last line: the bytes since the last `\n` (none is one).
+    torn: Vec<u8>,
+}
+
+impl LineRuns {
+    /// Runs of a text whose torn last line so far is `torn` (bytes after the
+    /// last `\n`, which may end inside a character).
+    pub fn holding(torn: Vec<u8>) -> LineRuns {
+        LineRuns { torn }
     }
-    Ok(count + count_lines(&buf))
+
+    /// The torn last line held: what came after the last `\n`.
+    pub fn held(&self) -> &[u8] {
+        &self.torn
+    }
+
+    /// The torn last line, taken: at the end of a text, its last run.
+    pub fn into_held(self) -> Vec<u8> {
+        self.torn
+    }
+
+    /// Takes the next piece; hands `visit` every run of lines it completes.
+    ///
+    /// Only the new bytes are searched for `\n` (what is held has none), so
+    /// a line over many pieces costs time linear in its length. Only the
+    /// torn line is copied: its end up to the piece's first `\n` is one run,
+    /// the whole lines after it another, handed out from the piece itself.
+    pub fn push(&mut self, piece: &[u8], visit: &mut dyn FnMut(&[u8])) {
+        let mut rest = piece;
+        if !self.torn.is_empty() {
+            let end = crate::scan::newline(piece, 0);
+            self.torn.extend_from_slice(&piece[..end]);
+            let Some(after) = piece.get(end + 1..) else {
+                return;
+            };
+            visit(&self.torn);
+            // The buffer is kept for the next torn line.
+            self.torn.clear();
+            rest = after;
+        }
+        match rest.iter().rposition(|&b| b == b'\n') {
+            Some(last) => {
+                visit(&rest[..last]);
+                self.torn.extend_from_slice(&rest[last + 1..]);
+            }
+            None => self.torn.extend_from_slice(rest),
+        }
+    }
+}
+
+/// Reads bytes `from..to` of a text held elsewhere, `piece` bytes at a time
+/// (at least one), handing each piece to `visit` (in one buffer, reused).
+pub fn read_pieces<E>(
+    from: u64,
+    to: u64,
+    piece: usize,
+    read: &mut ReadAt<'_, E>,
+    visit: &mut dyn FnMut(&[u8]),
+) -> Result<(), E> {
+    let piece = piece.max(1);
+    let mut buf = Vec::with_capacity(piece.min(1 << 24));
+    let mut at = from;
+    while at < to {
+        let end = to.min(at.saturating_add(piece as u64));
+        buf.clear();
+        read(at, end, &mut buf)?;
+        visit(&buf);
+        at = end;
+    }
+    Ok(())
+}
+
+/// The runs of whole lines (see [`LineRuns`]) of a text that is bytes
+/// `from..to` of a source held elsewhere, read `piece` bytes at a time:
+/// what is held at `to` is the text's last line, handed out last (empty
+/// after a final `\n`, or for an empty text).
+pub fn read_runs<E>(
+    from: u64,
+    to: u64,
+    piece: usize,
+    read: &mut ReadAt<'_, E>,
+    visit: &mut dyn FnMut(&[u8]),
+) -> Result<(), E> {
+    let mut runs = LineRuns::default();
+    read_pieces(from, to, piece, read, &mut |p| runs.push(p, visit))?;
+    visit(&runs.into_held());
+    Ok(())
 }
 
 /// How many bytes at the start of `b` `trim()` drops (JS whitespace).
@@ -324,20 +413,6 @@ pub fn count_lines(b: &[u8]) -> usize {
         at = line_end.unwrap_or_else(|| crate::scan::newline(b, at)) + 1;
     }
     count
-}
-
-/// [`count_lines`] of the lines of `b` that end in a newline, for a text that
-/// comes in pieces: also returns where they end, the start of what must come
-/// again with the next piece. The first `held` bytes (what an earlier piece
-/// left) hold no newline.
-pub fn count_whole_lines(b: &[u8], held: usize) -> (usize, usize) {
-    match b
-        .get(held..)
-        .and_then(|new| new.iter().rposition(|&c| c == b'\n'))
-    {
-        Some(last) => (count_lines(&b[..=held + last]), held + last + 1),
-        None => (0, 0),
-    }
 }
 
 /// The character starting at `b[i]` and its length in bytes, if valid UTF-8
@@ -436,7 +511,7 @@ mod tests {
         for t in &texts {
             let b = t.as_bytes();
             let whole = count_values_in_bytes(b);
-            for piece in [1, 2, 3, 7, 64, 1000, 1 << 20] {
+            for piece in (1..=64).chain([1000, 1 << 20]) {
                 let mut read = |from: u64, to: u64, buf: &mut Vec<u8>| {
                     buf.extend_from_slice(&b[from as usize..to as usize]);
                     Ok::<(), ()>(())
@@ -448,6 +523,127 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// Texts whose lines a reader in pieces can get wrong: CRLF, a lone
+    /// `\r`, blank lines, invalid UTF-8 and multi-byte characters (cut by
+    /// small pieces), a line longer than many pieces, no final newline.
+    fn torn_texts() -> Vec<Vec<u8>> {
+        let long = format!("{{\"a\":\"{}\"}}", "é🙂x".repeat(40));
+        vec![
+            b"".to_vec(),
+            b"\n".to_vec(),
+            b"\n\n\r\n".to_vec(),
+            b"{}".to_vec(),
+            b"{}\r\n[1]\r\n".to_vec(),
+            b"{}\r[1]\r\r{\"b\":2}\n\r".to_vec(),
+            b"{\"a\":\"\xff\xe2\x82\"}\n\xf0\x9f\n\n\xc3\xa9\xc3".to_vec(),
+            format!("{long}\n\n{{\"é\":\"\u{3000}\"}}\r\n{long}").into_bytes(),
+            format!("\u{feff}{long}{long}\n").into_bytes(),
+        ]
+    }
+
+    /// `text` pushed `piece` bytes at a time: each run handed out, and what
+    /// is held at the end. Checks along the way that what is held is the
+    /// torn line (the bytes since the last `\n`), and that whole lines after
+    /// the torn one are handed out from the piece itself, not a copy.
+    fn pushed(text: &[u8], piece: usize) -> (Vec<Vec<u8>>, Vec<u8>) {
+        let mut runs = LineRuns::default();
+        let mut out = Vec::new();
+        for (i, p) in text.chunks(piece).enumerate() {
+            let range = p.as_ptr_range();
+            let held = runs.held().len();
+            let mut copies = 0;
+            runs.push(p, &mut |run| {
+                if !run.is_empty() && !range.contains(&run.as_ptr()) {
+                    // A copy: only of the line that was torn.
+                    assert!(!run.contains(&b'\n'), "{run:?} copied");
+                    copies += 1;
+                }
+                out.push(run.to_vec());
+            });
+            assert!(copies <= usize::from(held > 0), "{copies} copies");
+            let so_far = &text[..(i * piece + p.len()).min(text.len())];
+            let torn = so_far
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |n| n + 1);
+            assert_eq!(runs.held(), &so_far[torn..], "held, in pieces of {piece}");
+        }
+        (out, runs.into_held())
+    }
+
+    #[test]
+    fn line_runs_in_pieces_of_any_size_are_the_lines_of_the_whole() {
+        for text in torn_texts() {
+            let lines: Vec<&[u8]> = text.split(|&b| b == b'\n').collect();
+            for piece in 1..=text.len() + 1 {
+                let (runs, last) = pushed(&text, piece);
+                // The runs and the held line are the text cut at some of its
+                // `\n`s: its lines, each whole in one run, none lost.
+                let mut got: Vec<&[u8]> = Vec::new();
+                for run in runs.iter().chain([&last]) {
+                    got.extend(run.split(|&b| b == b'\n'));
+                }
+                assert_eq!(got, lines, "{text:?} in pieces of {piece}");
+                // Decoded run by run, the text is decoded as a whole is.
+                let decoded: Vec<String> = runs
+                    .iter()
+                    .chain([&last])
+                    .map(|r| decode(r).into_owned())
+                    .collect();
+                assert_eq!(decoded.join("\n"), decode(&text), "{text:?} in {piece}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_line_over_many_pieces_is_one_run() {
+        let line = "é🙂".repeat(5000);
+        let text = format!("[1]\n{line}\n{line}");
+        let mut runs = LineRuns::holding(b"{\"a\":".to_vec());
+        let mut seen = Vec::new();
+        for p in text.as_bytes().chunks(3) {
+            runs.push(p, &mut |run| seen.push(run.to_vec()));
+        }
+        let want: [&[u8]; 2] = [b"{\"a\":[1]", line.as_bytes()];
+        assert_eq!(seen, want);
+        assert_eq!(runs.into_held(), line.as_bytes());
+    }
+
+    #[test]
+    fn read_runs_reads_every_piece_and_hands_out_the_last_line() {
+        let b = b"{}\r\n\n[1]\n{\"a\"";
+        for piece in [0, 1, 2, 5, 100] {
+            let mut runs = Vec::new();
+            let mut reads = Vec::new();
+            let mut read = |from: u64, to: u64, buf: &mut Vec<u8>| {
+                reads.push((from, to, buf.len()));
+                buf.extend_from_slice(&b[from as usize..to as usize]);
+                Ok::<(), ()>(())
+            };
+            read_runs(1, b.len() as u64, piece, &mut read, &mut |r| {
+                runs.push(r.to_vec())
+            })
+            .unwrap();
+            let joined = runs.join(&b'\n');
+            assert_eq!(joined, &b[1..], "pieces of {piece}");
+            assert_eq!(runs.last().unwrap(), b"{\"a\"");
+            // Each read asks for the next piece, into an emptied buffer.
+            let step = piece.max(1) as u64;
+            let want: Vec<(u64, u64, usize)> = (1..b.len() as u64)
+                .step_by(step as usize)
+                .map(|from| (from, (from + step).min(b.len() as u64), 0))
+                .collect();
+            assert_eq!(reads, want, "pieces of {piece}");
+        }
+        // An empty text is one empty run, as `"".split("\n")` is one line.
+        let mut runs = Vec::new();
+        let mut read = |_: u64, _: u64, _: &mut Vec<u8>| Err::<(), _>("no read");
+        read_runs(3, 3, 8, &mut read, &mut |r| runs.push(r.to_vec())).unwrap();
+        assert_eq!(runs, [Vec::<u8>::new()]);
+        // A failed read is the caller's error.
+        assert_eq!(read_runs(0, 3, 8, &mut read, &mut |_| {}), Err("no read"));
     }
 
     fn values(text: &str) -> Vec<(usize, &str)> {

@@ -11,7 +11,7 @@
 use std::ops::Range;
 
 use crate::json::{Span, SyntaxError, Value};
-use crate::parse::{self, LineReader, ReadAt};
+use crate::parse::{self, LineReader, LineRuns, ReadAt};
 use crate::scan;
 
 /// One non-blank line, as [`Lines`] hands it out.
@@ -33,15 +33,15 @@ pub struct SourceLine<'a> {
 
 /// The lines of a trimmed text given a piece at a time ([`Lines::push`]):
 /// each line is handed out once its `\n` has come; a torn line is kept back
-/// until the next piece completes it, as `Session::append_jsonl` keeps back
-/// an unfinished last line. [`Lines::finish`] says the text ends there: what
-/// is kept back is then the last line, read as the whole text's last line
-/// is (a valid one is an entry, a torn one is malformed).
+/// until the next piece completes it ([`LineRuns`], as `Session::append_jsonl`
+/// keeps back an unfinished last line). [`Lines::finish`] says the text ends
+/// there: what is kept back is then the last line, read as the whole text's
+/// last line is (a valid one is an entry, a torn one is malformed).
 pub struct Lines {
-    /// Bytes from `at` on that hold no whole line yet.
-    held: Vec<u8>,
+    runs: LineRuns,
+    /// Where the next run starts in the source (the torn line held, if any).
     at: u64,
-    /// Lines before `held`.
+    /// Lines before `at`.
     number: usize,
 }
 
@@ -50,7 +50,7 @@ impl Lines {
     /// after `before` newlines.
     pub fn new(start: u64, before: usize) -> Lines {
         Lines {
-            held: Vec::new(),
+            runs: LineRuns::default(),
             at: start,
             number: before,
         }
@@ -58,62 +58,49 @@ impl Lines {
 
     /// How many bytes of a torn line are kept back.
     pub fn held_back(&self) -> usize {
-        self.held.len()
+        self.runs.held().len()
     }
 
     /// Takes the next piece; hands `visit` every line it completes.
     pub fn push(&mut self, piece: &[u8], visit: &mut dyn FnMut(&SourceLine<'_>)) {
-        let Some(last) = piece.iter().rposition(|&b| b == b'\n') else {
-            self.held.extend_from_slice(piece);
-            return;
-        };
-        let whole = if self.held.is_empty() {
-            // The common case: no copy of the piece's whole lines.
-            self.lines(&piece[..last], visit);
-            self.at += last as u64 + 1;
-            &piece[last + 1..]
-        } else {
-            self.held.extend_from_slice(&piece[..last]);
-            let mut held = std::mem::take(&mut self.held);
-            self.lines(&held, visit);
-            self.at += held.len() as u64 + 1;
-            // The buffer is kept for the next torn line.
-            held.clear();
-            self.held = held;
-            &piece[last + 1..]
-        };
-        self.held.extend_from_slice(whole);
+        let Lines { runs, at, number } = self;
+        runs.push(piece, &mut |run| {
+            *number = run_lines(run, *at, *number, visit);
+            // The run and the `\n` after it.
+            *at += run.len() as u64 + 1;
+        });
     }
 
     /// The text ends here (at its trimmed end): what is kept back is its
     /// last line.
-    pub fn finish(mut self, visit: &mut dyn FnMut(&SourceLine<'_>)) {
-        let held = std::mem::take(&mut self.held);
-        self.lines(&held, visit);
+    pub fn finish(self, visit: &mut dyn FnMut(&SourceLine<'_>)) {
+        run_lines(&self.runs.into_held(), self.at, self.number, visit);
     }
+}
 
-    /// Hands out the lines of `b`, whole lines from `self.at` on (the last
-    /// one without its `\n`), and counts them.
-    fn lines(&mut self, b: &[u8], visit: &mut dyn FnMut(&SourceLine<'_>)) {
-        // The core's check (SIMD in wasm, where std's goes a character at a
-        // time through text far from ASCII): it was most of a piece's cost.
-        if scan::is_utf8(b) {
-            // SAFETY: `is_utf8` just said `b` is UTF-8, as `from_utf8` would.
-            let text = unsafe { std::str::from_utf8_unchecked(b) };
-            self.number = read_run(text, self.at, self.number, None, visit);
-        } else {
-            // Invalid UTF-8 decodes as `TextDecoder` does; `\n` is never
-            // part of a sequence, so line by line is the same as whole.
-            let mut at = self.at;
-            for line in b.split(|&c| c == b'\n') {
-                let text = parse::decode(line);
-                let range = at..at + line.len() as u64;
-                let lossy = matches!(text, std::borrow::Cow::Owned(_));
-                self.number = read_run(&text, at, self.number, Some((range, lossy)), visit);
-                at += line.len() as u64 + 1;
-            }
-        }
+/// Hands out the lines of `b`, whole lines at `at` in the source (the last
+/// one without its `\n`), after `before` lines; returns the number of the
+/// last.
+fn run_lines(b: &[u8], at: u64, before: usize, visit: &mut dyn FnMut(&SourceLine<'_>)) -> usize {
+    // The core's check (SIMD in wasm, where std's goes a character at a
+    // time through text far from ASCII): it was most of a piece's cost.
+    if scan::is_utf8(b) {
+        // SAFETY: `is_utf8` just said `b` is UTF-8, as `from_utf8` would.
+        let text = unsafe { std::str::from_utf8_unchecked(b) };
+        return read_run(text, at, before, None, visit);
     }
+    // Invalid UTF-8 decodes as `TextDecoder` does; `\n` is never part of a
+    // sequence, so line by line is the same as whole.
+    let mut at = at;
+    let mut number = before;
+    for line in b.split(|&c| c == b'\n') {
+        let text = parse::decode(line);
+        let range = at..at + line.len() as u64;
+        let lossy = matches!(text, std::borrow::Cow::Owned(_));
+        number = read_run(&text, at, number, Some((range, lossy)), visit);
+        at += line.len() as u64 + 1;
+    }
+    number
 }
 
 /// Reads the lines of `text` (whole lines, at `at` in the source, after
@@ -154,15 +141,7 @@ pub fn read_lines<E>(
 ) -> Result<(), E> {
     let (start, end, before) = parse::trimmed_range(len, read)?;
     let mut lines = Lines::new(start, before);
-    let mut buf = Vec::with_capacity(piece.min(1 << 24));
-    let mut at = start;
-    while at < end {
-        let to = end.min(at + piece.max(1) as u64);
-        buf.clear();
-        read(at, to, &mut buf)?;
-        lines.push(&buf, visit);
-        at = to;
-    }
+    parse::read_pieces(start, end, piece, read, &mut |p| lines.push(p, visit))?;
     // An empty text finishes with nothing held: no line.
     lines.finish(visit);
     Ok(())

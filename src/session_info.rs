@@ -142,6 +142,14 @@ pub fn session_info(text: &str, dates: &dyn DateParser) -> Option<SessionInfo> {
 
 /// [`session_info`] of a text of `len` bytes held elsewhere, read `piece`
 /// bytes at a time: only a piece and the line it ends in are held.
+///
+/// The text is cut into runs of whole lines at `\n` ([`crate::parse::LineRuns`]),
+/// and `listing_lines` splits each run at its `\n`s and `\r`s as it splits
+/// the whole text: a run ends just before a `\n`, where a line of the whole
+/// text ends too (after the `\r` of a `\r\n`, the empty line between them,
+/// no entry in either). A lone `\r` does not end a run: lines that end in
+/// one are held together until a `\n` comes, as a line with no line end at
+/// all is held whole (pi writes `\n`).
 pub fn session_info_in_pieces<E>(
     len: u64,
     piece: usize,
@@ -150,34 +158,10 @@ pub fn session_info_in_pieces<E>(
 ) -> Result<Option<SessionInfo>, E> {
     let (start, end, _) = crate::parse::trimmed_range(len, read)?;
     let mut fold = Fold::new(dates);
-    let mut buf = Vec::new();
-    let mut at = start;
-    while at < end {
-        let to = end.min(at + piece.max(1) as u64);
-        // After its first byte (a line end kept from the last cut), what is
-        // held has no line end: only the new bytes are searched, so a line
-        // over many pieces is searched once, not once a piece.
-        let held = buf.len();
-        read(at, to, &mut buf)?;
-        at = to;
-        // Whole lines, up to the last line end, which stays: in the next
-        // piece it ends an empty line, no entry (as does a `\r\n` cut in
-        // two). The torn last line waits with it. `\n` and `\r` are never
-        // inside a UTF-8 sequence: decoding a run of lines is decoding them
-        // in the whole text.
-        let cut = if at < end {
-            let new = buf.get(held..).unwrap_or_default();
-            match new.iter().rposition(|&c| c == b'\n' || c == b'\r') {
-                Some(last) => held + last,
-                None => continue,
-            }
-        } else {
-            buf.len()
-        };
-        let text = crate::parse::decode(&buf[..cut]);
+    crate::parse::read_runs(start, end, piece, read, &mut |run| {
+        let text = crate::parse::decode(run);
         fold.lines(&text, 0, text.len());
-        buf.drain(..cut);
-    }
+    })?;
     Ok(fold.finish())
 }
 

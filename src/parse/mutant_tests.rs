@@ -169,14 +169,32 @@ fn short_byte_strings_count_as_their_decoded_text() {
 
 #[test]
 fn whole_lines_end_at_the_last_newline() {
-    // What a piece-by-piece count keeps back: the bytes after the last `\n`.
-    assert_eq!(count_whole_lines(b"{}\n[1]\n{\"a\"", 0), (2, 7));
-    assert_eq!(count_whole_lines(b"\n\n{}", 0), (0, 2));
-    assert_eq!(count_whole_lines(b"\n", 0), (0, 1));
-    assert_eq!(count_whole_lines(b"{}", 0), (0, 0));
-    // A line held from earlier pieces, ended by the new bytes after `held`.
-    assert_eq!(count_whole_lines(b"{\"a\":1}\n[", 3), (1, 8));
-    assert_eq!(count_whole_lines(b"{\"a\":1", 3), (0, 0));
+    // What a piece-by-piece read keeps back: the bytes after the last `\n`.
+    let runs_of = |held: &[u8], piece: &[u8]| {
+        let mut runs = LineRuns::holding(held.to_vec());
+        let mut out: Vec<Vec<u8>> = Vec::new();
+        runs.push(piece, &mut |r| out.push(r.to_vec()));
+        (out, runs.into_held())
+    };
+    let v = |runs: &[&[u8]]| runs.iter().map(|r| r.to_vec()).collect::<Vec<_>>();
+    assert_eq!(
+        runs_of(b"", b"{}\n[1]\n{\"a\""),
+        (v(&[b"{}\n[1]"]), b"{\"a\"".to_vec())
+    );
+    assert_eq!(runs_of(b"", b"\n\n{}"), (v(&[b"\n"]), b"{}".to_vec()));
+    assert_eq!(runs_of(b"", b"\n"), (v(&[b""]), Vec::new()));
+    assert_eq!(runs_of(b"", b"{}"), (v(&[]), b"{}".to_vec()));
+    // A line held from earlier pieces, ended by the new bytes.
+    assert_eq!(
+        runs_of(b"{\"a\"", b":1}\n["),
+        (v(&[b"{\"a\":1}"]), b"[".to_vec())
+    );
+    assert_eq!(
+        runs_of(b"{\"a\"", b":1}\n\n[]\n\n["),
+        (v(&[b"{\"a\":1}", b"\n[]\n"]), b"[".to_vec())
+    );
+    assert_eq!(runs_of(b"{\"a\"", b":1"), (v(&[]), b"{\"a\":1".to_vec()));
+    assert_eq!(runs_of(b"{", b"\n"), (v(&[b"{"]), Vec::new()));
     // Pieces of one byte of a text with blank lines inside.
     let b = b"{}\n\n\n[1]\n\n{x\n\n\"s\"";
     let mut read = |from: u64, to: u64, buf: &mut Vec<u8>| {

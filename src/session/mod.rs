@@ -112,7 +112,7 @@ pub struct Session {
     flushed: bool,
     /// The unfinished last line of what `append_jsonl` was given (bytes: a
     /// chunk may also end inside a UTF-8 character).
-    partial: Vec<u8>,
+    partial: parse::LineRuns,
     migrated: bool,
     unique: u32,
     /// What a session opened from a source keeps of it (see [`source`]).
@@ -187,7 +187,7 @@ impl Session {
         }
         let mut session = Session::empty(text);
         session.migrated = migrated;
-        session.partial = partial;
+        session.partial = parse::LineRuns::holding(partial);
         // The host has the file already: every new line is its to store at once.
         session.flushed = true;
         for (entry, span) in doc.entries.into_iter().zip(doc.spans) {
@@ -219,7 +219,7 @@ impl Session {
             pending: Vec::new(),
             has_conversation: false,
             flushed: false,
-            partial: Vec::new(),
+            partial: parse::LineRuns::default(),
             migrated: false,
             unique: 0,
             outside: None,
@@ -707,17 +707,17 @@ impl Session {
     /// Ingests lines another writer appended to the same file. A chunk may end
     /// mid-line: the rest waits for the next chunk.
     pub fn append_jsonl(&mut self, chunk: &[u8], dates: &dyn DateParser) {
-        // What is held has no `\n`: only the chunk is searched for one, so a
-        // line written in many chunks is searched once, not once a chunk.
-        let held = self.partial.len();
-        self.partial.extend_from_slice(chunk);
-        let Some(last_newline) = chunk.iter().rposition(|&b| b == b'\n') else {
-            return;
-        };
-        let last_newline = held + last_newline;
-        let complete: Vec<u8> = self.partial.drain(..=last_newline).collect();
-        let complete = parse::decode(&complete);
-        for line in complete.split_terminator('\n') {
+        let mut partial = std::mem::take(&mut self.partial);
+        partial.push(chunk, &mut |run| self.append_run(run, dates));
+        self.partial = partial;
+    }
+
+    /// Appends a run of whole lines (see [`parse::LineRuns`]).
+    fn append_run(&mut self, run: &[u8], dates: &dyn DateParser) {
+        // Cut at `\n`, which is in no UTF-8 sequence: the run decodes as it
+        // would in the whole text, even a character split across chunks.
+        let run = parse::decode(run);
+        for line in run.split('\n') {
             // The same rule as for whole files: blank lines and what JSON.parse
             // rejects are kept in the text but are no entries.
             if line.trim_matches(crate::scan::is_js_space).is_empty() {
@@ -785,13 +785,13 @@ impl Session {
     /// (A session opened from a source has [`Session::source_text`] instead.)
     pub fn text(&self) -> std::borrow::Cow<'_, str> {
         debug_assert!(self.outside.is_none(), "the text is in the source");
-        if self.partial.is_empty() {
+        if self.partial.held().is_empty() {
             std::borrow::Cow::Borrowed(&self.text)
         } else {
             std::borrow::Cow::Owned(format!(
                 "{}{}",
                 self.text,
-                String::from_utf8_lossy(&self.partial)
+                String::from_utf8_lossy(self.partial.held())
             ))
         }
     }
@@ -806,7 +806,7 @@ impl Session {
     /// The unfinished line the text ends with: what came after the last
     /// `\n` (bytes, which may end inside a UTF-8 character).
     pub fn open_line(&self) -> &[u8] {
-        &self.partial
+        self.partial.held()
     }
 
     /// Whether opening migrated the text (the host may want to store `text()`).

@@ -73,7 +73,7 @@ impl Session {
             newline: !torn,
             after: Vec::new(),
         });
-        session.partial = partial;
+        session.partial = parse::LineRuns::holding(partial);
         session.flushed = true;
         session.unique = 1 << 30;
         Ok(Some(session))
@@ -121,7 +121,7 @@ impl Session {
         for span in &o.after {
             out.push_str(span.of(&self.text));
         }
-        out.push_str(&String::from_utf8_lossy(&self.partial));
+        out.push_str(&String::from_utf8_lossy(self.partial.held()));
         Some((o.base, out))
     }
 

@@ -2,6 +2,7 @@
 //! They live in the crate, not in `tests/`, because they drive internals
 //! that are not part of the public API.
 
+mod line_runs;
 mod migrate_stream;
 mod properties;
 #[cfg(feature = "serde")]
