@@ -477,6 +477,12 @@ class SessionManager {
     this.#flushed = true;
   }
 
+  /** The session, for a read or a leaf move; a closed manager has none. */
+  get #live() {
+    if (this.#closed) throw new Error(`session manager is closed: ${this.#file}`);
+    return this.#session;
+  }
+
   #replace(session) {
     const old = this.#session;
     this.#session = session;
@@ -543,13 +549,18 @@ class SessionManager {
         if (conversation) this.#writeWhole();
       } else if (bytes.length > 0) {
         // a file removed under a running session (its folder deleted, say) is
-        // written again whole: an appended line alone would have no header
-        // (existsSync: an fstat of the open descriptor makes a Stats object
-        // per append, which cost more than the path lookup)
-        if (!fs.existsSync(this.#file)) this.#writeWhole();
+        // written again whole: an appended line alone would have no header.
+        // The path is looked up on every append, as pi's appendFileSync does:
+        // a file replaced under the writer (an editor's rename) gets the line,
+        // not the unlinked file the descriptor still holds, and a file whose
+        // size is not the writer's (another writer's torn line) is checked
+        // for its last newline first.
+        const now = fs.statSync(this.#file, { throwIfNoEntry: false });
+        if (now === undefined) this.#writeWhole();
         else {
+          if (this.#out !== undefined && !this.#out.holds(now)) this.#closeOut();
           this.#out ??= new Appender(this.#file);
-          this.#out.append(bytes, this.#durability === "fsync");
+          this.#out.append(bytes, this.#durability === "fsync", now.size);
           if (this.#durability === "batch") this.#scheduleSync();
         }
       }
@@ -648,58 +659,58 @@ class SessionManager {
     return pathsEqual(this.#dir, sessionDirPath(this.#cwd));
   }
   getSessionId() {
-    return this.#session.header?.id ?? "";
+    return this.#live.header?.id ?? "";
   }
   getSessionFile() {
     return this.#file;
   }
   getHeader() {
-    return this.#session.header;
+    return this.#live.header;
   }
   getLeafId() {
-    return this.#session.leafId;
+    return this.#live.leafId;
   }
   getLeafEntry() {
-    return this.#session.getLeafEntry();
+    return this.#live.getLeafEntry();
   }
   getEntry(id) {
-    return this.#session.getEntry(id);
+    return this.#live.getEntry(id);
   }
   getChildren(id) {
-    return this.#session.getChildren(id);
+    return this.#live.getChildren(id);
   }
   getLabel(id) {
-    return this.#session.getLabel(id);
+    return this.#live.getLabel(id);
   }
   getBranch(fromId) {
-    return this.#session.getBranch(fromId);
+    return this.#live.getBranch(fromId);
   }
   getEntries() {
-    return this.#session.getEntries();
+    return this.#live.getEntries();
   }
   getTree() {
-    return this.#session.getTree();
+    return this.#live.getTree();
   }
   getSessionName() {
-    return this.#session.getSessionName();
+    return this.#live.getSessionName();
   }
   getEntryCount() {
-    return this.#session.getEntryCount();
+    return this.#live.getEntryCount();
   }
   buildSessionContext(leafId) {
-    return this.#session.buildSessionContext(leafId);
+    return this.#live.buildSessionContext(leafId);
   }
   buildContextEntries(leafId) {
-    return this.#session.buildContextEntries(leafId);
+    return this.#live.buildContextEntries(leafId);
   }
   buildSessionProjection(leafId) {
-    return this.#session.buildSessionProjection(leafId);
+    return this.#live.buildSessionProjection(leafId);
   }
   currentSystemMessage(leafId) {
-    return this.#session.currentSystemMessage(leafId);
+    return this.#live.currentSystemMessage(leafId);
   }
   diagnostics() {
-    return this.#session.diagnostics();
+    return this.#live.diagnostics();
   }
 
   appendMessage(message) {
@@ -735,10 +746,10 @@ class SessionManager {
     return this.#append(() => this.#session.appendLabelChange(targetId, label));
   }
   branch(branchFromId) {
-    this.#session.branch(branchFromId);
+    this.#live.branch(branchFromId);
   }
   resetLeaf() {
-    this.#session.resetLeaf();
+    this.#live.resetLeaf();
   }
   branchWithSummary(branchFromId, summary, details, fromHook, usage) {
     // pi moves the leaf before appending, so a failed write leaves it at branchFromId

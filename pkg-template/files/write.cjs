@@ -73,12 +73,29 @@ class Appender {
     /** The file's size after our last append; null when it must be asked for. */
     this.size = null;
     closer.register(this, this.fd, this);
+    try {
+      const { dev, ino } = fs.fstatSync(this.fd);
+      this.id = { dev, ino };
+    } catch (error) {
+      this.close();
+      throw error;
+    }
   }
 
-  /** Appends `bytes` (a Uint8Array or a string, as UTF-8) and, with `sync`, fsyncs. */
-  append(bytes, sync) {
+  /** Whether `stats` (of the path, taken now) describe the file this appender holds open. */
+  holds(stats) {
+    return stats.dev === this.id.dev && stats.ino === this.id.ino;
+  }
+
+  /**
+   * Appends `bytes` (a Uint8Array or a string, as UTF-8) and, with `sync`,
+   * fsyncs. `seen`, the file's size if the caller just looked, tells whether
+   * something else wrote to it since our last append; then its last byte is
+   * checked first, and a torn line ended, as when the appender opens.
+   */
+  append(bytes, sync, seen) {
     const data = typeof bytes === "string" ? Buffer.from(bytes, "utf8") : bytes;
-    let size = this.size;
+    let size = seen === undefined || seen === this.size ? this.size : null;
     if (size === null) {
       size = fs.fstatSync(this.fd).size;
       if (size > 0 && !endsWithNewline(this.fd, size)) {
@@ -187,8 +204,12 @@ function temporaryName(file) {
  * folder. `replace: true` renames over an existing file (a migration);
  * otherwise the new name is linked, so an existing file is never replaced
  * (EEXIST is thrown), falling back to rename where links are unsupported.
+ * A file replaced through a symbolic link is replaced where the link points.
  */
-function publishText(file, text, replace) {
+function publishText(at, text, replace) {
+  // A file replaced through a symbolic link is its target: the link stays a
+  // link (pi rewrites such a file in place, through the link).
+  const file = replace ? realTarget(at) : at;
   const tmp = temporaryName(file);
   try {
     const fd = fs.openSync(tmp, "wx");
@@ -207,6 +228,15 @@ function publishText(file, text, replace) {
     throw error;
   }
   syncFolder(path.dirname(file));
+}
+
+/** The file a path names, symbolic links followed; the path itself if that cannot be found. */
+function realTarget(file) {
+  try {
+    return fs.realpathSync(file);
+  } catch {
+    return file;
+  }
 }
 
 function linkInto(tmp, file) {

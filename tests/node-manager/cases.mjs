@@ -459,6 +459,80 @@ check("a session whose folder is removed while it runs is written again whole, u
   assert.deepEqual(others(dir, path.basename(file)), []);
 });
 
+// --- the file changed under a running writer (pi appends by path each time) -----
+
+check("a file replaced under a running writer (an editor's rename) gets the next append, as pi's", () => {
+  const dir = folder();
+  const manager = started(dir);
+  const file = manager.getSessionFile();
+  const text = read(file);
+  fs.writeFileSync(`${file}.new`, text);
+  fs.renameSync(`${file}.new`, file);
+  const id = manager.appendMessage(user("after the rename"));
+  const onDisk = jsonLines(file);
+  assert.equal(onDisk.length, 4, "the append is in the file at the path, not in the unlinked old one");
+  assert.equal(onDisk.at(-1).id, id);
+  assert.ok(read(file).startsWith(text));
+  manager.close();
+});
+
+check("another writer's torn line under a running writer: the next append starts a line of its own", () => {
+  const dir = folder();
+  const manager = started(dir);
+  const file = manager.getSessionFile();
+  manager.appendMessage(user("one more")); // the writer's size is now known
+  const before = read(file);
+  const fragment = '{"type":"message","id":"torn","par';
+  fs.appendFileSync(file, fragment); // a writer that crashed mid-line (pi has no lock)
+  const a = manager.appendMessage(user("after the fragment"));
+  const b = manager.appendMessage(user("and one more"));
+  assert.deepEqual(lines(file), [...before.split("\n").slice(0, -1), fragment, ...lines(file).slice(-2)]);
+  assert.deepEqual(
+    lines(file)
+      .slice(-2)
+      .map((line) => JSON.parse(line).id),
+    [a, b],
+    "no line glued to the fragment",
+  );
+  assert.equal(SessionManager.open(file, undefined, undefined, { readOnly: true }).getEntries().length, 5);
+  manager.close();
+});
+
+check("a symlinked v1 file is migrated through the link: the link stays, its target is rewritten", () => {
+  const dir = folder();
+  const target = path.join(dir, "target.jsonl");
+  const t = "2025-01-01T00:00:00.000Z";
+  fs.writeFileSync(
+    target,
+    [
+      { type: "session", id: "legacy", timestamp: t, cwd: dir },
+      { type: "message", timestamp: t, message: user("one", 1) },
+    ]
+      .map((e) => `${JSON.stringify(e)}\n`)
+      .join(""),
+  );
+  const link = path.join(dir, "link.jsonl");
+  fs.symlinkSync(target, link);
+  const manager = SessionManager.open(link);
+  const id = manager.appendMessage(user("two"));
+  assert.ok(fs.lstatSync(link).isSymbolicLink(), "the link is still a link (pi writes through it)");
+  const onDisk = jsonLines(target);
+  assert.equal(onDisk[0].version, 3, "the target is migrated");
+  assert.equal(onDisk.at(-1).id, id, "and gets the appends");
+  manager.close();
+  assert.deepEqual(others(dir, "target.jsonl", "link.jsonl"), [], "no temporary file left");
+});
+
+check("a closed manager's reads throw a clear error", () => {
+  const dir = folder();
+  const manager = started(dir);
+  manager.close();
+  for (const read of [() => manager.getEntries(), () => manager.getLeafId(), () => manager.buildSessionContext()])
+    assert.throws(read, /session manager is closed/);
+  assert.throws(() => manager.branch("x"), /session manager is closed/);
+  assert.equal(path.dirname(manager.getSessionFile()), dir, "its path is still known");
+});
+
 check("a read-only manager takes no lock, writes nothing and refuses appends", () => {
   const dir = folder();
   const file = started(dir).getSessionFile();
@@ -513,7 +587,9 @@ check("a failed append cuts nothing another writer wrote meanwhile; the next app
     () =>
       withFs(
         {
-          writeSync: (fd, bytes) => {
+          writeSync: (fd, bytes, ...rest) => {
+            // the newline that ends the other writer's torn line goes through
+            if (bytes.length === 1) return realWriteSync(fd, bytes, ...rest);
             assert.equal(realWriteSync(fd, bytes, 0, 7), 7);
             throw failure("ENOSPC", "no space left on device");
           },
