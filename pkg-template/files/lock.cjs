@@ -34,6 +34,24 @@ class SessionLockedError extends Error {
 
 const lockPath = (file) => `${file}.lock`;
 
+/**
+ * The error for a lock file that cannot be created: in a folder this process
+ * may not write (pi, which takes no lock, still appends to a writable file
+ * there), the system's bare EACCES on `<file>.lock` does not say why a lock
+ * is wanted or how to read the session without one. Other errors pass as they are.
+ */
+function unwritableFolder(file, lock, error) {
+  if (!["EACCES", "EPERM", "EROFS"].includes(error?.code)) return error;
+  const why = error.code === "EROFS" ? "is on a read-only file system" : "is not writable";
+  return Object.assign(
+    new Error(
+      `cannot lock session file ${file}: its folder ${why}, so the lock file ${lock} cannot be created (${error.code}); open it read-only with { readOnly: true } to read it without a lock`,
+      { cause: error },
+    ),
+    { code: error.code, path: lock, file },
+  );
+}
+
 /** The lock file's contents, or null if it is missing, unreadable or not yet written. */
 function readHolder(file) {
   try {
@@ -100,8 +118,8 @@ function tryAcquire(file) {
   try {
     fd = fs.openSync(lock, "wx");
   } catch (error) {
-    if (error?.code !== "EEXIST") throw error;
-    return false;
+    if (error?.code === "EEXIST") return false;
+    throw unwritableFolder(file, lock, error);
   }
   try {
     fs.writeSync(fd, JSON.stringify({ pid: process.pid, hostname: os.hostname(), acquired: new Date().toISOString() }));

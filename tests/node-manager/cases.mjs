@@ -25,6 +25,7 @@ import { Rng } from "../shared/rng.mjs";
 // manager calls them through the same object).
 const fs = createRequire(import.meta.url)("node:fs");
 const realWriteSync = fs.writeSync;
+const realOpenSync = fs.openSync;
 const here = path.dirname(fileURLToPath(import.meta.url));
 const testsDir = path.dirname(here);
 
@@ -750,6 +751,54 @@ check('durability "fsync" syncs every append, "batch" on close, "flush" never', 
 
 // --- the write lock ---------------------------------------------------------------
 
+check("a folder where no lock can be created: the error names the file and the read-only way", () => {
+  const dir = folder();
+  const first = started(dir);
+  const file = first.getSessionFile();
+  first.close();
+  const before = read(file);
+  // what a folder this process may not write gives: the lock file cannot be created
+  const denied = {
+    openSync: (p, flags, ...rest) => {
+      if (String(p).endsWith(".lock")) throw failure("EACCES", `EACCES: permission denied, open '${p}'`);
+      return realOpenSync(p, flags, ...rest);
+    },
+  };
+  let error;
+  withFs(denied, () => {
+    try {
+      SessionManager.open(file, dir);
+    } catch (e) {
+      error = e;
+    }
+  });
+  assert.ok(error instanceof Error, "opening for writing fails");
+  assert.equal(error.code, "EACCES");
+  assert.equal(error.cause?.code, "EACCES");
+  assert.ok(error.message.includes(file), error.message);
+  assert.match(error.message, /folder is not writable/);
+  assert.match(error.message, /\{ readOnly: true \}/);
+  assert.equal(read(file), before, "nothing written");
+  assert.equal(fs.existsSync(`${file}.lock`), false);
+  // the way the message names works in the same folder
+  const reader = withFs(denied, () => SessionManager.open(file, dir, undefined, { readOnly: true }));
+  assert.equal(reader.getEntries().length, 2);
+  // any other failure to create the lock is passed on as it is
+  const other = failure("EMFILE", "EMFILE: too many open files");
+  assert.throws(
+    () =>
+      withFs(
+        {
+          openSync: (p, ...rest) => {
+            if (String(p).endsWith(".lock")) throw other;
+            return realOpenSync(p, ...rest);
+          },
+        },
+        () => SessionManager.open(file, dir),
+      ),
+    (e) => e === other,
+  );
+});
 check("a second process opening the session for writing gets SessionLockedError naming it", async () => {
   const dir = folder();
   const writer = started(dir);
