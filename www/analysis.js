@@ -43,7 +43,7 @@ export function flattenNodes(roots) {
 /** Entry id → node index. */
 export function indexById(nodes) {
   const nodeOf = new Map();
-  for (let i = 0; i < nodes.length; i++) nodeOf.set(nodes[i].id, i);
+  for (let i = 0; i < nodes.length; i++) if (typeof nodes[i]?.id === "string") nodeOf.set(nodes[i].id, i);
   return nodeOf;
 }
 
@@ -51,7 +51,7 @@ export function indexById(nodes) {
 export function toolCallsOf(nodes) {
   const toolCalls = new Map();
   for (const e of nodes) {
-    if (e.type === "message" && e.message?.role === "assistant" && Array.isArray(e.message.content)) {
+    if (e?.type === "message" && e.message?.role === "assistant" && Array.isArray(e.message.content)) {
       for (const b of e.message.content) {
         if (b && b.type === "toolCall") toolCalls.set(b.id, { name: b.name, arguments: b.arguments });
       }
@@ -65,6 +65,7 @@ export function toolCallsOf(nodes) {
  * summary's origin, a label's or a context edit's target.
  */
 export function refOf(e) {
+  if (!e || typeof e !== "object") return null;
   const ref =
     e.type === "compaction"
       ? e.firstKeptEntryId
@@ -90,7 +91,7 @@ export function describeNodes(nodes) {
     kinds[i] = kindOf(e);
     summaries[i] = summarize(e, toolCalls);
     toolOnly[i] = isToolOnlyAssistant(e) ? 1 : 0;
-    times[i] = typeof e.timestamp === "string" ? e.timestamp : "";
+    times[i] = typeof e?.timestamp === "string" ? e.timestamp : "";
     refs[i] = refOf(e);
   }
   return { kinds, summaries, toolOnly, times, refs };

@@ -67,9 +67,9 @@ export function pathTo(parent, node) {
 export function nodesById(stubs) {
   const byId = new Map();
   for (let i = 0; i < stubs.length; i++) {
-    const list = byId.get(stubs[i].id);
+    const list = byId.get(stubs[i]?.id);
     if (list) list.push(i);
-    else byId.set(stubs[i].id, [i]);
+    else byId.set(stubs[i]?.id, [i]);
   }
   return byId;
 }
@@ -91,7 +91,7 @@ export function contextNodes(stubs, byId, leafId) {
     seen.add(id);
     for (const n of byId.get(id) ?? []) {
       out.push(n);
-      const p = stubs[n].parentId;
+      const p = stubs[n]?.parentId;
       if (p) todo.push(p);
     }
   }
@@ -106,7 +106,7 @@ export function contextNodes(stubs, byId, leafId) {
  */
 export function branchNodes(stubs, byId, leafIds) {
   const nodes = new Set(leafIds.flatMap((id) => contextNodes(stubs, byId, id)));
-  const onPath = new Set(Array.from(nodes, (n) => stubs[n].id));
+  const onPath = new Set(Array.from(nodes, (n) => stubs[n]?.id));
   for (let i = 0; i < stubs.length; i++) {
     if (stubs[i]?.type === "label" && onPath.has(stubs[i].targetId)) nodes.add(i);
   }

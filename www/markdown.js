@@ -4,6 +4,8 @@
 // fenced and indented code, lists (with task boxes), block quotes, rules,
 // tables, and inline code, emphasis, strike-through and links.
 
+import { clipText } from "./model.js";
+
 const el = (tag, className) => {
   const node = document.createElement(tag);
   if (className) node.className = className;
@@ -12,17 +14,44 @@ const el = (tag, className) => {
 
 const SAFE_LINK = /^(https?:|mailto:)/i;
 
-/** Renders `source` into a new `<div class="md">`. */
+// Quotes and lists nested deeper than this are shown as their plain lines: each
+// level is a call and a pass over the lines below it, and a session may nest
+// thousands deep ("> > > …" on one line).
+const MAX_NESTING = 24;
+
+/**
+ * Puts `text` into `box` with `fill(text)`, the first `SHOWN_CHARS` of it if
+ * it is longer, with a button at the end of `box` that fills in all of it.
+ */
+export function fillClipped(box, text, fill) {
+  const { shown, hidden } = clipText(text);
+  fill(shown);
+  if (!hidden) return;
+  const more = el("button", "button more clip-more");
+  more.type = "button";
+  more.textContent = `Show all (${hidden.toLocaleString("en")} more characters)`;
+  more.addEventListener("click", () => {
+    more.remove();
+    fill(String(text));
+  });
+  box.append(more);
+}
+
+/** Renders `source` into a new `<div class="md">` (a long one cut: `fillClipped`). */
 export function renderMarkdown(source) {
   const root = el("div", "md");
-  const lines = String(source ?? "")
-    .replace(/\r\n?/g, "\n")
-    .split("\n");
-  renderBlocks(lines, root);
+  fillClipped(root, String(source ?? ""), (text) => {
+    root.textContent = "";
+    renderBlocks(text.replace(/\r\n?/g, "\n").split("\n"), root);
+  });
   return root;
 }
 
-function renderBlocks(lines, parent) {
+function renderBlocks(lines, parent, depth = 0) {
+  if (depth > MAX_NESTING) {
+    parent.append(codeBlock(lines.join("\n"), ""));
+    return;
+  }
   let i = 0;
   while (i < lines.length) {
     const line = lines[i];
@@ -58,13 +87,13 @@ function renderBlocks(lines, parent) {
       const body = [];
       while (i < lines.length && /^\s{0,3}>/.test(lines[i])) body.push(lines[i++].replace(/^\s{0,3}>\s?/, ""));
       const quote = el("blockquote");
-      renderBlocks(body, quote);
+      renderBlocks(body, quote, depth + 1);
       parent.append(quote);
       continue;
     }
     const item = listItem(line);
     if (item) {
-      i = renderList(lines, i, parent);
+      i = renderList(lines, i, parent, depth);
       continue;
     }
     if (
@@ -111,7 +140,7 @@ function listItem(line) {
   };
 }
 
-function renderList(lines, i, parent) {
+function renderList(lines, i, parent, depth) {
   const first = listItem(lines[i]);
   const list = el(first.ordered ? "ol" : "ul");
   if (first.ordered && first.start !== 1) list.start = first.start;
@@ -161,7 +190,7 @@ function renderList(lines, i, parent) {
     if (body.length === 1) inline(body[0], li);
     else {
       const inner = el("div");
-      renderBlocks(body, inner);
+      renderBlocks(body, inner, depth + 1);
       // A single paragraph reads better without its margins.
       if (inner.childNodes.length >= 1 && inner.firstChild.tagName === "P") {
         const p = inner.firstChild;
@@ -230,14 +259,20 @@ export function codeBlock(text, lang) {
   pre.tabIndex = 0; // it may scroll: the keyboard must reach it
   const code = el("code");
   if (lang) pre.dataset.lang = lang;
-  code.textContent = text;
   pre.append(code);
+  fillClipped(pre, text, (t) => {
+    code.textContent = t;
+  });
   return pre;
 }
 
-// Inline spans, longest-match-first with a tiny tokenizer.
+// Inline spans, longest-match-first with a tiny tokenizer. Each span's opener
+// is tried once and looks no further than its closer could be (a code span
+// opens on a whole run of backticks; emphasis ends before the next marker of
+// its kind; link text holds no bracket, a link target no parenthesis), so a
+// line of thousands of markers is matched in one pass, not once per marker.
 const INLINE =
-  /(`+)([\s\S]*?[^`])\1(?!`)|\*\*([\s\S]+?)\*\*|__([\s\S]+?)__|~~([\s\S]+?)~~|\*([^\s*](?:[\s\S]*?[^\s*])?)\*|(?<![\w])_([^\s_](?:[\s\S]*?[^\s_])?)_(?![\w])|\[([^\]\n]+)\]\(([^)\s]+)(?:\s+"[^"]*")?\)|(https?:\/\/[^\s<>()]+[^\s<>().,;:!?'"])|\\([\\`*_{}[\]()#+\-.!|~>])|( {2,}|\\)\n/g;
+  /(?<!`)(`+)(?!`)([\s\S]*?[^`])\1(?!`)|\*\*([\s\S]+?)\*\*|__([\s\S]+?)__|~~([\s\S]+?)~~|\*([^\s*](?:[^*]*?[^\s*])?)\*|(?<![\w])_([^\s_](?:[^_]*?[^\s_])?)_(?![\w])|\[([^[\]\n]+)\]\(([^()\s]+)(?:\s+"[^"]*")?\)|(https?:\/\/[^\s<>()]+[^\s<>().,;:!?'"])|\\([\\`*_{}[\]()#+\-.!|~>])|( {2,}|\\)\n/g;
 
 export function inline(text, parent) {
   let last = 0;

@@ -403,3 +403,19 @@ export const nextTheme = (theme) => THEMES[(Math.max(0, THEMES.indexOf(theme)) +
 
 /** A stored theme choice read back: one of THEMES, "auto" for anything else. */
 export const storedTheme = (value) => (THEMES.includes(value) ? value : "auto");
+
+/**
+ * How much of one text the page lays out at first: the browser takes seconds
+ * over megabytes (a 20 MB tool result took 7 s), so longer text is shown cut,
+ * with a button for the rest.
+ */
+export const SHOWN_CHARS = 100_000;
+
+/** The first `max` characters of `text` (a surrogate pair kept whole) and how many are left out. */
+export function clipText(text, max = SHOWN_CHARS) {
+  const s = String(text ?? "");
+  if (s.length <= max) return { shown: s, hidden: 0 };
+  const c = s.charCodeAt(max - 1);
+  const end = c >= 0xd800 && c <= 0xdbff ? max - 1 : max;
+  return { shown: s.slice(0, end), hidden: s.length - end };
+}

@@ -3,7 +3,7 @@
 // attribute values set as properties, and data: URLs of checked images.
 
 import { formatTokens } from "./analysis.js";
-import { codeBlock, renderMarkdown } from "./markdown.js";
+import { codeBlock, fillClipped, renderMarkdown } from "./markdown.js";
 
 export const el = (tag, className, text) => {
   const node = document.createElement(tag);
@@ -71,7 +71,11 @@ function content(value, { markdown = true } = {}) {
 function output(text, className = "output") {
   const pre = el("pre", className);
   pre.tabIndex = 0; // it may scroll (a long output): the keyboard must reach it
-  pre.textContent = String(text ?? "");
+  const body = document.createTextNode("");
+  pre.append(body);
+  fillClipped(pre, String(text ?? ""), (t) => {
+    body.data = t;
+  });
   return pre;
 }
 

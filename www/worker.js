@@ -368,9 +368,9 @@ function indexTree(roots, entries, session) {
   const report = session.usage(null, { records: false });
   const tokens = usageView(report, "total");
   columns.costs = leafCosts(
-    nodes.map((e) => e.id),
+    nodes.map((e) => e?.id),
     report,
-    nodes.map((e) => e.type),
+    nodes.map((e) => e?.type),
     parent,
   );
   const stats = computeStats(entries, { count: nodes.length, ...treeShape(parent), roots: roots.length }, tokens);
@@ -382,7 +382,7 @@ const sideUsage = (entries) => st.sessionUsage(entries, { records: false }).tota
 
 /** The node columns the page draws the graph from (a document's, as indexTree or indexBySource made it). */
 function nodeColumns({ nodes, labels, parent, columns: { kinds, summaries, times, refs, costs } }) {
-  return { ids: nodes.map((e) => e.id), kinds, summaries, labels, times, parent, refs, costs };
+  return { ids: nodes.map((e) => e?.id), kinds, summaries, labels, times, parent, refs, costs };
 }
 
 /**
@@ -459,7 +459,7 @@ function select({ req, entryId }) {
     const projection = session.buildSessionProjection(entryId);
     const ms = performance.now() - t0;
     const { messages, thinkingLevel, model } = projection;
-    const path = Array.from(pathNodes, (n) => ({ id: doc.nodes[n].id }));
+    const path = Array.from(pathNodes, (n) => ({ id: doc.nodes[n]?.id }));
     const { state, sources, edits, editedBy } = projectionView(path, projection);
     post(
       {

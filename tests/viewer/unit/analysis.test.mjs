@@ -349,3 +349,35 @@ test("statsTables: a migrated file without a version, a named session, no header
   assert.equal(tables.Models, undefined);
   assert.deepEqual(Object.fromEntries(statsTables(info({ header: null }))).Header, [["header", "missing"]]);
 });
+
+test("a line that is JSON null is a node of its own, described, not a crash", async () => {
+  // pi's getTree keeps every parsed line, `null` too (a root of its own): the graph
+  // shows it as "not an entry", like a number or a string.
+  const { getTree, parseSession } = await import("session-tree");
+  const { nodesById, contextNodes } = await import("../../../www/large.js");
+  const jsonl = [
+    JSON.stringify({ type: "session", version: 3, id: "h", timestamp: T, cwd: "/" }),
+    JSON.stringify(user("a", null, "hi")),
+    "null",
+    JSON.stringify(user("b", "a", "there")),
+  ].join("\n");
+  const entries = parseSession(new TextEncoder().encode(jsonl));
+  const { nodes, parent } = flattenTree(getTree(entries));
+  assert.deepEqual(
+    nodes.map((e) => e?.id ?? null),
+    ["a", "b", null],
+  );
+  const { summaries, refs, times } = describeNodes(nodes);
+  assert.equal(summaries[2], "(not an entry: null)");
+  assert.equal(refs[2], null);
+  assert.equal(times[2], "");
+  assert.deepEqual(
+    [...indexById(nodes)],
+    [
+      ["a", 0],
+      ["b", 1],
+    ],
+  );
+  assert.equal(computeStats(entries, { count: nodes.length, ...treeShape(parent) }).count, 3);
+  assert.deepEqual(contextNodes(nodes, nodesById(nodes), "b"), [1, 0]);
+});
