@@ -54,15 +54,13 @@ pub(super) fn key_of(v: &JsValue, unique: &mut u32) -> Key {
     }
 }
 
-/// A string key as the JS string it was read from (a lone surrogate
-/// included, which `JsValue::from_str` cannot carry); any other key as the
-/// value JSON gives it (objects, which only equal themselves, as `{}`).
+/// An id a migration edit writes, as the JS string it was read from (a lone
+/// surrogate included, which `JsValue::from_str` cannot carry). Edits hold
+/// string keys only (`migrate::string_id`, new hex ids).
 pub(super) fn key_value(key: &Key) -> JsValue {
     match key {
-        Key::Str(s) => JsValue::from_str(s),
         Key::Utf16(units) => JsString::from_char_code(units).into(),
-        Key::Undefined => JsValue::UNDEFINED,
-        other => JSON::parse(&other.to_json()).unwrap_or(JsValue::UNDEFINED),
+        other => JsValue::from_str(other.as_str().unwrap_or_default()),
     }
 }
 
