@@ -30,6 +30,7 @@ use std::collections::HashMap;
 
 use crate::context;
 use crate::entry::{Detail, Entry, EntryType, Key, Role};
+use crate::ids::IdHash;
 use crate::json::{self, Kind, Member, Span};
 use crate::order;
 use crate::time;
@@ -758,8 +759,10 @@ pub fn dedup(files: &[Source]) -> Vec<Vec<bool>> {
 /// The one map type of this module: counts or indices by string. Its two
 /// operations stay out of line: inlined, each use copied the map's hashing
 /// and probing into its caller (several KB of wasm in all).
+/// Keyed by the core's id hash, as every other map of the module's layer and
+/// below: a map with std's default hasher would link SipHash for it alone.
 #[derive(Default)]
-struct Counts(HashMap<String, usize>);
+struct Counts(HashMap<String, usize, IdHash>);
 
 impl Counts {
     #[inline(never)]
