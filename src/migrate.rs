@@ -99,6 +99,8 @@ impl Edit {
 }
 
 /// The version a session declares: the first header's `version ?? 1`.
+/// Out of line: asked once per file, from some fifteen places.
+#[inline(never)]
 pub fn declared_version(entries: &[Entry]) -> f64 {
     match entries.iter().find(|e| e.is_header()).map(|e| &e.detail) {
         Some(Detail::Header { version: Some(v) }) => *v,
