@@ -470,16 +470,17 @@ pub fn projection_text(r: &Rendered) -> String {
     let t = r.json.as_str();
     let top = json::members(t, Span::new(0, t.len()));
     let entries = json::get(t, &top, "entries").map_or(Span::default(), |m| m.value);
-    // A set: a long session has one shared message per message entry.
-    let shared: std::collections::HashSet<(usize, usize)> = r
+    // `render_projection` notes the shared messages in the order they are
+    // written, which is the order read below: the next one is the only one
+    // to look at (no set, and no hashing code of its own in the module).
+    let mut shared = r
         .fixups
         .iter()
         .filter_map(|f| match *f {
             Fixup::Shared { entry, index } => Some((entry, index)),
             _ => None,
         })
-        .collect();
-    let shared = |k: usize, m: usize| shared.contains(&(k, m));
+        .peekable();
     let mut out = String::with_capacity(2 * t.len());
     let mut flat: Vec<&str> = Vec::new();
     out.push_str("{\"entries\":[");
@@ -496,7 +497,7 @@ pub fn projection_text(r: &Rendered) -> String {
         out.push_str(source);
         out.push_str(",\"messages\":[");
         for (m, message) in json::elements(t, list).iter().enumerate() {
-            let message = if shared(k, m) {
+            let message = if shared.next_if_eq(&(k, m)).is_some() {
                 own
             } else {
                 message.value.of(t)

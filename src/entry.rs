@@ -15,7 +15,7 @@ use crate::time::{self, DateParser};
 
 /// A field value used as a `Map` key or compared with `===`: equal keys are
 /// exactly the values JS considers the same (SameValueZero; JSON has no NaN).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Debug, PartialEq, Eq)]
 pub enum Key {
     Undefined,
     Null,
@@ -27,6 +27,41 @@ pub enum Key {
     Utf16(Box<[u16]>),
     /// An object or array: equal only to itself, so never to another field.
     Unique(u32),
+}
+
+/// As derived, but out of line: every map lookup by id held its own copy of
+/// each variant's hashing. The call costs a few nanoseconds a lookup.
+impl std::hash::Hash for Key {
+    #[inline(never)]
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        std::mem::discriminant(self).hash(state);
+        match self {
+            Key::Undefined | Key::Null => {}
+            Key::Bool(b) => b.hash(state),
+            Key::Number(bits) => bits.hash(state),
+            Key::Str(s) => s.hash(state),
+            Key::Utf16(units) => units.hash(state),
+            Key::Unique(n) => n.hash(state),
+        }
+    }
+}
+
+/// As derived, but out of line: a clone of a string key allocates anyway,
+/// and the some thirty places that clone keys each held a copy of every
+/// variant's.
+impl Clone for Key {
+    #[inline(never)]
+    fn clone(&self) -> Key {
+        match self {
+            Key::Undefined => Key::Undefined,
+            Key::Null => Key::Null,
+            Key::Bool(b) => Key::Bool(*b),
+            Key::Number(bits) => Key::Number(*bits),
+            Key::Str(s) => Key::Str(s.clone()),
+            Key::Utf16(units) => Key::Utf16(units.clone()),
+            Key::Unique(n) => Key::Unique(*n),
+        }
+    }
 }
 
 impl Key {

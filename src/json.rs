@@ -660,6 +660,10 @@ pub fn truthy(kind: Kind, raw: &str) -> bool {
 
 /// A string as `JSON.stringify` writes it: `"` and `\` escaped, the
 /// control characters as `\b \t \n \f \r` or `\u00xx` (lowercase hex).
+/// Out of line: the usage reports, the migration and the branch copies call
+/// it in some thirty places, each of which held its own copy of the scan
+/// (a hot writer appends with [`push_stringified`] instead).
+#[inline(never)]
 pub fn stringify(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     push_stringified(&mut out, s);

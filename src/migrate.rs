@@ -99,6 +99,8 @@ impl Edit {
 }
 
 /// The version a session declares: the first header's `version ?? 1`.
+/// Out of line: asked once per file, from some fifteen places.
+#[inline(never)]
 pub fn declared_version(entries: &[Entry]) -> f64 {
     match entries.iter().find(|e| e.is_header()).map(|e| &e.detail) {
         Some(Detail::Header { version: Some(v) }) => *v,
@@ -197,7 +199,9 @@ pub struct Walk {
     /// The id each entry has at this point of the walk: pi reads a later
     /// entry's id (its own, if any) before it is assigned. A string key.
     ids: Vec<Option<Key>>,
-    headers: HashSet<usize>,
+    /// Ascending (a file's few headers): a search, not a set with its own
+    /// hashing code.
+    headers: Vec<usize>,
     prev: Option<Key>,
 }
 
@@ -212,8 +216,9 @@ impl Walk {
     }
 
     /// The walk of a file whose entries have the string ids `ids` (`None`
-    /// for one without) and whose headers are the entries `headers`.
-    pub fn new(ids: Vec<Option<Key>>, headers: HashSet<usize>) -> Walk {
+    /// for one without) and whose headers are the entries `headers`, in
+    /// ascending order.
+    pub fn new(ids: Vec<Option<Key>>, headers: Vec<usize>) -> Walk {
         // New ids are hex digits: only a valid UTF-8 string can be one.
         let taken = ids
             .iter()
@@ -276,7 +281,7 @@ impl Walk {
             // `entries[index]`: only an integer in range names an element.
             let target = (index.fract() == 0.0 && index >= 0.0 && index < self.ids.len() as f64)
                 .then_some(index as usize);
-            if let Some(t) = target.filter(|t| !self.headers.contains(t)) {
+            if let Some(t) = target.filter(|t| self.headers.binary_search(t).is_err()) {
                 edits.push(Edit::SetFirstKeptEntryId {
                     entry: i,
                     id: self.ids[t].clone(),

@@ -30,6 +30,7 @@ use std::collections::HashMap;
 
 use crate::context;
 use crate::entry::{Detail, Entry, EntryType, Key, Role};
+use crate::ids::IdHash;
 use crate::json::{self, Kind, Member, Span};
 use crate::order;
 use crate::time;
@@ -321,7 +322,7 @@ pub fn read(
             }
             _ => continue,
         };
-        let id_time = || {
+        let mut id_time = || {
             let id = match Key::from_json(&text, id.map(|i| &members[i]), &mut unique) {
                 Key::Str(s) => s.into_string(),
                 other => other.to_string(),
@@ -330,7 +331,7 @@ pub fn read(
             (id, time::time_of(at, dates))
         };
         let ts = ts.map(|t| members[t]);
-        out.extend(record_from(&text, n - 1, kind, ts, fields, id_time));
+        out.extend(record_from(&text, n - 1, kind, ts, fields, &mut id_time));
     }
     // The first header decides whether a file is current.
     if !crate::migrate::is_current(first.as_slice()) {
@@ -373,7 +374,9 @@ fn record_of(text: &str, i: usize, e: &Entry, span: Span) -> Option<Record> {
     } else {
         [usage, usage_kind, provider, model, None]
     };
-    record_from(text, i, kind, ts, fields, || (e.id.to_string(), e.time))
+    record_from(text, i, kind, ts, fields, &mut || {
+        (e.id.to_string(), e.time)
+    })
 }
 
 /// The last of `members` named by each of `names`.
@@ -400,14 +403,17 @@ fn message_fields([usage, provider, model, response_model]: [Option<Member>; 4])
 
 /// The record of entry `i` (of `kind`), whose `timestamp` is `ts`, from its
 /// `fields`; `id_time` gives the entry's id (as `String(id)` prints it) and
-/// time, asked only of an entry that is a record.
+/// time, asked only of an entry that is a record. One copy for the
+/// current files' pass and the documents' (a `dyn`, out of line): each
+/// had its own, some 3 KB of wasm.
+#[inline(never)]
 fn record_from(
     text: &str,
     i: usize,
     kind: RecordKind,
     ts: Option<Member>,
     fields: Fields,
-    id_time: impl FnOnce() -> (String, f64),
+    id_time: &mut dyn FnMut() -> (String, f64),
 ) -> Option<Record> {
     let [usage, usage_kind, provider, model, response_model] = fields;
     let truthy = usage.is_some_and(|u| json::truthy(u.kind, u.value.of(text)));
@@ -758,8 +764,10 @@ pub fn dedup(files: &[Source]) -> Vec<Vec<bool>> {
 /// The one map type of this module: counts or indices by string. Its two
 /// operations stay out of line: inlined, each use copied the map's hashing
 /// and probing into its caller (several KB of wasm in all).
+/// Keyed by the core's id hash, as every other map of the module's layer and
+/// below: a map with std's default hasher would link SipHash for it alone.
 #[derive(Default)]
-struct Counts(HashMap<String, usize>);
+struct Counts(HashMap<String, usize, IdHash>);
 
 impl Counts {
     #[inline(never)]

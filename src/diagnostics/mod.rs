@@ -334,6 +334,9 @@ struct Report<'e> {
 
 impl Report<'_> {
     /// Entry `i` in a message: its line, or its index when it has none.
+    /// Out of line: the checks call it in some thirty places, and each
+    /// inlined copy held both `format!`s.
+    #[inline(never)]
     fn at(&self, i: usize) -> String {
         (self.line_of)(i).map_or_else(|| format!("entry {i}"), |l| format!("line {l}"))
     }

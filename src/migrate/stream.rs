@@ -35,9 +35,10 @@ enum Halt<E> {
 struct Facts {
     /// The first header's version (`version ?? 1`); 1 without a header.
     version: f64,
-    /// For the v1 step: each entry's string id, and which entries are headers.
+    /// For the v1 step: each entry's string id, and which entries are headers
+    /// (ascending).
     ids: Vec<Option<Key>>,
-    headers: HashSet<usize>,
+    headers: Vec<usize>,
 }
 
 /// Migrates the text of `len` bytes that `read` gives, reading `piece` bytes
@@ -128,7 +129,7 @@ fn facts<E>(len: u64, piece: usize, read: &mut ReadAt<'_, E>) -> Result<Option<F
     let mut facts = Facts {
         version: 1.0,
         ids: Vec::new(),
-        headers: HashSet::new(),
+        headers: Vec::new(),
     };
     let mut header_seen = false;
     let enough = std::cell::Cell::new(false);
@@ -146,7 +147,7 @@ fn facts<E>(len: u64, piece: usize, read: &mut ReadAt<'_, E>) -> Result<Option<F
         }
         let entry = Entry::from_json(line.text, value, None, &mut unique);
         if entry.is_header() {
-            facts.headers.insert(facts.ids.len());
+            facts.headers.push(facts.ids.len());
             if !header_seen {
                 header_seen = true;
                 facts.version = declared_version(std::slice::from_ref(&entry));

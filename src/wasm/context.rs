@@ -211,6 +211,8 @@ fn apply_fixups(result: &JsValue, fixups: &[Fixup]) -> Result<(), JsValue> {
 
 /// The messages of `plan`, as `pick` finds them: `message` entries' messages
 /// come from `source` in one batch; the gaps are filled by the caller.
+/// Out of line: each of its four callers held its own vectorized copy.
+#[inline(never)]
 pub(super) fn message_indices(plan: &Plan) -> Vec<u32> {
     plan.messages
         .iter()

@@ -10,7 +10,7 @@ use wasm_bindgen::JsCast;
 use super::error::Api;
 use super::read::ByteSource;
 use crate::document::{Document, Entries};
-use crate::ids;
+use crate::ids::{self, IdHash};
 use crate::index::{Index, IndexError};
 use crate::migrate;
 use crate::preview::{Fields, Part, Picked, Wanted};
@@ -72,10 +72,12 @@ impl SiblingSort for JsSort {
 /// asked once per quarter hour: zones change theirs only on quarter hours.
 pub(super) struct JsZone {
     name: JsValue,
-    known: std::cell::RefCell<std::collections::HashMap<i64, f64>>,
+    /// Both maps hash with the core's `IdHash`: std's default hasher would
+    /// link SipHash for them.
+    known: std::cell::RefCell<std::collections::HashMap<i64, f64, IdHash>>,
     /// Per UTC day: its offset, when the day starts and ends with the same
     /// one (no zone changes its offset twice in a day); NaN when it changes.
-    days: std::cell::RefCell<std::collections::HashMap<i64, f64>>,
+    days: std::cell::RefCell<std::collections::HashMap<i64, f64, IdHash>>,
 }
 
 impl JsZone {
