@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 use crate::document::Document;
-use crate::entry::{Detail, Entry, EntryType, Key, Role};
+use crate::entry::{Content, Detail, Entry, EntryType, Key, Role};
 use crate::ids::{random_id, random_id_where, IdHash};
 use crate::json::{self, Span};
 use crate::migrate;
@@ -123,6 +123,31 @@ pub struct Session {
     /// The parsed value of the last line indexed, whose vectors the next
     /// line is read into.
     scratch: json::Value,
+    /// The timestamp (its JSON text) of the last line appended and its time.
+    clock: Option<(String, f64)>,
+}
+
+/// The role and content of a message entry's `message` member,
+/// `value.members[index]`, as [`Entry::from_json`] reads them (the last
+/// `role` and `content` of the object, from the nested members the parse
+/// noted).
+fn message_facts(text: &str, value: &json::Value, index: Option<usize>) -> (Role, Content) {
+    let Some(index) = index.filter(|&i| value.members[i].kind == json::Kind::Object) else {
+        return (Role::NoMessage, Content::Missing);
+    };
+    let (mut role, mut content) = (None, None);
+    for m in value.nested_in(index) {
+        if json::key_is(text, m.key, "role") {
+            role = Some(m);
+        } else if json::key_is(text, m.key, "content") {
+            content = Some(m.kind);
+        }
+    }
+    let role = role
+        .filter(|r| r.kind == json::Kind::String)
+        .and_then(|r| json::as_str(r.value.of(text)))
+        .map_or(Role::Other, |r| Role::from_name(&r));
+    (role, Content::of_kind(content))
 }
 
 /// Where the last line of a file's bytes starts when it is not JSON (yet):
@@ -225,6 +250,7 @@ impl Session {
             outside: None,
             appended: None,
             scratch: json::Value::default(),
+            clock: None,
         }
     }
 
@@ -283,11 +309,20 @@ impl Session {
     fn push_line(&mut self, line: &str, dates: &dyn DateParser, own: bool) {
         let start = self.text.len();
         self.text.push_str(line);
-        self.index_line(start, dates, own);
+        self.index_line(start, dates, own, None);
     }
 
-    /// Ends the line of JSON that `text[start..]` holds and indexes it if it parses.
-    fn index_line(&mut self, start: usize, dates: &dyn DateParser, own: bool) {
+    /// Ends the line of JSON that `text[start..]` holds and indexes it if it
+    /// parses. `written`: the line is one [`Session::append_as`] wrote, of
+    /// that kind, its `id` the member at that index (then `parentId` and
+    /// `timestamp`), whose facts need no lookup by name.
+    fn index_line(
+        &mut self,
+        start: usize,
+        dates: &dyn DateParser,
+        own: bool,
+        written: Option<(EntryType, usize)>,
+    ) {
         let end = self.text.len();
         self.text.push('\n');
         self.added_line(start);
@@ -311,10 +346,77 @@ impl Session {
         // A falsy line (`null`, `0`, ...) stays in the text but is no entry, as
         // when the same text is opened.
         if parse::is_kept(&self.text, &value) {
-            let entry = Entry::from_json(&self.text, &value, Some(dates), &mut self.unique);
+            let entry = written
+                .and_then(|(kind, at)| self.written_entry(&value, kind, at, dates))
+                .unwrap_or_else(|| {
+                    Entry::from_json(&self.text, &value, Some(dates), &mut self.unique)
+                });
             self.add(entry, value.span);
         }
         self.scratch = value;
+    }
+
+    /// What [`Entry::from_json`] reads from a line [`Session::append_as`]
+    /// wrote (`value`, its members `type`, the head, `id` at `at`,
+    /// `parentId`, `timestamp`, the tail), for the kinds whose facts are
+    /// those members and the message: found by place, not by name (the
+    /// fourteen names compared with every member were a tenth of an
+    /// append). `None` for the other kinds, which `from_json` reads.
+    fn written_entry(
+        &mut self,
+        value: &json::Value,
+        kind: EntryType,
+        at: usize,
+        dates: &dyn DateParser,
+    ) -> Option<Entry> {
+        let text = &self.text;
+        let [id, parent_id, timestamp] = [at, at + 1, at + 2].map(|i| value.members.get(i));
+        debug_assert!(
+            [
+                (id, "id"),
+                (parent_id, "parentId"),
+                (timestamp, "timestamp")
+            ]
+            .iter()
+            .all(|(m, name)| m.is_some_and(|m| json::key_is(text, m.key, name))),
+            "members out of place in a written line"
+        );
+        let detail = match kind {
+            // The message, if given, is the only member after the timestamp.
+            EntryType::Message => {
+                let message = value.members.get(at + 3);
+                debug_assert!(message.is_none_or(|m| json::key_is(text, m.key, "message")));
+                let (role, content) = message_facts(text, value, message.map(|_| at + 3));
+                Detail::Message { role, content }
+            }
+            EntryType::ThinkingLevelChange
+            | EntryType::ModelChange
+            | EntryType::Custom
+            | EntryType::CustomMessage
+            | EntryType::SessionInfo
+            | EntryType::Usage => Detail::None,
+            _ => return None,
+        };
+        // Most appends come within the millisecond of the one before: the
+        // same timestamp, read once.
+        let stamp = timestamp?;
+        let raw = stamp.value.of(text);
+        let time = match &self.clock {
+            Some((last, time)) if last == raw => *time,
+            _ => {
+                let time = crate::time::time_of(Some((stamp.kind, raw)), dates);
+                self.clock = Some((raw.to_owned(), time));
+                time
+            }
+        };
+        Some(Entry {
+            is_object: true,
+            kind,
+            id: Key::from_json(text, id, &mut self.unique),
+            parent_id: Key::from_json(text, parent_id, &mut self.unique),
+            time,
+            detail,
+        })
     }
 
     /// Writes and indexes a new entry `{type, ...head, id, parentId, timestamp, ...tail}`
@@ -383,7 +485,11 @@ impl Session {
         line.put("}");
         drop(parent_json);
         let at = self.entries.len();
-        self.index_line(start, dates, true);
+        let written = (
+            EntryType::from_name(kind),
+            1 + head.iter().filter(|(_, v)| v.is_some()).count(),
+        );
+        self.index_line(start, dates, true, Some(written));
         // Cached only for a line that became entry `at` (a line of this
         // writer always parses; the check keeps a stale id from ever naming
         // another entry), in the buffer of the id it replaces.
