@@ -2,6 +2,7 @@
 
 use crate::json::Put;
 use std::borrow::Cow;
+use std::collections::hash_map::Entry::{Occupied, Vacant};
 use std::collections::{HashMap, HashSet};
 
 use crate::document::Document;
@@ -80,6 +81,9 @@ pub fn header_line(id: &str, timestamp: &str, cwd: Json<'_>, parent_session: Jso
     line
 }
 
+/// The end of a chain of children (see [`Session::next_child`]).
+const NO_CHILD: usize = usize::MAX;
+
 /// An open session, indexed once, appended to in place.
 ///
 /// It behaves as pi's `SessionManager` (an in-memory one: the host stores the
@@ -96,8 +100,12 @@ pub struct Session {
     /// `parent[i]`: the entry a walk goes to from `i`, kept resolved as
     /// entries arrive, so walks need no lookups.
     parent: Vec<Option<usize>>,
-    /// parentId → entries with that parentId, in file order.
-    children: HashMap<Key, Vec<usize>, IdHash>,
+    /// parentId → the first and the last entry with that parentId; the
+    /// others are chained by [`Session::next_child`], in file order. (A
+    /// vector per parent was an allocation for nearly every append.)
+    children: HashMap<Key, (usize, usize), IdHash>,
+    /// `next_child[i]`: the next entry with entry `i`'s parentId ([`NO_CHILD`]: none).
+    next_child: Vec<usize>,
     /// targetId → (order of first setting, label entry), as pi's label `Map` keeps them.
     labels: HashMap<Key, (u64, usize), IdHash>,
     label_seq: u64,
@@ -238,6 +246,7 @@ impl Session {
             by_id: HashMap::default(),
             parent: Vec::new(),
             children: HashMap::default(),
+            next_child: Vec::new(),
             labels: HashMap::default(),
             label_seq: 0,
             leaf: None,
@@ -258,20 +267,31 @@ impl Session {
     fn add(&mut self, entry: Entry, span: Span) {
         let i = self.entries.len();
         self.parent.push(None);
+        self.next_child.push(NO_CHILD);
         if !entry.is_header() {
             self.by_id.insert(entry.id.clone(), i);
-            self.children
-                .entry(entry.parent_id.clone())
-                .or_default()
-                .push(i);
+            // (One lookup: the key's copy is needed anyway for a new
+            // parent, which most appends are.)
+            match self.children.entry(entry.parent_id.clone()) {
+                Occupied(mut kids) => {
+                    let (_, last) = kids.get_mut();
+                    self.next_child[*last] = i;
+                    *last = i;
+                }
+                Vacant(slot) => {
+                    slot.insert((i, i));
+                }
+            }
             if entry.parent_id.truthy() {
                 self.parent[i] = self.by_id.get(&entry.parent_id).copied();
             }
             // Entries that name this id as parent now find this entry.
             if entry.id.truthy() {
-                if let Some(kids) = self.children.get(&entry.id) {
-                    for &k in kids {
+                if let Some(&(first, _)) = self.children.get(&entry.id) {
+                    let mut k = first;
+                    while k != NO_CHILD {
                         self.parent[k] = Some(i);
+                        k = self.next_child[k];
                     }
                 }
             }
@@ -951,10 +971,15 @@ impl Session {
     /// The entries whose parent is `id`, in file order (for repeated ids, the
     /// last entry with each id, as pi's map holds them).
     pub fn children_of(&self, id: &Key) -> Vec<usize> {
-        let winners = |&&i: &&usize| self.by_id.get(&self.entries[i].id) == Some(&i);
-        self.children
-            .get(id)
-            .map_or_else(Vec::new, |c| c.iter().filter(winners).copied().collect())
+        let mut out = Vec::new();
+        let mut k = self.children.get(id).map_or(NO_CHILD, |&(first, _)| first);
+        while k != NO_CHILD {
+            if self.by_id.get(&self.entries[k].id) == Some(&k) {
+                out.push(k);
+            }
+            k = self.next_child[k];
+        }
+        out
     }
 
     /// The label entry labelling `id`, if any.

@@ -566,3 +566,55 @@ fn written_lines_have_the_facts_from_json_reads() {
         );
     }
 }
+
+/// Children come in file order, the last entry of each repeated id only,
+/// whether they arrive before or after their parent; a parent that arrives
+/// after its children (or again, under the same id) is the one walks find.
+#[test]
+fn children_are_chained_in_file_order() {
+    let line = |id: &str, parent: &str| {
+        format!("{{\"type\":\"custom\",\"id\":{id},\"parentId\":{parent}}}\n")
+    };
+    let mut s = session();
+    let mut text = String::new();
+    for (id, parent) in [
+        ("\"c1\"", "\"p\""),
+        ("\"c2\"", "\"p\""),
+        ("\"p\"", "null"),
+        ("\"c3\"", "\"p\""),
+        ("\"c1\"", "\"p\""),
+        ("\"q\"", "null"),
+        ("\"c4\"", "\"p\""),
+        ("\"d\"", "\"q\""),
+        ("\"p\"", "\"q\""),
+    ] {
+        text.push_str(&line(id, parent));
+    }
+    s.append_jsonl(text.as_bytes(), &IsoOnly);
+    let naive = |id: &Key| -> Vec<usize> {
+        (0..s.entries().len())
+            .filter(|&i| {
+                let e = &s.entries()[i];
+                !e.is_header() && e.parent_id == *id && s.find(&e.id) == Some(i)
+            })
+            .collect()
+    };
+    for id in ["p", "q", "c1", "nobody"] {
+        assert_eq!(s.children_of(&k(id)), naive(&k(id)), "children of {id}");
+    }
+    assert_eq!(s.children_of(&Key::Null), naive(&Key::Null));
+    let ids = |list: Vec<usize>| -> Vec<String> {
+        list.iter()
+            .map(|&i| s.entries()[i].id.to_string())
+            .collect()
+    };
+    assert_eq!(ids(s.children_of(&k("p"))), ["c2", "c3", "c1", "c4"]);
+    // Every child of "p" walks to the last "p", the one after them all.
+    let last_p = s.find(&k("p")).unwrap();
+    for c in s.children_of(&k("p")) {
+        assert_eq!(
+            s.branch_path(Some(c))[..2],
+            [s.find(&k("q")).unwrap(), last_p]
+        );
+    }
+}
