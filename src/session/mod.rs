@@ -6,7 +6,7 @@ use std::collections::hash_map::Entry::{Occupied, Vacant};
 use std::collections::{HashMap, HashSet};
 
 use crate::document::Document;
-use crate::entry::{Content, Detail, Entry, EntryType, Key, Role};
+use crate::entry::{message_facts, Detail, Entry, EntryType, Key, Role};
 use crate::ids::{random_id, random_id_where, IdHash};
 use crate::json::{self, Span};
 use crate::migrate;
@@ -133,29 +133,6 @@ pub struct Session {
     scratch: json::Value,
     /// The timestamp (its JSON text) of the last line appended and its time.
     clock: Option<(String, f64)>,
-}
-
-/// The role and content of a message entry's `message` member,
-/// `value.members[index]`, as [`Entry::from_json`] reads them (the last
-/// `role` and `content` of the object, from the nested members the parse
-/// noted).
-fn message_facts(text: &str, value: &json::Value, index: Option<usize>) -> (Role, Content) {
-    let Some(index) = index.filter(|&i| value.members[i].kind == json::Kind::Object) else {
-        return (Role::NoMessage, Content::Missing);
-    };
-    let (mut role, mut content) = (None, None);
-    for m in value.nested_in(index) {
-        if json::key_is(text, m.key, "role") {
-            role = Some(m);
-        } else if json::key_is(text, m.key, "content") {
-            content = Some(m.kind);
-        }
-    }
-    let role = role
-        .filter(|r| r.kind == json::Kind::String)
-        .and_then(|r| json::as_str(r.value.of(text)))
-        .map_or(Role::Other, |r| Role::from_name(&r));
-    (role, Content::of_kind(content))
 }
 
 /// Where the last line of a file's bytes starts when it is not JSON (yet):

@@ -8,7 +8,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::context::{context_from_objects, message_indices, projection_from_objects};
-use super::convert::{entries_jsonl, get, id_arg, id_of, parse_json, stringify};
+use super::convert::{entries_jsonl, get, id_arg, id_of, parse_json, stringify, stringify_in};
 use super::error::Api;
 use super::host::{new_session_id, now_iso, JsDates, JsSort};
 use super::inspect::inspect_session;
@@ -23,64 +23,14 @@ use crate::session::{self, SessionError};
 use crate::time::DateParser;
 use js_sys::Date;
 
-#[wasm_bindgen(
-    inline_js = "export function idText(a, b) { return String.fromCharCode(a & 255, (a >>> 8) & 255, (a >>> 16) & 255, a >>> 24, b & 255, (b >>> 8) & 255, (b >>> 16) & 255, b >>> 24); }"
-)]
-extern "C" {
-    /// The string of eight ASCII bytes, given as two little-endian words.
-    #[wasm_bindgen(js_name = idText)]
-    fn id_text(a: u32, b: u32) -> JsValue;
-}
-
 /// `Date.now()` `ms` as pi's timestamps write it (`toISOString`).
 fn now_iso_at(ms: f64) -> String {
     crate::time::iso_string(ms).unwrap_or_else(|| Date::new(&ms.into()).to_iso_string().into())
 }
 
-thread_local! {
-    /// The module's memory object, asked of the glue once.
-    static MEMORY: JsValue = wasm_bindgen::memory();
-}
-
-/// The largest buffer [`stringify_reusing`] keeps between appends.
+/// The largest buffer an append's JSON crosses into that the session
+/// keeps between appends (see [`JsSession::append_message`]).
 const KEPT_JSON: usize = 1 << 20;
-
-/// [`stringify`] into `buf`, which the caller keeps from one call to the
-/// next: no buffer allocated and freed per append, nor the memory object
-/// asked for each time. `None` for no text (`undefined`).
-fn stringify_reusing<'a>(
-    buf: &'a mut Vec<u8>,
-    value: &JsValue,
-) -> Result<Option<&'a str>, JsValue> {
-    /// Room for the first try: most texts fit, larger ones take a second call.
-    const ROOM: usize = 2048;
-    if value.is_undefined() {
-        return Ok(None);
-    }
-    buf.clear();
-    buf.reserve(ROOM);
-    let room = buf.capacity();
-    let got = MEMORY.with(|memory| {
-        let got = super::js::stringify_into(value, memory, buf.as_mut_ptr() as u32, room as u32)?;
-        Ok::<_, JsValue>(if got >= 0.0 || got == -1.0 {
-            got
-        } else {
-            let need = (-2.0 - got) as usize;
-            buf.reserve_exact(need);
-            super::js::write_held(memory, buf.as_mut_ptr() as u32, need as u32)
-        })
-    })?;
-    if got == -1.0 {
-        return Ok(None);
-    }
-    let n = (got as usize).min(buf.capacity());
-    // SAFETY: the first `n` bytes of the buffer's capacity were just written
-    // by `stringifyInto` or `writeHeld` (which write at most the room given).
-    unsafe { buf.set_len(n) };
-    std::str::from_utf8(buf)
-        .map(Some)
-        .map_err(|_| Api("JSON.stringify").error("the text did not cross into wasm as UTF-8"))
-}
 
 /// `JSON.stringify` of each value (see [`stringify`]).
 fn stringify_all<const N: usize>(values: [JsValue; N]) -> Result<[Option<String>; N], JsValue> {
@@ -157,7 +107,7 @@ pub struct JsSession {
     out: String,
     /// The time (`Date.now()`) of the last append and its ISO text.
     clock: (f64, String),
-    /// The buffer a message's JSON crosses into (see [`stringify_reusing`]).
+    /// The buffer a message's JSON crosses into (see [`stringify_in`]).
     json: Vec<u8>,
     /// The lines strings brought in with lone surrogates, which the core
     /// has escaped: the text comes back with them as given.
@@ -393,9 +343,9 @@ impl JsSession {
     #[wasm_bindgen(js_name = appendMessage)]
     pub fn append_message(&mut self, message: JsValue) -> Result<JsValue, JsValue> {
         // The most frequent append: its text crosses into the session's own
-        // buffer (see `stringify_reusing`).
+        // buffer (see `stringify_in`).
         let mut buf = std::mem::take(&mut self.json);
-        let result = match stringify_reusing(&mut buf, &message) {
+        let result = match stringify_in(&message, &mut buf) {
             Ok(message) => self.append(Api("appendMessage"), |s, now, dates| {
                 s.append_message(message, now, dates)
             }),
@@ -864,7 +814,7 @@ impl JsSession {
         // a returned string (a view, a TextDecoder call, the buffer freed)
         // cost several times more.
         Ok(match id.as_bytes() {
-            &[a, b, c, d, e, f, g, h] if id.is_ascii() => id_text(
+            &[a, b, c, d, e, f, g, h] if id.is_ascii() => super::js::id_text(
                 u32::from_le_bytes([a, b, c, d]),
                 u32::from_le_bytes([e, f, g, h]),
             ),
