@@ -463,7 +463,11 @@ fn is_truthy(text: &str, m: Option<&Member>) -> bool {
 /// The role and content of the entry's `message` member, `members[index]`
 /// (the last one of each name, as `JSON.parse` keeps), from the nested
 /// members the parse already noted.
-fn message_facts(text: &str, value: &json::Value, index: Option<usize>) -> (Role, Content) {
+pub(crate) fn message_facts(
+    text: &str,
+    value: &json::Value,
+    index: Option<usize>,
+) -> (Role, Content) {
     let Some(index) = index.filter(|&i| value.members[i].kind == Kind::Object) else {
         return (Role::NoMessage, Content::Missing);
     };

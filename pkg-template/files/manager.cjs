@@ -25,6 +25,8 @@ const DURABILITY = ["flush", "fsync", "batch"];
 /** How long "batch" lets appends wait for their fsync. */
 const BATCH_MS = 200;
 const NEWLINE = Buffer.from("\n");
+/** `statSync`'s options for a lookup that may find nothing (one object for every append). */
+const NO_THROW = Object.freeze({ throwIfNoEntry: false });
 /** pi's discovery reads at most this much of a file looking for its header. */
 const HEADER_SCAN_BYTES = 1024 * 1024;
 
@@ -555,7 +557,7 @@ class SessionManager {
         // not the unlinked file the descriptor still holds, and a file whose
         // size is not the writer's (another writer's torn line) is checked
         // for its last newline first.
-        const now = fs.statSync(this.#file, { throwIfNoEntry: false });
+        const now = fs.statSync(this.#file, NO_THROW);
         if (now === undefined) this.#writeWhole();
         else {
           if (this.#out !== undefined && !this.#out.holds(now)) this.#closeOut();

@@ -2,10 +2,11 @@
 
 use crate::json::Put;
 use std::borrow::Cow;
+use std::collections::hash_map::Entry::{Occupied, Vacant};
 use std::collections::{HashMap, HashSet};
 
 use crate::document::Document;
-use crate::entry::{Detail, Entry, EntryType, Key, Role};
+use crate::entry::{message_facts, Detail, Entry, EntryType, Key, Role};
 use crate::ids::{random_id, random_id_where, IdHash};
 use crate::json::{self, Span};
 use crate::migrate;
@@ -80,6 +81,9 @@ pub fn header_line(id: &str, timestamp: &str, cwd: Json<'_>, parent_session: Jso
     line
 }
 
+/// The end of a chain of children (see [`Session::next_child`]).
+const NO_CHILD: usize = usize::MAX;
+
 /// An open session, indexed once, appended to in place.
 ///
 /// It behaves as pi's `SessionManager` (an in-memory one: the host stores the
@@ -96,8 +100,12 @@ pub struct Session {
     /// `parent[i]`: the entry a walk goes to from `i`, kept resolved as
     /// entries arrive, so walks need no lookups.
     parent: Vec<Option<usize>>,
-    /// parentId → entries with that parentId, in file order.
-    children: HashMap<Key, Vec<usize>, IdHash>,
+    /// parentId → the first and the last entry with that parentId; the
+    /// others are chained by [`Session::next_child`], in file order. (A
+    /// vector per parent was an allocation for nearly every append.)
+    children: HashMap<Key, (usize, usize), IdHash>,
+    /// `next_child[i]`: the next entry with entry `i`'s parentId ([`NO_CHILD`]: none).
+    next_child: Vec<usize>,
     /// targetId → (order of first setting, label entry), as pi's label `Map` keeps them.
     labels: HashMap<Key, (u64, usize), IdHash>,
     label_seq: u64,
@@ -123,6 +131,8 @@ pub struct Session {
     /// The parsed value of the last line indexed, whose vectors the next
     /// line is read into.
     scratch: json::Value,
+    /// The timestamp (its JSON text) of the last line appended and its time.
+    clock: Option<(String, f64)>,
 }
 
 /// Where the last line of a file's bytes starts when it is not JSON (yet):
@@ -213,6 +223,7 @@ impl Session {
             by_id: HashMap::default(),
             parent: Vec::new(),
             children: HashMap::default(),
+            next_child: Vec::new(),
             labels: HashMap::default(),
             label_seq: 0,
             leaf: None,
@@ -225,6 +236,7 @@ impl Session {
             outside: None,
             appended: None,
             scratch: json::Value::default(),
+            clock: None,
         }
     }
 
@@ -232,20 +244,31 @@ impl Session {
     fn add(&mut self, entry: Entry, span: Span) {
         let i = self.entries.len();
         self.parent.push(None);
+        self.next_child.push(NO_CHILD);
         if !entry.is_header() {
             self.by_id.insert(entry.id.clone(), i);
-            self.children
-                .entry(entry.parent_id.clone())
-                .or_default()
-                .push(i);
+            // (One lookup: the key's copy is needed anyway for a new
+            // parent, which most appends are.)
+            match self.children.entry(entry.parent_id.clone()) {
+                Occupied(mut kids) => {
+                    let (_, last) = kids.get_mut();
+                    self.next_child[*last] = i;
+                    *last = i;
+                }
+                Vacant(slot) => {
+                    slot.insert((i, i));
+                }
+            }
             if entry.parent_id.truthy() {
                 self.parent[i] = self.by_id.get(&entry.parent_id).copied();
             }
             // Entries that name this id as parent now find this entry.
             if entry.id.truthy() {
-                if let Some(kids) = self.children.get(&entry.id) {
-                    for &k in kids {
+                if let Some(&(first, _)) = self.children.get(&entry.id) {
+                    let mut k = first;
+                    while k != NO_CHILD {
                         self.parent[k] = Some(i);
+                        k = self.next_child[k];
                     }
                 }
             }
@@ -283,11 +306,20 @@ impl Session {
     fn push_line(&mut self, line: &str, dates: &dyn DateParser, own: bool) {
         let start = self.text.len();
         self.text.push_str(line);
-        self.index_line(start, dates, own);
+        self.index_line(start, dates, own, None);
     }
 
-    /// Ends the line of JSON that `text[start..]` holds and indexes it if it parses.
-    fn index_line(&mut self, start: usize, dates: &dyn DateParser, own: bool) {
+    /// Ends the line of JSON that `text[start..]` holds and indexes it if it
+    /// parses. `written`: the line is one [`Session::append_as`] wrote, of
+    /// that kind, its `id` the member at that index (then `parentId` and
+    /// `timestamp`), whose facts need no lookup by name.
+    fn index_line(
+        &mut self,
+        start: usize,
+        dates: &dyn DateParser,
+        own: bool,
+        written: Option<(EntryType, usize)>,
+    ) {
         let end = self.text.len();
         self.text.push('\n');
         self.added_line(start);
@@ -311,10 +343,77 @@ impl Session {
         // A falsy line (`null`, `0`, ...) stays in the text but is no entry, as
         // when the same text is opened.
         if parse::is_kept(&self.text, &value) {
-            let entry = Entry::from_json(&self.text, &value, Some(dates), &mut self.unique);
+            let entry = written
+                .and_then(|(kind, at)| self.written_entry(&value, kind, at, dates))
+                .unwrap_or_else(|| {
+                    Entry::from_json(&self.text, &value, Some(dates), &mut self.unique)
+                });
             self.add(entry, value.span);
         }
         self.scratch = value;
+    }
+
+    /// What [`Entry::from_json`] reads from a line [`Session::append_as`]
+    /// wrote (`value`, its members `type`, the head, `id` at `at`,
+    /// `parentId`, `timestamp`, the tail), for the kinds whose facts are
+    /// those members and the message: found by place, not by name (the
+    /// fourteen names compared with every member were a tenth of an
+    /// append). `None` for the other kinds, which `from_json` reads.
+    fn written_entry(
+        &mut self,
+        value: &json::Value,
+        kind: EntryType,
+        at: usize,
+        dates: &dyn DateParser,
+    ) -> Option<Entry> {
+        let text = &self.text;
+        let [id, parent_id, timestamp] = [at, at + 1, at + 2].map(|i| value.members.get(i));
+        debug_assert!(
+            [
+                (id, "id"),
+                (parent_id, "parentId"),
+                (timestamp, "timestamp")
+            ]
+            .iter()
+            .all(|(m, name)| m.is_some_and(|m| json::key_is(text, m.key, name))),
+            "members out of place in a written line"
+        );
+        let detail = match kind {
+            // The message, if given, is the only member after the timestamp.
+            EntryType::Message => {
+                let message = value.members.get(at + 3);
+                debug_assert!(message.is_none_or(|m| json::key_is(text, m.key, "message")));
+                let (role, content) = message_facts(text, value, message.map(|_| at + 3));
+                Detail::Message { role, content }
+            }
+            EntryType::ThinkingLevelChange
+            | EntryType::ModelChange
+            | EntryType::Custom
+            | EntryType::CustomMessage
+            | EntryType::SessionInfo
+            | EntryType::Usage => Detail::None,
+            _ => return None,
+        };
+        // Most appends come within the millisecond of the one before: the
+        // same timestamp, read once.
+        let stamp = timestamp?;
+        let raw = stamp.value.of(text);
+        let time = match &self.clock {
+            Some((last, time)) if last == raw => *time,
+            _ => {
+                let time = crate::time::time_of(Some((stamp.kind, raw)), dates);
+                self.clock = Some((raw.to_owned(), time));
+                time
+            }
+        };
+        Some(Entry {
+            is_object: true,
+            kind,
+            id: Key::from_json(text, id, &mut self.unique),
+            parent_id: Key::from_json(text, parent_id, &mut self.unique),
+            time,
+            detail,
+        })
     }
 
     /// Writes and indexes a new entry `{type, ...head, id, parentId, timestamp, ...tail}`
@@ -383,7 +482,11 @@ impl Session {
         line.put("}");
         drop(parent_json);
         let at = self.entries.len();
-        self.index_line(start, dates, true);
+        let written = (
+            EntryType::from_name(kind),
+            1 + head.iter().filter(|(_, v)| v.is_some()).count(),
+        );
+        self.index_line(start, dates, true, Some(written));
         // Cached only for a line that became entry `at` (a line of this
         // writer always parses; the check keeps a stale id from ever naming
         // another entry), in the buffer of the id it replaces.
@@ -845,10 +948,15 @@ impl Session {
     /// The entries whose parent is `id`, in file order (for repeated ids, the
     /// last entry with each id, as pi's map holds them).
     pub fn children_of(&self, id: &Key) -> Vec<usize> {
-        let winners = |&&i: &&usize| self.by_id.get(&self.entries[i].id) == Some(&i);
-        self.children
-            .get(id)
-            .map_or_else(Vec::new, |c| c.iter().filter(winners).copied().collect())
+        let mut out = Vec::new();
+        let mut k = self.children.get(id).map_or(NO_CHILD, |&(first, _)| first);
+        while k != NO_CHILD {
+            if self.by_id.get(&self.entries[k].id) == Some(&k) {
+                out.push(k);
+            }
+            k = self.next_child[k];
+        }
+        out
     }
 
     /// The label entry labelling `id`, if any.

@@ -479,3 +479,142 @@ fn a_title_line_before_the_header_is_kept_and_the_header_found() {
     // The title stays the first line, byte for byte.
     assert!(s.text().starts_with(&format!("{title}\n")), "{}", s.text());
 }
+
+/// Entries of the lines this session wrote are read by place, not by name
+/// (`written_entry`): each must be what `Entry::from_json` reads from its
+/// line, for every kind and message shape, after branches and foreign lines
+/// with odd ids, and with timestamps that change between appends.
+#[test]
+fn written_lines_have_the_facts_from_json_reads() {
+    let mut s = session();
+    let messages = [
+        Some(r#"{"role":"user","content":"a"}"#),
+        Some(r#"{"role":"assistant","content":[{"type":"text","text":"b","role":"user"}]}"#),
+        Some(r#"{"role":"toolResult","content":null}"#),
+        Some(r#"{"role":7,"content":3}"#),
+        Some(r#"{"content":"no role"}"#),
+        Some(r#"{"role":"user","role":"custom","content":"x","content":[]}"#),
+        Some(r#"{"r\u006fle":"assistant","c\u006fntent":{}}"#),
+        Some(r#"{"role":"\ud800"}"#),
+        Some("{}"),
+        Some("null"),
+        Some("\"text\""),
+        Some("[1,2]"),
+        Some("42"),
+        None,
+    ];
+    let stamps = [NOW, NOW, "2025-01-01T00:00:00.001Z", "not a date", NOW];
+    for (i, m) in messages.iter().enumerate() {
+        s.append_message(*m, stamps[i % stamps.len()], &IsoOnly)
+            .unwrap();
+    }
+    s.append_thinking_level_change(Some("\"high\""), NOW, &IsoOnly)
+        .unwrap();
+    s.append_model_change(Some("\"p\""), None, NOW, &IsoOnly)
+        .unwrap();
+    s.append_custom_entry(Some("\"t\""), Some(r#"{"role":"user"}"#), NOW, &IsoOnly)
+        .unwrap();
+    s.append_custom_message_entry(
+        Some("\"t\""),
+        Some("\"c\""),
+        Some("true"),
+        None,
+        NOW,
+        &IsoOnly,
+    )
+    .unwrap();
+    s.append_session_info("name", NOW, &IsoOnly).unwrap();
+    s.append_usage(Some("\"k\""), None, None, Some("{}"), None, NOW, &IsoOnly)
+        .unwrap();
+    // Parents that are no plain string id: none, a number, an object, missing.
+    s.reset_leaf();
+    user(&mut s, "root");
+    for id in ["42", r#"{"o":1}"#, "null"] {
+        s.append_jsonl(
+            format!("{{\"type\":\"custom\",\"id\":{id}}}\n").as_bytes(),
+            &IsoOnly,
+        );
+        user(&mut s, "after");
+    }
+    s.append_jsonl(b"{\"type\":\"custom\"}\n", &IsoOnly);
+    user(&mut s, "after a line with no id");
+    let first = s
+        .entries()
+        .iter()
+        .position(|e| e.kind == EntryType::Message)
+        .unwrap();
+    for i in first..s.entries().len() {
+        let value = json::parse(&s.text, s.spans[i]).unwrap();
+        let mut unique = 0;
+        let read = Entry::from_json(&s.text, &value, Some(&IsoOnly), &mut unique);
+        let mut read = read;
+        let mut written = s.entries()[i].clone();
+        // NaN is no NaN's equal: times compare by their bits.
+        let times = (written.time.to_bits(), read.time.to_bits());
+        (written.time, read.time) = (0.0, 0.0);
+        // Object ids are numbered apart, each distinct: only their kind counts.
+        for key in [&mut written.id, &mut written.parent_id] {
+            if let Key::Unique(_) = key {
+                *key = Key::Unique(1);
+            }
+        }
+        assert_eq!(
+            (times.0, &written),
+            (times.1, &read),
+            "line {}",
+            s.entry_json(i)
+        );
+    }
+}
+
+/// Children come in file order, the last entry of each repeated id only,
+/// whether they arrive before or after their parent; a parent that arrives
+/// after its children (or again, under the same id) is the one walks find.
+#[test]
+fn children_are_chained_in_file_order() {
+    let line = |id: &str, parent: &str| {
+        format!("{{\"type\":\"custom\",\"id\":{id},\"parentId\":{parent}}}\n")
+    };
+    let mut s = session();
+    let mut text = String::new();
+    for (id, parent) in [
+        ("\"c1\"", "\"p\""),
+        ("\"c2\"", "\"p\""),
+        ("\"p\"", "null"),
+        ("\"c3\"", "\"p\""),
+        ("\"c1\"", "\"p\""),
+        ("\"q\"", "null"),
+        ("\"c4\"", "\"p\""),
+        ("\"d\"", "\"q\""),
+        ("\"p\"", "\"q\""),
+    ] {
+        text.push_str(&line(id, parent));
+    }
+    s.append_jsonl(text.as_bytes(), &IsoOnly);
+    let naive = |id: &Key| -> Vec<usize> {
+        (0..s.entries().len())
+            .filter(|&i| {
+                let e = &s.entries()[i];
+                !e.is_header() && e.parent_id == *id && s.find(&e.id) == Some(i)
+            })
+            .collect()
+    };
+    for id in ["p", "q", "c1", "nobody"] {
+        assert_eq!(s.children_of(&k(id)), naive(&k(id)), "children of {id}");
+    }
+    assert_eq!(s.children_of(&Key::Null), naive(&Key::Null));
+    let ids = |list: Vec<usize>| -> Vec<String> {
+        list.iter()
+            .map(|&i| s.entries()[i].id.to_string())
+            .collect()
+    };
+    assert_eq!(ids(s.children_of(&k("p"))), ["c2", "c3", "c1", "c4"]);
+    // Every child of "p" walks to the last "p", the one after them all.
+    let last_p = s.find(&k("p")).unwrap();
+    for c in s.children_of(&k("p")) {
+        assert_eq!(
+            s.branch_path(Some(c))[..2],
+            [s.find(&k("q")).unwrap(), last_p]
+        );
+    }
+}

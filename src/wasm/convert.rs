@@ -189,30 +189,64 @@ pub(super) fn entries_of(array: &Array) -> Vec<Entry> {
 /// character at a time, which was a tenth of an append.
 #[inline(never)]
 pub(super) fn stringify(value: &JsValue) -> Result<Option<String>, JsValue> {
+    let mut buf = Vec::new();
+    if !stringify_bytes(value, &mut buf)? {
+        return Ok(None);
+    }
+    String::from_utf8(buf).map(Some).map_err(|_| not_utf8())
+}
+
+/// [`stringify`] into `buf`, which a caller that stringifies often keeps
+/// from one call to the next (no buffer allocated and freed each time).
+pub(super) fn stringify_in<'b>(
+    value: &JsValue,
+    buf: &'b mut Vec<u8>,
+) -> Result<Option<&'b str>, JsValue> {
+    if !stringify_bytes(value, buf)? {
+        return Ok(None);
+    }
+    std::str::from_utf8(buf).map(Some).map_err(|_| not_utf8())
+}
+
+#[cold]
+fn not_utf8() -> JsValue {
+    Api("JSON.stringify").error("the text did not cross into wasm as UTF-8")
+}
+
+thread_local! {
+    /// The module's memory object, asked of the glue once (it stays the same
+    /// object as the memory grows).
+    static MEMORY: JsValue = wasm_bindgen::memory();
+}
+
+/// `JSON.stringify(value)`'s UTF-8 in `buf` (cleared first), or false where
+/// it has no text.
+fn stringify_bytes(value: &JsValue, buf: &mut Vec<u8>) -> Result<bool, JsValue> {
     /// Room for the first try: most texts fit, larger ones take a second call.
     const ROOM: usize = 2048;
     if value.is_undefined() {
-        return Ok(None);
+        return Ok(false);
     }
-    let memory = wasm_bindgen::memory();
-    let mut buf = Vec::<u8>::with_capacity(ROOM);
-    let got = stringify_into(value, &memory, buf.as_mut_ptr() as u32, ROOM as u32)?;
-    let written = if got >= 0.0 {
-        got
-    } else if got == -1.0 {
-        return Ok(None);
-    } else {
+    buf.clear();
+    buf.reserve(ROOM);
+    let room = buf.capacity();
+    let written = MEMORY.with(|memory| {
+        let got = stringify_into(value, memory, buf.as_mut_ptr() as u32, room as u32)?;
+        if got >= 0.0 || got == -1.0 {
+            return Ok::<_, JsValue>(got);
+        }
         let need = (-2.0 - got) as usize;
         buf.reserve_exact(need);
-        write_held(&memory, buf.as_mut_ptr() as u32, need as u32)
-    };
+        Ok(write_held(memory, buf.as_mut_ptr() as u32, need as u32))
+    })?;
+    if written == -1.0 {
+        return Ok(false);
+    }
     let n = (written as usize).min(buf.capacity());
     // SAFETY: the first `n` bytes of the buffer's capacity were just written
     // by `stringifyInto` or `writeHeld` (which write at most the room given).
     unsafe { buf.set_len(n) };
-    String::from_utf8(buf)
-        .map(Some)
-        .map_err(|_| Api("JSON.stringify").error("the text did not cross into wasm as UTF-8"))
+    Ok(true)
 }
 
 /// An entry array as JSONL: each entry as `JSON.stringify` writes it

@@ -37,6 +37,10 @@ extern "C" {
         children: &[u32],
         roots: &[u32],
     ) -> Result<Array, JsValue>;
+    /// The string of eight ASCII bytes, given as two little-endian words
+    /// (an appended entry's id: see `JsSession::append`).
+    #[wasm_bindgen(js_name = idText)]
+    pub(super) fn id_text(a: u32, b: u32) -> JsValue;
     /// `Number(raw)`: a checked decimal literal as JS reads it.
     #[wasm_bindgen(js_name = decimalOf)]
     pub(super) fn decimal_of(raw: &str) -> f64;

@@ -8,7 +8,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::context::{context_from_objects, message_indices, projection_from_objects};
-use super::convert::{entries_jsonl, get, id_arg, id_of, parse_json, stringify};
+use super::convert::{entries_jsonl, get, id_arg, id_of, parse_json, stringify, stringify_in};
 use super::error::Api;
 use super::host::{new_session_id, now_iso, JsDates, JsSort};
 use super::inspect::inspect_session;
@@ -21,6 +21,16 @@ use crate::ids;
 use crate::parse;
 use crate::session::{self, SessionError};
 use crate::time::DateParser;
+use js_sys::Date;
+
+/// `Date.now()` `ms` as pi's timestamps write it (`toISOString`).
+fn now_iso_at(ms: f64) -> String {
+    crate::time::iso_string(ms).unwrap_or_else(|| Date::new(&ms.into()).to_iso_string().into())
+}
+
+/// The largest buffer an append's JSON crosses into that the session
+/// keeps between appends (see [`JsSession::append_message`]).
+const KEPT_JSON: usize = 1 << 20;
 
 /// `JSON.stringify` of each value (see [`stringify`]).
 fn stringify_all<const N: usize>(values: [JsValue; N]) -> Result<[Option<String>; N], JsValue> {
@@ -95,6 +105,10 @@ pub struct JsSession {
     source: Option<ByteSource>,
     /// What `takePendingView` hands out, kept for the next call to reuse.
     out: String,
+    /// The time (`Date.now()`) of the last append and its ISO text.
+    clock: (f64, String),
+    /// The buffer a message's JSON crosses into (see [`stringify_in`]).
+    json: Vec<u8>,
     /// The lines strings brought in with lone surrogates, which the core
     /// has escaped: the text comes back with them as given.
     given: GivenLines,
@@ -327,15 +341,25 @@ impl JsSession {
     }
 
     #[wasm_bindgen(js_name = appendMessage)]
-    pub fn append_message(&mut self, message: JsValue) -> Result<String, JsValue> {
-        let [message] = stringify_all([message])?;
-        self.append(Api("appendMessage"), |s, now, dates| {
-            s.append_message(message.as_deref(), now, dates)
-        })
+    pub fn append_message(&mut self, message: JsValue) -> Result<JsValue, JsValue> {
+        // The most frequent append: its text crosses into the session's own
+        // buffer (see `stringify_in`).
+        let mut buf = std::mem::take(&mut self.json);
+        let result = match stringify_in(&message, &mut buf) {
+            Ok(message) => self.append(Api("appendMessage"), |s, now, dates| {
+                s.append_message(message, now, dates)
+            }),
+            Err(e) => Err(e),
+        };
+        // A buffer grown by a very large message is not kept.
+        if buf.capacity() <= KEPT_JSON {
+            self.json = buf;
+        }
+        result
     }
 
     #[wasm_bindgen(js_name = appendThinkingLevelChange)]
-    pub fn append_thinking_level_change(&mut self, level: JsValue) -> Result<String, JsValue> {
+    pub fn append_thinking_level_change(&mut self, level: JsValue) -> Result<JsValue, JsValue> {
         let [level] = stringify_all([level])?;
         self.append(Api("appendThinkingLevelChange"), |s, now, dates| {
             s.append_thinking_level_change(level.as_deref(), now, dates)
@@ -347,7 +371,7 @@ impl JsSession {
         &mut self,
         provider: JsValue,
         model_id: JsValue,
-    ) -> Result<String, JsValue> {
+    ) -> Result<JsValue, JsValue> {
         let [p, m] = stringify_all([provider, model_id])?;
         self.append(Api("appendModelChange"), |s, now, dates| {
             s.append_model_change(p.as_deref(), m.as_deref(), now, dates)
@@ -365,7 +389,7 @@ impl JsSession {
         details: JsValue,
         from_hook: JsValue,
         usage: JsValue,
-    ) -> Result<String, JsValue> {
+    ) -> Result<JsValue, JsValue> {
         let own = first_kept_entry_id.is_null() || first_kept_entry_id.is_undefined();
         let v = stringify_all([
             summary,
@@ -431,7 +455,7 @@ impl JsSession {
         &mut self,
         target_id: JsValue,
         replacement: JsValue,
-    ) -> Result<String, JsValue> {
+    ) -> Result<JsValue, JsValue> {
         let api = Api("appendContextEdit");
         // As pi: the replacement is checked before the target.
         let string_content = replacement_content(&replacement)?;
@@ -453,7 +477,7 @@ impl JsSession {
         &mut self,
         custom_type: JsValue,
         data: JsValue,
-    ) -> Result<String, JsValue> {
+    ) -> Result<JsValue, JsValue> {
         let [t, d] = stringify_all([custom_type, data])?;
         self.append(Api("appendCustomEntry"), |s, now, dates| {
             s.append_custom_entry(t.as_deref(), d.as_deref(), now, dates)
@@ -461,7 +485,7 @@ impl JsSession {
     }
 
     #[wasm_bindgen(js_name = appendSessionInfo)]
-    pub fn append_session_info(&mut self, name: JsValue) -> Result<String, JsValue> {
+    pub fn append_session_info(&mut self, name: JsValue) -> Result<JsValue, JsValue> {
         let api = Api("appendSessionInfo");
         let text = api.string("name", &name)?;
         let js: &JsString = name.unchecked_ref();
@@ -488,7 +512,7 @@ impl JsSession {
         content: JsValue,
         display: JsValue,
         details: JsValue,
-    ) -> Result<String, JsValue> {
+    ) -> Result<JsValue, JsValue> {
         let v = stringify_all([custom_type, content, display, details])?;
         self.append(Api("appendCustomMessageEntry"), |s, now, dates| {
             s.append_custom_message_entry(
@@ -508,7 +532,7 @@ impl JsSession {
         &mut self,
         target_id: JsValue,
         label: JsValue,
-    ) -> Result<String, JsValue> {
+    ) -> Result<JsValue, JsValue> {
         let api = Api("appendLabelChange");
         let target = id_arg(api, "targetId", &target_id)?;
         self.load(self.inner.find(&target))?;
@@ -541,7 +565,7 @@ impl JsSession {
         details: JsValue,
         from_hook: JsValue,
         usage: JsValue,
-    ) -> Result<String, JsValue> {
+    ) -> Result<JsValue, JsValue> {
         let api = Api("branchWithSummary");
         let from = if id.is_null() {
             None
@@ -726,6 +750,8 @@ impl JsSession {
             messages: Array::new(),
             source: None,
             out: String::new(),
+            clock: (f64::NAN, String::new()),
+            json: Vec::new(),
             given: GivenLines::default(),
             open_line: None,
             held: None,
@@ -774,10 +800,26 @@ impl JsSession {
         &mut self,
         api: Api,
         add: impl FnOnce(&mut session::Session, &str, &dyn DateParser) -> Result<String, SessionError>,
-    ) -> Result<String, JsValue> {
+    ) -> Result<JsValue, JsValue> {
         // A new entry's parentId is the leaf's id as its line has it.
         self.load(self.inner.leaf())?;
-        add(&mut self.inner, &now_iso(), &JsDates).map_err(|e| api.session(e))
+        // The clock's text is written once per millisecond: appends often
+        // come many to the millisecond.
+        let ms = Date::now();
+        if self.clock.0 != ms {
+            self.clock = (ms, now_iso_at(ms));
+        }
+        let id = add(&mut self.inner, &self.clock.1, &JsDates).map_err(|e| api.session(e))?;
+        // The id made a string by JS from two words: the glue's decoding of
+        // a returned string (a view, a TextDecoder call, the buffer freed)
+        // cost several times more.
+        Ok(match id.as_bytes() {
+            &[a, b, c, d, e, f, g, h] if id.is_ascii() => super::js::id_text(
+                u32::from_le_bytes([a, b, c, d]),
+                u32::from_le_bytes([e, f, g, h]),
+            ),
+            _ => JsValue::from_str(&id),
+        })
     }
 
     /// Entry `i`'s JSON text: in the session, or read from the source.
