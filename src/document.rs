@@ -1,7 +1,6 @@
 //! A session file read once: its text, its lines, its entries and their index.
 
 use std::borrow::Cow;
-use std::collections::HashSet;
 use std::convert::Infallible;
 
 use crate::entry::Entry;
@@ -176,7 +175,7 @@ impl Document {
     /// The migration this session needs (`None`: it is current).
     pub fn migration(
         &self,
-        new_id: &mut dyn FnMut(&HashSet<String>) -> String,
+        new_id: &mut dyn FnMut(&crate::ids::Taken) -> String,
     ) -> Option<Vec<Edit>> {
         migrate::plan(&self.entries, new_id)
     }
@@ -184,7 +183,7 @@ impl Document {
     /// [`Document::migration`] with an id source that can fail.
     pub fn try_migration<E>(
         &self,
-        new_id: &mut dyn FnMut(&HashSet<String>) -> Result<String, E>,
+        new_id: &mut dyn FnMut(&crate::ids::Taken) -> Result<String, E>,
     ) -> Result<Option<Vec<Edit>>, E> {
         migrate::try_plan(&self.entries, new_id)
     }
@@ -193,7 +192,7 @@ impl Document {
     pub fn migrated(
         self,
         dates: &dyn DateParser,
-        new_id: &mut dyn FnMut(&HashSet<String>) -> String,
+        new_id: &mut dyn FnMut(&crate::ids::Taken) -> String,
     ) -> Document {
         match self.try_migrated(dates, &mut |taken| Ok::<_, Infallible>(new_id(taken))) {
             Ok(doc) => doc,
@@ -206,7 +205,7 @@ impl Document {
     pub fn try_migrated<E>(
         self,
         dates: &dyn DateParser,
-        new_id: &mut dyn FnMut(&HashSet<String>) -> Result<String, E>,
+        new_id: &mut dyn FnMut(&crate::ids::Taken) -> Result<String, E>,
     ) -> Result<Document, E> {
         // No edits (if a plan ever had none) apply as the same document.
         Ok(match self.try_migration(new_id)? {

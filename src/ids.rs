@@ -75,7 +75,7 @@ fn random_bytes(out: &mut [u8]) -> Result<(), getrandom::Error> {
 }
 
 /// A fresh 8-hex-digit id from the platform's cryptographic source, not in `taken`.
-pub fn random_id(taken: &HashSet<String>) -> Result<String, getrandom::Error> {
+pub fn random_id(taken: &Taken) -> Result<String, getrandom::Error> {
     random_id_where(&|id| taken.contains(id))
 }
 
@@ -147,7 +147,7 @@ impl Replay {
 
     /// [`random_id`] from these words: a word's hex digits, drawn again on a
     /// collision (and, as there, eight random bytes after a hundred).
-    pub fn id(&mut self, taken: &HashSet<String>) -> Result<String, getrandom::Error> {
+    pub fn id(&mut self, taken: &Taken) -> Result<String, getrandom::Error> {
         match self.id_from(taken, &mut random_word)? {
             Some(id) => Ok(id),
             None => loop {
@@ -165,7 +165,7 @@ impl Replay {
     /// `None` after a hundred collisions.
     pub fn id_from<E>(
         &mut self,
-        taken: &HashSet<String>,
+        taken: &Taken,
         fresh: &mut dyn FnMut() -> Result<[u8; 4], E>,
     ) -> Result<Option<String>, E> {
         for _ in 0..100 {
@@ -246,6 +246,10 @@ pub fn hex_word(id: &str) -> Option<u32> {
 /// A set of id words (the four bytes whose hex digits an id is).
 pub type Words = HashSet<u32, BuildHasherDefault<WordHasher>>;
 
+/// The ids a new id must not be (a file's, or a branch copy's), hashed with
+/// [`IdHash`] like every other id map.
+pub type Taken = HashSet<String, IdHash>;
+
 /// A new id not in `taken` (which then holds it), or `None` if the draws keep
 /// colliding: a session that full needs longer ids (the two-step migration
 /// makes those).
@@ -291,6 +295,9 @@ pub struct IdHash {
 }
 
 impl Default for IdHash {
+    // One copy for the many maps made with it (each inlined copy brought
+    // the thread-local key's lookup with it).
+    #[inline(never)]
     fn default() -> IdHash {
         thread_local! {
             static KEY: u64 = {

@@ -9,7 +9,6 @@
 //! `parentId` (pi re-ids every entry of a header-less file, destroying its
 //! branches), and lines that are not entries stay in the text where they were.
 
-use std::collections::HashSet;
 use std::convert::Infallible;
 
 use crate::entry::{Detail, Entry, EntryType, Key, Role};
@@ -131,7 +130,7 @@ pub fn first_line_is_current_header(line: &str) -> bool {
 /// `new_id` makes a fresh id not in the set it is given.
 pub fn plan(
     entries: &[Entry],
-    new_id: &mut dyn FnMut(&HashSet<String>) -> String,
+    new_id: &mut dyn FnMut(&crate::ids::Taken) -> String,
 ) -> Option<Vec<Edit>> {
     infallible(try_plan(entries, &mut |taken| Ok(new_id(taken))))
 }
@@ -140,7 +139,7 @@ pub fn plan(
 /// source): its first failure ends the plan and is the answer.
 pub fn try_plan<E>(
     entries: &[Entry],
-    new_id: &mut dyn FnMut(&HashSet<String>) -> Result<String, E>,
+    new_id: &mut dyn FnMut(&crate::ids::Taken) -> Result<String, E>,
 ) -> Result<Option<Vec<Edit>>, E> {
     // JS comparisons: NaN is neither >= 3 nor < 2, so such a file is "migrated"
     // by no step at all, and pi still reports a migration.
@@ -195,7 +194,7 @@ fn infallible<T>(result: Result<T, Infallible>) -> T {
 /// are headers. So a reader that cannot hold a file's entries (see
 /// [`stream`]) walks it as [`plan`] walks a whole one.
 pub struct Walk {
-    taken: HashSet<String>,
+    taken: crate::ids::Taken,
     /// The id each entry has at this point of the walk: pi reads a later
     /// entry's id (its own, if any) before it is assigned. A string key.
     ids: Vec<Option<Key>>,
@@ -239,7 +238,7 @@ impl Walk {
         &mut self,
         i: usize,
         e: &Entry,
-        new_id: &mut dyn FnMut(&HashSet<String>) -> Result<String, E>,
+        new_id: &mut dyn FnMut(&crate::ids::Taken) -> Result<String, E>,
         edits: &mut Vec<Edit>,
     ) -> Result<(), E> {
         if e.is_header() || !e.is_object {
@@ -814,9 +813,9 @@ mod tests {
     use super::*;
     use crate::document::Document;
 
-    fn counter() -> impl FnMut(&HashSet<String>) -> String {
+    fn counter() -> impl FnMut(&crate::ids::Taken) -> String {
         let mut n = 0;
-        move |taken: &HashSet<String>| loop {
+        move |taken: &crate::ids::Taken| loop {
             n += 1;
             let id = format!("{n:08x}");
             if !taken.contains(&id) {
@@ -938,7 +937,7 @@ mod tests {
         );
         // The second draw fails: that failure is the answer, and no draw follows.
         let mut calls = 0;
-        let mut new_id = |_: &HashSet<String>| {
+        let mut new_id = |_: &crate::ids::Taken| {
             calls += 1;
             if calls == 2 {
                 Err("no source")
@@ -962,7 +961,7 @@ mod tests {
         assert_eq!(draws, 2);
         // A current file draws nothing.
         let v3 = r#"{"type":"session","version":3}"#;
-        let mut never = |_: &HashSet<String>| -> Result<String, ()> { Err(()) };
+        let mut never = |_: &crate::ids::Taken| -> Result<String, ()> { Err(()) };
         assert_eq!(try_plan(&Document::parse(v3).entries, &mut never), Ok(None));
         assert_eq!(
             Document::parse(v3)

@@ -57,7 +57,7 @@ fn an_old_session_needs_a_migration_and_gets_it() {
         r#"{"type":"message","timestamp":"2025-01-01T00:00:02.000Z","message":{"role":"assistant","content":"yo"}}"#,
     );
     let mut n = 0u32;
-    let mut new_id = |_: &HashSet<String>| {
+    let mut new_id = |_: &crate::ids::Taken| {
         n += 1;
         format!("{n:08x}")
     };

@@ -35,7 +35,7 @@ fn session_ids_are_version_7_uuids_of_their_time() {
 fn random_words_and_ids_vary() {
     let words: HashSet<[u8; 4]> = (0..64).map(|_| random_word().unwrap()).collect();
     assert!(words.len() > 60, "{words:?}");
-    let mut taken = HashSet::new();
+    let mut taken = crate::ids::Taken::default();
     for _ in 0..64 {
         let id = random_id(&taken).unwrap();
         assert_eq!(id.len(), 8);
@@ -280,7 +280,10 @@ fn random_words_replay_as_drawn() {
 fn replayed_ids_skip_taken_ones_and_grow_after_a_hundred() {
     let calls = std::cell::Cell::new(0);
     let mut fresh = counting(&calls);
-    let taken: HashSet<String> = ["00000001", "00000002"].map(String::from).into();
+    let taken: crate::ids::Taken = ["00000001", "00000002"]
+        .map(String::from)
+        .into_iter()
+        .collect();
     let mut replay = Replay::recording();
     assert_eq!(
         replay.id_from(&taken, &mut fresh),

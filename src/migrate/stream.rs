@@ -18,7 +18,6 @@
 //! ids from `new_id`, the two are the same bytes.
 
 use std::cell::RefCell;
-use std::collections::HashSet;
 
 use super::{declared_version, rewrite_object, v2_to_v3, Edit, Walk, CURRENT_VERSION};
 use crate::entry::{Entry, Key};
@@ -52,7 +51,7 @@ pub fn migrate_in_pieces<E>(
     len: u64,
     piece: usize,
     read: &mut ReadAt<'_, E>,
-    new_id: &mut dyn FnMut(&HashSet<String>) -> Result<String, E>,
+    new_id: &mut dyn FnMut(&crate::ids::Taken) -> Result<String, E>,
     write: &mut dyn FnMut(&[u8]) -> Result<(), E>,
 ) -> Result<bool, E> {
     let Some(facts) = facts(len, piece, read)? else {
@@ -189,7 +188,7 @@ impl Pass {
         &mut self,
         line: &SourceLine<'_>,
         read: &mut ReadAt<'_, E>,
-        new_id: &mut dyn FnMut(&HashSet<String>) -> Result<String, E>,
+        new_id: &mut dyn FnMut(&crate::ids::Taken) -> Result<String, E>,
         write: &mut dyn FnMut(&[u8]) -> Result<(), E>,
     ) -> Result<(), E> {
         debug_assert!(self.seen.is_none_or(|s| s < line.range.start));

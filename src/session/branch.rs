@@ -76,7 +76,7 @@ impl Session {
             path.push(i);
         }
         let on_path = crate::entry::index_by_id(path.iter().map(|&i| (i, &self.entries[i])));
-        let mut taken: HashSet<String> = path
+        let mut taken: crate::ids::Taken = path
             .iter()
             .filter_map(|&i| self.entries[i].id.as_str().map(str::to_owned))
             .collect();

@@ -3,7 +3,7 @@
 use crate::json::Put;
 use std::borrow::Cow;
 use std::collections::hash_map::Entry::{Occupied, Vacant};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use crate::document::Document;
 use crate::entry::{message_facts, Detail, Entry, EntryType, Key, Role};

@@ -1,8 +1,6 @@
 //! A migration streamed from a source by piece (`migrate::stream`) against
 //! the whole text's (`plan` and `apply_to_text` over a `Document`).
 
-use std::collections::HashSet;
-
 use proptest::prelude::*;
 
 use crate::document::Document;
@@ -11,9 +9,9 @@ use crate::migrate::{apply_to_text, plan};
 
 /// Ids counting up from 1, skipping taken ones: the same ids for the same
 /// walk, whichever path asks.
-fn counter() -> impl FnMut(&HashSet<String>) -> Result<String, String> {
+fn counter() -> impl FnMut(&crate::ids::Taken) -> Result<String, String> {
     let mut n = 0u32;
-    move |taken: &HashSet<String>| loop {
+    move |taken: &crate::ids::Taken| loop {
         n += 1;
         let id = format!("{n:08x}");
         if !taken.contains(&id) {
@@ -160,7 +158,7 @@ fn the_first_failure_ends_the_migration_and_is_the_answer() {
         Ok::<(), String>(())
     };
     let mut calls = 0;
-    let mut ids = |_: &HashSet<String>| {
+    let mut ids = |_: &crate::ids::Taken| {
         calls += 1;
         if calls == 2 {
             Err("no ids".to_owned())
@@ -255,7 +253,7 @@ fn the_same_words_give_the_same_ids_on_every_path() {
         replay.rewind();
         let doc = Document::parse(text);
         let mut id =
-            |taken: &HashSet<String>| replay.id_from(taken, &mut fresh).map(Option::unwrap);
+            |taken: &crate::ids::Taken| replay.id_from(taken, &mut fresh).map(Option::unwrap);
         let edits = crate::migrate::try_plan(&doc.entries, &mut id)
             .unwrap()
             .unwrap();
@@ -263,7 +261,7 @@ fn the_same_words_give_the_same_ids_on_every_path() {
     }
     fn stream_path(text: &str) -> String {
         let mut fresh = words();
-        let mut new_id = |taken: &HashSet<String>| loop {
+        let mut new_id = |taken: &crate::ids::Taken| loop {
             let id = hex(&fresh()?);
             if !taken.contains(&id) {
                 return Ok(id);

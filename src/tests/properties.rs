@@ -35,9 +35,9 @@ use crate::Document;
 // --- helpers ----------------------------------------------------------------
 
 /// A deterministic id source: 8 hex digits counting up, skipping taken ids.
-fn counter() -> impl FnMut(&HashSet<String>) -> String {
+fn counter() -> impl FnMut(&crate::ids::Taken) -> String {
     let mut n: u32 = 0;
-    move |taken: &HashSet<String>| loop {
+    move |taken: &crate::ids::Taken| loop {
         n = n.wrapping_add(1);
         let id = format!("{n:08x}");
         if !taken.contains(&id) {

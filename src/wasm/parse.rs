@@ -1,7 +1,5 @@
 //! `parseSession`, `migrate` and `countEntries`: JSONL read line by line.
 
-use std::collections::HashSet;
-
 use js_sys::{JsString, Object, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -56,7 +54,7 @@ pub fn migrate(source: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
             return Err(api.must_be("source", "a byte source (with options.write)", &source));
         };
         let mut read = |from, to, buf: &mut Vec<u8>| pieces.read(from, to, buf);
-        let mut new_id = |taken: &HashSet<String>| ids::random_id(taken).map_err(no_random);
+        let mut new_id = |taken: &ids::Taken| ids::random_id(taken).map_err(no_random);
         let mut sink = |bytes: &[u8]| {
             write
                 .call1(&JsValue::UNDEFINED, &Uint8Array::from(bytes))
