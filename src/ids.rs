@@ -14,46 +14,25 @@ thread_local! {
     static RANDOM: std::cell::RefCell<(Vec<u8>, usize)> = const { std::cell::RefCell::new((Vec::new(), 0)) };
 }
 
-/// Fills `bytes` from the platform's cryptographic source.
-#[cfg(not(all(target_arch = "wasm32", feature = "wasm-bindings")))]
-fn fill(bytes: &mut [u8]) -> Result<(), getrandom::Error> {
-    getrandom::getrandom(bytes)
+/// A faster way to the platform's cryptographic source that the host may
+/// install ([`set_random_source`]): it fills the bytes, or says it could not.
+pub type RandomSource = fn(&mut [u8]) -> bool;
+
+static RANDOM_SOURCE: std::sync::OnceLock<RandomSource> = std::sync::OnceLock::new();
+
+/// Installs the host's random source, tried before getrandom; the first call
+/// wins. (The wasm bindings fill a whole refill with one call to JS's
+/// `crypto`, where getrandom makes one per 256 bytes.)
+pub fn set_random_source(source: RandomSource) {
+    let _ = RANDOM_SOURCE.set(source);
 }
 
-/// Fills `bytes` from JS's `crypto.getRandomValues`, up to 64 KiB a call:
-/// getrandom asks for 256 bytes a call (each a subarray, the call and a
-/// copy back), and Node's `getRandomValues` costs microseconds a call
-/// whatever its size, a sixtieth of an append once spread over the ids. The
-/// bytes land in a JS buffer first and are copied in, as getrandom does (a
-/// shared memory is no `getRandomValues` target). Where that cannot be
-/// done, getrandom does it, with its errors.
-#[cfg(all(target_arch = "wasm32", feature = "wasm-bindings"))]
+/// Fills `bytes` from the host's source, or getrandom where there is none or
+/// it could not (getrandom then says why).
 fn fill(bytes: &mut [u8]) -> Result<(), getrandom::Error> {
-    use wasm_bindgen::prelude::*;
-    #[wasm_bindgen]
-    extern "C" {
-        #[wasm_bindgen(catch, js_namespace = crypto, js_name = getRandomValues)]
-        fn get_random_values(buf: &js_sys::Uint8Array) -> Result<JsValue, JsValue>;
-    }
-    /// The most `getRandomValues` gives at once.
-    const MOST: usize = 65536;
-    thread_local! {
-        static BUF: js_sys::Uint8Array = js_sys::Uint8Array::new_with_length(MOST as u32);
-    }
-    let done = BUF.with(|buf| {
-        for chunk in bytes.chunks_mut(MOST) {
-            let part = buf.subarray(0, chunk.len() as u32);
-            if get_random_values(&part).is_err() {
-                return false;
-            }
-            part.copy_to(chunk);
-        }
-        true
-    });
-    if done {
-        Ok(())
-    } else {
-        getrandom::getrandom(bytes)
+    match RANDOM_SOURCE.get() {
+        Some(source) if source(bytes) => Ok(()),
+        _ => getrandom::getrandom(bytes),
     }
 }
 

@@ -1,7 +1,8 @@
 //! What the core asks of the host, answered by JS: dates as `Date` reads them,
 //! sibling order as `Array.prototype.sort` gives it, numbers as `Number` reads
-//! and `String` writes them, and the clock (for timestamps and session ids). Random bytes need no adapter: `crate::ids`
-//! draws them through getrandom, which reads `crypto.getRandomValues` in wasm.
+//! and `String` writes them, the clock (for timestamps and session ids), and
+//! random bytes from `crypto.getRandomValues` in bulk (getrandom, which
+//! `crate::ids` falls back on, reads them too, 256 bytes a call).
 
 use js_sys::{Array, Date, Function, Reflect, JSON};
 use wasm_bindgen::prelude::*;
@@ -25,6 +26,40 @@ pub(super) fn install_number_host() {
         decimal: |raw| super::js::decimal_of(raw),
         text: |n| super::js::number_text(n),
     });
+}
+
+/// Random bytes for `crate::ids`' pool, up to 64 KiB a call to
+/// `crypto.getRandomValues`: getrandom asks for 256 bytes a call (each a
+/// subarray, the call and a copy back), and Node's `getRandomValues` costs
+/// microseconds a call whatever its size. The bytes land in a JS buffer and
+/// are copied in, as getrandom does (a shared memory is no `getRandomValues`
+/// target). False where there is no `crypto`: getrandom then tries, and
+/// says why it cannot. Installed once, by the start hook.
+pub(super) fn install_random_source() {
+    ids::set_random_source(crypto_fill);
+}
+
+fn crypto_fill(bytes: &mut [u8]) -> bool {
+    #[wasm_bindgen]
+    extern "C" {
+        #[wasm_bindgen(catch, js_namespace = crypto, js_name = getRandomValues)]
+        fn get_random_values(buf: &js_sys::Uint8Array) -> Result<JsValue, JsValue>;
+    }
+    /// The most `getRandomValues` gives at once.
+    const MOST: usize = 65536;
+    thread_local! {
+        static BUF: js_sys::Uint8Array = js_sys::Uint8Array::new_with_length(MOST as u32);
+    }
+    BUF.with(|buf| {
+        bytes.chunks_mut(MOST).all(|chunk| {
+            let part = buf.subarray(0, chunk.len() as u32);
+            let filled = get_random_values(&part).is_ok();
+            if filled {
+                part.copy_to(chunk);
+            }
+            filled
+        })
+    })
 }
 
 /// JS's own `Date`, for every timestamp form the core does not settle itself.

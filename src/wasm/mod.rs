@@ -36,6 +36,7 @@ use wasm_bindgen::prelude::*;
 fn start() {
     std::panic::set_hook(Box::new(report_panic));
     host::install_number_host();
+    host::install_random_source();
 }
 
 #[wasm_bindgen]

@@ -42,6 +42,23 @@ test("open indexes the file: leaf, entries, children, branch, context", () => {
   assert.equal(s.migrated, false);
 });
 
+test("appended ids come from the random pool: 8 hex digits, distinct, evenly spread", () => {
+  // The pool is refilled from crypto in bulk (several refills here): an id
+  // of bytes left unfilled, or drawn twice, shows as a repeat or a skew.
+  const s = Session.create({ cwd: "/w" });
+  const ids = new Set();
+  for (let i = 0; i < 20_000; i++) {
+    const id = s.appendMessage({ role: "user", content: `m${i}`, timestamp: i });
+    assert.match(id, HEX8);
+    ids.add(id);
+  }
+  assert.equal(ids.size, 20_000);
+  const digits = new Array(16).fill(0);
+  for (const id of ids) for (const c of id) digits[Number.parseInt(c, 16)]++;
+  // 10,000 of each expected, a standard deviation of about 97: ±5% is 5σ.
+  for (const n of digits) assert.ok(Math.abs(n - 10_000) < 500, `digit counts ${digits}`);
+});
+
 test("a new session holds its lines back until the first user or assistant message", () => {
   const s = Session.create({ cwd: "/w" });
   assert.match(s.header.id, /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/, "a UUID v7");
