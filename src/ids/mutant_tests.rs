@@ -318,3 +318,41 @@ fn replayed_ids_skip_taken_ones_and_grow_after_a_hundred() {
     let id = Replay::default().id(&taken).unwrap();
     assert_eq!(hex_word(&id).map(|w| hex(&w.to_be_bytes())), Some(id));
 }
+
+thread_local! {
+    /// This thread's wish from [`marking_source`]: fail, or mark the bytes.
+    static SOURCE_FAILS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    static SOURCE_MARKS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// A host source for the test below. Installed for the whole test process
+/// (the first installation wins), so on every other thread it gives real
+/// random bytes, as a host's source would.
+fn marking_source(bytes: &mut [u8]) -> bool {
+    if SOURCE_FAILS.get() {
+        return false;
+    }
+    if SOURCE_MARKS.get() {
+        bytes.fill(0xAB);
+        return true;
+    }
+    getrandom::getrandom(bytes).is_ok()
+}
+
+#[test]
+fn an_installed_random_source_fills_and_getrandom_stands_in_when_it_cannot() {
+    set_random_source(marking_source);
+    let mut bytes = [0u8; 64];
+    SOURCE_MARKS.set(true);
+    fill(&mut bytes).unwrap();
+    assert_eq!(bytes, [0xAB; 64], "the installed source's bytes");
+    SOURCE_FAILS.set(true);
+    fill(&mut bytes).unwrap();
+    // getrandom's 64 bytes are not all the mark (a chance of 2^-512).
+    assert_ne!(
+        bytes, [0xAB; 64],
+        "getrandom's bytes where the source failed"
+    );
+    SOURCE_FAILS.set(false);
+    SOURCE_MARKS.set(false);
+}
