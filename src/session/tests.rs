@@ -618,3 +618,49 @@ fn children_are_chained_in_file_order() {
         );
     }
 }
+
+/// The lines the session writes of the common kinds are read by place (the
+/// facts `from_json` would find, without looking them up by name); the
+/// others are left to `from_json`.
+#[test]
+fn written_lines_of_the_common_kinds_are_read_by_place() {
+    let mut s = session();
+    user(&mut s, "q");
+    s.append_thinking_level_change(Some("\"high\""), NOW, &IsoOnly)
+        .unwrap();
+    s.append_model_change(Some("\"p\""), Some("\"m\""), NOW, &IsoOnly)
+        .unwrap();
+    s.append_custom_entry(Some("\"t\""), Some("{}"), NOW, &IsoOnly)
+        .unwrap();
+    s.append_custom_message_entry(
+        Some("\"t\""),
+        Some("\"c\""),
+        Some("true"),
+        None,
+        NOW,
+        &IsoOnly,
+    )
+    .unwrap();
+    s.append_session_info("name", NOW, &IsoOnly).unwrap();
+    s.append_usage(Some("\"k\""), None, None, Some("{}"), None, NOW, &IsoOnly)
+        .unwrap();
+    let r = user(&mut s, "r");
+    s.append_label_change(&k(&r), Some("lbl"), NOW, &IsoOnly)
+        .unwrap();
+    for i in 1..s.entries().len() {
+        let value = json::parse(&s.text, s.spans[i]).unwrap();
+        let kind = s.entries()[i].kind;
+        let at = value
+            .members
+            .iter()
+            .position(|m| json::key_is(&s.text, m.key, "id"))
+            .unwrap();
+        let mut unique = 0;
+        let read = Entry::from_json(&s.text, &value, Some(&IsoOnly), &mut unique);
+        let by_place = s.written_entry(&value, kind, at, &IsoOnly);
+        match kind {
+            EntryType::Label => assert_eq!(by_place, None, "line {}", s.entry_json(i)),
+            _ => assert_eq!(by_place, Some(read), "line {}", s.entry_json(i)),
+        }
+    }
+}
