@@ -508,24 +508,7 @@ fn written_lines_have_the_facts_from_json_reads() {
         s.append_message(*m, stamps[i % stamps.len()], &IsoOnly)
             .unwrap();
     }
-    s.append_thinking_level_change(Some("\"high\""), NOW, &IsoOnly)
-        .unwrap();
-    s.append_model_change(Some("\"p\""), None, NOW, &IsoOnly)
-        .unwrap();
-    s.append_custom_entry(Some("\"t\""), Some(r#"{"role":"user"}"#), NOW, &IsoOnly)
-        .unwrap();
-    s.append_custom_message_entry(
-        Some("\"t\""),
-        Some("\"c\""),
-        Some("true"),
-        None,
-        NOW,
-        &IsoOnly,
-    )
-    .unwrap();
-    s.append_session_info("name", NOW, &IsoOnly).unwrap();
-    s.append_usage(Some("\"k\""), None, None, Some("{}"), None, NOW, &IsoOnly)
-        .unwrap();
+    append_the_simple_kinds(&mut s);
     // Parents that are no plain string id: none, a number, an object, missing.
     s.reset_leaf();
     user(&mut s, "root");
@@ -626,24 +609,7 @@ fn children_are_chained_in_file_order() {
 fn written_lines_of_the_common_kinds_are_read_by_place() {
     let mut s = session();
     user(&mut s, "q");
-    s.append_thinking_level_change(Some("\"high\""), NOW, &IsoOnly)
-        .unwrap();
-    s.append_model_change(Some("\"p\""), Some("\"m\""), NOW, &IsoOnly)
-        .unwrap();
-    s.append_custom_entry(Some("\"t\""), Some("{}"), NOW, &IsoOnly)
-        .unwrap();
-    s.append_custom_message_entry(
-        Some("\"t\""),
-        Some("\"c\""),
-        Some("true"),
-        None,
-        NOW,
-        &IsoOnly,
-    )
-    .unwrap();
-    s.append_session_info("name", NOW, &IsoOnly).unwrap();
-    s.append_usage(Some("\"k\""), None, None, Some("{}"), None, NOW, &IsoOnly)
-        .unwrap();
+    append_the_simple_kinds(&mut s);
     let r = user(&mut s, "r");
     s.append_label_change(&k(&r), Some("lbl"), NOW, &IsoOnly)
         .unwrap();
@@ -663,4 +629,28 @@ fn written_lines_of_the_common_kinds_are_read_by_place() {
             _ => assert_eq!(by_place, Some(read), "line {}", s.entry_json(i)),
         }
     }
+}
+
+/// One append of each kind whose line holds nothing but its own fields
+/// (no entry named, no message): thinking level, model, custom entry and
+/// message, session info, usage.
+fn append_the_simple_kinds(s: &mut Session) {
+    s.append_thinking_level_change(Some("\"high\""), NOW, &IsoOnly)
+        .unwrap();
+    s.append_model_change(Some("\"p\""), None, NOW, &IsoOnly)
+        .unwrap();
+    s.append_custom_entry(Some("\"t\""), Some(r#"{"role":"user"}"#), NOW, &IsoOnly)
+        .unwrap();
+    s.append_custom_message_entry(
+        Some("\"t\""),
+        Some("\"c\""),
+        Some("true"),
+        None,
+        NOW,
+        &IsoOnly,
+    )
+    .unwrap();
+    s.append_session_info("name", NOW, &IsoOnly).unwrap();
+    s.append_usage(Some("\"k\""), None, None, Some("{}"), None, NOW, &IsoOnly)
+        .unwrap();
 }
