@@ -18,7 +18,7 @@ use crate::parse;
 use crate::session::{Session, SessionError};
 use crate::session_info;
 use crate::time::IsoOnly;
-use crate::tree::InsertionSort;
+use crate::tree::NativeSort;
 use crate::usage::Report;
 
 /// The size cap of [`SessionFile::open`] and [`SessionFile::from_reader`]
@@ -237,7 +237,7 @@ impl SessionFile {
     pub fn tree(&self) -> Tree<'_> {
         Tree {
             file: self,
-            tree: self.session.tree(&InsertionSort),
+            tree: self.session.tree(&NativeSort),
         }
     }
 
@@ -365,7 +365,7 @@ impl SessionFile {
     /// `getSessionStats`), the current branch's, and each fork's and leaf's.
     #[doc(alias = "getSessionStats")]
     pub fn usage(&self) -> Report {
-        self.session.usage(self.session.leaf(), &InsertionSort)
+        self.session.usage(self.session.leaf(), &NativeSort)
     }
 
     /// Whether the file was v1 or v2 and is read migrated to v3.

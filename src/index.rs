@@ -422,7 +422,7 @@ mod tests {
     use super::*;
     use crate::document::Document;
     use crate::time::IsoOnly;
-    use crate::tree::InsertionSort;
+    use crate::tree::NativeSort;
 
     fn index(b: &[u8], piece: usize) -> Index {
         let mut read = |from: u64, to: u64, buf: &mut Vec<u8>| {
@@ -459,13 +459,13 @@ mod tests {
         ]
         .concat();
         let doc = Document::parse(&text);
-        let expected = tree::build(&doc.entries, &InsertionSort);
+        let expected = tree::build(&doc.entries, &NativeSort);
         assert!(!expected.cycle_cuts.is_empty() && !expected.label.iter().all(Option::is_none));
         for piece in [1, 2, 7, 33, 1 << 20] {
             let idx = index(text.as_bytes(), piece);
             assert!(idx.is_current());
             assert_eq!(idx.len(), doc.entries.len(), "pieces of {piece}");
-            assert_eq!(idx.tree(&InsertionSort), expected, "pieces of {piece}");
+            assert_eq!(idx.tree(&NativeSort), expected, "pieces of {piece}");
             for i in 0..idx.len() {
                 let r = idx.range(i);
                 let line = &text[r.start as usize..r.end as usize];

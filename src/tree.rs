@@ -344,17 +344,31 @@ fn binary_insertion_sort(items: &mut [usize], sorted: usize, times: &[f64]) {
     }
 }
 
-/// The native fallback for long sibling lists with NaN times: binary
-/// insertion over the whole list (V8 merges runs instead; only the wasm
-/// build, which asks JS, matches it there).
-pub struct InsertionSort;
+/// The native fallback for sibling lists with NaN times: V8's own algorithm
+/// below 64 siblings (one run extended by binary insertion), and from 64 on
+/// a stable merge sort in O(n log n) (V8 merges runs with galloping there,
+/// so with NaN times the order can differ from V8's; only the wasm build,
+/// which asks JS, matches it). Insertion over a whole long list would move
+/// O(n²) items: a star of 100,000 children took seconds.
+pub struct NativeSort;
 
-impl SiblingSort for InsertionSort {
+impl SiblingSort for NativeSort {
     fn sort(&self, items: &mut [usize], times: &[f64]) {
-        if items.len() >= 2 {
+        if items.len() < 2 {
+            return;
+        }
+        if items.len() < 64 {
             let run = count_and_make_run(items, times);
             binary_insertion_sort(items, run, times);
+            return;
         }
+        let order = crate::order::stable_order_by(items.len(), &|a, b| {
+            compare(times, items[a], items[b])
+                .partial_cmp(&0.0)
+                .unwrap_or(std::cmp::Ordering::Equal)
+        });
+        let sorted: Vec<usize> = order.into_iter().map(|i| items[i]).collect();
+        items.copy_from_slice(&sorted);
     }
 }
 
@@ -365,7 +379,7 @@ mod tests {
 
     fn tree(text: &str) -> (Document, Tree) {
         let doc = Document::parse(text);
-        let t = build(&doc.entries, &InsertionSort);
+        let t = build(&doc.entries, &NativeSort);
         (doc, t)
     }
 
@@ -504,7 +518,7 @@ mod tests {
         let nan = f64::NAN;
         let check = |times: &[f64], expected: &[usize]| {
             let mut items: Vec<usize> = (0..times.len()).collect();
-            sort_siblings(&mut items, times, &InsertionSort);
+            sort_siblings(&mut items, times, &NativeSort);
             assert_eq!(items, expected, "times {times:?}");
         };
         check(&[3.0, nan, 1.0], &[0, 1, 2]);
@@ -588,7 +602,7 @@ mod tests {
             assert_eq!(items, expected, "times {times}");
             // Below 64 siblings V8's sort is the fallback's algorithm too.
             let mut items: Vec<usize> = (0..t.len()).collect();
-            InsertionSort.sort(&mut items, &t);
+            NativeSort.sort(&mut items, &t);
             assert_eq!(items, expected, "fallback, times {times}");
         }
     }
@@ -648,10 +662,56 @@ mod tests {
             sort_siblings(&mut items, &times, &Unused);
             assert_eq!(items, expected, "times {times:?}");
             let mut items: Vec<usize> = (0..times.len()).collect();
-            InsertionSort.sort(&mut items, &times);
+            NativeSort.sort(&mut items, &times);
             if times.iter().any(|t| t.is_nan()) || times.len() < 2 {
                 assert_eq!(items, expected, "fallback, times {times:?}");
             }
+        }
+    }
+
+    #[test]
+    fn long_sibling_lists_sort_natively_in_n_log_n() {
+        // Two million siblings, a third of them with NaN times: insertion
+        // over the whole list moves about n²/4 items (two minutes here), a
+        // merge sort takes a few seconds even unoptimized.
+        let n = 2_000_000;
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let times: Vec<f64> = (0..n)
+                .map(|i| {
+                    if i % 3 == 0 {
+                        f64::NAN
+                    } else {
+                        ((i * 7919) % n) as f64
+                    }
+                })
+                .collect();
+            let mut items: Vec<usize> = (0..n).collect();
+            NativeSort.sort(&mut items, &times);
+            let _ = tx.send(items);
+        });
+        let items = rx
+            .recv_timeout(std::time::Duration::from_secs(20))
+            .expect("two million siblings with NaN times sorted within 20 s");
+        let mut seen = vec![false; n];
+        for &i in &items {
+            assert!(!seen[i], "{i} twice");
+            seen[i] = true;
+        }
+        // Valid times from 64 siblings on: std's stable sort's order.
+        let mut seed = 11u64;
+        for len in [64, 65, 200, 1000] {
+            let times: Vec<f64> = (0..len)
+                .map(|_| {
+                    seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+                    ((seed >> 58) % 9) as f64
+                })
+                .collect();
+            let mut expected: Vec<usize> = (0..len).collect();
+            expected.sort_by(|&a, &b| times[a].total_cmp(&times[b]));
+            let mut items: Vec<usize> = (0..len).collect();
+            NativeSort.sort(&mut items, &times);
+            assert_eq!(items, expected, "{len} valid times");
         }
     }
 

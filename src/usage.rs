@@ -994,7 +994,7 @@ pub fn buckets(
 mod tests {
     use super::*;
     use crate::document::Document;
-    use crate::tree::InsertionSort;
+    use crate::tree::NativeSort;
 
     fn usage(input: &str, output: u32, read: u32, write: u32, cost: &str) -> String {
         format!(
@@ -1104,7 +1104,7 @@ mod tests {
             context::Leaf::Last => leaf_of(&doc.entries, None),
             context::Leaf::Id(id) => leaf_of(&doc.entries, Some(id)),
         };
-        report(&doc.text, &doc.entries, &doc.spans, start, &InsertionSort)
+        report(&doc.text, &doc.entries, &doc.spans, start, &NativeSort)
     }
 
     fn costs(t: &Totals) -> (f64, usize, usize) {

@@ -316,7 +316,7 @@ pub fn inspect_entries(
     if version >= 2.0 {
         check_parents(&mut r, &by_id);
     }
-    let tree = crate::tree::build(entries, &crate::tree::InsertionSort);
+    let tree = crate::tree::build(entries, &crate::tree::NativeSort);
     check_cycles(&mut r, &tree, &by_id);
     let ancestry = Ancestry::of(&tree, entries);
     for i in 0..entries.len() {

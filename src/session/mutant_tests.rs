@@ -359,11 +359,11 @@ fn tree_usage_and_name_of_an_open_session() {
     );
     let mut s = Session::open(text, &IsoOnly).unwrap();
     // pi's getSessionStats: every assistant message's usage, summed.
-    let report = s.usage(None, &crate::tree::InsertionSort);
+    let report = s.usage(None, &crate::tree::NativeSort);
     assert_eq!(report.total.input, 6.0);
     assert_eq!(report.total.cost, 1.0);
     assert_eq!(report.total.records, 2);
-    let tree = s.tree(&crate::tree::InsertionSort);
+    let tree = s.tree(&crate::tree::NativeSort);
     assert_eq!(tree.roots, [1]);
     assert_eq!(tree.children[1].to_vec(), [2, 4]);
     assert_eq!(tree.children[2].to_vec(), [3]);

@@ -124,7 +124,7 @@ fn exercise(text: &str, lossy: bool) {
 
 fn check_tree_and_context(doc: &Document) {
     let entries = &doc.entries;
-    let t = tree::build(entries, &tree::InsertionSort);
+    let t = tree::build(entries, &tree::NativeSort);
     let order = t.preorder();
     let nodes = entries.iter().filter(|e| !e.is_header()).count();
     assert_eq!(order.len(), nodes, "every non-header entry is one node");
@@ -720,7 +720,7 @@ proptest! {
         prop_assert_eq!(index.lossy, std::str::from_utf8(&bytes).is_err());
         let info = crate::session_info::session_info_in_pieces(bytes.len() as u64, piece, &mut read, &IsoOnly);
         prop_assert_eq!(info, Ok(crate::session_info::session_info(&text, &IsoOnly)));
-        let sort = crate::tree::InsertionSort;
+        let sort = crate::tree::NativeSort;
         prop_assert_eq!(index.tree(&sort), crate::tree::build(&doc.entries, &sort));
         for i in 0..index.len() {
             let r = index.range(i);

@@ -9,7 +9,7 @@ use super::*;
 // marked so (it reads this file as `usage` itself).
 #[cfg(test)]
 use crate::document::Document;
-use crate::tree::InsertionSort;
+use crate::tree::NativeSort;
 
 const HEADER: &str =
     r#"{"type":"session","version":3,"id":"S","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#;
@@ -58,7 +58,7 @@ fn recs(lines: &[String]) -> Vec<Record> {
 fn report_at_last(lines: &[String]) -> Report {
     let d = doc(lines);
     let leaf = leaf_of(&d.entries, None);
-    report(&d.text, &d.entries, &d.spans, leaf, &InsertionSort)
+    report(&d.text, &d.entries, &d.spans, leaf, &NativeSort)
 }
 
 /// Every field of totals, `total_tokens` last.
