@@ -79,8 +79,14 @@ pub(super) struct JsSort;
 
 impl SiblingSort for JsSort {
     fn sort(&self, items: &mut [usize], times: &[f64]) {
-        let array: Array = items.iter().map(|&i| JsValue::from(i as u32)).collect();
-        let times = times.to_vec();
+        // JS sorts positions in `items`, with their times copied: copying
+        // every entry's time for each list made many long lists quadratic.
+        let array: Array = (0..items.len()).map(|k| JsValue::from(k as u32)).collect();
+        let times: Vec<f64> = items
+            .iter()
+            .map(|&i| times.get(i).copied().unwrap_or(f64::NAN))
+            .collect();
+        let picked = items.to_vec();
         let compare =
             Closure::<dyn Fn(JsValue, JsValue) -> f64>::new(move |a: JsValue, b: JsValue| {
                 let t = |v: JsValue| {
@@ -96,7 +102,9 @@ impl SiblingSort for JsSort {
         if let Some(sort) = sort {
             if sort.call1(&array, compare.as_ref()).is_ok() {
                 for (slot, v) in items.iter_mut().zip(array.iter()) {
-                    *slot = v.as_f64().map_or(*slot, |i| i as usize);
+                    if let Some(&i) = v.as_f64().and_then(|k| picked.get(k as usize)) {
+                        *slot = i;
+                    }
                 }
             }
         }
