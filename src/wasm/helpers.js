@@ -18,6 +18,15 @@ export function pick(source, indices, key) {
   return out;
 }
 
+// The indices whose slot in `source` is still undefined, in one crossing
+// (a wasm call per index cost a few hundred ns: getChildren of a root with
+// 100,000 children took 30 ms).
+export function unsetOf(source, indices) {
+  const out = [];
+  for (const i of indices) if (source[i] === undefined) out.push(i);
+  return new Uint32Array(out);
+}
+
 // The string of eight ASCII bytes given as two little-endian words: an
 // appended entry's id, made here in one call where the glue's decoding of a
 // returned string (a view, a TextDecoder call, the buffer freed) cost

@@ -16,6 +16,9 @@ extern "C" {
     /// `u32::MAX` as a gap: a whole list of messages in one boundary crossing.
     #[wasm_bindgen(catch)]
     pub(super) fn pick(source: &JsValue, indices: &[u32], key: JsValue) -> Result<Array, JsValue>;
+    /// The `indices` whose slot in `source` is undefined.
+    #[wasm_bindgen(js_name = unsetOf)]
+    pub(super) fn unset_of(source: &Array, indices: &[u32]) -> Vec<u32>;
     /// pi's tree nodes from index arrays (see [`super::tree::TreeShape`]).
     #[wasm_bindgen(catch, js_name = buildTree)]
     pub(super) fn build_tree(

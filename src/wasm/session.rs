@@ -12,7 +12,7 @@ use super::convert::{entries_jsonl, get, id_arg, id_of, parse_json, stringify, s
 use super::error::Api;
 use super::host::{new_session_id, now_iso, JsDates, JsSort};
 use super::inspect::inspect_session;
-use super::js::{is_bytes, pick, well_formed};
+use super::js::{is_bytes, pick, unset_of, well_formed};
 use super::read::{bytes_of, string_text, Accept, ByteSource, GivenLines, Reader, Source};
 use super::tree::tree_nodes;
 use crate::context::{Emit, ModelFrom, Plan};
@@ -917,12 +917,10 @@ impl JsSession {
     /// [`Self::entries`], one copy for every kind of list (a generic body
     /// was compiled once per caller's iterator).
     fn entries_in(&self, list: Vec<usize>) -> Result<JsValue, JsValue> {
-        // Whatever is not cached yet is parsed in one batch.
-        let missing: Vec<usize> = list
-            .iter()
-            .copied()
-            .filter(|&i| self.objects.get(i as u32).is_undefined())
-            .collect();
+        // Two crossings for the whole list, not two per entry: which are not
+        // cached yet (parsed in one batch), then the objects.
+        let indices: Vec<u32> = list.iter().map(|&i| i as u32).collect();
+        let missing = unset_of(&self.objects, &indices);
         if missing.len() > 1 {
             // Batches of at most 64 MiB of text: a session read from a source
             // may hold more than one JS string can.
@@ -934,21 +932,20 @@ impl JsSession {
                     if n > 0 {
                         json.put(",");
                     }
-                    json.put(&self.json_of(missing[at + n])?);
+                    json.put(&self.json_of(missing[at + n] as usize)?);
                     n += 1;
                 }
                 json.put("]");
                 let parsed: Array = parse_json(json)?.unchecked_into();
                 for (k, &i) in missing[at..at + n].iter().enumerate() {
-                    self.objects.set(i as u32, parsed.get(k as u32));
+                    self.objects.set(i, parsed.get(k as u32));
                 }
                 at += n;
             }
+        } else if let Some(&i) = missing.first() {
+            self.entry(i as usize)?;
         }
-        list.iter()
-            .map(|&i| self.entry(i))
-            .collect::<Result<Array, JsValue>>()
-            .map(JsValue::from)
+        pick(&self.objects, &indices, JsValue::UNDEFINED).map(JsValue::from)
     }
 
     /// `{ cwd?, id?, parentSession? }` → a header line; cwd defaults to this session's.
