@@ -68,6 +68,22 @@ test("tree and context show every file whose values have no text", async () => {
   }
 });
 
+test("info shows a header whose id or parent session has no text", async () => {
+  const g = folder({
+    "id.jsonl": `${H.replace('"id":"s"', `"id":${NO_STRING}`)}\n`,
+    "parent.jsonl": `${H.replace('"cwd":"/"', `"cwd":"/","parentSession":${NO_STRING}`)}\n`,
+  });
+  try {
+    for (const name of ["id.jsonl", "parent.jsonl"]) {
+      const { code, stderr, stdout } = await run(["info", g.path(name)]);
+      assert.equal(code, 0, `${name}: ${stderr}`);
+      assert.match(stdout, name === "id.jsonl" ? /^id: +\?$/m : /^forked from: +\?$/m);
+    }
+  } finally {
+    g.cleanup();
+  }
+});
+
 test("context --json writes a value nested 100,000 deep as JSON.parse reads it", async () => {
   const { code, stdout } = await run(["context", "--json", f.path("deep-content.jsonl")]);
   assert.equal(code, 0);
