@@ -258,100 +258,189 @@ fn ws(b: &[u8], mut i: usize) -> usize {
 /// (none of which ends there): an object keeps what they name, an array
 /// projects each element, anything else is kept whole. Returns where the
 /// value ends.
+///
+/// A loop over a stack of the open objects and arrays, not a recursion: an
+/// array's elements stay at its level, so arrays nested a million deep (which
+/// `JSON.parse` reads) must not take a frame each.
 fn project(text: &str, i: usize, level: &Level, cap: usize, out: &mut String) -> usize {
+    /// An object or array being written: the paths at its level, and whether
+    /// a member or element has been written yet.
+    struct Open<'l> {
+        level: &'l Level,
+        object: bool,
+        first: bool,
+    }
     let b = text.as_bytes();
-    match b[i] {
-        b'{' => {
-            out.push('{');
-            let mut first = true;
-            let mut at = ws(b, i + 1);
-            while b[at] != b'}' {
-                let key_end = scan::skip_string(b, at);
-                let start = ws(b, ws(b, key_end) + 1);
-                let m = Member {
-                    key: Span::new(at, key_end),
-                    value: Span::new(start, start),
-                    kind: Kind::of_first_byte(b[start]),
-                };
-                let end = match picked(text, &m, level) {
-                    Some(next) => {
-                        member(text, &m, &mut first, out);
-                        if next.whole {
-                            whole(text, start, cap, out)
-                        } else {
-                            project(text, start, next, cap, out)
-                        }
-                    }
-                    None => scan::skip_value(b, start),
-                };
-                at = ws(b, end);
-                if b[at] == b',' {
-                    at = ws(b, at + 1);
-                }
+    let mut open: Vec<Open> = Vec::new();
+    let (mut at, mut level) = (i, level);
+    loop {
+        // A value to project at `level` starts at `at`.
+        match b[at] {
+            c @ (b'{' | b'[') => {
+                out.push(c as char);
+                let object = c == b'{';
+                open.push(Open {
+                    level,
+                    object,
+                    first: true,
+                });
+                at = ws(b, at + 1);
             }
-            out.push('}');
-            at + 1
+            _ => {
+                at = whole(text, at, cap, out);
+                if open.is_empty() {
+                    return at;
+                }
+                at = after_comma(b, at);
+            }
         }
-        b'[' => {
-            out.push('[');
-            let mut at = ws(b, i + 1);
-            let mut first = true;
-            while b[at] != b']' {
-                if !first {
+        // Inside the innermost open value: close what ends, skip what no path
+        // names, until the next value to project.
+        loop {
+            let Some(top) = open.last_mut() else {
+                return at;
+            };
+            if matches!(b[at], b'}' | b']') {
+                out.push(b[at] as char);
+                open.pop();
+                at += 1;
+                if !open.is_empty() {
+                    at = after_comma(b, at);
+                }
+                continue;
+            }
+            if !top.object {
+                if !top.first {
                     out.push(',');
                 }
-                first = false;
-                at = ws(b, project(text, at, level, cap, out));
-                if b[at] == b',' {
-                    at = ws(b, at + 1);
-                }
+                top.first = false;
+                level = top.level;
+                break;
             }
-            out.push(']');
-            at + 1
+            let key_end = scan::skip_string(b, at);
+            let start = ws(b, ws(b, key_end) + 1);
+            let m = Member {
+                key: Span::new(at, key_end),
+                value: Span::new(start, start),
+                kind: Kind::of_first_byte(b[start]),
+            };
+            match picked(text, &m, top.level) {
+                Some(next) => {
+                    member(text, &m, &mut top.first, out);
+                    if next.whole {
+                        at = after_comma(b, whole(text, start, cap, out));
+                    } else {
+                        (at, level) = (start, next);
+                        break;
+                    }
+                }
+                None => at = after_comma(b, scan::skip_value(b, start)),
+            }
         }
-        _ => whole(text, i, cap, out),
+    }
+}
+
+/// Past the whitespace and the comma, if any, after a value that ends at
+/// `b[i]`: where the next member or element, or the closing bracket, starts.
+fn after_comma(b: &[u8], i: usize) -> usize {
+    let at = ws(b, i);
+    if b[at] == b',' {
+        ws(b, at + 1)
+    } else {
+        at
     }
 }
 
 /// The valid value at `text[i]`, kept whole with its strings cut, walked
 /// once. Returns where it ends.
+///
+/// Whole means the value's own text without its whitespace, each string
+/// that is not a key cut: one pass over the tokens, with a stack of which
+/// open values are objects (a key is a string after `{` or after a comma in
+/// an object), so nesting of any depth takes no frames.
 fn whole(text: &str, i: usize, cap: usize, out: &mut String) -> usize {
     let b = text.as_bytes();
-    match b[i] {
-        b'"' => {
-            let end = scan::skip_string(b, i);
-            out.push_str(&cut_to(&text[i..end], cap));
-            end
-        }
-        open @ (b'{' | b'[') => {
-            let close = if open == b'{' { b'}' } else { b']' };
-            out.push(open as char);
-            let mut at = ws(b, i + 1);
-            let mut first = true;
-            while b[at] != close {
-                if !first {
-                    out.push(',');
+    let mut objects = Nesting::default();
+    let mut at = i;
+    let mut key = false;
+    loop {
+        at = ws(b, at);
+        match b[at] {
+            b'"' => {
+                let end = scan::skip_string(b, at);
+                if key {
+                    out.push_str(&text[at..end]);
+                } else {
+                    out.push_str(&cut_to(&text[at..end], cap));
                 }
-                first = false;
-                if open == b'{' {
-                    let key_end = scan::skip_string(b, at);
-                    out.push_str(&text[at..key_end]);
-                    out.push(':');
-                    at = ws(b, ws(b, key_end) + 1);
-                }
-                at = ws(b, whole(text, at, cap, out));
-                if b[at] == b',' {
-                    at = ws(b, at + 1);
-                }
+                at = end;
             }
-            out.push(close as char);
-            at + 1
+            c @ (b'{' | b'[') => {
+                out.push(c as char);
+                objects.open(c == b'{');
+                key = c == b'{';
+                at += 1;
+                continue;
+            }
+            c @ (b',' | b':') => {
+                out.push(c as char);
+                key = c == b',' && objects.in_object();
+                at += 1;
+                continue;
+            }
+            c @ (b'}' | b']') => {
+                out.push(c as char);
+                objects.close();
+                at += 1;
+            }
+            _ => {
+                let end = scan::skip_value(b, at);
+                out.push_str(&text[at..end]);
+                at = end;
+            }
         }
-        _ => {
-            let end = scan::skip_value(b, i);
-            out.push_str(&text[i..end]);
-            end
+        // A value (or a key) has ended.
+        key = false;
+        if objects.is_empty() {
+            return at;
         }
+    }
+}
+
+/// Which of the values open around a point are objects: the first 64 levels
+/// in a word (a preview's values are mostly shallow, and this is made for
+/// each of them), deeper ones in a vector.
+#[derive(Default)]
+struct Nesting {
+    depth: usize,
+    bits: u64,
+    deeper: Vec<bool>,
+}
+
+impl Nesting {
+    fn open(&mut self, object: bool) {
+        if self.depth < 64 {
+            self.bits = (self.bits & !(1 << self.depth)) | (u64::from(object) << self.depth);
+        } else {
+            self.deeper.push(object);
+        }
+        self.depth += 1;
+    }
+    fn close(&mut self) {
+        self.depth -= 1;
+        if self.depth >= 64 {
+            self.deeper.pop();
+        }
+    }
+    fn in_object(&self) -> bool {
+        match self.depth {
+            0 => false,
+            d if d <= 64 => self.bits >> (d - 1) & 1 == 1,
+            _ => self.deeper.last() == Some(&true),
+        }
+    }
+    fn is_empty(&self) -> bool {
+        self.depth == 0
     }
 }
 
@@ -471,6 +560,46 @@ mod tests {
             preview(spaced, &["m.c.u.v", "m.c.t", "m.d.e.fg", "m.d.x"]),
             r#"{"m":{"c":[{"t":"x","u":[1,{"v":[]}]},2,[],{}],"d":{"e":{"f\u0067":true}}}}"#
         );
+    }
+
+    #[test]
+    fn values_nested_deep_take_no_stack() {
+        // JSON.parse reads them (a million deep too); a preview is written
+        // without a frame a level.
+        let depth = 200_000;
+        let arrays = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+        let objects = format!(
+            "{}\"{}\"{}",
+            r#"{"a":"#.repeat(depth),
+            "x".repeat(600),
+            "}".repeat(depth)
+        );
+        let cut_objects = format!(
+            "{}\"{}\"{}",
+            r#"{"a":"#.repeat(depth),
+            "x".repeat(TEXT_CAP),
+            "}".repeat(depth)
+        );
+        for (value, kept) in [(&arrays, &arrays), (&objects, &cut_objects)] {
+            let line = format!(
+                r#"{{"type":"m","message":{{"content":{value},"d":{value}}},"d":{value}}}"#
+            );
+            // Kept whole, at each level the parse has and below.
+            assert_eq!(
+                preview(&line, &["message.content", "d"]),
+                format!(r#"{{"message":{{"content":{kept}}},"d":{kept}}}"#)
+            );
+            // Walked down a path: arrays keep their elements, objects what it names.
+            let walked = if value == &arrays {
+                arrays.as_str()
+            } else {
+                "{}"
+            };
+            assert_eq!(
+                preview(&line, &["message.content.b", "type"]),
+                format!(r#"{{"type":"m","message":{{"content":{walked}}}}}"#)
+            );
+        }
     }
 
     #[test]

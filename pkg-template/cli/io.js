@@ -139,7 +139,63 @@ export function line(stream, text = "") {
 
 /** Prints `value` as JSON, two-space indented, to stdout. */
 export function printJson(io, value) {
-  line(io.stdout, JSON.stringify(value, null, 2));
+  line(io.stdout, jsonText(value, 2));
+}
+
+/**
+ * `JSON.stringify(value, null, indent)`, also for a value nested deeper than
+ * its recursion goes: `JSON.parse` reads a file's arrays a million levels
+ * deep, `JSON.stringify` runs out of stack after some thousands. Such a value
+ * is written by a loop instead (for what JSON.parse and the library make:
+ * plain objects and arrays, strings, numbers, booleans, null, undefined), and
+ * indented its first 64 levels only: below that, indentation would grow with
+ * the square of the depth.
+ */
+export function jsonText(value, indent = 0) {
+  try {
+    return JSON.stringify(value, null, indent);
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    return deepJson(value, indent);
+  }
+}
+
+function deepJson(value, indent) {
+  const out = [];
+  const indented = (depth) => indent > 0 && depth <= 64;
+  const pad = (depth) => (indented(depth) ? `\n${" ".repeat(indent * depth)}` : "");
+  // A scalar's text, or undefined for what an object leaves out.
+  const scalar = (v) => (typeof v === "number" && !Number.isFinite(v) ? "null" : JSON.stringify(v));
+  const open = [];
+  const write = (v, depth) => {
+    if (v === null || typeof v !== "object") {
+      out.push(scalar(v) ?? "null");
+      return;
+    }
+    const array = Array.isArray(v);
+    out.push(array ? "[" : "{");
+    open.push({ v, keys: array ? null : Object.keys(v), i: 0, depth, any: false });
+  };
+  write(value, 0);
+  while (open.length > 0) {
+    const top = open.at(-1);
+    const length = top.keys === null ? top.v.length : top.keys.length;
+    if (top.i === length) {
+      open.pop();
+      out.push(top.any ? pad(top.depth) : "", top.keys === null ? "]" : "}");
+      continue;
+    }
+    const key = top.keys === null ? null : top.keys[top.i];
+    const v = top.keys === null ? top.v[top.i] : top.v[key];
+    top.i++;
+    // An object leaves out members JSON cannot write (undefined, functions).
+    if (key !== null && (v === undefined || typeof v === "function" || typeof v === "symbol")) continue;
+    out.push(top.any ? "," : "", pad(top.depth + 1));
+    top.any = true;
+    if (key !== null) out.push(JSON.stringify(key), indented(top.depth + 1) ? ": " : ":");
+    write(v, top.depth + 1);
+  }
+  return out.join("");
 }
 
 /**
@@ -173,7 +229,7 @@ export function* jsonLines(values) {
   for (const value of values) {
     if (held === undefined) yield "[";
     else yield `  ${held},`;
-    held = JSON.stringify(value, null, 2).replaceAll("\n", "\n  ");
+    held = jsonText(value, 2).replaceAll("\n", "\n  ");
   }
   if (held === undefined) {
     yield "[]";

@@ -27,12 +27,27 @@ export const FILTERS = ["default", "no-tools", "user-only", "labeled-only", "all
 
 const SETTINGS = new Set(["label", "context_edit", "custom", "model_change", "thinking_level_change", "session_info"]);
 
+/**
+ * `String(value)`, or `fallback` for a value that has no string: JSON.parse
+ * makes objects whose own `toString` is no function (`{"toString":1}`) and
+ * arrays nested too deep to join, and `String` throws on both. Whatever a
+ * file holds and a view shows as text goes through here.
+ */
+export function textOr(value, fallback = "?") {
+  try {
+    return String(value);
+  } catch (error) {
+    if (error instanceof TypeError || error instanceof RangeError) return fallback;
+    throw error;
+  }
+}
+
 function textOf(content) {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
   let text = "";
   for (const block of content) {
-    if (block !== null && typeof block === "object" && block.type === "text") text += block.text;
+    if (block !== null && typeof block === "object" && block.type === "text") text += textOr(block.text);
   }
   return text;
 }
@@ -285,6 +300,15 @@ function readRange(offset, limit) {
 
 /** A tool call as pi's tree shows the result it produced: `[read: ~/x.ts:1-20]`, `[bash: make]`. */
 export function toolCallText(name, args, home) {
+  try {
+    return callText(name, args, home);
+  } catch (error) {
+    if (!(error instanceof TypeError || error instanceof RangeError)) throw error;
+    return `[${textOr(name)}]`; // an argument that has no text (see textOr)
+  }
+}
+
+function callText(name, args, home) {
   const a = args !== null && typeof args === "object" ? args : {};
   const path = (p) => shortenHome(String(p), home);
   switch (name) {
@@ -320,6 +344,16 @@ export function toolCallText(name, args, home) {
  * ContentDigests' `text`).
  */
 export function entryText(entry, toolCall, text = undefined) {
+  try {
+    return describeEntry(entry, toolCall, text);
+  } catch (error) {
+    // A field the row shows that has no text (see textOr).
+    if (!(error instanceof TypeError || error instanceof RangeError)) throw error;
+    return { text: "(a field that has no text)", style: "error" };
+  }
+}
+
+function describeEntry(entry, toolCall, text) {
   if (entry === null || typeof entry !== "object") return { text: "", style: "dim" };
   switch (entry.type) {
     case "message": {

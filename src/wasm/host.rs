@@ -70,7 +70,10 @@ impl DateParser for JsDates {
         Date::parse(s)
     }
     fn parse_json(&self, raw: &str) -> f64 {
-        JSON::parse(raw).map_or(f64::NAN, |v| Date::new(&v).get_time())
+        // `new Date` of an array or object throws where its string cannot be
+        // made (`{"toString":1}`, arrays nested too deep to join): NaN, as for
+        // an entry array's objects, rather than an exception through wasm.
+        JSON::parse(raw).map_or(f64::NAN, |v| super::js::time_of(&v).unwrap_or(f64::NAN))
     }
 }
 

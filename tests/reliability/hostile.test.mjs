@@ -308,6 +308,20 @@ test("deep nesting: 1,000, 10,000, 100,000 and 1,000,000 levels, as JSON.parse",
       // The other functions must not overflow either.
       assert.equal(buildSessionContext(t).messages.length, ours.length === 3 ? 1 : 0, `${name} ${depth}: context`);
       assert.equal(getTree(t).length, 1, `${name} ${depth}: tree`);
+      // Read by piece, with the previews the index pass writes (the value kept whole,
+      // or walked down a path that goes on past it).
+      const bytes = Buffer.from(t);
+      const source = { size: bytes.length, read: (at, n) => bytes.subarray(at, at + n) };
+      const [root] = getTree(source, {
+        pieceSize: 4096,
+        preview: ["message.content.text"],
+        detail: { preview: ["message.content"], where: { "message.role": ["user"] } },
+      });
+      let levels = 0;
+      for (let v = root.preview.message.content; Array.isArray(v); v = v[0]) levels++;
+      if (name === "array") assert.equal(levels, depth, `${name} ${depth}: preview`);
+      else assert.deepEqual(root.preview.message.content, {}, `${name} ${depth}: preview`);
+      assert.equal(root.detail.length, value.length + '{"message":{"content":}}'.length, `${name} ${depth}: detail`);
       assert.ok(Array.isArray(inspectSession(t)));
       assert.equal(typeof migrate(t.replace(H3, H1)), "string");
       assert.equal(

@@ -1,7 +1,18 @@
 // `session-tree context FILE`: what the model sees at a leaf.
 
 import { buildSessionContext, currentSystemMessage } from "../../node.js";
-import { colours, line, printable, printableText, printJson, readOptions, UsageError, withInput } from "../io.js";
+import {
+  colours,
+  jsonText,
+  line,
+  printable,
+  printableText,
+  printJson,
+  readOptions,
+  UsageError,
+  withInput,
+} from "../io.js";
+import { textOr } from "../tree-view.js";
 import { openAt } from "./tree.js";
 
 // What a file holds is printed through these, so it cannot send escape sequences.
@@ -10,16 +21,16 @@ const line1 = (value) => printable(String(value));
 
 function blocksText(content, c) {
   if (typeof content === "string") return text(content);
-  if (!Array.isArray(content)) return content === undefined || content === null ? "" : text(JSON.stringify(content));
+  if (!Array.isArray(content)) return content === undefined || content === null ? "" : text(jsonText(content));
   const parts = [];
   for (const block of content) {
-    if (block === null || typeof block !== "object") parts.push(text(JSON.stringify(block)));
+    if (block === null || typeof block !== "object") parts.push(text(jsonText(block)));
     else if (block.type === "text") parts.push(text(block.text ?? ""));
     else if (block.type === "thinking") parts.push(c.dim(text(`[thinking] ${block.thinking ?? ""}`)));
     else if (block.type === "image") parts.push(c.dim(text(`[image${block.mimeType ? `: ${block.mimeType}` : ""}]`)));
     else if (block.type === "toolCall")
-      parts.push(c.yellow(text(`[tool call] ${block.name}(${JSON.stringify(block.arguments ?? {})})`)));
-    else parts.push(c.dim(text(`[${block.type}] ${JSON.stringify(block)}`)));
+      parts.push(c.yellow(text(`[tool call] ${block.name}(${jsonText(block.arguments ?? {})})`)));
+    else parts.push(c.dim(text(`[${block.type}] ${jsonText(block)}`)));
   }
   return parts.join("\n");
 }
@@ -30,9 +41,23 @@ function toolNames(tools) {
   );
 }
 
-/** One message of the context as a heading and a body. */
+/**
+ * One message of the context as a heading and a body. A field that has no
+ * text (an object whose own `toString` is no function, arrays nested too deep
+ * to join) cannot be shown as the role shows it: the message is shown as JSON.
+ */
 export function describeMessage(m, c) {
-  if (m === null || typeof m !== "object") return { heading: "(not a message)", body: text(JSON.stringify(m) ?? "") };
+  try {
+    return describeAs(m, c);
+  } catch (error) {
+    if (!(error instanceof TypeError || error instanceof RangeError)) throw error;
+    const role = m.role === null || typeof m.role !== "object" ? String(m.role) : "?";
+    return { heading: line1(`[${role}]`), body: text(jsonText(m)) };
+  }
+}
+
+function describeAs(m, c) {
+  if (m === null || typeof m !== "object") return { heading: "(not a message)", body: text(jsonText(m) ?? "") };
   switch (m.role) {
     case "user":
       return { heading: c.cyan("user"), body: blocksText(m.content, c) };
@@ -116,9 +141,11 @@ or a file that cannot be read.`,
       return 0;
     }
     const c = colours(io);
-    const model = context.model ? printable(`${context.model.provider}/${context.model.modelId}`) : "none";
+    const model = context.model
+      ? printable(`${textOr(context.model.provider)}/${textOr(context.model.modelId)}`)
+      : "none";
     const count = context.messages.length;
-    const thinking = printable(context.thinkingLevel);
+    const thinking = printable(textOr(context.thinkingLevel));
     const out = [c.dim(`model: ${model} · thinking: ${thinking} · ${count} message${count === 1 ? "" : "s"}`)];
     if (values.system) {
       const { body } = system ? describeMessage(system, c) : { body: c.dim("(none)") };

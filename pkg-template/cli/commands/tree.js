@@ -10,6 +10,7 @@ import {
   FILTERS,
   findNode,
   lastInFile,
+  textOr,
   treeRowStream,
   treeRows,
 } from "../tree-view.js";
@@ -135,7 +136,7 @@ async function print(io, rows, json) {
   function* out() {
     for (const r of rows) {
       const marker = r.active ? c.cyan("• ") : "";
-      const label = r.label !== undefined ? c.yellow(printable(`[${r.label}] `)) : "";
+      const label = r.label !== undefined ? c.yellow(printable(`[${textOr(r.label)}] `)) : "";
       const [role, text] = [printable(r.role), printable(r.text)];
       const body =
         r.style === "user" || r.style === "assistant" || r.style === "custom" || r.style === "summary"
