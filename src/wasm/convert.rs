@@ -251,10 +251,12 @@ fn stringify_bytes(value: &JsValue, buf: &mut Vec<u8>) -> Result<bool, JsValue> 
 
 /// An entry array as JSONL: each entry as `JSON.stringify` writes it
 /// (`undefined` as `null`), one a line.
-pub(super) fn entries_jsonl(array: &Array) -> Result<String, JsValue> {
+pub(super) fn entries_jsonl(api: Api, array: &Array) -> Result<String, JsValue> {
     let mut text = String::new();
-    for v in array.iter() {
-        match stringify(&v)? {
+    for (i, v) in array.iter().enumerate() {
+        let line = stringify(&v)
+            .map_err(|e| api.unwritable(&format_args!("entry {i} of the array"), e))?;
+        match line {
             Some(line) => text.push_str(&line),
             None => text.push_str("null"),
         }

@@ -3,7 +3,7 @@
 
 use std::fmt::Display;
 
-use wasm_bindgen::JsValue;
+use wasm_bindgen::{JsCast, JsValue};
 
 use super::js::is_array;
 use crate::session::SessionError;
@@ -57,6 +57,29 @@ impl Api {
             "{what} must be {expected}, got {}",
             describe(got)
         ))
+    }
+
+    /// `JSON.stringify` threw on `what` (a cycle, a `BigInt`, a value nested
+    /// deeper than its stack): the same class of error, named for this
+    /// function and what it was given, with V8's error as its `cause`.
+    #[cold]
+    #[inline(never)]
+    pub fn unwritable(self, what: &dyn Display, cause: JsValue) -> JsValue {
+        let reason = cause
+            .dyn_ref::<js_sys::Error>()
+            .map_or_else(|| describe(&cause), |e| String::from(e.message()));
+        let message = format!("{}: {what} cannot be written as JSON ({reason})", self.0);
+        let error: js_sys::Error = if cause.is_instance_of::<js_sys::RangeError>() {
+            js_sys::RangeError::new(&message).into()
+        } else if cause.is_instance_of::<js_sys::TypeError>() {
+            js_sys::TypeError::new(&message).into()
+        } else {
+            js_sys::Error::new(&message)
+        };
+        // `cause` says where in the value it failed (V8 names the property
+        // that closes a cycle).
+        let _ = js_sys::Reflect::set(&error, &"cause".into(), &cause);
+        error.into()
     }
 
     /// `v` as a string, or [`Api::must_be`] a string.

@@ -32,11 +32,15 @@ fn now_iso_at(ms: f64) -> String {
 /// keeps between appends (see [`JsSession::append_message`]).
 const KEPT_JSON: usize = 1 << 20;
 
-/// `JSON.stringify` of each value (see [`stringify`]).
-fn stringify_all<const N: usize>(values: [JsValue; N]) -> Result<[Option<String>; N], JsValue> {
+/// `JSON.stringify` of each argument (see [`stringify`]), given with its
+/// name for the error if one cannot be written.
+fn stringify_all<const N: usize>(
+    api: Api,
+    args: [(&str, JsValue); N],
+) -> Result<[Option<String>; N], JsValue> {
     let mut out = [const { None }; N];
-    for (slot, value) in out.iter_mut().zip(&values) {
-        *slot = stringify(value)?;
+    for (slot, (name, value)) in out.iter_mut().zip(&args) {
+        *slot = stringify(value).map_err(|e| api.unwritable(name, e))?;
     }
     Ok(out)
 }
@@ -153,7 +157,9 @@ impl JsSession {
             Some(bytes) => session::Session::open_bytes(bytes, &JsDates),
             None => match reader.source(&source, Accept::ANY)?.source {
                 Source::Text(text) => session::Session::open(text, &JsDates),
-                Source::Entries(array) => session::Session::open(entries_jsonl(&array)?, &JsDates),
+                Source::Entries(array) => {
+                    session::Session::open(entries_jsonl(api, &array)?, &JsDates)
+                }
             },
         };
         let inner = inner.map_err(|e| api.session(e))?;
@@ -345,11 +351,10 @@ impl JsSession {
         // The most frequent append: its text crosses into the session's own
         // buffer (see `stringify_in`).
         let mut buf = std::mem::take(&mut self.json);
+        let api = Api("appendMessage");
         let result = match stringify_in(&message, &mut buf) {
-            Ok(message) => self.append(Api("appendMessage"), |s, now, dates| {
-                s.append_message(message, now, dates)
-            }),
-            Err(e) => Err(e),
+            Ok(message) => self.append(api, |s, now, dates| s.append_message(message, now, dates)),
+            Err(e) => Err(api.unwritable(&"the message", e)),
         };
         // A buffer grown by a very large message is not kept.
         if buf.capacity() <= KEPT_JSON {
@@ -360,8 +365,9 @@ impl JsSession {
 
     #[wasm_bindgen(js_name = appendThinkingLevelChange)]
     pub fn append_thinking_level_change(&mut self, level: JsValue) -> Result<JsValue, JsValue> {
-        let [level] = stringify_all([level])?;
-        self.append(Api("appendThinkingLevelChange"), |s, now, dates| {
+        let api = Api("appendThinkingLevelChange");
+        let [level] = stringify_all(api, [("thinkingLevel", level)])?;
+        self.append(api, |s, now, dates| {
             s.append_thinking_level_change(level.as_deref(), now, dates)
         })
     }
@@ -372,8 +378,9 @@ impl JsSession {
         provider: JsValue,
         model_id: JsValue,
     ) -> Result<JsValue, JsValue> {
-        let [p, m] = stringify_all([provider, model_id])?;
-        self.append(Api("appendModelChange"), |s, now, dates| {
+        let api = Api("appendModelChange");
+        let [p, m] = stringify_all(api, [("provider", provider), ("modelId", model_id)])?;
+        self.append(api, |s, now, dates| {
             s.append_model_change(p.as_deref(), m.as_deref(), now, dates)
         })
     }
@@ -391,18 +398,22 @@ impl JsSession {
         usage: JsValue,
     ) -> Result<JsValue, JsValue> {
         let own = first_kept_entry_id.is_null() || first_kept_entry_id.is_undefined();
-        let v = stringify_all([
-            summary,
-            first_kept_entry_id,
-            tokens_before,
-            details,
-            from_hook,
-            usage,
-        ])?;
+        let api = Api("appendCompaction");
+        let v = stringify_all(
+            api,
+            [
+                ("summary", summary),
+                ("firstKeptEntryId", first_kept_entry_id),
+                ("tokensBefore", tokens_before),
+                ("details", details),
+                ("fromHook", from_hook),
+                ("usage", usage),
+            ],
+        )?;
         let kept = (!own).then(|| v[1].as_deref());
         // The compaction carries the system message in force at the leaf.
         self.load_system(None)?;
-        self.append(Api("appendCompaction"), |s, now, dates| {
+        self.append(api, |s, now, dates| {
             s.append_compaction(
                 v[0].as_deref(),
                 kept,
@@ -433,8 +444,18 @@ impl JsSession {
         } else {
             JsValue::UNDEFINED
         };
-        let v = stringify_all([kind, provider, model, usage, note])?;
-        self.append(Api("appendUsage"), |s, now, dates| {
+        let api = Api("appendUsage");
+        let v = stringify_all(
+            api,
+            [
+                ("kind", kind),
+                ("provider", provider),
+                ("model", model),
+                ("usage", usage),
+                ("note", note),
+            ],
+        )?;
+        self.append(api, |s, now, dates| {
             s.append_usage(
                 v[0].as_deref(),
                 v[1].as_deref(),
@@ -460,7 +481,7 @@ impl JsSession {
         // As pi: the replacement is checked before the target.
         let string_content = replacement_content(&replacement)?;
         let target = id_arg(api, "targetId", &target_id)?;
-        let [replacement] = stringify_all([replacement])?;
+        let [replacement] = stringify_all(api, [("replacement", replacement)])?;
         self.append(api, |s, now, dates| {
             s.append_context_edit(
                 &target,
@@ -478,8 +499,9 @@ impl JsSession {
         custom_type: JsValue,
         data: JsValue,
     ) -> Result<JsValue, JsValue> {
-        let [t, d] = stringify_all([custom_type, data])?;
-        self.append(Api("appendCustomEntry"), |s, now, dates| {
+        let api = Api("appendCustomEntry");
+        let [t, d] = stringify_all(api, [("customType", custom_type), ("data", data)])?;
+        self.append(api, |s, now, dates| {
             s.append_custom_entry(t.as_deref(), d.as_deref(), now, dates)
         })
     }
@@ -513,8 +535,17 @@ impl JsSession {
         display: JsValue,
         details: JsValue,
     ) -> Result<JsValue, JsValue> {
-        let v = stringify_all([custom_type, content, display, details])?;
-        self.append(Api("appendCustomMessageEntry"), |s, now, dates| {
+        let api = Api("appendCustomMessageEntry");
+        let v = stringify_all(
+            api,
+            [
+                ("customType", custom_type),
+                ("content", content),
+                ("display", display),
+                ("details", details),
+            ],
+        )?;
+        self.append(api, |s, now, dates| {
             s.append_custom_message_entry(
                 v[0].as_deref(),
                 v[1].as_deref(),
@@ -536,7 +567,7 @@ impl JsSession {
         let api = Api("appendLabelChange");
         let target = id_arg(api, "targetId", &target_id)?;
         self.load(self.inner.find(&target))?;
-        let [label] = stringify_all([label])?;
+        let [label] = stringify_all(api, [("label", label)])?;
         self.append(api, |s, now, dates| {
             s.append_label_change(&target, label.as_deref(), now, dates)
         })
@@ -572,7 +603,15 @@ impl JsSession {
         } else {
             Some(id_arg(api, "id", &id)?)
         };
-        let v = stringify_all([summary, details, from_hook, usage])?;
+        let v = stringify_all(
+            api,
+            [
+                ("summary", summary),
+                ("details", details),
+                ("fromHook", from_hook),
+                ("usage", usage),
+            ],
+        )?;
         self.append(api, |s, now, dates| {
             s.branch_with_summary(
                 from.as_ref(),

@@ -22,7 +22,7 @@ pub fn session_usage(source: JsValue, options: JsValue) -> Result<JsValue, JsVal
     let reader = Reader::new(api, &options)?;
     let text = match reader.source(&source, Accept::ANY)?.source {
         Source::Text(text) => text,
-        Source::Entries(array) => entries_jsonl(&array)?,
+        Source::Entries(array) => entries_jsonl(api, &array)?,
     };
     let leaf_id = get(&options, "leafId");
     let file = open_entries(api, text)?;
@@ -248,7 +248,7 @@ impl JsUsageLedger {
         let reader = Reader::new(api, &options)?;
         let text = match reader.source(&source, Accept::ANY)?.source {
             Source::Text(text) => text,
-            Source::Entries(array) => entries_jsonl(&array)?,
+            Source::Entries(array) => entries_jsonl(api, &array)?,
         };
         // A current file in one pass; an old one migrated first.
         let (header, records) = match usage::read(text, &JsDates) {

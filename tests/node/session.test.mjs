@@ -3,7 +3,7 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { buildSessionContext, getTree, Session, sessionInfo } from "session-tree";
+import { buildSessionContext, getTree, Session, sessionInfo, sessionUsage, UsageLedger } from "session-tree";
 import { assistant, at, header, jsonl, ms, user } from "./helpers/session.mjs";
 
 const HEX8 = /^[0-9a-f]{8}$/;
@@ -127,6 +127,53 @@ test("unknown ids throw pi's message; wrong types throw TypeError; the session k
   assert.equal(s.leafId, "c");
   s.branch("b");
   assert.equal(s.getEntry(s.appendMessage({ role: "user", content: "x", timestamp: 1 })).parentId, "b");
+});
+
+test("values JSON.stringify cannot write: its class of error, naming the call and the value", () => {
+  // A session is JSONL: a cycle, a BigInt or nesting deeper than JSON.stringify's
+  // stack cannot become a line. The error is the one JSON.stringify throws on
+  // the value (its class, and the error itself as the cause), named for the call.
+  const cycle = { a: 1 };
+  cycle.self = cycle;
+  let deep = [];
+  for (let i = 0; i < 200_000; i++) deep = [deep];
+  const bad = [
+    ["a cycle", cycle],
+    ["a BigInt", 1n],
+    ["arrays nested 200,000 deep", deep],
+  ];
+  const thrownBy = (value) => {
+    try {
+      JSON.stringify(value);
+    } catch (error) {
+      return error;
+    }
+    assert.fail("JSON.stringify wrote it");
+  };
+  for (const [what, value] of bad) {
+    const expected = thrownBy(value);
+    const check = (run, prefix) => {
+      assert.throws(run, (error) => {
+        assert.equal(error.constructor, expected.constructor, `${what}: ${error}`);
+        assert.ok(error.message.startsWith(`${prefix} cannot be written as JSON (`), `${what}: ${error.message}`);
+        assert.equal(error.cause?.constructor, expected.constructor, what);
+        return true;
+      });
+    };
+    const entries = [header(), user("a", null, "hi", 1), { ...user("b", "a", "x", 2), extra: value }];
+    check(() => Session.open(entries), "Session.open: entry 2 of the array");
+    check(() => sessionUsage(entries), "sessionUsage: entry 2 of the array");
+    check(() => new UsageLedger().add("/p.jsonl", entries), "UsageLedger.add: entry 2 of the array");
+    const s = Session.open(file);
+    const before = s.toJsonl();
+    check(() => s.appendMessage({ role: "user", content: "x", timestamp: 1, value }), "appendMessage: the message");
+    check(() => s.appendCustomEntry("kind", value), "appendCustomEntry: data");
+    check(() => s.appendCompaction("sum", null, 10, value), "appendCompaction: details");
+    check(() => s.branchWithSummary(null, "sum", value), "branchWithSummary: details");
+    // Nothing was appended, and the session still appends.
+    assert.equal(s.toJsonl(), before, what);
+    assert.equal(s.getEntry(s.appendMessage({ role: "user", content: "x", timestamp: 1 })).parentId, "c");
+  }
 });
 
 test("labels: set, read, clear, and carried into a branched session", () => {
