@@ -59,22 +59,27 @@ impl Api {
         ))
     }
 
-    /// `JSON.stringify` threw on `what` (a cycle, a `BigInt`, a value nested
-    /// deeper than its stack): the same class of error, named for this
-    /// function and what it was given, with V8's error as its `cause`.
+    /// `JSON.stringify` threw on `what`. Its own errors (a `TypeError` for a
+    /// cycle or a `BigInt`, a `RangeError` for nesting deeper than its stack)
+    /// become the same class of error, named for this function and what it
+    /// was given, with the engine's error as its `cause`; anything else was
+    /// thrown by the value's own code (a `toJSON`, a getter) and is the
+    /// caller's to see as thrown.
     #[cold]
     #[inline(never)]
     pub fn unwritable(self, what: &dyn Display, cause: JsValue) -> JsValue {
+        let range = cause.is_instance_of::<js_sys::RangeError>();
+        if !range && !cause.is_instance_of::<js_sys::TypeError>() {
+            return cause;
+        }
         let reason = cause
             .dyn_ref::<js_sys::Error>()
-            .map_or_else(|| describe(&cause), |e| String::from(e.message()));
+            .map_or_else(String::new, |e| String::from(e.message()));
         let message = format!("{}: {what} cannot be written as JSON ({reason})", self.0);
-        let error: js_sys::Error = if cause.is_instance_of::<js_sys::RangeError>() {
+        let error: js_sys::Error = if range {
             js_sys::RangeError::new(&message).into()
-        } else if cause.is_instance_of::<js_sys::TypeError>() {
-            js_sys::TypeError::new(&message).into()
         } else {
-            js_sys::Error::new(&message)
+            js_sys::TypeError::new(&message).into()
         };
         // `cause` says where in the value it failed (V8 names the property
         // that closes a cycle).

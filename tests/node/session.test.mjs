@@ -170,6 +170,21 @@ test("values JSON.stringify cannot write: its class of error, naming the call an
     check(() => s.appendCustomEntry("kind", value), "appendCustomEntry: data");
     check(() => s.appendCompaction("sum", null, 10, value), "appendCompaction: details");
     check(() => s.branchWithSummary(null, "sum", value), "branchWithSummary: details");
+    // An error of the value's own code is the caller's, as thrown.
+    const mine = new Error("mine");
+    const own = {
+      toJSON() {
+        throw mine;
+      },
+    };
+    assert.throws(
+      () => s.appendCustomEntry("kind", own),
+      (error) => error === mine,
+    );
+    assert.throws(
+      () => Session.open([header(), own]),
+      (error) => error === mine,
+    );
     // Nothing was appended, and the session still appends.
     assert.equal(s.toJsonl(), before, what);
     assert.equal(s.getEntry(s.appendMessage({ role: "user", content: "x", timestamp: 1 })).parentId, "c");
