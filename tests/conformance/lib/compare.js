@@ -7,7 +7,7 @@ import {
   piBuildSessionProjectionRaw,
   piCurrentSystemMessage,
   piLoadEntries,
-  piMigrateEntries,
+  piMigrateParsed,
   piMigrateText,
   piOverFile,
   piParse,
@@ -160,11 +160,11 @@ export function compareSession(text, { rng = new Rng(1), extraLeaves = [], leafC
 
   // ---- migrate(entries): in place, returns whether anything was migrated
   {
-    const piEntries = piParse(text);
     let piFlag;
     const expArr = stringifyOrThrow(() => {
-      piFlag = piMigrateEntries(piEntries);
-      return piEntries;
+      const { entries, migrated } = piMigrateParsed(text);
+      piFlag = migrated;
+      return entries;
     });
     const mine = piParse(text);
     const before = mine.slice();
