@@ -603,6 +603,39 @@ mod tests {
     }
 
     #[test]
+    fn a_whole_value_cuts_its_strings_not_its_keys_at_every_depth() {
+        // Objects and arrays alternate down to `depth`; each holds a long string
+        // before and after its nested value, and each object's nested value and
+        // last string sit under long keys that follow a comma. Keys (`K`) stay
+        // whole, strings (`v`) are cut, wherever a comma puts them and however
+        // deep, also after the levels below have closed.
+        let key = format!("\"{}\"", "K".repeat(TEXT_CAP + 10));
+        let long = format!("\"{}\"", "v".repeat(TEXT_CAP + 10));
+        let kept = format!("\"{}\"", "v".repeat(TEXT_CAP));
+        fn nest(d: usize, key: &str, long: &str) -> String {
+            if d == 0 {
+                return long.to_owned();
+            }
+            let inner = nest(d - 1, key, long);
+            if d % 2 == 1 {
+                format!("{{\"a\":{long},{key}:{inner},{key}:{long}}}")
+            } else {
+                format!("[{long},{inner},{long}]")
+            }
+        }
+        for depth in [1, 2, 63, 64, 65, 66, 130] {
+            let value = nest(depth, &key, &long);
+            let line = format!(r#"{{"type":"m","d":{value}}}"#);
+            let expected = value.replace(&long, &kept);
+            assert_eq!(
+                preview(&line, &["d"]),
+                format!(r#"{{"d":{expected}}}"#),
+                "depth {depth}"
+            );
+        }
+    }
+
+    #[test]
     fn long_strings_keep_their_first_text() {
         let short = format!("\"{}\"", "x".repeat(TEXT_CAP));
         assert_eq!(cut(&short), short);

@@ -707,6 +707,10 @@ mod tests {
             NativeSort.sort(&mut items, &valid);
             assert_eq!(items, expected, "{len} valid times");
         }
+        // Two siblings are sorted too.
+        let mut two = vec![0, 1];
+        NativeSort.sort(&mut two, &[2.0, 1.0]);
+        assert_eq!(two, [1, 0]);
         // Below 64 the list is one run extended by binary insertion (V8's
         // algorithm), which differs from the merge on NaN times.
         let times: Vec<f64> = (0..63)
