@@ -623,6 +623,14 @@ mod tests {
                 format!("[{long},{inner},{long}]")
             }
         }
+        // Siblings of both kinds at one depth: an array after an object there
+        // must not read as an object (nor the other way round).
+        let siblings = format!("[{{{key}:{long}}},[{long},{long}],{{\"a\":{long},{key}:{long}}}]");
+        let line = format!(r#"{{"type":"m","d":{siblings}}}"#);
+        assert_eq!(
+            preview(&line, &["d"]),
+            format!(r#"{{"d":{}}}"#, siblings.replace(&long, &kept))
+        );
         for depth in [1, 2, 63, 64, 65, 66, 130] {
             let value = nest(depth, &key, &long);
             let line = format!(r#"{{"type":"m","d":{value}}}"#);
