@@ -717,7 +717,9 @@ fn stringify_escaped(out: &mut String, s: &str) {
 
 /// The containers open around the value being read: whether each is an
 /// object. The innermost 64 live in a word; deeper ones (rare) in a vector.
-struct Stack {
+/// The validator's, and the previews' walk over values of any depth.
+#[derive(Default)]
+pub(crate) struct Stack {
     depth: usize,
     low: u64,
     deep: Vec<bool>,
@@ -725,7 +727,7 @@ struct Stack {
 
 impl Stack {
     #[inline(always)]
-    fn push(&mut self, object: bool) {
+    pub(crate) fn push(&mut self, object: bool) {
         if self.depth < 64 {
             let bit = 1u64 << self.depth;
             self.low = if object {
@@ -741,7 +743,7 @@ impl Stack {
 
     /// Whether the innermost open container is an object; `None` at the top.
     #[inline(always)]
-    fn top(&self) -> Option<bool> {
+    pub(crate) fn top(&self) -> Option<bool> {
         match self.depth {
             0 => None,
             d if d <= 64 => Some(self.low >> (d - 1) & 1 != 0),
@@ -750,7 +752,7 @@ impl Stack {
     }
 
     #[inline(always)]
-    fn pop(&mut self) {
+    pub(crate) fn pop(&mut self) {
         self.depth -= 1;
         if self.depth >= 64 {
             self.deep.pop();

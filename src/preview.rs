@@ -360,7 +360,7 @@ fn after_comma(b: &[u8], i: usize) -> usize {
 /// an object), so nesting of any depth takes no frames.
 fn whole(text: &str, i: usize, cap: usize, out: &mut String) -> usize {
     let b = text.as_bytes();
-    let mut objects = Nesting::default();
+    let mut objects = json::Stack::default();
     let mut at = i;
     let mut key = false;
     loop {
@@ -377,20 +377,20 @@ fn whole(text: &str, i: usize, cap: usize, out: &mut String) -> usize {
             }
             c @ (b'{' | b'[') => {
                 out.push(c as char);
-                objects.open(c == b'{');
+                objects.push(c == b'{');
                 key = c == b'{';
                 at += 1;
                 continue;
             }
             c @ (b',' | b':') => {
                 out.push(c as char);
-                key = c == b',' && objects.in_object();
+                key = c == b',' && objects.top() == Some(true);
                 at += 1;
                 continue;
             }
             c @ (b'}' | b']') => {
                 out.push(c as char);
-                objects.close();
+                objects.pop();
                 at += 1;
             }
             _ => {
@@ -401,46 +401,9 @@ fn whole(text: &str, i: usize, cap: usize, out: &mut String) -> usize {
         }
         // A value (or a key) has ended.
         key = false;
-        if objects.is_empty() {
+        if objects.top().is_none() {
             return at;
         }
-    }
-}
-
-/// Which of the values open around a point are objects: the first 64 levels
-/// in a word (a preview's values are mostly shallow, and this is made for
-/// each of them), deeper ones in a vector.
-#[derive(Default)]
-struct Nesting {
-    depth: usize,
-    bits: u64,
-    deeper: Vec<bool>,
-}
-
-impl Nesting {
-    fn open(&mut self, object: bool) {
-        if self.depth < 64 {
-            self.bits = (self.bits & !(1 << self.depth)) | (u64::from(object) << self.depth);
-        } else {
-            self.deeper.push(object);
-        }
-        self.depth += 1;
-    }
-    fn close(&mut self) {
-        self.depth -= 1;
-        if self.depth >= 64 {
-            self.deeper.pop();
-        }
-    }
-    fn in_object(&self) -> bool {
-        match self.depth {
-            0 => false,
-            d if d <= 64 => self.bits >> (d - 1) & 1 == 1,
-            _ => self.deeper.last() == Some(&true),
-        }
-    }
-    fn is_empty(&self) -> bool {
-        self.depth == 0
     }
 }
 
