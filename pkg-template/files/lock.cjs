@@ -7,22 +7,27 @@
 // ask `isLockedByOther` before repairing a torn last line.
 // Locks are per process: a process that already holds a file's lock may open
 // it again (a count is kept, the file is removed with the last release).
+// A lock is the file's, not the path's: `acquire` locks the file the path
+// leads to (symbolic links followed), so a second writer that opens the
+// session through a link to it, or through a linked folder, finds the same
+// lock; it returns that key, which `release` takes as it is.
 
 const fs = require("node:fs");
 const os = require("node:os");
+const path = require("node:path");
 
 /** Locks this process holds: lock path → count. */
 const held = new Map();
 let exitHook = false;
 
 class SessionLockedError extends Error {
-  constructor(file, holder) {
+  constructor(file, holder, lock = `${file}.lock`) {
     const who =
       holder && typeof holder.pid === "number"
         ? `process ${holder.pid}${holder.hostname && holder.hostname !== os.hostname() ? ` on ${holder.hostname}` : ""}`
         : "another process";
     super(
-      `session file is being written by ${who}: ${file} (lock file ${file}.lock; open it read-only with { readOnly: true }, or pass { lockTimeout } to wait)`,
+      `session file is being written by ${who}: ${file} (lock file ${lock}; open it read-only with { readOnly: true }, or pass { lockTimeout } to wait)`,
     );
     this.name = "SessionLockedError";
     this.code = "ESESSIONLOCKED";
@@ -33,6 +38,21 @@ class SessionLockedError extends Error {
 }
 
 const lockPath = (file) => `${file}.lock`;
+
+/**
+ * The file `file` leads to: symbolic links followed (of the file, or of its
+ * folder when the file does not exist yet); the path itself when neither
+ * can be resolved.
+ */
+function lockKey(file) {
+  try {
+    return fs.realpathSync(file);
+  } catch {}
+  try {
+    return path.join(fs.realpathSync(path.dirname(file)), path.basename(file));
+  } catch {}
+  return file;
+}
 
 /**
  * The error for a lock file that cannot be created: in a folder this process
@@ -86,7 +106,8 @@ function isStale(holder) {
 }
 
 /** Whether a live process other than this one holds `file`'s lock. */
-function isLockedByOther(file) {
+function isLockedByOther(at) {
+  const file = lockKey(at);
   if (held.has(lockPath(file))) return false;
   const holder = readHolder(file);
   if (holder === undefined) return false;
@@ -110,7 +131,9 @@ function sleep(ms) {
 function tryAcquire(file) {
   const lock = lockPath(file);
   const count = held.get(lock);
-  if (count !== undefined) {
+  // held, and its lock file still there (a folder removed under a writer
+  // takes the lock file with it: the next hold makes it again)
+  if (count !== undefined && fs.existsSync(lock)) {
     held.set(lock, count + 1);
     return true;
   }
@@ -131,7 +154,7 @@ function tryAcquire(file) {
     throw error;
   }
   fs.closeSync(fd);
-  held.set(lock, 1);
+  held.set(lock, (count ?? 0) + 1);
   if (!exitHook) {
     exitHook = true;
     process.on("exit", releaseAll);
@@ -167,27 +190,29 @@ function takeOver(file, holder) {
 }
 
 /**
- * Takes `file`'s lock for this process. Waits up to `timeoutMs` for a live
- * holder (0: fail at once); throws `SessionLockedError` when it cannot.
+ * Takes the lock of the file `at` leads to, for this process, and returns
+ * its key (for `release`). Waits up to `timeoutMs` for a live holder (0:
+ * fail at once); throws `SessionLockedError` when it cannot.
  */
-function acquire(file, timeoutMs = 0) {
+function acquire(at, timeoutMs = 0) {
+  const file = lockKey(at);
   const deadline = Date.now() + Math.max(0, Number(timeoutMs) || 0);
   let pause = 10;
   for (;;) {
-    if (tryAcquire(file)) return;
+    if (tryAcquire(file)) return file;
     const holder = readHolder(file);
     if (holder === undefined) continue;
     if (isStale(holder) || (holder === null && abandoned(file))) {
       takeOver(file, holder ?? {});
       continue;
     }
-    if (Date.now() >= deadline) throw new SessionLockedError(file, holder);
+    if (Date.now() >= deadline) throw new SessionLockedError(at, holder, lockPath(file));
     sleep(Math.min(pause, Math.max(1, deadline - Date.now())));
     pause = Math.min(pause * 2, 200);
   }
 }
 
-/** Gives back one hold of `file`'s lock; the last one removes the lock file. */
+/** Gives back one hold of a lock (`key`, as `acquire` returned it); the last one removes the lock file. */
 function release(file) {
   const lock = lockPath(file);
   const count = held.get(lock);

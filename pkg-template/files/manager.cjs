@@ -248,6 +248,8 @@ class SessionManager {
   #flushed = false;
   /** The file whose write lock this manager holds. */
   #locked;
+  /** That lock's key, as `lock.acquire` returned it (the file the path leads to). */
+  #lockKey;
   /** That file held open for appends (an `Appender`), from the first append on. */
   #out;
   #durability;
@@ -428,10 +430,7 @@ class SessionManager {
       this.#file = file;
       return;
     }
-    if (!this.#readOnly) {
-      lock.acquire(file, this.#lockTimeout);
-      this.#locked = file;
-    }
+    if (!this.#readOnly) this.#lock(file);
     try {
       const { bytes, header } = readSessionFile(file, !this.#readOnly);
       if (!header) {
@@ -460,12 +459,13 @@ class SessionManager {
   /** Writes a new file in one piece (a fork, a branched session) under its lock, then makes it this manager's. */
   #publishNew(file, text) {
     const session = Session.open(text);
+    let key;
     try {
-      lock.acquire(file, this.#lockTimeout);
+      key = lock.acquire(file, this.#lockTimeout);
       try {
         publishText(file, text, false);
       } catch (error) {
-        lock.release(file);
+        lock.release(key);
         throw error;
       }
     } catch (error) {
@@ -476,6 +476,7 @@ class SessionManager {
     this.#replace(session);
     this.#file = file;
     this.#locked = file;
+    this.#lockKey = key;
     this.#flushed = true;
   }
 
@@ -495,10 +496,20 @@ class SessionManager {
   #let_go() {
     this.#syncNow();
     this.#closeOut();
-    if (this.#locked !== undefined) {
-      lock.release(this.#locked);
-      this.#locked = undefined;
-    }
+    this.#unlock();
+  }
+
+  /** Takes `file`'s write lock (waiting up to lockTimeout). */
+  #lock(file) {
+    this.#lockKey = lock.acquire(file, this.#lockTimeout);
+    this.#locked = file;
+  }
+
+  #unlock() {
+    if (this.#locked === undefined) return;
+    lock.release(this.#lockKey);
+    this.#locked = undefined;
+    this.#lockKey = undefined;
   }
 
   #syncNow() {
@@ -578,21 +589,16 @@ class SessionManager {
     const file = this.#file;
     this.#closeOut();
     fs.mkdirSync(path.dirname(file), { recursive: true });
-    if (this.#locked === file && !fs.existsSync(lock.lockPath(file))) {
+    if (this.#locked === file && !fs.existsSync(lock.lockPath(this.#lockKey))) {
       // the folder went away with the lock file in it: take the lock again
-      lock.release(file);
-      this.#locked = undefined;
+      this.#unlock();
     }
-    if (this.#locked !== file) {
-      lock.acquire(file, this.#lockTimeout);
-      this.#locked = file;
-    }
+    if (this.#locked !== file) this.#lock(file);
     const text = this.#session.toJsonl();
     try {
       createText(file, text, this.#durability !== "flush");
     } catch (error) {
-      lock.release(file);
-      this.#locked = undefined;
+      this.#unlock();
       throw error;
     }
     this.#flushed = true;

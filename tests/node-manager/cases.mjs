@@ -460,6 +460,20 @@ check("a session whose folder is removed while it runs is written again whole, u
   assert.deepEqual(others(dir, path.basename(file)), []);
 });
 
+check("two managers of one process on a session whose folder is removed: the lock file is made again", () => {
+  const dir = path.join(folder(), "sessions");
+  const first = started(dir);
+  const file = first.getSessionFile();
+  const second = SessionManager.open(file); // the same process may open it again
+  fs.rmSync(dir, { recursive: true });
+  first.appendMessage(user("after the folder went"));
+  assert.equal(JSON.parse(read(`${file}.lock`)).pid, process.pid, "the lock file is back");
+  first.close();
+  assert.ok(fs.existsSync(`${file}.lock`), "the second manager still holds it");
+  second.close();
+  assert.equal(fs.existsSync(`${file}.lock`), false);
+});
+
 // --- the file changed under a running writer (pi appends by path each time) -----
 
 check("a file replaced under a running writer (an editor's rename) gets the next append, as pi's", () => {
@@ -835,6 +849,35 @@ check("a second process opening the session for writing gets SessionLockedError 
   assert.equal(JSON.parse(read(`${file}.lock`)).pid, process.pid);
   after.close();
   assert.equal(fs.existsSync(`${file}.lock`), false, "close gives the lock back");
+});
+
+check("a second process opening the session through a symbolic link to it gets SessionLockedError", async () => {
+  const dir = folder();
+  const writer = started(dir);
+  const file = writer.getSessionFile();
+  writer.close();
+  const link = path.join(folder(), "link.jsonl");
+  fs.symlinkSync(file, link);
+  // the holder came through the link; this process comes by the file's own path, then through the link
+  const holder = await startChild(["hold", link, "0"]).ready;
+  try {
+    for (const at of [file, link]) {
+      let error;
+      try {
+        SessionManager.open(at).close();
+      } catch (e) {
+        error = e;
+      }
+      assert.ok(error instanceof SessionLockedError, `${at}: got ${error}`);
+      assert.equal(error.pid, holder.child.pid);
+      assert.equal(error.file, at);
+      assert.ok(error.message.includes(`${file}.lock`), error.message);
+    }
+  } finally {
+    holder.child.kill("SIGKILL");
+    await holder.exit;
+  }
+  assert.equal(lines(file).length, 3, "nothing was written past the lock");
 });
 
 check("lockTimeout waits for the holder to finish", async () => {
