@@ -573,7 +573,13 @@ class SessionManager {
         else {
           if (this.#out !== undefined && !this.#out.holds(now)) this.#closeOut();
           this.#out ??= new Appender(this.#file);
-          this.#out.append(bytes, this.#durability === "fsync", now.size);
+          // A file emptied under the writer (truncated by another program)
+          // lost its header with the rest: a line alone would leave a file
+          // that no longer opens, so the whole session goes into it, as into
+          // a removed one. (`bytes` is not read after toJsonl: the call into
+          // the module may reuse its memory.)
+          const data = now.size === 0 ? this.#session.toJsonl() : bytes;
+          this.#out.append(data, this.#durability === "fsync", now.size);
           if (this.#durability === "batch") this.#scheduleSync();
         }
       }

@@ -474,6 +474,28 @@ check("two managers of one process on a session whose folder is removed: the loc
   assert.equal(fs.existsSync(`${file}.lock`), false);
 });
 
+check("a file emptied under a running writer gets the whole session again, not a headerless line", () => {
+  // pi appends the line alone: the file has no header, and pi's open then refuses it
+  const dir = folder();
+  const manager = started(dir);
+  const file = manager.getSessionFile();
+  const header = lines(file)[0];
+  fs.truncateSync(file, 0);
+  const id = manager.appendMessage(user("after the truncation"));
+  assert.deepEqual(
+    jsonLines(file).map((e) => e.type),
+    ["session", "message", "message", "message"],
+  );
+  assert.equal(lines(file)[0], header);
+  assert.equal(jsonLines(file).at(-1).id, id);
+  manager.appendMessage(user("and one more"));
+  manager.close();
+  const reopened = SessionManager.open(file);
+  assert.equal(reopened.getEntries().length, 4);
+  assert.equal(reopened.getBranch().length, 4, "one unbroken path");
+  reopened.close();
+});
+
 // --- the file changed under a running writer (pi appends by path each time) -----
 
 check("a file replaced under a running writer (an editor's rename) gets the next append, as pi's", () => {
