@@ -421,38 +421,57 @@ class SessionManager {
 
   // --- file state ------------------------------------------------------------
 
-  /** Opens `file` in this manager (pi's `_setSessionFile`), under its lock unless read-only. */
+  /**
+   * Opens `file` in this manager (pi's `_setSessionFile`), under its lock
+   * unless read-only. The file is locked and read before the current one is
+   * given back: one that cannot be taken (another process writes it, it is no
+   * session) leaves this manager on its own file, lock and session. (pi has
+   * already switched its file then, and its next appends go into the file
+   * it refused.)
+   */
   #setFile(file, cwdFromHeader) {
-    this.#let_go();
-    this.#file = file;
     if (!fs.existsSync(file)) {
       this.newSession();
       this.#file = file;
       return;
     }
-    if (!this.#readOnly) this.#lock(file);
+    const key = this.#readOnly ? undefined : lock.acquire(file, this.#lockTimeout);
+    let session;
+    let written = true;
+    let cwd = this.#cwd;
     try {
       const { bytes, header } = readSessionFile(file, !this.#readOnly);
-      if (!header) {
+      if (header) {
+        if (cwdFromHeader && headerCwd(header) !== undefined) cwd = resolvePath(headerCwd(header));
+        session = Session.open(bytes);
+        if (session.migrated && !this.#readOnly) publishText(file, session.toJsonl(), true);
+      } else {
         if (bytes.length > 0) throw new Error(`Session file is not a valid pi session: ${file}`);
-        this.newSession();
-        this.#file = file;
-        if (!this.#readOnly) {
-          const text = this.#session.toJsonl();
+        // an empty file: a new session, whose header is written into it now
+        session = Session.create({ cwd, id: null });
+        if (this.#readOnly) written = false;
+        else {
+          const text = session.toJsonl();
           publishText(file, text, true);
-          this.#flushed = true;
-          this.#reopen(text);
+          session.free();
+          session = undefined;
+          session = Session.open(text);
+          session.takePendingLines();
         }
-        return;
       }
-      if (cwdFromHeader && headerCwd(header) !== undefined) this.#cwd = resolvePath(headerCwd(header));
-      const session = Session.open(bytes);
-      if (session.migrated && !this.#readOnly) publishText(file, session.toJsonl(), true);
-      this.#replace(session);
-      this.#flushed = true;
     } catch (error) {
-      this.#let_go();
+      session?.free();
+      if (key !== undefined) lock.release(key);
       throw error;
+    }
+    this.#let_go();
+    this.#replace(session);
+    this.#cwd = cwd;
+    this.#file = file;
+    this.#flushed = written;
+    if (key !== undefined) {
+      this.#locked = file;
+      this.#lockKey = key;
     }
   }
 

@@ -902,6 +902,36 @@ check("a second process opening the session through a symbolic link to it gets S
   assert.equal(lines(file).length, 3, "nothing was written past the lock");
 });
 
+check("setSessionFile to a file it cannot take leaves the manager on its own file, under its lock", async () => {
+  // pi switches its file before it throws, and its next appends go into the file it refused
+  const dir = folder();
+  const other = started(dir);
+  const held = other.getSessionFile();
+  other.close();
+  const junk = path.join(dir, "junk.jsonl");
+  fs.writeFileSync(junk, "not a session\n");
+  const manager = started(dir);
+  const own = manager.getSessionFile();
+  const holder = await startChild(["hold", held, "0"]).ready;
+  try {
+    assert.throws(() => manager.setSessionFile(held), SessionLockedError);
+    assert.throws(() => manager.setSessionFile(junk), /Session file is not a valid pi session/);
+    assert.equal(manager.getSessionFile(), own);
+    const id = manager.appendMessage(user("after the refusals"));
+    assert.equal(lines(held).length, 3, "nothing written into the file another process holds");
+    assert.equal(read(junk), "not a session\n", "nothing written into the file that is no session");
+    assert.equal(jsonLines(own).at(-1).id, id);
+    assert.equal(jsonLines(own).length, 4);
+    assert.equal(JSON.parse(read(`${own}.lock`)).pid, process.pid, "its own lock is still held");
+  } finally {
+    holder.child.kill("SIGKILL");
+    await holder.exit;
+  }
+  manager.close();
+  assert.equal(fs.existsSync(`${own}.lock`), false);
+  assert.equal(fs.existsSync(`${junk}.lock`), false, "the refused file's lock was given back");
+});
+
 check("lockTimeout waits for the holder to finish", async () => {
   const dir = folder();
   const writer = started(dir);
