@@ -452,8 +452,13 @@ impl Session {
         // id is kept as JSON: written from there, with no copy made.
         let last = self.appended.take();
         let parent_json = match (&last, self.leaf) {
-            (Some((at, json)), Some(p)) if *at == p => Cow::Borrowed(json.as_str()),
-            (_, leaf) => Cow::Owned(leaf.map_or_else(|| "null".to_owned(), |p| self.id_json(p))),
+            (Some((at, json)), Some(p)) if *at == p => Some(Cow::Borrowed(json.as_str())),
+            // pi writes `parentId: leafId`, which `JSON.stringify` leaves
+            // out when the leaf has no id (a torn or hand-written last line)
+            (_, Some(p)) if matches!(self.entries[p].id, Key::Undefined) => None,
+            (_, leaf) => Some(Cow::Owned(
+                leaf.map_or_else(|| "null".to_owned(), |p| self.id_json(p)),
+            )),
         };
         // Written straight into the text: no line of its own to allocate.
         let start = self.text.len();
@@ -473,20 +478,25 @@ impl Session {
         }
         line.put(",\"id\":");
         json::push_stringified(line, id);
-        field(line, "parentId", Some(&parent_json));
+        field(line, "parentId", parent_json.as_deref());
         line.put(",\"timestamp\":");
         json::push_stringified(line, now);
         for (k, v) in tail {
             field(line, k, *v);
         }
         line.put("}");
+        // `written_entry` finds the members by place, `parentId` among them:
+        // a line without one is read by name instead
+        let placed = parent_json.is_some();
         drop(parent_json);
         let at = self.entries.len();
-        let written = (
-            EntryType::from_name(kind),
-            1 + head.iter().filter(|(_, v)| v.is_some()).count(),
-        );
-        self.index_line(start, dates, true, Some(written));
+        let written = placed.then(|| {
+            (
+                EntryType::from_name(kind),
+                1 + head.iter().filter(|(_, v)| v.is_some()).count(),
+            )
+        });
+        self.index_line(start, dates, true, written);
         // Cached only for a line that became entry `at` (a line of this
         // writer always parses; the check keeps a stale id from ever naming
         // another entry), in the buffer of the id it replaces.
@@ -935,6 +945,24 @@ impl Session {
         self.leaf
     }
 
+    /// The entry pi's `getLeafEntry` gives, and `getBranch()` starts from:
+    /// the leaf's, looked up by its id only when that id is truthy
+    /// (`leafId ? byId.get(leafId) : undefined`), so a leaf whose `id` is
+    /// missing, `""`, `0`, `null` or `false` has none.
+    pub fn leaf_entry(&self) -> Option<usize> {
+        self.leaf.filter(|&i| self.entries[i].id.truthy())
+    }
+
+    /// Where pi's `getBranch(fromId)` starts: the entry with `id`, none for
+    /// a falsy `id` (`startId ? byId.get(startId) : undefined`).
+    pub fn branch_start(&self, id: &Key) -> Option<usize> {
+        if id.truthy() {
+            self.find(id)
+        } else {
+            None
+        }
+    }
+
     /// How many distinct ids the entries have (pi's `getEntryCount`): a
     /// repeated id counts once.
     pub fn entry_count(&self) -> usize {
@@ -999,7 +1027,13 @@ impl Session {
         // pi's methods walk `getEntries()`, which has no header.
         let last = self.entries.iter().rposition(|e| !e.is_header());
         let start = match leaf {
-            None => self.leaf,
+            // pi passes its leafId, the leaf's id as a value: `null` is no
+            // leaf (an empty path), another falsy id the last entry
+            None => match self.leaf.map(|i| (i, &self.entries[i].id)) {
+                Some((_, Key::Null)) | None => None,
+                Some((_, id)) if !id.truthy() => last,
+                Some((i, _)) => Some(i),
+            },
             Some(None) => None,
             // pi: a falsy leafId means the last entry.
             Some(Some(id)) if !id.truthy() => last,

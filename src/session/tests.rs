@@ -654,3 +654,53 @@ fn append_the_simple_kinds(s: &mut Session) {
     s.append_usage(Some("\"k\""), None, None, Some("{}"), None, NOW, &IsoOnly)
         .unwrap();
 }
+
+/// A last entry whose `id` is missing or falsy: pi looks its leaf up only by a
+/// truthy id (`getLeafEntry`, `getBranch`), builds the context from the last
+/// entry for a falsy one and from none for `null`, and writes the next entry's
+/// `parentId` as the leaf's id (none at all when the leaf has no id).
+#[test]
+fn a_leaf_with_a_falsy_id_is_looked_up_as_pi_does() {
+    let head = r#"{"type":"session","version":3,"id":"s","cwd":"/"}
+{"type":"message","id":"a","parentId":null,"timestamp":"2025-01-01T00:00:00.000Z","message":{"role":"user","content":"hi"}}
+"#;
+    for (id, context_len) in [
+        ("", 2),
+        (r#","id":"""#, 2),
+        (r#","id":0"#, 2),
+        (r#","id":null"#, 0),
+    ] {
+        let text = format!(r#"{head}{{"type":"label","parentId":"a"{id}}}"#) + "\n";
+        let mut s = Session::open(text, &IsoOnly).unwrap();
+        assert!(s.leaf().is_some(), "{id}");
+        assert_eq!(s.leaf_entry(), None, "{id}");
+        assert_eq!(s.context_plan(None).path.len(), context_len, "{id}");
+        let next = user(&mut s, "next");
+        let line = s.take_pending_lines().pop().unwrap();
+        let parent = match id {
+            "" => String::new(),
+            _ => format!(r#""parentId":{},"#, &id[6..]),
+        };
+        assert_eq!(
+            line,
+            format!(
+                r#"{{"type":"message","id":"{next}",{parent}"timestamp":"{NOW}","message":{{"role":"user","content":"next"}}}}"#
+            ),
+            "{id}"
+        );
+        // read by name, so the facts are the line's: no parent for none
+        let last = s.entries().len() - 1;
+        assert_eq!(s.entries()[last].id, k(&next));
+        assert_eq!(s.entries()[last].time, 1735689600000.0);
+        assert!(matches!(s.entries()[last].detail, Detail::Message { .. }));
+        assert_eq!(s.leaf_entry(), Some(last));
+    }
+    let s = Session::open(
+        format!("{head}{{\"type\":\"label\",\"id\":\"\"}}\n"),
+        &IsoOnly,
+    )
+    .unwrap();
+    assert_eq!(s.branch_start(&k("")), None, "an empty id starts no branch");
+    assert_eq!(s.branch_start(&k("a")), Some(1));
+    assert_eq!(s.find(&k("")), Some(2), "though getEntry finds it");
+}

@@ -220,7 +220,7 @@ impl JsSession {
 
     #[wasm_bindgen(js_name = getLeafEntry)]
     pub fn get_leaf_entry(&self) -> Result<JsValue, JsValue> {
-        match self.inner.leaf() {
+        match self.inner.leaf_entry() {
             Some(i) => self.entry(i),
             None => Ok(JsValue::UNDEFINED),
         }
@@ -247,9 +247,9 @@ impl JsSession {
     #[wasm_bindgen(js_name = getBranch)]
     pub fn get_branch(&self, from_id: JsValue) -> Result<JsValue, JsValue> {
         let start = if from_id.is_undefined() || from_id.is_null() {
-            self.inner.leaf()
+            self.inner.leaf_entry()
         } else {
-            id_of(&from_id).and_then(|id| self.inner.find(&id))
+            id_of(&from_id).and_then(|id| self.inner.branch_start(&id))
         };
         self.entries(self.inner.branch_path(start))
     }

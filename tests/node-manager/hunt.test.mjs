@@ -1,11 +1,14 @@
 // session-tree/node's SessionManager against pi 1.6.0's, file for file: random
 // sequences of the public calls (appends of every kind, branches, resets,
 // createBranchedSession, newSession, open, setSessionFile, forkFrom,
-// continueRecent, create) run on pi's manager in one temporary folder and on
-// ours in another, with the clock shared (withClock), compared after every
-// step: every getter, and every file each side has written (ids replaced by
-// their rank of first appearance, each side's folder by <DIR>). Node only (pi
-// is Node's).
+// continueRecent, create, findById, list, listAll) run on pi's manager in one
+// temporary folder and on ours in another, with the clock shared (withClock),
+// compared after every step: every getter, and every file each side has
+// written (ids replaced by their rank of first appearance, each side's folder
+// by <DIR>). Files that are no sessions (empty, binary, JSON of another kind)
+// and torn last lines (a writer that died mid-line) are put into both folders
+// alike, for open, setSessionFile, forkFrom, continueRecent and list to meet.
+// Node only (pi is Node's).
 //
 //   MANAGER_DIFF_SEED=…   master seed (default random, always printed)
 //   MANAGER_DIFF_COUNT=…  sequences (default 60)
@@ -98,9 +101,40 @@ function run(sd, step, t) {
             swap(sd, () => sd.Manager.open(sd.files[step.file], sd.dir));
             return undefined;
           case "setSessionFile": {
-            sd.m.setSessionFile(sd.files[step.file]);
+            const before = sd.m.getSessionFile();
+            try {
+              sd.m.setSessionFile(sd.files[step.file]);
+            } catch (error) {
+              // pi has switched its file before throwing (its next appends would go into the
+              // file it refused: a README difference); ours stays on its own. Model ours.
+              if (sd.name === "pi") sd.m.sessionFile = before;
+              throw error;
+            }
             remember(sd);
             return undefined;
+          }
+          case "junk": {
+            const file = path.join(sd.dir, `junk-${sd.files.length}.jsonl`);
+            fs.writeFileSync(file, step.junk);
+            sd.files.push(file);
+            return undefined;
+          }
+          case "tear": {
+            const file = sd.files[step.file];
+            // only a file no manager writes: a tear under a running writer is a README difference
+            if (file === sd.m.getSessionFile() || !fs.existsSync(file)) return "skipped";
+            fs.appendFileSync(file, step.tear);
+            return undefined;
+          }
+          case "findById": {
+            const header = fs.existsSync(sd.files[step.file])
+              ? fs.readFileSync(sd.files[step.file], "utf8").split("\n")[0]
+              : "";
+            let id = "no-such-id";
+            try {
+              id = JSON.parse(header).id ?? id;
+            } catch {}
+            return canonPath(sd, String(sd.Manager.findById(step.cwd, id, sd.dir)));
           }
           case "forkFrom":
             swap(sd, () => sd.Manager.forkFrom(sd.files[step.file], step.cwd, sd.dir));
@@ -164,6 +198,22 @@ function observe(sd, targets) {
   return rec;
 }
 
+/** Files that are no session (or an empty one), as another program may leave them in the folder. */
+const JUNK = [
+  "",
+  "not json at all\n",
+  '{"hello":"world"}\n',
+  "[1,2,3]\n",
+  "\u0000\u00ff\n",
+  '{"type":"message","id":"0badf00d","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":"orphan","timestamp":1}}\n',
+];
+/** What a writer that died mid-line leaves at the end of a file. */
+// (A torn line that parses as an entry without an id makes pi's in-memory entries differ from
+// its own file: the next entry's `parentId` is an undefined key there, absent from the line, so
+// a later createBranchedSession orders its keys differently from pi after a reopen. The test
+// after the sequences checks that case's leaf, append and tree against pi by itself.)
+const TEARS = ['{"type":"message","id":"feedface","par', "{", '{"type":"label","id":"1abe1abe","parentId":null}'];
+
 /** The next step of a sequence: a write step of the Session harness, or one of the file's. */
 function nextStep(rng, count, files) {
   const kind = rng.weighted([
@@ -175,7 +225,14 @@ function nextStep(rng, count, files) {
     [files ? 4 : 0, "forkFrom"],
     [4, "continueRecent"],
     [2, "create"],
+    [2, "junk"],
+    [files ? 3 : 0, "tear"],
+    [files ? 2 : 0, "findById"],
+    [3, "list"],
   ]);
+  if (kind === "junk") return { op: kind, args: [], junk: rng.pick(JUNK) };
+  if (kind === "tear") return { op: kind, args: [], file: rng.int(0, files), tear: rng.pick(TEARS) };
+  if (kind === "list") return { op: rng.pick(["list", "listAll"]), args: [], cwd: rng.pick(CWDS) };
   if (kind === "write") return randomStep(rng, count, { checks: false });
   if (kind === "createBranchedSession")
     return {
@@ -183,7 +240,7 @@ function nextStep(rng, count, files) {
       args: [count === 0 || rng.chance(0.1) ? rng.pick(UNKNOWN_IDS) : ref(rng.int(Math.max(0, count - 5), count))],
     };
   if (kind === "newSession") return { op: kind, args: [] };
-  if (kind === "open" || kind === "setSessionFile" || kind === "forkFrom")
+  if (kind === "open" || kind === "setSessionFile" || kind === "forkFrom" || kind === "findById")
     return { op: kind, args: [], file: rng.int(0, files), cwd: rng.pick(CWDS) };
   return { op: kind, args: [], cwd: rng.pick(CWDS) };
 }
@@ -197,7 +254,41 @@ const FILE_OPS = new Set([
   "forkFrom",
   "continueRecent",
   "create",
+  "junk",
+  "tear",
+  "findById",
 ]);
+const LIST_OPS = new Set(["list", "listAll"]);
+
+/**
+ * pi's `list` or `listAll` and ours, compared row by row: pi's rows in its order, ours the same
+ * where it lists the same files. Ours also lists files pi's `buildSessionInfo` throws on (a
+ * message whose content is null, say: a README difference); those rows are left out.
+ */
+async function compareList(both, step) {
+  const [pi, ours] = await Promise.all(
+    both.map((sd) => (step.op === "list" ? sd.Manager.list(step.cwd, sd.dir) : sd.Manager.listAll(sd.dir))),
+  );
+  const row = (sd, info) =>
+    canonJson(sd, {
+      ...info,
+      created: String(info.created.getTime()),
+      modified: info.modified.getTime(),
+      allMessagesText: info.allMessagesText,
+    });
+  const listed = new Set(pi.map((info) => canonPath(both[0], info.path)));
+  const a = pi.map((info) => row(both[0], info));
+  const b = ours.filter((info) => listed.has(canonPath(both[1], info.path))).map((info) => row(both[1], info));
+  // rows of equal modification times come in either order (pi reads files concurrently)
+  const key = (text) => `${JSON.parse(text).modified}`.padStart(16, "0") + text;
+  const sorted = (rows) => [...rows].sort((x, y) => (key(x) < key(y) ? 1 : key(x) > key(y) ? -1 : 0));
+  assert.deepEqual(sorted(b), sorted(a), `${step.op}: the rows pi lists`);
+  assert.deepEqual(
+    b.map((text) => JSON.parse(text).modified),
+    a.map((text) => JSON.parse(text).modified),
+    `${step.op}: newest first`,
+  );
+}
 
 const show = (step) =>
   step.file !== undefined
@@ -213,7 +304,7 @@ function orderMtimes(sides) {
       if (fs.existsSync(file)) fs.utimesSync(file, new Date(1e12 + i * 1000), new Date(1e12 + i * 1000));
 }
 
-function runCase(seed) {
+async function runCase(seed) {
   const rng = new Rng(seed);
   const root = path.join(scratch, hex(seed), "dé v");
   const pi = side("pi", Pi, path.join(root, "pi"));
@@ -230,6 +321,10 @@ function runCase(seed) {
       const step = nextStep(rng, pi.ids.length, pi.files.length);
       if (step.op === "continueRecent") orderMtimes(both);
       log.push(show(step));
+      if (LIST_OPS.has(step.op)) {
+        await compareList(both, step);
+        continue;
+      }
       const results = both.map((sd) => {
         if (!FILE_OPS.has(step.op)) {
           // applyStep keeps its own id list on a harness side: give it ours
@@ -261,7 +356,61 @@ function runCase(seed) {
   }
 }
 
-test(`random call sequences on pi's manager and ours, file for file (MANAGER_DIFF_SEED=${MASTER})`, () => {
+test(`random call sequences on pi's manager and ours, file for file (MANAGER_DIFF_SEED=${MASTER})`, async () => {
   if (ONLY !== null) return runCase(ONLY);
-  for (let i = 0; i < COUNT; i++) runCase(caseSeed(MASTER, i));
+  for (let i = 0; i < COUNT; i++) await runCase(caseSeed(MASTER, i));
+});
+
+// A last line whose `id` is missing or falsy (a torn write that still parses, a hand-edited
+// file): pi looks its leaf up only when the id is truthy, so getLeafEntry() gives undefined
+// and getBranch() [] (the context still ends at the last entry). Found by the sequences above
+// (a torn `{"type":"label"}` line in a file that was opened again).
+test("a leaf whose id is missing or falsy: getLeafEntry, getBranch, the next append and the tree as pi's", () => {
+  const dir = path.join(scratch, "falsy-leaf");
+  fs.mkdirSync(dir, { recursive: true });
+  const header = { type: "session", version: 3, id: "s1", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/x" };
+  const first = {
+    type: "message",
+    id: "aaaaaaaa",
+    parentId: null,
+    timestamp: "2026-01-02T00:00:00.000Z",
+    message: { role: "user", content: "hi", timestamp: 5 },
+  };
+  for (const id of [undefined, "", 0, null, false, "bbbbbbbb", 7]) {
+    const last = { type: "label", parentId: "aaaaaaaa", timestamp: "2026-01-02T00:00:01.000Z", targetId: "aaaaaaaa" };
+    if (id !== undefined) last.id = id;
+    const text = `${[header, first, last].map((e) => JSON.stringify(e)).join("\n")}\n`;
+    const see = (m, start) => ({
+      leafId: m.getLeafId(),
+      leafEntry: m.getLeafEntry(),
+      branch: m.getBranch(),
+      // an explicit start is a string here: a non-string one is a TypeError or [] in ours
+      branchFrom: typeof start === "string" ? m.getBranch(start) : "-",
+      context: m.buildSessionContext(),
+    });
+    const files = ["pi", "ours"].map((name) => {
+      const file = path.join(dir, `${name}-${String(id)}.jsonl`);
+      fs.writeFileSync(file, text);
+      return file;
+    });
+    const pi = Pi.open(files[0]);
+    const ours = Ours.open(files[1]);
+    try {
+      assert.deepEqual(see(ours, id), see(pi, id), `leaf id ${JSON.stringify(id)}`);
+      // the next entry's parent is the leaf's id as pi writes it: no parentId at all for none
+      const message = { role: "user", content: "next", timestamp: 9 };
+      const ids = [pi.appendMessage(message), ours.appendMessage(message)];
+      const [a, b] = files.map((file, k) => {
+        const last = JSON.parse(fs.readFileSync(file, "utf8").trimEnd().split("\n").at(-1));
+        return { keys: Object.keys(last), parentId: last.parentId, isNew: last.id === ids[k] };
+      });
+      assert.deepEqual(b, a, `the line after leaf id ${JSON.stringify(id)}`);
+      const shape = (nodes) =>
+        nodes.map((n) => ({ id: ids.includes(n.entry.id) ? "new" : n.entry.id, c: shape(n.children) }));
+      assert.deepEqual(shape(ours.getTree()), shape(pi.getTree()), `the tree after leaf id ${JSON.stringify(id)}`);
+      assert.deepEqual(ours.getBranch().length, pi.getBranch().length);
+    } finally {
+      ours.close();
+    }
+  }
 });
