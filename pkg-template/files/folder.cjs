@@ -25,8 +25,16 @@ async function findSessions(dir, options = {}) {
   const top = resolve(dir);
   const found = [];
   const pending = [top];
+  // Each real folder is read once: links to folders are followed, and a
+  // link back up the tree (`up -> ..`) would otherwise list its files again
+  // at every level until ELOOP, and two such links double the paths at each
+  // level (2^40 of them: the listing never ended).
+  const seen = new Set();
   while (pending.length > 0) {
     const folder = pending.shift();
+    const real = await realFolder(fs, folder);
+    if (seen.has(real)) continue;
+    seen.add(real);
     let dirents;
     try {
       dirents = await fs.readdir(folder, { withFileTypes: true });
@@ -58,6 +66,15 @@ async function inside(fs, path, root) {
     return (await fs.realpath(path)).startsWith(root + sep);
   } catch {
     return false;
+  }
+}
+
+/** The folder `path` names, links resolved (the path itself if that fails: the read will say why). */
+async function realFolder(fs, path) {
+  try {
+    return await fs.realpath(path);
+  } catch {
+    return path;
   }
 }
 

@@ -426,6 +426,20 @@ check("listSessions: every file, newest first, with progress, recursion and abor
   await assert.rejects(listSessions(path.join(dir, "missing")), { code: "ENOENT" });
 });
 
+check("listSessions with recursion through links back up the tree: each file once, and it ends", async () => {
+  // two links to a parent doubled the paths at each level down to ELOOP: 2^40, never ending
+  const dir = folder();
+  const top = started(dir, "/p");
+  const inner = started(path.join(dir, "sub"), "/p");
+  fs.symlinkSync("..", path.join(dir, "sub", "up"));
+  fs.symlinkSync(dir, path.join(dir, "sub", "again"));
+  fs.symlinkSync(".", path.join(dir, "self"));
+  const rows = await listSessions(dir, { recursive: true });
+  assert.deepEqual(rows.map((row) => row.path).sort(), [top.getSessionFile(), inner.getSessionFile()].sort());
+  top.close();
+  inner.close();
+});
+
 check("orderSessions puts a fork under the session it came from", async () => {
   const dir = folder();
   const source = started(dir);

@@ -239,7 +239,9 @@ function nextStep(rng, count, files) {
       op: kind,
       args: [count === 0 || rng.chance(0.1) ? rng.pick(UNKNOWN_IDS) : ref(rng.int(Math.max(0, count - 5), count))],
     };
-  if (kind === "newSession") return { op: kind, args: [] };
+  // a session id of the caller's (sometimes twice at one time: the same file name) or a bad one
+  if (kind === "newSession")
+    return { op: kind, args: rng.chance(0.5) ? [] : [{ id: rng.pick(["run-1", "run-2", "bad id", "x.y_z-1"]) }] };
   if (kind === "open" || kind === "setSessionFile" || kind === "forkFrom" || kind === "findById")
     return { op: kind, args: [], file: rng.int(0, files), cwd: rng.pick(CWDS) };
   return { op: kind, args: [], cwd: rng.pick(CWDS) };
