@@ -501,8 +501,16 @@ class SessionManager {
 
   /** The session, for a read or a leaf move; a closed manager has none. */
   get #live() {
-    if (this.#closed) throw new Error(`session manager is closed: ${this.#file}`);
+    this.#checkOpen();
     return this.#session;
+  }
+
+  /**
+   * Throws for a closed manager: its session's memory is given back, and a
+   * file it switched to would hold a lock nothing releases.
+   */
+  #checkOpen() {
+    if (this.#closed) throw new Error(`session manager is closed: ${this.#file}`);
   }
 
   #replace(session) {
@@ -564,7 +572,7 @@ class SessionManager {
    * entry's parent), and the error is thrown.
    */
   #append(run, conversation, leafAfterFailure) {
-    if (this.#closed) throw new Error(`session manager is closed: ${this.#file}`);
+    this.#checkOpen();
     if (this.#readOnly) throw new Error(`session opened read-only, cannot append: ${this.#file}`);
     const result = run();
     if (!this.#persist || !this.#file) return result;
@@ -663,11 +671,13 @@ class SessionManager {
 
   /** Switches to another session file (pi's `setSessionFile`), giving back the current one. */
   setSessionFile(sessionFile) {
+    this.#checkOpen();
     this.#setFile(resolvePath(sessionFile), false);
   }
 
   /** Starts a new session in this manager's folder; returns its future file (undefined in memory). */
   newSession(options) {
+    this.#checkOpen();
     this.#let_go();
     const session = Session.create({ cwd: this.#cwd, id: options?.id ?? null, parentSession: options?.parentSession });
     this.#replace(session);
@@ -800,7 +810,7 @@ class SessionManager {
    * user or assistant message); returns that file (undefined in memory).
    */
   createBranchedSession(leafId) {
-    if (this.#closed) throw new Error(`session manager is closed: ${this.#file}`);
+    this.#checkOpen();
     if (this.#readOnly) throw new Error(`session opened read-only, cannot branch: ${this.#file}`);
     const text = this.#session.createBranchedSession(leafId, {
       cwd: this.#cwd,

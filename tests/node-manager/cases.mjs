@@ -584,6 +584,29 @@ check("a closed manager's reads throw a clear error", () => {
   assert.equal(path.dirname(manager.getSessionFile()), dir, "its path is still known");
 });
 
+check("a closed manager cannot switch sessions: a clear error, and no lock taken on the way", () => {
+  // newSession and setSessionFile threw "null pointer passed to rust" (the closed session freed
+  // again), and setSessionFile left the other file locked by this process, with nothing to release it
+  const dir = folder();
+  const other = started(dir);
+  const file = other.getSessionFile();
+  other.close();
+  const manager = started(dir);
+  manager.close();
+  for (const call of [
+    () => manager.newSession(),
+    () => manager.setSessionFile(file),
+    () => manager.createBranchedSession(null),
+    () => manager.appendMessage(user("after close")),
+  ])
+    assert.throws(call, /session manager is closed/);
+  assert.equal(fs.existsSync(`${file}.lock`), false, "no lock left on the other file");
+  assert.equal(lines(file).length, 3);
+  const again = SessionManager.open(file); // another manager of this process takes it as usual
+  again.close();
+  assert.equal(fs.existsSync(`${file}.lock`), false);
+});
+
 check("a read-only manager takes no lock, writes nothing and refuses appends", () => {
   const dir = folder();
   const file = started(dir).getSessionFile();
