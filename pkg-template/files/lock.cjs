@@ -18,6 +18,16 @@ const path = require("node:path");
 
 /** Locks this process holds: lock path → count. */
 const held = new Map();
+/**
+ * When this process started (ms since the epoch, from its uptime, so the
+ * same in each of its worker threads). A lock naming this process's pid
+ * but another start time was left by an earlier process that had the same
+ * pid: in a container restarted after a crash, the agent is often pid 1
+ * again, under the same host name.
+ */
+const STARTED = Math.round(Date.now() - process.uptime() * 1000);
+/** How far two readings of one process's start time may differ (clock steps, rounding). */
+const SAME_START_MS = 250;
 let exitHook = false;
 
 class SessionLockedError extends Error {
@@ -94,15 +104,16 @@ function processAlive(pid) {
   }
 }
 
-/** A holder that is gone: recorded on this host with a pid that no longer runs. */
+/**
+ * A holder that is gone: recorded on this host with a pid that no longer
+ * runs, or with this process's pid by a process that started at another
+ * time (or wrote no start time). A lock this process holds is in `held` and
+ * never asked about.
+ */
 function isStale(holder) {
-  return (
-    holder !== null &&
-    holder !== undefined &&
-    holder.hostname === os.hostname() &&
-    holder.pid !== process.pid &&
-    !processAlive(holder.pid)
-  );
+  if (holder === null || holder === undefined || holder.hostname !== os.hostname()) return false;
+  if (holder.pid !== process.pid) return !processAlive(holder.pid);
+  return typeof holder.started !== "number" || Math.abs(holder.started - STARTED) > SAME_START_MS;
 }
 
 /** Whether a live process other than this one holds `file`'s lock. */
@@ -145,7 +156,10 @@ function tryAcquire(file) {
     throw unwritableFolder(file, lock, error);
   }
   try {
-    fs.writeSync(fd, JSON.stringify({ pid: process.pid, hostname: os.hostname(), acquired: new Date().toISOString() }));
+    fs.writeSync(
+      fd,
+      JSON.stringify({ pid: process.pid, hostname: os.hostname(), acquired: new Date().toISOString(), started: STARTED }),
+    );
   } catch (error) {
     fs.closeSync(fd);
     try {

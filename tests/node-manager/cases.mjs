@@ -969,6 +969,33 @@ check("setSessionFile to a file it cannot take leaves the manager on its own fil
   assert.equal(fs.existsSync(`${junk}.lock`), false, "the refused file's lock was given back");
 });
 
+check("a lock left by an earlier process with this process's pid is taken over", () => {
+  // a container restarted after a crash: the agent is pid 1 again, under the same host name;
+  // the lock naming it held the session until someone removed the file by hand
+  const dir = folder();
+  const writer = started(dir);
+  const file = writer.getSessionFile();
+  writer.close();
+  const uptime = Date.now() - process.uptime() * 1000;
+  for (const earlier of [
+    { pid: process.pid, hostname: os.hostname(), acquired: "then", started: Math.round(uptime) - 60_000 },
+    { pid: process.pid, hostname: os.hostname(), acquired: "then" }, // written before start times were
+  ]) {
+    fs.writeFileSync(`${file}.lock`, JSON.stringify(earlier));
+    const again = SessionManager.continueRecent(dir, dir);
+    assert.equal(again.getSessionFile(), file, "continueRecent does not pass it over");
+    again.appendMessage(user("after the restart"));
+    assert.equal(JSON.parse(read(`${file}.lock`)).pid, process.pid);
+    assert.equal(JSON.parse(read(`${file}.lock`)).acquired === "then", false, "a lock of its own");
+    again.close();
+    assert.equal(fs.existsSync(`${file}.lock`), false);
+  }
+  // another host's lock with this pid is left alone: that process may be running there
+  fs.writeFileSync(`${file}.lock`, JSON.stringify({ pid: process.pid, hostname: `${os.hostname()}-other` }));
+  assert.throws(() => SessionManager.open(file), SessionLockedError);
+  fs.unlinkSync(`${file}.lock`);
+});
+
 check("lockTimeout waits for the holder to finish", async () => {
   const dir = folder();
   const writer = started(dir);
