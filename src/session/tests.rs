@@ -703,4 +703,15 @@ fn a_leaf_with_a_falsy_id_is_looked_up_as_pi_does() {
     assert_eq!(s.branch_start(&k("")), None, "an empty id starts no branch");
     assert_eq!(s.branch_start(&k("a")), Some(1));
     assert_eq!(s.find(&k("")), Some(2), "though getEntry finds it");
+    // moved to an entry whose id is "": pi's context starts from the last entry, not there
+    let mut s = Session::open(
+        format!(
+            "{head}{{\"type\":\"label\",\"id\":\"\",\"parentId\":null}}\n{{\"type\":\"label\",\"id\":\"b\",\"parentId\":\"a\"}}\n"
+        ),
+        &IsoOnly,
+    )
+    .unwrap();
+    s.branch(&k("")).unwrap();
+    assert_eq!(s.leaf(), Some(2));
+    assert_eq!(s.context_plan(None).path, [1, 3]);
 }
