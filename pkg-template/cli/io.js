@@ -401,8 +401,13 @@ export function syncWriter(stream) {
         done += writeSync(stream.fd, bytes, done, bytes.length - done);
       } catch (error) {
         // A non-blocking pipe that is full: wait for the reader.
-        if (error?.code !== "EAGAIN") throw error;
-        Atomics.wait(pause, 0, 0, 5);
+        if (error?.code === "EAGAIN") {
+          Atomics.wait(pause, 0, 0, 5);
+          continue;
+        }
+        // a closed pipe stays EPIPE (the command ends quietly); a full disk is the output's fault
+        if (error?.code === "EPIPE" || typeof error?.code !== "string") throw error;
+        throw new UsageError(`cannot write to ${describeFsError("standard output", error)}`);
       }
     }
   };
