@@ -81,13 +81,44 @@ export function readOptions(io) {
  */
 export async function openInput(io, file) {
   if (file === "-" || io.fs !== undefined) return { input: await readInput(io, file), close() {} };
+  const path = absolute(io, file);
+  let stat;
+  try {
+    stat = await nodeFs.stat(path);
+  } catch (error) {
+    throw new UsageError(describeFsError(file, error));
+  }
+  // A pipe or a device (`<(zcat s.jsonl.gz)`, /dev/stdin) has no size to read
+  // by piece, and is read once: it is read whole, as stdin is, and handed on
+  // as a source like any file. (Opening it as a file source first would block
+  // until a writer came, then drop what the writer had sent.)
+  if (!stat.isFile() && !stat.isDirectory())
+    return { input: memorySource(file, await readInput(io, file)), close() {} };
   let source;
   try {
-    source = fileSource(absolute(io, file));
+    source = fileSource(path);
   } catch (error) {
     throw new UsageError(describeFsError(file, error));
   }
   return { input: source, close: () => source.close() };
+}
+
+/** A byte source (`fileSource`'s shape) over `bytes` held in memory. */
+function memorySource(name, bytes) {
+  return {
+    name,
+    size: bytes.length,
+    read(offset, length) {
+      if (!(Number.isSafeInteger(offset) && Number.isSafeInteger(length) && offset >= 0 && length >= 0)) {
+        throw new RangeError(`${name}: read(${offset}, ${length}) is not a range of bytes`);
+      }
+      if (offset + length > bytes.length) {
+        throw new RangeError(`${name}: read(${offset}, ${length}) ends past its ${bytes.length} bytes`);
+      }
+      return bytes.subarray(offset, offset + length);
+    },
+    close() {},
+  };
 }
 
 /**
