@@ -152,7 +152,7 @@ export async function inputOrReport(io, command, file, results, use) {
     return await withInput(io, file, use);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    line(io.stderr, `session-tree ${command}: ${error.message}`);
+    line(io.stderr, `session-tree ${command}: ${printable(error.message)}`);
     results.push({ file, error: error.message });
     return null;
   }

@@ -124,3 +124,29 @@ test("a closed pipe ends the output quietly, exit 0", { skip: !linux }, () => {
     assert.equal(r.stderr, "", args.join(" "));
   }
 });
+
+test("a file name's control characters never reach the terminal as escape sequences", async () => {
+  const { run } = await import("./run.mjs");
+  const names = ["e\x1b[31mred\x07.jsonl", "t\x1b]0;title\x07.jsonl", "nl\nx.jsonl"];
+  const d = folder(Object.fromEntries(names.map((n) => [n, "not json\n"])));
+  try {
+    const cases = [
+      ...names.map((n) => ["info", d.path(n)]),
+      ...names.map((n) => ["tree", d.path(n)]),
+      ...names.map((n) => ["context", d.path(`missing-${n}`)]),
+      ...names.map((n) => ["inspect", d.path(`missing-${n}`)]),
+      ["list", d.dir],
+      ["usage", d.dir],
+      ["serve", d.path("missing\x1b[2J")],
+    ];
+    for (const argv of cases) {
+      const r = await run(argv);
+      // every error is one line of its own; no ESC, BEL or other control character in either stream
+      for (const l of r.stderr.split("\n").slice(0, -1)) assert.match(l, /^session-tree /, JSON.stringify(argv));
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point
+      assert.doesNotMatch(r.stderr + r.stdout, /[\x00-\x09\x0b-\x1f\x7f]/, JSON.stringify(argv));
+    }
+  } finally {
+    d.cleanup();
+  }
+});

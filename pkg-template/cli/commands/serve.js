@@ -4,7 +4,7 @@
 import { spawn } from "node:child_process";
 import { stat } from "node:fs/promises";
 import path from "node:path";
-import { readOptions } from "../io.js";
+import { printable, readOptions } from "../io.js";
 import { startServer } from "../serve/server.js";
 
 const DEFAULT_PORT = 8377;
@@ -61,7 +61,7 @@ encoded separators, no symlink leading out of DIR). Exit codes: 0 stopped;
     try {
       if (!(await stat(dir)).isDirectory()) throw new Error();
     } catch {
-      io.stderr.write(`session-tree serve: not a directory: ${dir}\n`);
+      io.stderr.write(`session-tree serve: not a directory: ${printable(dir)}\n`);
       return 2;
     }
     let port = DEFAULT_PORT;
