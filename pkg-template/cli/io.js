@@ -69,7 +69,14 @@ export async function readInput(io, file) {
  */
 export function readOptions(io) {
   const piece = io.env?.SESSION_TREE_PIECE_SIZE;
-  return piece ? { pieceSize: Number(piece) } : {};
+  if (!piece) return {};
+  const pieceSize = Number(piece);
+  // checked here, so a bad setting is a usage error naming it, not the library's complaint about an option
+  if (!(/^\d+$/.test(piece) && Number.isSafeInteger(pieceSize) && pieceSize >= 1))
+    throw new UsageError(
+      `SESSION_TREE_PIECE_SIZE must be a whole number of bytes, at least 1, not ${printable(piece)}`,
+    );
+  return { pieceSize };
 }
 
 /**

@@ -150,3 +150,25 @@ test("a file name's control characters never reach the terminal as escape sequen
     d.cleanup();
   }
 });
+
+test("a bad SESSION_TREE_PIECE_SIZE is a usage error naming it, for every command that reads", async () => {
+  const { run } = await import("./run.mjs");
+  for (const piece of ["abc", "0", "1.5", " ", "-4"]) {
+    for (const argv of [
+      ["info", f.path("clean.jsonl")],
+      ["tree", f.path("clean.jsonl")],
+      ["context", f.path("clean.jsonl")],
+      ["branch", f.path("clean.jsonl"), "--leaf", "a1"],
+      ["migrate", f.path("v1.jsonl")],
+    ]) {
+      const r = await run(argv, { env: { SESSION_TREE_PIECE_SIZE: piece } });
+      assert.equal(r.code, 2, `${piece} ${argv[0]}`);
+      assert.match(
+        r.stderr,
+        new RegExp(`^session-tree ${argv[0]}: (.*: )?SESSION_TREE_PIECE_SIZE must be a whole number of bytes`),
+        `${piece} ${argv[0]}: ${r.stderr}`,
+      );
+      assert.doesNotMatch(r.stderr, /unexpected error/);
+    }
+  }
+});

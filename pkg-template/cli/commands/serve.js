@@ -75,12 +75,6 @@ encoded separators, no symlink leading out of DIR). Exit codes: 0 stopped;
     const host = values.host ?? "127.0.0.1";
     // serve reads files by piece itself (search, follow) as well as through the package.
     const { pieceSize } = readOptions(io);
-    if (pieceSize !== undefined && !(Number.isSafeInteger(pieceSize) && pieceSize >= 1)) {
-      io.stderr.write(
-        `session-tree serve: SESSION_TREE_PIECE_SIZE must be a whole number of bytes, at least 1, not ${io.env.SESSION_TREE_PIECE_SIZE}\n`,
-      );
-      return 2;
-    }
     let server;
     try {
       server = await startServer({ dir, port, host, pieceSize });
