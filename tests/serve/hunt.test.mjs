@@ -144,3 +144,26 @@ test("a usage date that does not exist is a 400, not a server error", async () =
   }
   assert.equal((await rawGet(server.port, "/api/usage?since=2024-02-29")).status, 200);
 });
+
+test("without HOME, serve with no DIR asks for one instead of serving a folder of the working directory", async () => {
+  const { main } = await import("../../pkg/cli/main.js");
+  const cwd = path.join(base, "cwd");
+  mkdirSync(path.join(cwd, ".pi", "agent", "sessions"), { recursive: true });
+  for (const env of [{}, { HOME: "" }]) {
+    const out = [];
+    const err = [];
+    const io = {
+      stdout: { write: (s) => out.push(String(s)) },
+      stderr: { write: (s) => err.push(String(s)) },
+      stdin: null,
+      env,
+      isTTY: false,
+      cwd,
+      // without the fix it serves, until this stops it
+      signal: AbortSignal.timeout(3000),
+    };
+    assert.equal(await main(["serve", "--port", "0"], io), 2, JSON.stringify(env));
+    assert.equal(out.join(""), "");
+    assert.match(err.join(""), /^session-tree serve: .*HOME.*DIR\n$/);
+  }
+});

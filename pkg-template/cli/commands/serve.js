@@ -56,7 +56,12 @@ encoded separators, no symlink leading out of DIR). Exit codes: 0 stopped;
       io.stderr.write("session-tree serve: at most one DIR\n");
       return 2;
     }
-    const home = io.env?.HOME ?? io.env?.USERPROFILE ?? "";
+    const home = io.env?.HOME || io.env?.USERPROFILE || "";
+    // without a home, the default would be a folder under the working directory
+    if (positionals[0] === undefined && !home) {
+      io.stderr.write("session-tree serve: no home folder (HOME is not set): give a DIR\n");
+      return 2;
+    }
     const dir = path.resolve(io.cwd ?? ".", positionals[0] ?? path.join(home, ".pi", "agent", "sessions"));
     try {
       if (!(await stat(dir)).isDirectory()) throw new Error();
