@@ -69,7 +69,14 @@ export async function readInput(io, file) {
  */
 export function readOptions(io) {
   const piece = io.env?.SESSION_TREE_PIECE_SIZE;
-  return piece ? { pieceSize: Number(piece) } : {};
+  if (!piece) return {};
+  const pieceSize = Number(piece);
+  // checked here, so a bad setting is a usage error naming it, not the library's complaint about an option
+  if (!(/^\d+$/.test(piece) && Number.isSafeInteger(pieceSize) && pieceSize >= 1))
+    throw new UsageError(
+      `SESSION_TREE_PIECE_SIZE must be a whole number of bytes, at least 1, not ${printable(piece)}`,
+    );
+  return { pieceSize };
 }
 
 /**
@@ -81,13 +88,44 @@ export function readOptions(io) {
  */
 export async function openInput(io, file) {
   if (file === "-" || io.fs !== undefined) return { input: await readInput(io, file), close() {} };
+  const path = absolute(io, file);
+  let stat;
+  try {
+    stat = await nodeFs.stat(path);
+  } catch (error) {
+    throw new UsageError(describeFsError(file, error));
+  }
+  // A pipe or a device (`<(zcat s.jsonl.gz)`, /dev/stdin) has no size to read
+  // by piece, and is read once: it is read whole, as stdin is, and handed on
+  // as a source like any file. (Opening it as a file source first would block
+  // until a writer came, then drop what the writer had sent.)
+  if (!stat.isFile() && !stat.isDirectory())
+    return { input: memorySource(file, await readInput(io, file)), close() {} };
   let source;
   try {
-    source = fileSource(absolute(io, file));
+    source = fileSource(path);
   } catch (error) {
     throw new UsageError(describeFsError(file, error));
   }
   return { input: source, close: () => source.close() };
+}
+
+/** A byte source (`fileSource`'s shape) over `bytes` held in memory. */
+function memorySource(name, bytes) {
+  return {
+    name,
+    size: bytes.length,
+    read(offset, length) {
+      if (!(Number.isSafeInteger(offset) && Number.isSafeInteger(length) && offset >= 0 && length >= 0)) {
+        throw new RangeError(`${name}: read(${offset}, ${length}) is not a range of bytes`);
+      }
+      if (offset + length > bytes.length) {
+        throw new RangeError(`${name}: read(${offset}, ${length}) ends past its ${bytes.length} bytes`);
+      }
+      return bytes.subarray(offset, offset + length);
+    },
+    close() {},
+  };
 }
 
 /**
@@ -121,7 +159,7 @@ export async function inputOrReport(io, command, file, results, use) {
     return await withInput(io, file, use);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    line(io.stderr, `session-tree ${command}: ${error.message}`);
+    line(io.stderr, `session-tree ${command}: ${printable(error.message)}`);
     results.push({ file, error: error.message });
     return null;
   }
@@ -401,8 +439,13 @@ export function syncWriter(stream) {
         done += writeSync(stream.fd, bytes, done, bytes.length - done);
       } catch (error) {
         // A non-blocking pipe that is full: wait for the reader.
-        if (error?.code !== "EAGAIN") throw error;
-        Atomics.wait(pause, 0, 0, 5);
+        if (error?.code === "EAGAIN") {
+          Atomics.wait(pause, 0, 0, 5);
+          continue;
+        }
+        // a closed pipe stays EPIPE (the command ends quietly); a full disk is the output's fault
+        if (error?.code === "EPIPE" || typeof error?.code !== "string") throw error;
+        throw new UsageError(`cannot write to ${describeFsError("standard output", error)}`);
       }
     }
   };

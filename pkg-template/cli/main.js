@@ -19,7 +19,7 @@ import migrate from "./commands/migrate.js";
 import serve from "./commands/serve.js";
 import tree from "./commands/tree.js";
 import usage from "./commands/usage.js";
-import { line, UsageError } from "./io.js";
+import { line, printable, UsageError } from "./io.js";
 
 /** Every command, in the order `--help` lists them. */
 export const commands = [info, list, inspect, migrate, context, tree, branch, usage, serve];
@@ -50,10 +50,14 @@ function programUsage() {
   ].join("\n");
 }
 
+// A reason often names a file: one from a folder (a glob, a list) may hold
+// control characters, which must not reach the terminal as escape sequences.
 function oneLineReason(error) {
-  return String(error?.message ?? error)
-    .replace(/\s*\n\s*/g, " ")
-    .trim();
+  return printable(
+    String(error?.message ?? error)
+      .replace(/\s*\n\s*/g, " ")
+      .trim(),
+  );
 }
 
 /** Runs the command line `argv` (without node and the script) and returns the exit code. */

@@ -6,7 +6,15 @@
 // (session-tree/node); `session-tree list` and the manager's `list` use it,
 // `session-tree usage` uses `readUsage`.
 
-const { closeSync, openSync, readFile: readFileCallback, readSync, stat: statCallback } = require("node:fs");
+const {
+  closeSync,
+  constants,
+  fstatSync,
+  openSync,
+  readFile: readFileCallback,
+  readSync,
+  stat: statCallback,
+} = require("node:fs");
 const nodeFs = require("node:fs/promises");
 const { join, resolve, sep } = require("node:path");
 const { fileSource, inspectSession, sessionInfo, UsageLedger } = require("../node.cjs");
@@ -207,8 +215,13 @@ class ReusedBuffer {
 
   /** The bytes of the file at `path`: a view of the buffer, valid until the next read. */
   read(path) {
-    const fd = openSync(path, "r");
+    // O_NONBLOCK: a FIFO named *.jsonl opens at once instead of waiting for a
+    // writer, and is refused below (a regular file reads as without it).
+    const fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
     try {
+      const stat = fstatSync(fd);
+      // a folder named *.jsonl fails its read below, with EISDIR
+      if (!stat.isFile() && !stat.isDirectory()) throw new Error(`${path}: not a regular file`);
       let size = 0;
       for (;;) {
         if (size === this.buffer.length) {
@@ -233,7 +246,12 @@ class ReusedBuffer {
  */
 async function openSession(path) {
   const size = await new Promise((resolve, reject) => {
-    statCallback(path, (error, stat) => (error ? reject(error) : resolve(stat.size)));
+    statCallback(path, (error, stat) => {
+      if (error) reject(error);
+      // a FIFO or a device (a link to /dev/zero) would block or never end: a folder's files are regular files
+      else if (!stat.isFile() && !stat.isDirectory()) reject(new Error(`${path}: not a regular file`));
+      else resolve(stat.size);
+    });
   });
   // node:fs's callback readFile reads a file in about half the time of the
   // promise one

@@ -66,7 +66,7 @@ Exit codes: 0 ok; 1 a file is not a session (its first entry is no header);
       const { info } = read;
       if (info === null) {
         const message = `${displayName(file)}: not a pi session (no session header)`;
-        line(io.stderr, `session-tree info: ${message}`);
+        line(io.stderr, `session-tree info: ${printable(message)}`);
         results.push({ file, error: message });
         if (code === 0) code = 1;
         continue;

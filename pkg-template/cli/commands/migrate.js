@@ -88,7 +88,10 @@ function inPlaceStreamed(io, file, backup) {
   try {
     // a symbolic link stays a link: the file it points to is replaced
     path = realpathSync(absolute(io, file));
-    mode = statSync(path).mode & 0o7777;
+    const stat = statSync(path);
+    // a pipe or a device cannot be replaced by a rename (and opening a FIFO waits for a writer)
+    if (!stat.isFile() && !stat.isDirectory()) return { file, status: "error", error: `${file}: not a regular file` };
+    mode = stat.mode & 0o7777;
     source = fileSource(path);
   } catch (error) {
     return { file, status: "error", error: describeFsError(file, error) };

@@ -4,7 +4,7 @@
 import { spawn } from "node:child_process";
 import { stat } from "node:fs/promises";
 import path from "node:path";
-import { readOptions } from "../io.js";
+import { printable, readOptions } from "../io.js";
 import { startServer } from "../serve/server.js";
 
 const DEFAULT_PORT = 8377;
@@ -56,12 +56,17 @@ encoded separators, no symlink leading out of DIR). Exit codes: 0 stopped;
       io.stderr.write("session-tree serve: at most one DIR\n");
       return 2;
     }
-    const home = io.env?.HOME ?? io.env?.USERPROFILE ?? "";
+    const home = io.env?.HOME || io.env?.USERPROFILE || "";
+    // without a home, the default would be a folder under the working directory
+    if (positionals[0] === undefined && !home) {
+      io.stderr.write("session-tree serve: no home folder (HOME is not set): give a DIR\n");
+      return 2;
+    }
     const dir = path.resolve(io.cwd ?? ".", positionals[0] ?? path.join(home, ".pi", "agent", "sessions"));
     try {
       if (!(await stat(dir)).isDirectory()) throw new Error();
     } catch {
-      io.stderr.write(`session-tree serve: not a directory: ${dir}\n`);
+      io.stderr.write(`session-tree serve: not a directory: ${printable(dir)}\n`);
       return 2;
     }
     let port = DEFAULT_PORT;
@@ -75,12 +80,6 @@ encoded separators, no symlink leading out of DIR). Exit codes: 0 stopped;
     const host = values.host ?? "127.0.0.1";
     // serve reads files by piece itself (search, follow) as well as through the package.
     const { pieceSize } = readOptions(io);
-    if (pieceSize !== undefined && !(Number.isSafeInteger(pieceSize) && pieceSize >= 1)) {
-      io.stderr.write(
-        `session-tree serve: SESSION_TREE_PIECE_SIZE must be a whole number of bytes, at least 1, not ${io.env.SESSION_TREE_PIECE_SIZE}\n`,
-      );
-      return 2;
-    }
     let server;
     try {
       server = await startServer({ dir, port, host, pieceSize });

@@ -17,10 +17,11 @@
 // Security: GET and HEAD only; the Host header must name a loopback address
 // with the server's port (or the --host given); paths are checked by paths.js.
 
-import { watch } from "node:fs";
+import { constants, watch } from "node:fs";
 import { open, readFile, realpath, stat } from "node:fs/promises";
 import { createServer } from "node:http";
 import path from "node:path";
+import { pipeline } from "node:stream/promises";
 import { fileURLToPath } from "node:url";
 import { FolderIndex } from "./folder-index.js";
 import { allowedHosts, Refused, rawSegments, relSegments, resolveInside, resolveSession } from "./paths.js";
@@ -49,6 +50,11 @@ const PKG_ALLOWED = [
   /^cli\/serve\/(search-text|protocol|usage-data)\.js$/,
 ];
 
+// Every path the server opens is a real path, checked inside its root: one that
+// has become a symbolic link since (a followed session replaced by a link out of
+// DIR) is not opened. (O_NOFOLLOW is undefined on Windows: 0 there.)
+const READ_NOFOLLOW = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0);
+
 const CSP =
   "default-src 'self'; img-src 'self' data: blob:; style-src 'self'; script-src 'self' 'wasm-unsafe-eval'; " +
   "worker-src 'self' blob:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
@@ -74,7 +80,9 @@ function usageOptions(params) {
   for (const key of ["since", "until"]) {
     const v = params.get(key);
     if (!v) continue;
-    if (!/^\d{4}-\d{2}-\d{2}$/.test(v) || Number.isNaN(Date.parse(`${v}T00:00:00Z`)))
+    // Date.parse takes 2026-02-31 (as March 3); the ledger does not: a day must read back as itself.
+    const day = /^\d{4}-\d{2}-\d{2}$/.test(v) ? new Date(`${v}T00:00:00Z`) : null;
+    if (!day || Number.isNaN(day.getTime()) || day.toISOString().slice(0, 10) !== v)
       throw new Refused(400, `${key} must be a date as YYYY-MM-DD`);
     options[key] = v;
   }
@@ -194,7 +202,9 @@ export async function startServer({
 
   async function sendFile(req, res, file, params) {
     // One descriptor for the checks and the bytes: a file replaced meanwhile is not mixed in.
-    const fh = await open(file, "r");
+    const fh = await open(file, READ_NOFOLLOW).catch(() => {
+      throw new Refused(404, "not found");
+    });
     try {
       await sendOpenFile(req, res, file, fh, params);
     } finally {
@@ -213,7 +223,10 @@ export async function startServer({
     let start = 0;
     let end = size - 1;
     let status = 200;
-    const range = /^bytes=(\d*)-(\d*)$/.exec(req.headers.range ?? "");
+    let range = /^bytes=(\d*)-(\d*)$/.exec(req.headers.range ?? "");
+    // Ignored, as RFC 9110 lets a server: a range that ends before it starts is
+    // invalid, and an empty file has no bytes a 206 could name in Content-Range.
+    if (range && ((range[1] && range[2] && Number(range[2]) < Number(range[1])) || size === 0)) range = null;
     const offset = params.get("offset");
     if (range && (range[1] || range[2])) {
       if (range[1]) {
@@ -237,22 +250,25 @@ export async function startServer({
     headers["x-file-size"] = String(size);
     res.writeHead(status, headers);
     if (req.method === "HEAD" || end < start) return res.end();
-    const stream = fh.createReadStream({ start, end, autoClose: false });
-    await new Promise((resolve, reject) => {
-      stream.on("error", reject);
-      res.on("close", resolve);
-      stream.on("end", resolve);
-      stream.pipe(res);
-    });
+    // pipeline settles even for a client already gone, so the caller always closes `fh`.
+    await pipeline(fh.createReadStream({ start, end, autoClose: false }), res).catch(() => {});
   }
 
-  function sseStart(req, res) {
+  /**
+   * Opens an event stream, or gives null when its client is already gone: one
+   * that hangs up while the request awaits the file system has closed `res`
+   * before a listener could be added, and a listener added then never fires
+   * (its timers and watcher would run for ever). The caller sets `stop` before
+   * it next awaits.
+   */
+  function sseStart(res) {
+    if (res.closed || res.destroyed) return null;
     res.writeHead(200, { ...baseHeaders("text/event-stream; charset=utf-8"), connection: "keep-alive" });
     res.write(": session-tree\n\n");
     const ping = setInterval(() => res.write(": ping\n\n"), 15000);
     const entry = { res, stop: () => {} };
     streams.add(entry);
-    req.on("close", () => {
+    res.once("close", () => {
       clearInterval(ping);
       streams.delete(entry);
       entry.stop();
@@ -264,7 +280,8 @@ export async function startServer({
     res.write(`event: ${type}\n${id !== undefined ? `id: ${id}\n` : ""}data: ${JSON.stringify(data)}\n\n`);
 
   function listStream(req, res) {
-    const entry = sseStart(req, res);
+    const entry = sseStart(res);
+    if (!entry) return;
     if (req.method === "HEAD") return res.end();
     for (const row of index.rows()) event(res, "row", row);
     event(res, "progress", index.progress);
@@ -284,7 +301,8 @@ export async function startServer({
     const offsetText = params.get("offset") ?? "0";
     if (!/^\d+$/.test(offsetText)) throw new Refused(400, "bad offset");
     let pos = Number(offsetText);
-    const entry = sseStart(req, res);
+    const entry = sseStart(res);
+    if (!entry) return;
     if (req.method === "HEAD") return res.end();
     let closed = false;
     let busy = false;
@@ -306,7 +324,9 @@ export async function startServer({
       busy = true;
       let fh;
       try {
-        fh = await open(file, "r");
+        fh = await open(file, READ_NOFOLLOW);
+        // A folder on its path replaced by a link: the file may now be outside DIR.
+        if ((await realpath(file)) !== file) return;
         const size = (await fh.stat()).size;
         if (size < pos) return reset();
         const headNow = headHash(await readRange(fh, 0, headLen));
