@@ -95,6 +95,18 @@ impl ByteSource {
         Ok(())
     }
 
+    /// The text of the entry the index found at `from..to`, read again.
+    /// Bytes there that are no longer one JSON text mean the source changed
+    /// since (a size check cannot see a rewrite of the same length).
+    pub fn entry_text(&self, from: u64, to: u64) -> Result<String, JsValue> {
+        let mut bytes = Vec::new();
+        self.read(from, to, &mut bytes)?;
+        if crate::json::validate_line(&bytes, 0, bytes.len()).is_none() {
+            return Err(self.changed(format_args!("bytes {from} to {to} are no longer one entry")));
+        }
+        Ok(parse::decode(&bytes).into_owned())
+    }
+
     /// The source changed while it was read: nothing read from it is used.
     pub fn changed(&self, how: impl std::fmt::Display) -> JsValue {
         self.api.error(format_args!(
