@@ -66,7 +66,8 @@ pub(super) struct ByteSource {
     /// Its `name` (a file source's path), for errors.
     pub name: String,
     pub piece: usize,
-    api: Api,
+    /// The call its errors are named for.
+    pub api: Api,
 }
 
 impl ByteSource {

@@ -147,6 +147,9 @@ impl JsSession {
             )?;
             if let Some(inner) = opened {
                 let mut session = JsSession::of(inner);
+                // Read again by the session's methods, long after the open.
+                let mut pieces = pieces;
+                pieces.api = Api("Session");
                 session.source = Some(pieces);
                 return Ok(session);
             }
