@@ -13,6 +13,11 @@
 // - a trap inside such a nested call resets the instance only once the
 //   outermost call has returned (their frames still run on it), and every
 //   call around it throws too (what they computed is not to be trusted).
+// - an error the engine throws inside the module (a JS stack overflow, memory
+//   running out) unwinds its frames without their cleanup: the shadow stack
+//   they held and their borrows stay behind (a `Session` could then never be
+//   used mutably or freed again). `__stackMark` shows it, and the instance is
+//   replaced as after a trap.
 // It also says what wasm-bindgen's own messages do not: a method called on an
 // object after `free()`, or on something that is not one; and `free()` of an
 // object from before a reset is a no-op (it would free memory of the new
@@ -36,38 +41,77 @@ export function recovering(glue, names) {
       { cause: trap },
     );
 
+  // The shadow stack's place between calls (see `unwound`).
+  const mark = glue.__stackMark;
+  let base;
+  // Whether the shadow stack is elsewhere than between earlier calls: an
+  // error unwound the module's frames. (Only when no call is running.)
+  const unwound = () => {
+    if (typeof mark !== "function") return false;
+    const at = mark();
+    base ??= at;
+    return at !== base;
+  };
+  const replace = () => {
+    reset();
+    instance++;
+  };
+  // An unwound call is found where the stack may be nearly used up (a
+  // stack overflow): the instance is replaced at the start of the next call.
+  let pending = false;
+  const settle = () => {
+    if (depth === 0 && (pending || unwound())) {
+      pending = false;
+      replace();
+    }
+  };
+
   const call = (fn, self, args, name) => {
     depth++;
     let result;
+    let interrupted = null;
     try {
       result = fn.apply(self, args);
     } catch (error) {
-      if (!(error instanceof WebAssembly.RuntimeError)) {
-        if (trapped === null) throw error;
-      } else trapped ??= error;
+      if (error instanceof WebAssembly.RuntimeError) trapped ??= error;
+      else if (depth === 1 && trapped === null && unwoundSafely()) interrupted = error;
+      else if (trapped === null) throw error;
     } finally {
       depth--;
+    }
+    if (interrupted !== null) {
+      pending = true;
+      throw failed(name, interrupted);
     }
     if (trapped !== null) {
       const trap = trapped;
       if (depth === 0) {
         trapped = null;
-        reset();
-        instance++;
+        replace();
       }
       throw failed(name, trap);
     }
     return result;
   };
 
+  const unwoundSafely = () => {
+    try {
+      return unwound();
+    } catch {
+      return false;
+    }
+  };
+
   const guard = (fn, name) =>
     function (...args) {
+      settle();
       return call(fn, this, args, name);
     };
 
   // A method or getter of class `Class`: `this` must be a live object of it.
   const guardMethod = (fn, name, Class, isFree) =>
     function (...args) {
+      settle();
       if (!(this instanceof Class) || typeof this.__wbg_ptr !== "number") {
         throw new TypeError(`${name}: called on ${describe(this)}, not a ${Class.name}`);
       }
