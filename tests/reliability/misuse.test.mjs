@@ -263,6 +263,46 @@ test("migrate's write must write before it returns: a promise is refused, naming
   assert.match(out.join(""), /"version":3/);
 });
 
+test("a stack overflow inside a Session's call leaves neither the session nor the module broken", () => {
+  // JS code recursing without end, calling the package at each level: the engine's
+  // RangeError is thrown inside the module at some depth and unwinds its frames
+  // without their cleanup. That left the session borrowed (every later append threw
+  // "recursive use of an object detected", free() "attempted to take ownership"), and
+  // a few hundred of them used up the shadow stack: a trap.
+  const seen = new Set();
+  for (let round = 0; round < 40; round++) {
+    const session = Session.open(TEXT);
+    const deep = () => {
+      session.getEntries();
+      session.buildSessionContext();
+      return deep() + 1;
+    };
+    try {
+      deep();
+    } catch (e) {
+      assert.ok(e instanceof Error, `not an Error: ${e}`);
+    }
+    for (const use of [
+      () => session.appendMessage({ role: "user", content: "x", timestamp: 1 }),
+      () => session.free(),
+    ]) {
+      try {
+        use();
+      } catch (e) {
+        seen.add(e.message);
+      }
+    }
+  }
+  for (const message of seen) {
+    assert.doesNotMatch(message, /recursive use|ownership|borrowed/);
+    assert.match(message, /no longer usable|freed/);
+  }
+  const session = Session.open(TEXT);
+  session.appendMessage({ role: "user", content: "after", timestamp: 4 });
+  assert.equal(session.buildSessionContext().messages.length, 3);
+  session.free();
+});
+
 // --- Traps, on the test build with `__forceTrap` (make test-reliability builds it) ---
 
 const require = createRequire(import.meta.url);
