@@ -659,7 +659,10 @@ export function migrate(source: ByteSource, options?: ReadOptions): Uint8Array;
 
 /** Options of {@link migrate} streaming a {@link ByteSource}. */
 export interface MigrateOptions extends ReadOptions {
-  /** Takes the migrated file a piece at a time (each a new array, the caller's to keep). */
+  /**
+   * Takes the migrated file a piece at a time (each a new array, the caller's to keep).
+   * It must have written them when it returns: one that returns a promise is refused.
+   */
   write(bytes: Uint8Array): void;
 }
 
@@ -701,8 +704,8 @@ export function getTree(
  * ```
  *
  * @returns One preview per pair, in their order.
- * @throws `TypeError` without `options.preview` or for an odd count of
- * numbers; `RangeError` for a range past the source's end; `Error` naming the
+ * @throws `TypeError` without `options.preview`, for `ranges` that are not
+ * numbers or for an odd count of them; `RangeError` for a range past the source's end; `Error` naming the
  * source when a range is not one JSON text (the source changed).
  */
 export function previewEntries(
@@ -1086,7 +1089,10 @@ export class Session {
   createBranchedSession(leafId?: string | null, options?: CopyOptions): string;
   /** Every entry under a new header (pi's `forkFrom`), as JSONL. */
   fork(options?: CopyOptions): string;
-  /** Releases the session's WebAssembly memory now. */
+  /**
+   * Releases the session's WebAssembly memory now. Its methods then throw; `free()`
+   * again does nothing.
+   */
   free(): void;
 }
 

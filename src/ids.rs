@@ -37,18 +37,27 @@ fn fill(bytes: &mut [u8]) -> Result<(), getrandom::Error> {
 }
 
 /// Fills `out` from the pool, refilling it from the platform when it runs low.
+/// No borrow of the pool is held while the platform fills it: the host's
+/// source may be the caller's code (a JS `crypto.getRandomValues` replaced by
+/// a test or a polyfill) that draws ids itself, and a second borrow would
+/// panic. Such a nested draw refills a pool of its own, which the outer one
+/// then replaces: no byte is given out twice.
 fn random_bytes(out: &mut [u8]) -> Result<(), getrandom::Error> {
     RANDOM.with(|pool| {
-        let mut pool = pool.borrow_mut();
-        let (bytes, used) = &mut *pool;
-        // Refill when the pool cannot give all of `out`.
-        if bytes.get(*used..*used + out.len()).is_none() {
-            bytes.resize(4096.max(out.len()), 0);
-            fill(bytes)?;
-            *used = 0;
-        }
-        out.copy_from_slice(&bytes[*used..*used + out.len()]);
-        *used += out.len();
+        let mut bytes = {
+            let mut pool = pool.borrow_mut();
+            let (bytes, used) = &mut *pool;
+            if let Some(have) = bytes.get(*used..*used + out.len()) {
+                out.copy_from_slice(have);
+                *used += out.len();
+                return Ok(());
+            }
+            std::mem::take(bytes)
+        };
+        bytes.resize(4096.max(out.len()), 0);
+        fill(&mut bytes)?;
+        out.copy_from_slice(&bytes[..out.len()]);
+        *pool.borrow_mut() = (bytes, out.len());
         Ok(())
     })
 }

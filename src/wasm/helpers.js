@@ -204,14 +204,26 @@ export function buildSourceTree(source, name, starts, lengths, nodes, labels, ch
   const from = starts.slice();
   const length = lengths.slice();
   const decoder = new TextDecoder();
+  // Read when a node's `entry` is, after getTree has returned: its errors say
+  // so, as getTree's own would.
   const entryAt = (i) => {
-    const bytes = readSource(source, from[i], length[i]);
-    if (!isBytes(bytes) || bytes.length !== length[i]) {
-      throw new Error(
-        `${name} changed while it was read (it gave ${bytes?.length} bytes at offset ${from[i]} where ${length[i]} were asked)`,
-      );
+    const at = from[i];
+    const bytes = readSource(source, at, length[i]);
+    if (!isBytes(bytes)) {
+      const got = bytes === null ? "null" : Array.isArray(bytes) ? "an array" : typeof bytes;
+      throw new TypeError(`getTree: ${name}.read(…) must be a Uint8Array, got ${got}`);
     }
-    return JSON.parse(decoder.decode(bytes));
+    const changed = (how) =>
+      new Error(`getTree: ${name} changed while it was read (${how}); nothing read from it was used`);
+    if (bytes.length !== length[i]) {
+      throw changed(`it gave ${bytes.length} bytes at offset ${at} where ${length[i]} were asked`);
+    }
+    try {
+      return JSON.parse(decoder.decode(bytes));
+    } catch (error) {
+      if (!(error instanceof SyntaxError)) throw error;
+      throw changed(`bytes ${at} to ${at + length[i]} are no longer one entry`);
+    }
   };
   const made = new Array(from.length);
   const kept = previews ?? null;
@@ -256,6 +268,26 @@ export function pushLines(kept, part, map) {
   }
 }
 
+// The numbers of an array, a typed array or another array-like (previewEntries'
+// ranges), as a Float64Array; undefined for anything else, or when an
+// element is not a number (a getter or a Proxy that throws throws here).
+export function numbersOf(value) {
+  if (ArrayBuffer.isView(value)) {
+    const bigints = value instanceof BigInt64Array || value instanceof BigUint64Array;
+    return value instanceof DataView || bigints ? undefined : Float64Array.from(value);
+  }
+  if (value === null || typeof value !== "object") return undefined;
+  const n = value.length;
+  if (!Number.isSafeInteger(n) || n < 0 || n > 0xffffffff) return undefined;
+  const out = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const x = value[i];
+    if (typeof x !== "number") return undefined;
+    out[i] = x;
+  }
+  return out;
+}
+
 export function isByteSource(value) {
   return (
     value !== null &&
@@ -264,6 +296,14 @@ export function isByteSource(value) {
     !ArrayBuffer.isView(value) &&
     typeof value.read === "function" &&
     "size" in value
+  );
+}
+
+// Whether a value is a promise or another thenable (what an async function
+// returns), which a callback that must finish before it returns cannot give.
+export function isThenable(value) {
+  return (
+    value !== null && (typeof value === "object" || typeof value === "function") && typeof value.then === "function"
   );
 }
 

@@ -49,17 +49,27 @@ fn crypto_fill(bytes: &mut [u8]) -> bool {
     const MOST: usize = 65536;
     thread_local! {
         static BUF: js_sys::Uint8Array = js_sys::Uint8Array::new_with_length(MOST as u32);
+        static IN_USE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
     }
-    BUF.with(|buf| {
-        bytes.chunks_mut(MOST).all(|chunk| {
-            let part = buf.subarray(0, chunk.len() as u32);
-            let filled = get_random_values(&part).is_ok();
-            if filled {
-                part.copy_to(chunk);
-            }
-            filled
-        })
-    })
+    // A `getRandomValues` that is the caller's code may draw ids itself
+    // around filling ours: that nested draw gets an array of its own, so
+    // that it cannot overwrite the one this draw then copies from.
+    let nested = IN_USE.replace(true);
+    let buf = if nested {
+        js_sys::Uint8Array::new_with_length(MOST as u32)
+    } else {
+        BUF.with(Clone::clone)
+    };
+    let filled = bytes.chunks_mut(MOST).all(|chunk| {
+        let part = buf.subarray(0, chunk.len() as u32);
+        let filled = get_random_values(&part).is_ok();
+        if filled {
+            part.copy_to(chunk);
+        }
+        filled
+    });
+    IN_USE.set(nested);
+    filled
 }
 
 /// JS's own `Date`, for every timestamp form the core does not settle itself.

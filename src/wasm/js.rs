@@ -86,6 +86,13 @@ extern "C" {
     /// `{ size, read }` with `read` a function: a byte source.
     #[wasm_bindgen(catch, js_name = isByteSource)]
     pub(super) fn is_byte_source(value: &JsValue) -> Result<bool, JsValue>;
+    /// The numbers of an array-like as a `Float64Array`, or undefined when
+    /// it is not one of numbers.
+    #[wasm_bindgen(catch, js_name = numbersOf)]
+    pub(super) fn numbers_of(value: &JsValue) -> Result<JsValue, JsValue>;
+    /// Whether `value` has a `then` method (a promise).
+    #[wasm_bindgen(catch, js_name = isThenable)]
+    pub(super) fn is_thenable(value: &JsValue) -> Result<bool, JsValue>;
     /// `source.read(offset, length)`.
     #[wasm_bindgen(catch, js_name = readSource)]
     pub(super) fn read_source(

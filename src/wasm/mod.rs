@@ -79,6 +79,17 @@ fn push_decimal(s: &mut String, n: u32) {
     s.push(char::from(b'0' + (n % 10) as u8));
 }
 
+/// Where the shadow stack is, for `recover.js`: between calls it is always at
+/// the same place, unless an error the engine threw inside the module (a JS
+/// stack overflow, memory running out in the glue) unwound its frames, which
+/// leaves their part of the shadow stack and their borrows (a `Session`'s
+/// included) behind. The wrapper then replaces the instance, as after a trap.
+#[wasm_bindgen(js_name = __stackMark, skip_typescript)]
+pub fn stack_mark() -> u32 {
+    let here = 0u8;
+    std::hint::black_box(&here) as *const u8 as usize as u32
+}
+
 /// Test builds only (`--features test-trap`): traps, to test the recovery.
 #[cfg(feature = "test-trap")]
 #[wasm_bindgen(js_name = __forceTrap, skip_typescript)]

@@ -7,7 +7,7 @@ use wasm_bindgen::JsCast;
 use super::convert::{entries_of, get, key_value, parse_values, set};
 use super::error::Api;
 use super::host::JsDates;
-use super::js::{copy_bytes, is_bytes, well_formed};
+use super::js::{copy_bytes, is_bytes, is_thenable, well_formed};
 use super::read::{append_bytes, bytes_of, function_option, Accept, GivenLines, Reader, Source};
 use crate::document::Document;
 use crate::ids;
@@ -55,10 +55,16 @@ pub fn migrate(source: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
         };
         let mut read = |from, to, buf: &mut Vec<u8>| pieces.read(from, to, buf);
         let mut new_id = |taken: &ids::Taken| ids::random_id(taken).map_err(no_random);
+        // A write that returns a promise has not written yet: the pieces
+        // after it would go out before it lands, or be lost if it fails.
         let mut sink = |bytes: &[u8]| {
-            write
-                .call1(&JsValue::UNDEFINED, &Uint8Array::from(bytes))
-                .map(drop)
+            let returned = write.call1(&JsValue::UNDEFINED, &Uint8Array::from(bytes))?;
+            if is_thenable(&returned)? {
+                return Err(api.type_error(
+                    "options.write must have written its bytes when it returns, got a Promise (use a synchronous write such as fs.writeSync)",
+                ));
+            }
+            Ok(())
         };
         let migrated = migrate::stream::migrate_in_pieces(
             pieces.size,

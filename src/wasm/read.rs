@@ -66,7 +66,8 @@ pub(super) struct ByteSource {
     /// Its `name` (a file source's path), for errors.
     pub name: String,
     pub piece: usize,
-    api: Api,
+    /// The call its errors are named for.
+    pub api: Api,
 }
 
 impl ByteSource {
@@ -93,6 +94,18 @@ impl ByteSource {
         }
         append_bytes(buf, bytes);
         Ok(())
+    }
+
+    /// The text of the entry the index found at `from..to`, read again.
+    /// Bytes there that are no longer one JSON text mean the source changed
+    /// since (a size check cannot see a rewrite of the same length).
+    pub fn entry_text(&self, from: u64, to: u64) -> Result<String, JsValue> {
+        let mut bytes = Vec::new();
+        self.read(from, to, &mut bytes)?;
+        if crate::json::validate_line(&bytes, 0, bytes.len()).is_none() {
+            return Err(self.changed(format_args!("bytes {from} to {to} are no longer one entry")));
+        }
+        Ok(parse::decode(&bytes).into_owned())
     }
 
     /// The source changed while it was read: nothing read from it is used.

@@ -147,6 +147,9 @@ impl JsSession {
             )?;
             if let Some(inner) = opened {
                 let mut session = JsSession::of(inner);
+                // Read again by the session's methods, long after the open.
+                let mut pieces = pieces;
+                pieces.api = Api("Session");
                 session.source = Some(pieces);
                 return Ok(session);
             }
@@ -865,9 +868,7 @@ impl JsSession {
     fn json_of(&self, i: usize) -> Result<Cow<'_, str>, JsValue> {
         match (self.inner.unloaded(i), &self.source) {
             (Some(range), Some(source)) => {
-                let mut bytes = Vec::new();
-                source.read(range.start, range.end, &mut bytes)?;
-                Ok(Cow::Owned(parse::decode(&bytes).into_owned()))
+                Ok(Cow::Owned(source.entry_text(range.start, range.end)?))
             }
             _ => Ok(Cow::Borrowed(self.inner.entry_json(i))),
         }

@@ -2,11 +2,12 @@
 
 use js_sys::Array;
 use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 
 use super::convert::{entries_of, tree_parts};
 use super::error::Api;
 use super::host::{index_with_preview, open_entries, JsSort};
-use super::js::{build_lazy_tree, build_source_tree, build_tree, parse_pieces};
+use super::js::{build_lazy_tree, build_source_tree, build_tree, numbers_of, parse_pieces};
 use super::read::{Accept, ByteSource, Reader, Source};
 use crate::entry::Entry;
 use crate::json;
@@ -72,7 +73,7 @@ pub fn get_tree(source: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
 #[wasm_bindgen(js_name = previewEntries, skip_typescript)]
 pub fn preview_entries(
     source: JsValue,
-    ranges: &[f64],
+    ranges: JsValue,
     options: JsValue,
 ) -> Result<JsValue, JsValue> {
     let api = Api("previewEntries");
@@ -83,6 +84,18 @@ pub fn preview_entries(
     let Some(source) = reader.pieces(&source)? else {
         return Err(api.must_be("source", "a byte source", &source));
     };
+    // Read into wasm by the helper, not by the glue, which would run a
+    // valueOf of the caller's with the module's memory half-written.
+    let ranges = numbers_of(&ranges)?
+        .dyn_into::<js_sys::Float64Array>()
+        .map_err(|_| {
+            api.must_be(
+                "ranges",
+                "an array of numbers ([offset, length] pairs one after the other)",
+                &ranges,
+            )
+        })?
+        .to_vec();
     if ranges.len() % 2 != 0 {
         return Err(api.type_error(format_args!(
             "ranges must be [offset, length] pairs one after the other, got {} numbers",
