@@ -32,8 +32,11 @@ export function recovering(glue, names) {
   let depth = 0;
   // A trap not yet reported by every call that was in progress around it.
   let trapped = null;
-  // The objects inside a call, and that call's name.
-  const busy = new WeakMap();
+  // The objects inside a method call and those calls' names, innermost
+  // last: as deep as the calls nest, so almost always empty or one long (a
+  // WeakMap cost a hash lookup, a set and a delete on every call).
+  const busy = [];
+  const busyNames = [];
 
   const failed = (name, trap) =>
     new Error(
@@ -43,15 +46,11 @@ export function recovering(glue, names) {
 
   // The shadow stack's place between calls (see `unwound`).
   const mark = glue.__stackMark;
-  let base;
+  // Taken now, with no call running (a new instance starts at the same place).
+  const base = typeof mark === "function" ? mark() : undefined;
   // Whether the shadow stack is elsewhere than between earlier calls: an
   // error unwound the module's frames. (Only when no call is running.)
-  const unwound = () => {
-    if (typeof mark !== "function") return false;
-    const at = mark();
-    base ??= at;
-    return at !== base;
-  };
+  const unwound = () => typeof mark === "function" && mark() !== base;
   const replace = () => {
     reset();
     instance++;
@@ -59,8 +58,14 @@ export function recovering(glue, names) {
   // An unwound call is found where the stack may be nearly used up (a
   // stack overflow): the instance is replaced at the start of the next call.
   let pending = false;
+  // An error went through a nested call (one made from a callback), which
+  // the callback may have caught: the next call first asks the stack. Only
+  // then: asking costs a call into the module, on every call otherwise.
+  let suspect = false;
   const settle = () => {
-    if (depth === 0 && (pending || unwound())) {
+    if (depth !== 0 || !(pending || suspect)) return;
+    suspect = false;
+    if (pending || unwound()) {
       pending = false;
       replace();
     }
@@ -73,6 +78,7 @@ export function recovering(glue, names) {
     try {
       result = fn.apply(self, args);
     } catch (error) {
+      if (depth > 1) suspect = true;
       if (error instanceof WebAssembly.RuntimeError) trapped ??= error;
       else if (depth === 1 && trapped === null && unwoundSafely()) interrupted = error;
       else if (trapped === null) throw error;
@@ -129,17 +135,20 @@ export function recovering(glue, names) {
           `${name}: this ${Class.name} was made before the module was reset after a failure inside WebAssembly, and is no longer usable; make a new one`,
         );
       }
-      const running = busy.get(this);
-      if (running !== undefined) {
+      const at = busy.indexOf(this);
+      if (at !== -1) {
+        const running = busyNames[at];
         throw new Error(
           `${name}: called while ${running} is still running on the same ${Class.name} (from a callback it made: a byte source's read, a toJSON, a getter); call it once that has returned`,
         );
       }
-      busy.set(this, name);
+      busy.push(this);
+      busyNames.push(name);
       try {
         return call(fn, this, args, name);
       } finally {
-        busy.delete(this);
+        busy.pop();
+        busyNames.pop();
       }
     };
 
