@@ -121,6 +121,13 @@ pub struct Session {
     /// The unfinished last line of what `append_jsonl` was given (bytes: a
     /// chunk may also end inside a UTF-8 character).
     partial: parse::LineRuns,
+    /// The text's last line was whole JSON without its `\n` when the
+    /// session was opened (a writer between the line and its newline): the
+    /// first `\n` [`Session::append_jsonl`] brings ends that line, and the
+    /// JSON whitespace before it belongs to it.
+    owed_newline: bool,
+    /// Whether bytes taken in were not UTF-8 (read as U+FFFD).
+    invalid_utf8: bool,
     migrated: bool,
     unique: u32,
     /// What a session opened from a source keeps of it (see [`source`]).
@@ -170,7 +177,10 @@ impl Session {
             .unwrap_or_default();
         // `\n` is never inside a UTF-8 sequence: the lines before the cut
         // decode as they would in the whole text.
-        Session::open_split(parse::into_text(bytes).0, partial, dates)
+        let (text, invalid) = parse::into_text(bytes);
+        let mut session = Session::open_split(text, partial, dates)?;
+        session.invalid_utf8 = invalid;
+        Ok(session)
     }
 
     /// Opens the whole lines of `text`, holding `partial` as the unfinished
@@ -192,10 +202,12 @@ impl Session {
         // The session keeps entries and spans; the lines can go before it grows.
         drop(doc.lines);
         let mut text = doc.text;
-        if !text.is_empty() && !text.ends_with('\n') {
+        let owed_newline = !text.is_empty() && !text.ends_with('\n');
+        if owed_newline {
             text.push('\n');
         }
         let mut session = Session::empty(text);
+        session.owed_newline = owed_newline;
         session.migrated = migrated;
         session.partial = parse::LineRuns::holding(partial);
         // The host has the file already: every new line is its to store at once.
@@ -231,6 +243,8 @@ impl Session {
             has_conversation: false,
             flushed: false,
             partial: parse::LineRuns::default(),
+            owed_newline: false,
+            invalid_utf8: false,
             migrated: false,
             unique: 0,
             outside: None,
@@ -810,9 +824,39 @@ impl Session {
     /// Ingests lines another writer appended to the same file. A chunk may end
     /// mid-line: the rest waits for the next chunk.
     pub fn append_jsonl(&mut self, chunk: &[u8], dates: &dyn DateParser) {
+        let Some(chunk) = self.pay_newline(chunk) else {
+            return;
+        };
         let mut partial = std::mem::take(&mut self.partial);
         partial.push(chunk, &mut |run| self.append_run(run, dates));
         self.partial = partial;
+    }
+
+    /// The start of `chunk` that ends the line [`Session::owed_newline`]
+    /// stands for, taken; what follows it (`None`: nothing yet). Without
+    /// this, the `\n` that ends that line would add a blank line to the
+    /// text, and every later line number would be one off the file's.
+    fn pay_newline<'c>(&mut self, chunk: &'c [u8]) -> Option<&'c [u8]> {
+        if !self.owed_newline || chunk.is_empty() {
+            return Some(chunk);
+        }
+        let space = chunk
+            .iter()
+            .take_while(|&&c| matches!(c, b' ' | b'\t' | b'\r'))
+            .count();
+        let next = chunk.get(space).copied();
+        if next.is_some_and(|c| c != b'\n') {
+            // More than whitespace on that line: it was not the whole line
+            // after all. What was read stays; the rest is a line of its own.
+            self.owed_newline = false;
+            return Some(chunk);
+        }
+        // (ASCII whitespace: the text stays UTF-8.)
+        let space = std::str::from_utf8(&chunk[..space]).unwrap_or_default();
+        self.extend_owed_line(space);
+        next?; // all whitespace so far: the newline is still to come
+        self.owed_newline = false;
+        Some(&chunk[space.len() + 1..])
     }
 
     /// Appends a run of whole lines (see [`parse::LineRuns`]).
@@ -820,6 +864,9 @@ impl Session {
         // Cut at `\n`, which is in no UTF-8 sequence: the run decodes as it
         // would in the whole text, even a character split across chunks.
         let run = parse::decode(run);
+        if matches!(run, Cow::Owned(_)) {
+            self.invalid_utf8 = true;
+        }
         for line in run.split('\n') {
             // The same rule as for whole files: blank lines and what JSON.parse
             // rejects are kept in the text but are no entries.
@@ -910,6 +957,12 @@ impl Session {
     /// `\n` (bytes, which may end inside a UTF-8 character).
     pub fn open_line(&self) -> &[u8] {
         self.partial.held()
+    }
+
+    /// Whether any byte taken in, the unfinished last line included, was
+    /// not UTF-8 (what the text reads as U+FFFD).
+    pub fn invalid_utf8(&self) -> bool {
+        self.invalid_utf8 || !crate::scan::is_utf8(self.partial.held())
     }
 
     /// Whether opening migrated the text (the host may want to store `text()`).
