@@ -337,6 +337,9 @@ impl Session {
         let end = self.text.len();
         self.text.push('\n');
         self.added_line(start);
+        // A line after the one opened without its newline: a newline that
+        // comes now ends no line of the file's but this one.
+        self.owed_newline = false;
         let span = Span::new(start, end);
         if own {
             self.pending.push(span);
