@@ -11,7 +11,7 @@ use session_tree::{OpenOptions, SessionFile, TypedEntry};
 
 /// Everything the API says about a session, as text, each call under
 /// `catch_unwind` so that a panic is a difference with its call named.
-fn summary(s: &SessionFile) -> String {
+fn summary(s: &SessionFile, input: &[u8]) -> String {
     let mut out = String::new();
     let mut put = |name: &str, f: &dyn Fn() -> String| {
         let v = catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|_| "PANIC".to_owned());
@@ -117,10 +117,11 @@ fn summary(s: &SessionFile) -> String {
     });
     if s.migrated() {
         // Migration draws random ids: name them by order of appearance.
+        let input = String::from_utf8_lossy(input);
         let ids: Vec<String> = s
             .entries()
             .filter_map(|e| e.id().map(|i| i.into_owned()))
-            .filter(|i| i.len() == 8)
+            .filter(|i| i.len() == 8 && !input.contains(i.as_str()))
             .collect();
         for (k, id) in ids.iter().enumerate() {
             out = out.replace(id.as_str(), &format!("@{k:06}"));
@@ -154,18 +155,18 @@ impl Read for Stingy<'_> {
 fn open_all_ways(bytes: &[u8], pieces: &[usize], split: usize) -> Vec<(String, String)> {
     let mut ways = Vec::new();
     let whole = SessionFile::from_bytes(bytes).expect("from_bytes");
-    ways.push(("from_bytes".to_owned(), summary(&whole)));
+    ways.push(("from_bytes".to_owned(), summary(&whole, bytes)));
     let reader = Stingy {
         bytes,
         pieces: pieces.to_vec(),
         calls: 0,
     };
     let read = SessionFile::from_reader(reader, &OpenOptions::default()).expect("from_reader");
-    ways.push(("from_reader".to_owned(), summary(&read)));
+    ways.push(("from_reader".to_owned(), summary(&read, bytes)));
     if let Ok(text) = std::str::from_utf8(bytes) {
         if !text.starts_with('\u{feff}') {
             let s = SessionFile::from_str(text).expect("from_str");
-            ways.push(("from_str".to_owned(), summary(&s)));
+            ways.push(("from_str".to_owned(), summary(&s, bytes)));
         }
     }
     // The first `split` bytes opened, the rest appended in pieces. (Lines
@@ -201,7 +202,7 @@ fn open_all_ways(bytes: &[u8], pieces: &[usize], split: usize) -> Vec<(String, S
     };
     ways.push((
         format!("from_bytes(..{split}) + append_bytes"),
-        same_flag(summary(&tail)),
+        same_flag(summary(&tail, bytes)),
     ));
     ways
 }
@@ -426,4 +427,69 @@ fn a_read_that_stops_before_a_newline_adds_no_blank_line() {
     }
     assert_eq!(s.to_jsonl(), spaced);
     assert_eq!(s.leaf().unwrap().id().as_deref(), Some("a"));
+}
+
+/// Runs `f` on a thread of its own and waits at most a minute: a guard
+/// against work that grows with the square of the input (no timing claim:
+/// the inputs are sized so that such work runs for many minutes).
+fn within_a_minute<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (send, receive) = std::sync::mpsc::channel();
+    std::thread::spawn(move || send.send(f()));
+    receive
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .expect("still running after a minute: superlinear work")
+}
+
+/// 100,000 entries that all have one id and name it as parent (each re-
+/// pointed every child of the id at the newest entry: 5·10⁹ steps).
+#[test]
+fn entries_that_repeat_one_id_open_in_linear_time() {
+    let n = 100_000;
+    let line = r#"{"type":"message","id":"x","parentId":"x","timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"hi"}}"#;
+    let text = format!("{HEADER}\n{}", format!("{line}\n").repeat(n));
+    let (len, branch, tail_len) = within_a_minute(move || {
+        let s = SessionFile::from_str(&text).unwrap();
+        let branch = s.branch(None).unwrap().len();
+        let mut tail = SessionFile::from_str("").unwrap();
+        for piece in text.as_bytes().chunks(1 << 16) {
+            tail.append_bytes(piece);
+        }
+        (s.len(), branch, tail.len())
+    });
+    assert_eq!((len, tail_len), (n + 1, n + 1));
+    // The last "x" is its own parent: the walk stops at it, as pi's does at
+    // an entry it has seen.
+    assert_eq!(branch, 1);
+}
+
+/// Parents follow the last entry with their id, wherever it comes in the
+/// file, as pi's `byId` map has it.
+#[test]
+fn a_repeated_id_moves_its_children_to_its_last_entry() {
+    let m = |id: &str, parent: &str| {
+        format!(
+            r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"2026-01-01T00:00:01.000Z","message":{{"role":"user","content":"{id}"}}}}"#
+        )
+    };
+    let text = [
+        HEADER.to_owned(),
+        m("c", "\"p\""), // a child before any "p"
+        m("p", "null"),
+        m("q", "null"),
+        m("d", "\"p\""),
+        m("p", "\"q\""), // a second "p": c and d now hang under it
+        m("e", "\"p\""),
+    ]
+    .join("\n");
+    let s = SessionFile::from_str(&text).unwrap();
+    let path = |leaf: &str| {
+        s.branch(Some(leaf))
+            .unwrap()
+            .iter()
+            .map(|e| e.message().unwrap().text())
+            .collect::<Vec<_>>()
+    };
+    for leaf in ["c", "d", "e"] {
+        assert_eq!(path(leaf), ["q", "p", leaf]);
+    }
 }

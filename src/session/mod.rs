@@ -97,13 +97,20 @@ pub struct Session {
     /// id → the last entry with it (headers are not in it). The id maps
     /// hash with [`IdHash`]: SipHash was over a tenth of opening a large file.
     by_id: HashMap<Key, usize, IdHash>,
-    /// `parent[i]`: the entry a walk goes to from `i`, kept resolved as
-    /// entries arrive, so walks need no lookups.
-    parent: Vec<Option<usize>>,
-    /// parentId → the first and the last entry with that parentId; the
-    /// others are chained by [`Session::next_child`], in file order. (A
-    /// vector per parent was an allocation for nearly every append.)
-    children: HashMap<Key, (usize, usize), IdHash>,
+    /// `parent_slot[i]`: the slot of entry `i`'s parentId ([`NO_CHILD`]:
+    /// a header), whose entry ([`Session::slots`]) is where a walk goes
+    /// from `i`, so walks need no lookups.
+    parent_slot: Vec<usize>,
+    /// Per parentId, the entry that has that id now (the last one;
+    /// [`NO_CHILD`]: none). An entry with an id that children name
+    /// re-points all of them by one write: resolving each child again
+    /// made a file whose entries repeat one id quadratic.
+    slots: Vec<usize>,
+    /// parentId → the first and the last entry with that parentId (the
+    /// others are chained by [`Session::next_child`], in file order), and
+    /// its slot. (A vector per parent was an allocation for nearly every
+    /// append.)
+    children: HashMap<Key, (usize, usize, usize), IdHash>,
     /// `next_child[i]`: the next entry with entry `i`'s parentId ([`NO_CHILD`]: none).
     next_child: Vec<usize>,
     /// targetId → (order of first setting, label entry), as pi's label `Map` keeps them.
@@ -233,7 +240,8 @@ impl Session {
             entries: Vec::new(),
             spans: Vec::new(),
             by_id: HashMap::default(),
-            parent: Vec::new(),
+            parent_slot: Vec::new(),
+            slots: Vec::new(),
             children: HashMap::default(),
             next_child: Vec::new(),
             labels: HashMap::default(),
@@ -257,33 +265,34 @@ impl Session {
     /// Indexes entry `entry` found at `span` of the text.
     fn add(&mut self, entry: Entry, span: Span) {
         let i = self.entries.len();
-        self.parent.push(None);
+        self.parent_slot.push(NO_CHILD);
         self.next_child.push(NO_CHILD);
         if !entry.is_header() {
             self.by_id.insert(entry.id.clone(), i);
             // (One lookup: the key's copy is needed anyway for a new
             // parent, which most appends are.)
-            match self.children.entry(entry.parent_id.clone()) {
+            self.parent_slot[i] = match self.children.entry(entry.parent_id.clone()) {
                 Occupied(mut kids) => {
-                    let (_, last) = kids.get_mut();
+                    let (_, last, slot) = kids.get_mut();
                     self.next_child[*last] = i;
                     *last = i;
+                    *slot
                 }
-                Vacant(slot) => {
-                    slot.insert((i, i));
+                Vacant(vacant) => {
+                    let target = if entry.parent_id.truthy() {
+                        self.by_id.get(&entry.parent_id).copied()
+                    } else {
+                        None
+                    };
+                    self.slots.push(target.unwrap_or(NO_CHILD));
+                    vacant.insert((i, i, self.slots.len() - 1));
+                    self.slots.len() - 1
                 }
-            }
-            if entry.parent_id.truthy() {
-                self.parent[i] = self.by_id.get(&entry.parent_id).copied();
-            }
+            };
             // Entries that name this id as parent now find this entry.
             if entry.id.truthy() {
-                if let Some(&(first, _)) = self.children.get(&entry.id) {
-                    let mut k = first;
-                    while k != NO_CHILD {
-                        self.parent[k] = Some(i);
-                        k = self.next_child[k];
-                    }
+                if let Some(&(_, _, slot)) = self.children.get(&entry.id) {
+                    self.slots[slot] = i;
                 }
             }
             self.leaf = Some(i);
@@ -1001,11 +1010,22 @@ impl Session {
         self.by_id.get(id).copied()
     }
 
+    /// The entry a walk goes to from entry `i`: the last entry with its
+    /// parentId, if any.
+    fn parent(&self, i: usize) -> Option<usize> {
+        let slot = *self.parent_slot.get(i)?;
+        let target = *self.slots.get(slot)?;
+        (target != NO_CHILD).then_some(target)
+    }
+
     /// The entries whose parent is `id`, in file order (for repeated ids, the
     /// last entry with each id, as pi's map holds them).
     pub fn children_of(&self, id: &Key) -> Vec<usize> {
         let mut out = Vec::new();
-        let mut k = self.children.get(id).map_or(NO_CHILD, |&(first, _)| first);
+        let mut k = self
+            .children
+            .get(id)
+            .map_or(NO_CHILD, |&(first, _, _)| first);
         while k != NO_CHILD {
             if self.by_id.get(&self.entries[k].id) == Some(&k) {
                 out.push(k);
@@ -1022,7 +1042,7 @@ impl Session {
 
     /// From the root to `from` (`None`: the leaf), stopping at a repeated entry.
     pub fn branch_path(&self, from: Option<usize>) -> Vec<usize> {
-        let mut path = crate::context::walk(from, &|i| self.parent[i]);
+        let mut path = crate::context::walk(from, &|i| self.parent(i));
         path.reverse();
         path
     }
@@ -1061,7 +1081,7 @@ impl Session {
             Some(Some(id)) if !id.truthy() => last,
             Some(Some(id)) => self.find(id).or(last),
         };
-        crate::context::plan_from(&self.entries, start, &|i| self.parent[i])
+        crate::context::plan_from(&self.entries, start, &|i| self.parent(i))
     }
 
     /// The prompt and tools in force at `leaf` (as for [`Session::context`]):
