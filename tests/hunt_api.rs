@@ -493,3 +493,25 @@ fn a_repeated_id_moves_its_children_to_its_last_entry() {
         assert_eq!(path(leaf), ["q", "p", leaf]);
     }
 }
+
+/// A message pretty-printed by its caller (`serde_json::to_string_pretty`,
+/// a trailing newline) is still one line of the file.
+#[test]
+fn a_pretty_printed_message_is_appended_as_one_line() {
+    let mut s = SessionFile::create("/w").unwrap();
+    let pretty = "{\n  \"role\": \"user\",\r\n  \"content\": \"line one\\nline two\"\n}\n";
+    let id = s.append_message(pretty).unwrap();
+    let lines = s.take_pending_lines();
+    assert_eq!(lines.len(), 2);
+    assert!(lines.iter().all(|l| !l.contains(['\n', '\r'])), "{lines:?}");
+    // The file the host writes reads back with the message, as it was given.
+    let file: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let back = SessionFile::from_str(&file).unwrap();
+    assert!(back.diagnostics().is_empty(), "{:?}", back.diagnostics());
+    let leaf = back.leaf().unwrap();
+    assert_eq!(leaf.id().as_deref(), Some(id.as_str()));
+    let given: serde_json::Value = serde_json::from_str(pretty).unwrap();
+    let read: serde_json::Value = serde_json::from_str(leaf.message().unwrap().json()).unwrap();
+    assert_eq!(read, given);
+    assert_eq!(back.to_jsonl(), s.to_jsonl());
+}

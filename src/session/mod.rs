@@ -161,6 +161,21 @@ fn unfinished_from(b: &[u8]) -> Option<usize> {
         .then_some(cut)
 }
 
+/// Puts JSON text `v` into a line: its line breaks, which in valid JSON can
+/// only be whitespace between tokens (a string holds them escaped), become
+/// spaces. A value pretty-printed by its caller would otherwise end the
+/// line early, and the file would lose the entry when read again.
+fn put_on_one_line(line: &mut String, v: &str) {
+    if !v.contains(['\n', '\r']) {
+        line.put(v);
+        return;
+    }
+    line.extend(
+        v.chars()
+            .map(|c| if c == '\n' || c == '\r' { ' ' } else { c }),
+    );
+}
+
 impl Session {
     /// Opens a session: parses, migrates in memory, indexes. A last line
     /// without a newline that is not valid JSON is taken to be still being
@@ -491,7 +506,7 @@ impl Session {
                 line.put(",");
                 json::push_stringified(line, k);
                 line.put(":");
-                line.put(v);
+                put_on_one_line(line, v);
             }
         };
         for (k, v) in head {
