@@ -423,6 +423,10 @@ impl SessionFile {
     /// Takes more of a live file, from where the last read ended: `chunk`
     /// may end anywhere, even inside a line or a UTF-8 character; the rest
     /// waits for the next chunk. New entries join the tree at once.
+    /// Lines taken in are not migrated (a v1 migration needs the whole
+    /// file): open a file's first bytes with [`SessionFile::from_bytes`],
+    /// which migrates an old one, rather than appending them to an empty
+    /// session.
     pub fn append_bytes(&mut self, chunk: &[u8]) {
         self.session.append_jsonl(chunk, &IsoOnly);
     }
