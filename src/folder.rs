@@ -70,7 +70,8 @@ pub struct Listed {
 /// folder lists every project; a folder reached again through a symbolic
 /// link is listed once, under its first path), sorted by path, with its [`Info`] and its
 /// parent in the listing. Files are read on several threads. A file that
-/// cannot be read is a row with its error; only an unreadable `dir` fails.
+/// cannot be read is a row with its error (as is a named pipe, which is
+/// not opened); only an unreadable `dir` fails.
 pub fn list(dir: impl AsRef<Path>) -> Result<Vec<Listed>, Error> {
     let dir = dir.as_ref();
     let mut paths = Vec::new();
@@ -142,7 +143,23 @@ pub fn list(dir: impl AsRef<Path>) -> Result<Vec<Listed>, Error> {
 /// Each file's info, on up to as many threads as the machine has cores (one
 /// for a single core or a single file: the rows are the same either way).
 fn read_all(paths: &[PathBuf]) -> Vec<Result<Option<Info>, Error>> {
-    let read = |p: &PathBuf| SessionFile::open(p).map(|s| s.info());
+    let read = |p: &PathBuf| {
+        // A named pipe or a device with a session's name would block the
+        // listing forever (pi's list waits on it too): only files are read.
+        match std::fs::metadata(p) {
+            Ok(m) if !m.is_file() => {
+                return Err(Error::Io {
+                    path: Some(p.clone()),
+                    source: std::io::Error::new(
+                        std::io::ErrorKind::InvalidInput,
+                        "not a regular file; not read",
+                    ),
+                })
+            }
+            _ => {}
+        }
+        SessionFile::open(p).map(|s| s.info())
+    };
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let chunk = paths.len().div_ceil(threads).max(1);
     std::thread::scope(|scope| {
@@ -222,6 +239,35 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
         let paths: Vec<_> = listed.unwrap().into_iter().map(|l| l.path).collect();
         assert_eq!(paths, [project.join("a.jsonl")]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_named_pipe_is_a_row_with_an_error_not_a_wait() {
+        let dir = std::env::temp_dir().join(format!("session-tree-fifo-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let fifo = dir.join("p.jsonl");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if !made.is_ok_and(|s| s.success()) {
+            std::fs::remove_dir_all(&dir).unwrap();
+            return; // no mkfifo here: nothing to test
+        }
+        // On a thread: without the check, the listing never returns.
+        let (send, receive) = std::sync::mpsc::channel();
+        let listed_dir = dir.clone();
+        std::thread::spawn(move || send.send(list(&listed_dir)));
+        let listed = receive.recv_timeout(std::time::Duration::from_secs(60));
+        if listed.is_err() {
+            // Unblock the reader, then fail.
+            let _ = std::fs::OpenOptions::new().write(true).open(&fifo);
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+        let listed = listed.expect("list waits on a named pipe").unwrap();
+        assert_eq!(listed.len(), 1);
+        let Err(Error::Io { path, .. }) = &listed[0].info else {
+            panic!("{:?}", listed[0].info)
+        };
+        assert_eq!(path.as_deref(), Some(fifo.as_path()));
     }
 }
 
