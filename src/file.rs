@@ -822,8 +822,12 @@ impl<'a> EntryView<'a> {
 
     /// Its `parentId`; `None` for a root (`null`) or a header.
     pub fn parent_id(&self) -> Option<Cow<'a, str>> {
+        // JSON `null`, not the string "null", which is an id like any other.
+        let m = self.object.member("parentId")?;
+        if m.kind == Kind::Null {
+            return None;
+        }
         self.string_or_raw("parentId")
-            .filter(|p| p.as_ref() != "null")
     }
 
     /// Its `timestamp`, as written (ISO 8601 in files pi writes).

@@ -515,3 +515,26 @@ fn a_pretty_printed_message_is_appended_as_one_line() {
     assert_eq!(read, given);
     assert_eq!(back.to_jsonl(), s.to_jsonl());
 }
+
+/// An id that is the string "null" is an id like any other: the view's
+/// `parent_id` names it, as the branch walks through it.
+#[test]
+fn a_parent_named_by_the_string_null_is_a_parent() {
+    let m = |id: &str, parent: &str| {
+        format!(
+            r#"{{"type":"message","id":{id},"parentId":{parent},"timestamp":"2026-01-01T00:00:01.000Z","message":{{"role":"user","content":"x"}}}}"#
+        )
+    };
+    let text = [
+        HEADER.to_owned(),
+        m(r#""null""#, "null"),
+        m(r#""c""#, r#""null""#),
+    ]
+    .join("\n");
+    let s = SessionFile::from_str(&text).unwrap();
+    let leaf = s.leaf().unwrap();
+    assert_eq!(s.branch(None).unwrap().len(), 2);
+    assert_eq!(leaf.parent_id().as_deref(), Some("null"));
+    let root = s.entry("null").unwrap();
+    assert_eq!(root.parent_id(), None);
+}
