@@ -49,7 +49,7 @@ TEMPLATE_FILES := $(shell find pkg-template -type f 2>/dev/null)
 VIEWER_FILES := $(shell find www -type f 2>/dev/null)
 STAMP := pkg/.stamp
 
-.PHONY: build test test-cargo test-crate test-rust-consumer test-cli test-tarball test-runtimes test-node-manager test-node test-readme test-reliability fuzz test-conformance test-viewer bench sample test-browser test-consumer \
+.PHONY: build test test-cargo test-crate test-rust-consumer test-cli test-tarball test-runtimes test-node-manager test-node test-readme test-reliability fuzz fuzz-rust test-conformance test-viewer bench sample test-browser test-consumer \
         demo clean toolchain test-deps chromium
 
 build: $(STAMP)
@@ -162,11 +162,16 @@ test-reliability: test-deps $(TRAP_PKG)
 	$(NODE_TEST) tests/reliability/
 
 # Longer property runs than `make test` does.
-fuzz: test-deps $(TRAP_PKG)
-	PROPTEST_CASES=$${PROPTEST_CASES:-20000} $(CARGO) test --release --lib tests::properties
+fuzz: fuzz-rust test-deps $(TRAP_PKG)
 	FUZZ_COUNT=$${FUZZ_COUNT:-20000} $(NODE_TEST) tests/reliability/
 
 # The `session-tree` command (pkg/bin, pkg/cli), run in-process on fake streams.
+# The Rust properties only: the core's, and the crate API's entry points
+# against each other (tests/hunt_api.rs), far longer than `cargo test` runs them.
+fuzz-rust:
+	PROPTEST_CASES=$${PROPTEST_CASES:-20000} $(CARGO) test --release --lib tests::properties
+	PROPTEST_CASES=$${PROPTEST_CASES:-3000} $(CARGO) test --release --test hunt_api
+
 test-cli: test-deps
 	$(NODE_TEST) tests/cli/
 

@@ -13,7 +13,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let path = args.first().ok_or("usage: tail FILE.jsonl [--once]")?;
     let once = args.iter().any(|a| a == "--once");
-    let mut session = SessionFile::from_str("")?;
+    // The first read opens the file (an old v1/v2 file is migrated then;
+    // lines taken in later are not), the next ones take what was appended.
+    let mut session: Option<SessionFile> = None;
     let mut offset = 0u64;
     let mut seen = 0;
     loop {
@@ -22,7 +24,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut chunk = Vec::new();
         file.read_to_end(&mut chunk)?;
         offset += chunk.len() as u64;
-        session.append_bytes(&chunk);
+        let session = match &mut session {
+            Some(s) => {
+                s.append_bytes(&chunk);
+                s
+            }
+            None => session.insert(SessionFile::from_bytes(&chunk)?),
+        };
         let entries: Vec<_> = session.entries().collect();
         for entry in &entries[seen..] {
             let kind = entry.kind().unwrap_or_default();

@@ -14,7 +14,6 @@ use crate::diagnostics::{self, Diagnostic};
 use crate::document::Document;
 use crate::entry::Key;
 use crate::json::{self, JsString, Kind, Member, Span};
-use crate::parse;
 use crate::session::{Session, SessionError};
 use crate::session_info;
 use crate::time::IsoOnly;
@@ -121,7 +120,6 @@ fn session_error(e: SessionError) -> Error {
 /// ```
 pub struct SessionFile {
     session: Session,
-    invalid_utf8: bool,
 }
 
 impl fmt::Debug for SessionFile {
@@ -137,15 +135,24 @@ impl SessionFile {
     /// Opens the JSONL text of a session.
     #[allow(clippy::should_implement_trait)]
     pub fn from_str(text: &str) -> Result<SessionFile, Error> {
-        Self::from_string(text.to_owned(), false)
+        Ok(SessionFile {
+            session: Session::open(text.to_owned(), &IsoOnly).map_err(session_error)?,
+        })
     }
 
     /// Opens a session's bytes. Invalid UTF-8 is replaced as `TextDecoder`
     /// does (pi reads files so), and [`SessionFile::diagnostics`] reports it.
     pub fn from_bytes(bytes: &[u8]) -> Result<SessionFile, Error> {
-        let text = parse::decode(bytes);
-        let invalid = matches!(text, Cow::Owned(_));
-        Self::from_string(text.into_owned(), invalid)
+        Self::from_vec(bytes.to_vec())
+    }
+
+    /// [`SessionFile::from_bytes`] of bytes already owned. An unfinished last
+    /// line stays bytes: a read that stopped inside a character is completed
+    /// by the rest [`SessionFile::append_bytes`] brings.
+    fn from_vec(bytes: Vec<u8>) -> Result<SessionFile, Error> {
+        Ok(SessionFile {
+            session: Session::open_bytes(bytes, &IsoOnly).map_err(session_error)?,
+        })
     }
 
     /// Reads a session file, refusing one over [`DEFAULT_MAX_BYTES`].
@@ -168,7 +175,7 @@ impl SessionFile {
                 max_bytes: options.max_bytes,
             },
         })?;
-        Self::from_bytes(&bytes)
+        Self::from_vec(bytes)
     }
 
     /// Reads a session from any reader (a socket, a decompressor) with `options`.
@@ -180,14 +187,7 @@ impl SessionFile {
                 max_bytes: options.max_bytes,
             },
         })?;
-        Self::from_bytes(&bytes)
-    }
-
-    fn from_string(text: String, invalid_utf8: bool) -> Result<SessionFile, Error> {
-        Ok(SessionFile {
-            session: Session::open(text, &IsoOnly).map_err(session_error)?,
-            invalid_utf8,
-        })
+        Self::from_vec(bytes)
     }
 
     /// Every entry in file order, the header first when there is one.
@@ -336,7 +336,7 @@ impl SessionFile {
     /// dangling parents, cycles, duplicate ids.
     pub fn diagnostics(&self) -> Vec<Diagnostic> {
         let doc = Document::parse_with(self.session.text().into_owned(), &IsoOnly);
-        diagnostics::inspect(&doc, self.invalid_utf8)
+        diagnostics::inspect(&doc, self.session.invalid_utf8())
     }
 
     /// What pi's session list shows: id, cwd, name, dates, message count,
@@ -390,7 +390,6 @@ impl SessionFile {
         let header = crate::session::header_line(&id, &iso(ms), Some(&json::stringify(cwd)), None);
         Ok(SessionFile {
             session: Session::create(&header, &IsoOnly),
-            invalid_utf8: false,
         })
     }
 
@@ -424,6 +423,10 @@ impl SessionFile {
     /// Takes more of a live file, from where the last read ended: `chunk`
     /// may end anywhere, even inside a line or a UTF-8 character; the rest
     /// waits for the next chunk. New entries join the tree at once.
+    /// Lines taken in are not migrated (a v1 migration needs the whole
+    /// file): open a file's first bytes with [`SessionFile::from_bytes`],
+    /// which migrates an old one, rather than appending them to an empty
+    /// session.
     pub fn append_bytes(&mut self, chunk: &[u8]) {
         self.session.append_jsonl(chunk, &IsoOnly);
     }
@@ -819,8 +822,12 @@ impl<'a> EntryView<'a> {
 
     /// Its `parentId`; `None` for a root (`null`) or a header.
     pub fn parent_id(&self) -> Option<Cow<'a, str>> {
+        // JSON `null`, not the string "null", which is an id like any other.
+        let m = self.object.member("parentId")?;
+        if m.kind == Kind::Null {
+            return None;
+        }
         self.string_or_raw("parentId")
-            .filter(|p| p.as_ref() != "null")
     }
 
     /// Its `timestamp`, as written (ISO 8601 in files pi writes).

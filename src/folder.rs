@@ -67,14 +67,27 @@ pub struct Listed {
 }
 
 /// Every `.jsonl` file under `dir` (sub-folders included, so a sessions
-/// folder lists every project), sorted by path, with its [`Info`] and its
+/// folder lists every project; a folder reached again through a symbolic
+/// link is listed once, under its first path), sorted by path, with its [`Info`] and its
 /// parent in the listing. Files are read on several threads. A file that
-/// cannot be read is a row with its error; only an unreadable `dir` fails.
+/// cannot be read is a row with its error (as is a named pipe, which is
+/// not opened); only an unreadable `dir` fails.
 pub fn list(dir: impl AsRef<Path>) -> Result<Vec<Listed>, Error> {
     let dir = dir.as_ref();
     let mut paths = Vec::new();
     let mut stack = vec![dir.to_owned()];
+    // Each folder is listed once, under the first path that reaches it in
+    // path order: a symbolic link back to a folder above (or two links to
+    // one folder) would otherwise list its files again at every depth, and
+    // two links to an ancestor double the walk at each level until the
+    // system's limit on links in a path, about forty levels down.
+    let mut seen = std::collections::HashSet::new();
     while let Some(d) = stack.pop() {
+        if let Ok(real) = std::fs::canonicalize(&d) {
+            if !seen.insert(real) {
+                continue;
+            }
+        }
         let entries = std::fs::read_dir(&d).map_err(|source| Error::Io {
             path: Some(d.clone()),
             source,
@@ -86,14 +99,18 @@ pub fn list(dir: impl AsRef<Path>) -> Result<Vec<Listed>, Error> {
             Err(e) if d == dir => return Err(e),
             Err(_) => continue,
         };
+        let mut folders = Vec::new();
         for entry in entries.flatten() {
             let path = entry.path();
             if path.is_dir() {
-                stack.push(path);
+                folders.push(path);
             } else if path.extension().is_some_and(|e| e == "jsonl") {
                 paths.push(path);
             }
         }
+        // Popped in path order, whatever order the system lists them in.
+        folders.sort_unstable_by(|a, b| b.cmp(a));
+        stack.extend(folders);
     }
     paths.sort();
     let infos = read_all(&paths);
@@ -106,15 +123,19 @@ pub fn list(dir: impl AsRef<Path>) -> Result<Vec<Listed>, Error> {
             parent: None,
         })
         .collect();
-    for i in 0..listed.len() {
-        let parent = match &listed[i].info {
-            Ok(Some(info)) => info.parent_session.clone(),
+    // Paths to rows, looked up once per fork (not a scan of every row for
+    // each: a folder of many forks would take their number squared).
+    let rows: std::collections::HashMap<PathBuf, usize> = listed
+        .iter()
+        .enumerate()
+        .map(|(i, l)| (l.path.clone(), i))
+        .collect();
+    for row in &mut listed {
+        let parent = match &row.info {
+            Ok(Some(info)) => info.parent_session.as_deref(),
             _ => None,
         };
-        listed[i].parent = parent.and_then(|p| {
-            let p = Path::new(&p);
-            listed.iter().position(|l| l.path == p)
-        });
+        row.parent = parent.and_then(|p| rows.get(Path::new(p)).copied());
     }
     Ok(listed)
 }
@@ -122,7 +143,23 @@ pub fn list(dir: impl AsRef<Path>) -> Result<Vec<Listed>, Error> {
 /// Each file's info, on up to as many threads as the machine has cores (one
 /// for a single core or a single file: the rows are the same either way).
 fn read_all(paths: &[PathBuf]) -> Vec<Result<Option<Info>, Error>> {
-    let read = |p: &PathBuf| SessionFile::open(p).map(|s| s.info());
+    let read = |p: &PathBuf| {
+        // A named pipe or a device with a session's name would block the
+        // listing forever (pi's list waits on it too): only files are read.
+        match std::fs::metadata(p) {
+            Ok(m) if !m.is_file() => {
+                return Err(Error::Io {
+                    path: Some(p.clone()),
+                    source: std::io::Error::new(
+                        std::io::ErrorKind::InvalidInput,
+                        "not a regular file; not read",
+                    ),
+                })
+            }
+            _ => {}
+        }
+        SessionFile::open(p).map(|s| s.info())
+    };
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let chunk = paths.len().div_ceil(threads).max(1);
     std::thread::scope(|scope| {
@@ -181,6 +218,56 @@ mod tests {
         assert_eq!(listed[1].parent, Some(0));
         assert!(matches!(listed[2].info, Ok(None)));
         assert!(list(dir.join("missing")).is_err());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_folder_reached_twice_through_links_is_listed_once() {
+        let dir = std::env::temp_dir().join(format!("session-tree-links-{}", std::process::id()));
+        let project = dir.join("--w--");
+        std::fs::create_dir_all(&project).unwrap();
+        std::fs::write(
+            project.join("a.jsonl"),
+            "{\"type\":\"session\",\"version\":3,\"id\":\"a\",\"timestamp\":\"t\",\"cwd\":\"/w\"}\n",
+        )
+        .unwrap();
+        // A link to its own folder (as a careless `ln` leaves), and a
+        // second name for that folder.
+        std::os::unix::fs::symlink(".", project.join("again")).unwrap();
+        std::os::unix::fs::symlink("--w--", dir.join("--z--")).unwrap();
+        let listed = list(&dir);
+        std::fs::remove_dir_all(&dir).unwrap();
+        let paths: Vec<_> = listed.unwrap().into_iter().map(|l| l.path).collect();
+        assert_eq!(paths, [project.join("a.jsonl")]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_named_pipe_is_a_row_with_an_error_not_a_wait() {
+        let dir = std::env::temp_dir().join(format!("session-tree-fifo-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let fifo = dir.join("p.jsonl");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if !made.is_ok_and(|s| s.success()) {
+            std::fs::remove_dir_all(&dir).unwrap();
+            return; // no mkfifo here: nothing to test
+        }
+        // On a thread: without the check, the listing never returns.
+        let (send, receive) = std::sync::mpsc::channel();
+        let listed_dir = dir.clone();
+        std::thread::spawn(move || send.send(list(&listed_dir)));
+        let listed = receive.recv_timeout(std::time::Duration::from_secs(60));
+        if listed.is_err() {
+            // Unblock the reader, then fail.
+            let _ = std::fs::OpenOptions::new().write(true).open(&fifo);
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+        let listed = listed.expect("list waits on a named pipe").unwrap();
+        assert_eq!(listed.len(), 1);
+        let Err(Error::Io { path, .. }) = &listed[0].info else {
+            panic!("{:?}", listed[0].info)
+        };
+        assert_eq!(path.as_deref(), Some(fifo.as_path()));
     }
 }
 

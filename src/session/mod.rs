@@ -97,13 +97,20 @@ pub struct Session {
     /// id → the last entry with it (headers are not in it). The id maps
     /// hash with [`IdHash`]: SipHash was over a tenth of opening a large file.
     by_id: HashMap<Key, usize, IdHash>,
-    /// `parent[i]`: the entry a walk goes to from `i`, kept resolved as
-    /// entries arrive, so walks need no lookups.
-    parent: Vec<Option<usize>>,
-    /// parentId → the first and the last entry with that parentId; the
-    /// others are chained by [`Session::next_child`], in file order. (A
-    /// vector per parent was an allocation for nearly every append.)
-    children: HashMap<Key, (usize, usize), IdHash>,
+    /// `parent_slot[i]`: the slot of entry `i`'s parentId ([`NO_CHILD`]:
+    /// a header), whose entry ([`Session::slots`]) is where a walk goes
+    /// from `i`, so walks need no lookups.
+    parent_slot: Vec<usize>,
+    /// Per parentId, the entry that has that id now (the last one;
+    /// [`NO_CHILD`]: none). An entry with an id that children name
+    /// re-points all of them by one write: resolving each child again
+    /// made a file whose entries repeat one id quadratic.
+    slots: Vec<usize>,
+    /// parentId → the first and the last entry with that parentId (the
+    /// others are chained by [`Session::next_child`], in file order), and
+    /// its slot. (A vector per parent was an allocation for nearly every
+    /// append.)
+    children: HashMap<Key, (usize, usize, usize), IdHash>,
     /// `next_child[i]`: the next entry with entry `i`'s parentId ([`NO_CHILD`]: none).
     next_child: Vec<usize>,
     /// targetId → (order of first setting, label entry), as pi's label `Map` keeps them.
@@ -121,6 +128,13 @@ pub struct Session {
     /// The unfinished last line of what `append_jsonl` was given (bytes: a
     /// chunk may also end inside a UTF-8 character).
     partial: parse::LineRuns,
+    /// The text's last line was whole JSON without its `\n` when the
+    /// session was opened (a writer between the line and its newline): the
+    /// first `\n` [`Session::append_jsonl`] brings ends that line, and the
+    /// JSON whitespace before it belongs to it.
+    owed_newline: bool,
+    /// Whether bytes taken in were not UTF-8 (read as U+FFFD).
+    invalid_utf8: bool,
     migrated: bool,
     unique: u32,
     /// What a session opened from a source keeps of it (see [`source`]).
@@ -147,6 +161,21 @@ fn unfinished_from(b: &[u8]) -> Option<usize> {
         .then_some(cut)
 }
 
+/// Puts JSON text `v` into a line: its line breaks, which in valid JSON can
+/// only be whitespace between tokens (a string holds them escaped), become
+/// spaces. A value pretty-printed by its caller would otherwise end the
+/// line early, and the file would lose the entry when read again.
+fn put_on_one_line(line: &mut String, v: &str) {
+    if !v.contains(['\n', '\r']) {
+        line.put(v);
+        return;
+    }
+    line.extend(
+        v.chars()
+            .map(|c| if c == '\n' || c == '\r' { ' ' } else { c }),
+    );
+}
+
 impl Session {
     /// Opens a session: parses, migrates in memory, indexes. A last line
     /// without a newline that is not valid JSON is taken to be still being
@@ -170,7 +199,10 @@ impl Session {
             .unwrap_or_default();
         // `\n` is never inside a UTF-8 sequence: the lines before the cut
         // decode as they would in the whole text.
-        Session::open_split(parse::into_text(bytes).0, partial, dates)
+        let (text, invalid) = parse::into_text(bytes);
+        let mut session = Session::open_split(text, partial, dates)?;
+        session.invalid_utf8 = invalid;
+        Ok(session)
     }
 
     /// Opens the whole lines of `text`, holding `partial` as the unfinished
@@ -192,10 +224,12 @@ impl Session {
         // The session keeps entries and spans; the lines can go before it grows.
         drop(doc.lines);
         let mut text = doc.text;
-        if !text.is_empty() && !text.ends_with('\n') {
+        let owed_newline = !text.is_empty() && !text.ends_with('\n');
+        if owed_newline {
             text.push('\n');
         }
         let mut session = Session::empty(text);
+        session.owed_newline = owed_newline;
         session.migrated = migrated;
         session.partial = parse::LineRuns::holding(partial);
         // The host has the file already: every new line is its to store at once.
@@ -221,7 +255,8 @@ impl Session {
             entries: Vec::new(),
             spans: Vec::new(),
             by_id: HashMap::default(),
-            parent: Vec::new(),
+            parent_slot: Vec::new(),
+            slots: Vec::new(),
             children: HashMap::default(),
             next_child: Vec::new(),
             labels: HashMap::default(),
@@ -231,6 +266,8 @@ impl Session {
             has_conversation: false,
             flushed: false,
             partial: parse::LineRuns::default(),
+            owed_newline: false,
+            invalid_utf8: false,
             migrated: false,
             unique: 0,
             outside: None,
@@ -243,33 +280,34 @@ impl Session {
     /// Indexes entry `entry` found at `span` of the text.
     fn add(&mut self, entry: Entry, span: Span) {
         let i = self.entries.len();
-        self.parent.push(None);
+        self.parent_slot.push(NO_CHILD);
         self.next_child.push(NO_CHILD);
         if !entry.is_header() {
             self.by_id.insert(entry.id.clone(), i);
             // (One lookup: the key's copy is needed anyway for a new
             // parent, which most appends are.)
-            match self.children.entry(entry.parent_id.clone()) {
+            self.parent_slot[i] = match self.children.entry(entry.parent_id.clone()) {
                 Occupied(mut kids) => {
-                    let (_, last) = kids.get_mut();
+                    let (_, last, slot) = kids.get_mut();
                     self.next_child[*last] = i;
                     *last = i;
+                    *slot
                 }
-                Vacant(slot) => {
-                    slot.insert((i, i));
+                Vacant(vacant) => {
+                    let target = if entry.parent_id.truthy() {
+                        self.by_id.get(&entry.parent_id).copied()
+                    } else {
+                        None
+                    };
+                    self.slots.push(target.unwrap_or(NO_CHILD));
+                    vacant.insert((i, i, self.slots.len() - 1));
+                    self.slots.len() - 1
                 }
-            }
-            if entry.parent_id.truthy() {
-                self.parent[i] = self.by_id.get(&entry.parent_id).copied();
-            }
+            };
             // Entries that name this id as parent now find this entry.
             if entry.id.truthy() {
-                if let Some(&(first, _)) = self.children.get(&entry.id) {
-                    let mut k = first;
-                    while k != NO_CHILD {
-                        self.parent[k] = Some(i);
-                        k = self.next_child[k];
-                    }
+                if let Some(&(_, _, slot)) = self.children.get(&entry.id) {
+                    self.slots[slot] = i;
                 }
             }
             self.leaf = Some(i);
@@ -323,6 +361,9 @@ impl Session {
         let end = self.text.len();
         self.text.push('\n');
         self.added_line(start);
+        // A line after the one opened without its newline: a newline that
+        // comes now ends no line of the file's but this one.
+        self.owed_newline = false;
         let span = Span::new(start, end);
         if own {
             self.pending.push(span);
@@ -470,7 +511,7 @@ impl Session {
                 line.put(",");
                 json::push_stringified(line, k);
                 line.put(":");
-                line.put(v);
+                put_on_one_line(line, v);
             }
         };
         for (k, v) in head {
@@ -820,9 +861,39 @@ impl Session {
     /// Ingests lines another writer appended to the same file. A chunk may end
     /// mid-line: the rest waits for the next chunk.
     pub fn append_jsonl(&mut self, chunk: &[u8], dates: &dyn DateParser) {
+        let Some(chunk) = self.pay_newline(chunk) else {
+            return;
+        };
         let mut partial = std::mem::take(&mut self.partial);
         partial.push(chunk, &mut |run| self.append_run(run, dates));
         self.partial = partial;
+    }
+
+    /// The start of `chunk` that ends the line [`Session::owed_newline`]
+    /// stands for, taken; what follows it (`None`: nothing yet). Without
+    /// this, the `\n` that ends that line would add a blank line to the
+    /// text, and every later line number would be one off the file's.
+    fn pay_newline<'c>(&mut self, chunk: &'c [u8]) -> Option<&'c [u8]> {
+        if !self.owed_newline || chunk.is_empty() {
+            return Some(chunk);
+        }
+        let space = chunk
+            .iter()
+            .take_while(|&&c| matches!(c, b' ' | b'\t' | b'\r'))
+            .count();
+        let next = chunk.get(space).copied();
+        if next.is_some_and(|c| c != b'\n') {
+            // More than whitespace on that line: it was not the whole line
+            // after all. What was read stays; the rest is a line of its own.
+            self.owed_newline = false;
+            return Some(chunk);
+        }
+        // (ASCII whitespace: the text stays UTF-8.)
+        let space = std::str::from_utf8(&chunk[..space]).unwrap_or_default();
+        self.extend_owed_line(space);
+        next?; // all whitespace so far: the newline is still to come
+        self.owed_newline = false;
+        Some(&chunk[space.len() + 1..])
     }
 
     /// Appends a run of whole lines (see [`parse::LineRuns`]).
@@ -830,6 +901,9 @@ impl Session {
         // Cut at `\n`, which is in no UTF-8 sequence: the run decodes as it
         // would in the whole text, even a character split across chunks.
         let run = parse::decode(run);
+        if matches!(run, Cow::Owned(_)) {
+            self.invalid_utf8 = true;
+        }
         for line in run.split('\n') {
             // The same rule as for whole files: blank lines and what JSON.parse
             // rejects are kept in the text but are no entries.
@@ -922,6 +996,12 @@ impl Session {
         self.partial.held()
     }
 
+    /// Whether any byte taken in, the unfinished last line included, was
+    /// not UTF-8 (what the text reads as U+FFFD).
+    pub fn invalid_utf8(&self) -> bool {
+        self.invalid_utf8 || !crate::scan::is_utf8(self.partial.held())
+    }
+
     /// Whether opening migrated the text (the host may want to store `text()`).
     pub fn migrated(&self) -> bool {
         self.migrated
@@ -973,11 +1053,22 @@ impl Session {
         self.by_id.get(id).copied()
     }
 
+    /// The entry a walk goes to from entry `i`: the last entry with its
+    /// parentId, if any.
+    fn parent(&self, i: usize) -> Option<usize> {
+        let slot = *self.parent_slot.get(i)?;
+        let target = *self.slots.get(slot)?;
+        (target != NO_CHILD).then_some(target)
+    }
+
     /// The entries whose parent is `id`, in file order (for repeated ids, the
     /// last entry with each id, as pi's map holds them).
     pub fn children_of(&self, id: &Key) -> Vec<usize> {
         let mut out = Vec::new();
-        let mut k = self.children.get(id).map_or(NO_CHILD, |&(first, _)| first);
+        let mut k = self
+            .children
+            .get(id)
+            .map_or(NO_CHILD, |&(first, _, _)| first);
         while k != NO_CHILD {
             if self.by_id.get(&self.entries[k].id) == Some(&k) {
                 out.push(k);
@@ -994,7 +1085,7 @@ impl Session {
 
     /// From the root to `from` (`None`: the leaf), stopping at a repeated entry.
     pub fn branch_path(&self, from: Option<usize>) -> Vec<usize> {
-        let mut path = crate::context::walk(from, &|i| self.parent[i]);
+        let mut path = crate::context::walk(from, &|i| self.parent(i));
         path.reverse();
         path
     }
@@ -1039,7 +1130,7 @@ impl Session {
             Some(Some(id)) if !id.truthy() => last,
             Some(Some(id)) => self.find(id).or(last),
         };
-        crate::context::plan_from(&self.entries, start, &|i| self.parent[i])
+        crate::context::plan_from(&self.entries, start, &|i| self.parent(i))
     }
 
     /// The prompt and tools in force at `leaf` (as for [`Session::context`]):

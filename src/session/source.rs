@@ -21,6 +21,9 @@ pub(super) struct Outside {
     /// Whether a `\n` goes between the source's text and the lines after it
     /// (its last line was complete but had none).
     newline: bool,
+    /// The JSON whitespace that came after that last line, before its `\n`
+    /// (see [`Session::append_jsonl`]).
+    space: String,
     /// The lines after the source, in order (spans of `text`, with their `\n`).
     after: Vec<Span>,
 }
@@ -71,8 +74,10 @@ impl Session {
             // A last line that is whole JSON but has no `\n` (an empty
             // last part counts as torn: there is none to add).
             newline: !torn,
+            space: String::new(),
             after: Vec::new(),
         });
+        session.owed_newline = !torn;
         session.partial = parse::LineRuns::holding(partial);
         session.flushed = true;
         session.unique = 1 << 30;
@@ -116,6 +121,7 @@ impl Session {
         let o = self.outside.as_ref()?;
         let mut out = String::new();
         if o.newline {
+            out.push_str(&o.space);
             out.push('\n');
         }
         for span in &o.after {
@@ -123,6 +129,19 @@ impl Session {
         }
         out.push_str(&String::from_utf8_lossy(self.partial.held()));
         Some((o.base, out))
+    }
+
+    /// Adds `space` to the last line, which [`Session::open`] ended with a
+    /// `\n` the file does not have yet.
+    pub(super) fn extend_owed_line(&mut self, space: &str) {
+        match &mut self.outside {
+            Some(o) => o.space.push_str(space),
+            None => {
+                self.text.pop();
+                self.text.push_str(space);
+                self.text.push('\n');
+            }
+        }
     }
 
     /// Records a line this session now ends with (text `start..` of `text`),

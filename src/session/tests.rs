@@ -715,3 +715,37 @@ fn a_leaf_with_a_falsy_id_is_looked_up_as_pi_does() {
     assert_eq!(s.leaf(), Some(2));
     assert_eq!(s.context_plan(None).path, [1, 3]);
 }
+
+#[test]
+fn the_newline_after_a_last_line_opened_without_it_adds_no_blank_line() {
+    // A writer between a line's JSON and its newline: the open takes the
+    // line, and the newline (with spaces before it, in pieces) ends it.
+    let head = "{\"type\":\"session\",\"version\":3,\"id\":\"s\"}\n{\"type\":\"message\",\"id\":\"a\",\"parentId\":null}";
+    let next = "{\"type\":\"message\",\"id\":\"b\",\"parentId\":\"a\"}\n";
+    let file = format!("{head} \r\n{next}");
+    let b = file.as_bytes();
+    let pieces: [&[u8]; 4] = [b" ", b"\r", b"\n", next.as_bytes()];
+    let mut read = |from: u64, to: u64, buf: &mut Vec<u8>| {
+        buf.extend_from_slice(&b[from as usize..to as usize]);
+        Ok::<(), ()>(())
+    };
+    let mut source = Session::open_source(head.len() as u64, 7, &mut read, &IsoOnly)
+        .unwrap()
+        .unwrap();
+    let mut text = Session::open(head.to_owned(), &IsoOnly).unwrap();
+    for piece in pieces {
+        source.append_jsonl(piece, &IsoOnly);
+        text.append_jsonl(piece, &IsoOnly);
+    }
+    assert_eq!(text.text(), file);
+    let (base, after) = source.source_text().unwrap();
+    assert_eq!(format!("{}{after}", &file[..base as usize]), file);
+    for s in [&text, &source] {
+        assert_eq!(s.branch_path(s.leaf()).len(), 2);
+    }
+    // After a line of its own, a newline is a blank line again.
+    let mut own = Session::open(head.to_owned(), &IsoOnly).unwrap();
+    user(&mut own, "q");
+    own.append_jsonl(b"\n", &IsoOnly);
+    assert!(own.text().ends_with("}\n\n"), "{:?}", own.text());
+}

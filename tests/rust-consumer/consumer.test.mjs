@@ -4,7 +4,7 @@
 
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, before, test } from "node:test";
@@ -297,6 +297,26 @@ test("every program in examples/ runs on the generated folder", () => {
   const tail = example("tail", file, "--once").trim().split("\n");
   assert.equal(tail[0], `session ${SessionManager.open(file).getHeader().id}`, replay);
   assert.match(tail.at(-1), /^tokens since the last compaction: \d+$/, replay);
+  // A version 1 file (no ids) is followed migrated, as pi opens it: each entry with an id.
+  const dir = mkdtempSync(join(tmpdir(), "session-tree-tail-"));
+  const v1 = join(dir, "v1.jsonl");
+  writeFileSync(
+    v1,
+    [
+      '{"type":"session","id":"s1","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/tmp"}',
+      '{"type":"message","timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1}}',
+      '{"type":"message","timestamp":"2025-01-01T00:00:02.000Z","message":{"role":"assistant","content":[],"timestamp":2}}',
+      "",
+    ].join("\n"),
+  );
+  const followed = example("tail", v1, "--once").trim().split("\n");
+  rmSync(dir, { recursive: true, force: true });
+  assert.equal(followed[0], "session s1");
+  assert.deepEqual(
+    followed.slice(1, -1).map((l) => /^message [0-9a-f]{8}$/.test(l)),
+    [true, true],
+    followed.join("\n"),
+  );
 });
 
 test("typed views: each entry kind's fields are those of pi's own entries", () => {
