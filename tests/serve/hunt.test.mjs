@@ -65,11 +65,24 @@ async function settle() {
   assert.equal((await rawGet(server.port, "/files/p/a.jsonl")).status, 200);
 }
 
+/**
+ * Waits until `done()` holds, or gives up after ten seconds (a loaded machine
+ * may still be finishing the requests; a leak never goes away).
+ */
+async function eventually(done) {
+  for (let waited = 0; !done() && waited < 10_000; waited += 100) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 test("a follow whose client hangs up before it starts leaves no timer or watcher behind", async () => {
   const before = handles();
   for (let i = 0; i < 40; i++) await hangUp("/api/follow?path=p/a.jsonl&offset=0");
   for (let i = 0; i < 40; i++) await hangUp("/api/list");
   await settle();
+  const back = (now) =>
+    (now.FSEventWrap ?? 0) <= (before.FSEventWrap ?? 0) && (now.Timeout ?? 0) <= (before.Timeout ?? 0);
+  await eventually(() => back(handles()));
   const now = handles();
   assert.equal(now.FSEventWrap ?? 0, before.FSEventWrap ?? 0, "fs.watch handles");
   assert.equal(now.Timeout ?? 0, before.Timeout ?? 0, "timers");
@@ -81,6 +94,7 @@ test("a file request whose client hangs up closes its descriptor", { skip: proce
   const before = fds();
   for (let i = 0; i < 40; i++) await hangUp("/files/p/big.jsonl");
   await settle();
+  await eventually(() => fds() <= before + 3);
   // Without the fix the descriptors (nearly one per request) stay open until
   // the garbage collector finds their FileHandles (Node warns, and will throw
   // in the future). A socket of settle() may still be closing: a little slack.
