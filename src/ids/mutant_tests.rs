@@ -356,3 +356,24 @@ fn an_installed_random_source_fills_and_getrandom_stands_in_when_it_cannot() {
     SOURCE_FAILS.set(false);
     SOURCE_MARKS.set(false);
 }
+
+/// The pool hands out its bytes in order, each once: draws after a refill
+/// are consecutive slices of it, so a refill serves a thousand ids (one trip
+/// to the host's `crypto` in wasm), not a handful.
+#[test]
+fn the_pool_gives_out_its_bytes_in_order() {
+    // From an empty pool: the first draw refills it (4096 bytes), the
+    // draws after it read on where it stopped.
+    RANDOM.with(|p| *p.borrow_mut() = (Vec::new(), 0));
+    let mut first = [0u8; 8];
+    random_bytes(&mut first).unwrap();
+    let (pool, used) = RANDOM.with(|p| p.borrow().clone());
+    let at = used - first.len();
+    assert_eq!(&pool[at..used], &first);
+    let mut next = [[0u8; 4]; 3];
+    for out in &mut next {
+        random_bytes(out).unwrap();
+    }
+    assert_eq!(next.concat(), &pool[used..used + 12]);
+    assert_eq!(RANDOM.with(|p| p.borrow().1), used + 12);
+}
