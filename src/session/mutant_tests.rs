@@ -548,3 +548,24 @@ fn the_next_parent_is_the_last_entry_whoever_wrote_it() {
         line(&s, "c")
     );
 }
+
+/// pi's `buildSessionContext()` starts at its leaf, wherever `branch` put it:
+/// the last entry stands in only for a leaf whose id is falsy.
+#[test]
+fn the_default_context_starts_at_a_moved_leaf() {
+    let text = format!(
+        "{}\n{}\n{}\n{}\n",
+        r#"{"type":"session","version":3,"id":"s","cwd":"/"}"#,
+        r#"{"type":"message","id":"a","parentId":null,"message":{"role":"user","content":"a"}}"#,
+        r#"{"type":"message","id":"b","parentId":"a","message":{"role":"user","content":"b"}}"#,
+        r#"{"type":"message","id":"c","parentId":"a","message":{"role":"user","content":"c"}}"#,
+    );
+    let mut s = Session::open(text, &IsoOnly).unwrap();
+    assert_eq!(s.context_plan(None).path, [1, 3], "at the last entry, c");
+    s.branch(&k("b")).unwrap();
+    assert_eq!(
+        s.context_plan(None).path,
+        [1, 2],
+        "at b, where the leaf moved"
+    );
+}
