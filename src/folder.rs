@@ -146,17 +146,14 @@ fn read_all(paths: &[PathBuf]) -> Vec<Result<Option<Info>, Error>> {
     let read = |p: &PathBuf| {
         // A named pipe or a device with a session's name would block the
         // listing forever (pi's list waits on it too): only files are read.
-        match std::fs::metadata(p) {
-            Ok(m) if !m.is_file() => {
-                return Err(Error::Io {
-                    path: Some(p.clone()),
-                    source: std::io::Error::new(
-                        std::io::ErrorKind::InvalidInput,
-                        "not a regular file; not read",
-                    ),
-                })
-            }
-            _ => {}
+        if std::fs::metadata(p).is_ok_and(|m| !m.is_file()) {
+            return Err(Error::Io {
+                path: Some(p.clone()),
+                source: std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    "not a regular file; not read",
+                ),
+            });
         }
         SessionFile::open(p).map(|s| s.info())
     };

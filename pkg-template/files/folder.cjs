@@ -210,6 +210,15 @@ async function readUsage(paths, options = {}) {
 }
 
 /** Reads whole files into one buffer that grows as needed and is reused from file to file. */
+/**
+ * Throws for what a folder of sessions may hold that is no file to read: a
+ * FIFO or a device (a link to /dev/zero) would block the listing or never
+ * end. (A folder named *.jsonl fails its read, with EISDIR.)
+ */
+function refuseSpecial(path, stat) {
+  if (!stat.isFile() && !stat.isDirectory()) throw new Error(`${path}: not a regular file`);
+}
+
 class ReusedBuffer {
   buffer = Buffer.allocUnsafe(1 << 20);
 
@@ -219,9 +228,7 @@ class ReusedBuffer {
     // writer, and is refused below (a regular file reads as without it).
     const fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
     try {
-      const stat = fstatSync(fd);
-      // a folder named *.jsonl fails its read below, with EISDIR
-      if (!stat.isFile() && !stat.isDirectory()) throw new Error(`${path}: not a regular file`);
+      refuseSpecial(path, fstatSync(fd));
       let size = 0;
       for (;;) {
         if (size === this.buffer.length) {
@@ -247,10 +254,13 @@ class ReusedBuffer {
 async function openSession(path) {
   const size = await new Promise((resolve, reject) => {
     statCallback(path, (error, stat) => {
-      if (error) reject(error);
-      // a FIFO or a device (a link to /dev/zero) would block or never end: a folder's files are regular files
-      else if (!stat.isFile() && !stat.isDirectory()) reject(new Error(`${path}: not a regular file`));
-      else resolve(stat.size);
+      if (error) return reject(error);
+      try {
+        refuseSpecial(path, stat);
+        resolve(stat.size);
+      } catch (refused) {
+        reject(refused);
+      }
     });
   });
   // node:fs's callback readFile reads a file in about half the time of the
