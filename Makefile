@@ -112,7 +112,17 @@ $(STAMP): $(WASM) $(TEMPLATE_FILES) $(VIEWER_FILES) $(wildcard README.md) Makefi
 NODE_TEST := node --test --test-reporter=spec --test-reporter-destination=stdout \
   --test-reporter=$(CURDIR)/tests/shared/skip-reporter.mjs --test-reporter-destination=stderr
 
-test: test-cargo test-crate build test-rust-consumer test-node test-cli test-readme test-reliability test-conformance test-browser test-consumer test-viewer test-tarball test-runtimes test-serve test-a11y test-node-manager
+# Every suite, TEST_JOBS at a time (default 2: most suites keep one core busy, and the
+# machines this runs on have two). The longest start first; each suite's output is printed
+# whole when it ends (--output-sync), and a failure ends the run once the suites under way
+# have ended. `make test TEST_JOBS=1` runs them one after another, in this order.
+TEST_JOBS ?= 2
+TEST_SUITES := test-cargo build test-conformance test-viewer test-reliability test-node test-a11y \
+  test-node-manager test-serve test-cli test-browser test-rust-consumer test-tarball test-crate \
+  test-consumer test-readme test-runtimes
+
+test:
+	@$(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target $(TEST_SUITES)
 	@echo "all test suites passed"
 
 # With the `serde` feature: its types' tests and doctests too (lint checks
