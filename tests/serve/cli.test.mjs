@@ -100,12 +100,17 @@ test("--open runs the system's opener with the URL, and serving goes on without 
   const bin = path.join(dir, "fake-bin");
   const log = path.join(dir, "opened.txt");
   mkdirSync(bin);
-  writeFileSync(path.join(bin, opener), `#!/bin/sh\necho "$1" > '${log}'\n`);
+  // written whole under another name, then renamed: the log never exists half-written
+  writeFileSync(path.join(bin, opener), `#!/bin/sh\necho "$1" > '${log}.part' && mv '${log}.part' '${log}'\n`);
   chmodSync(path.join(bin, opener), 0o755);
   const served = await startServe(dir, ["--open"], { env: { ...process.env, PATH: `${bin}:${process.env.PATH}` } });
-  for (let i = 0; i < 100 && !existsSync(log); i++) await new Promise((r) => setTimeout(r, 50));
-  assert.equal(readFileSync(log, "utf8").trim(), served.url);
-  await served.stop();
+  try {
+    // the deadline only ends a hang: a loaded machine may take seconds to start a shell
+    for (let i = 0; i < 600 && !existsSync(log); i++) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(readFileSync(log, "utf8").trim(), served.url);
+  } finally {
+    await served.stop();
+  }
   // No opener on PATH at all: still serving.
   const bare = await startServe(dir, ["--open"], { env: { ...process.env, PATH: path.join(dir, "nothing-here") } });
   const status = await new Promise((resolve, reject) =>

@@ -12,12 +12,25 @@ import { entryText, tokenize } from "../../pkg/cli/serve/search-text.js";
 
 export const BIN = fileURLToPath(new URL("../../pkg/bin/session-tree.js", import.meta.url));
 
+/** Servers started and not yet exited: a test that fails before its `stop()` leaves one running. */
+const running = new Set();
+// Under node:test, each file stops what its failed tests left running once they are done:
+// otherwise the server keeps the file's process, and the whole run, waiting for good.
+if (process.env.NODE_TEST_CONTEXT) {
+  const { after } = await import("node:test");
+  after(() => {
+    for (const child of running) child.kill("SIGKILL");
+  });
+}
+
 /** Runs `session-tree serve DIR --port 0 …`; resolves to `{ url, port, stop() }` once it printed its URL. */
 export function startServe(dir, args = [], { env = process.env } = {}) {
   const child = spawn(process.execPath, [BIN, "serve", dir, "--port", "0", ...args], {
     stdio: ["ignore", "pipe", "pipe"],
     env,
   });
+  running.add(child);
+  child.once("exit", () => running.delete(child));
   let out = "";
   let err = "";
   child.stderr.on("data", (d) => {
