@@ -2,10 +2,12 @@
 // Commands never touch `process`: everything comes through `io`
 // (`{ stdout, stderr, stdin, env, isTTY, cwd, fs? }`, see main.js).
 
+import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { constants, writeSync } from "node:fs";
 import * as nodeFs from "node:fs/promises";
 import { resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { fileSource } from "../node.js";
 
 /** Bad usage or unreadable input: exit code 2, with a one-line reason. */
@@ -371,6 +373,50 @@ export async function writeAtomic(io, path, data, { backup = false, mode } = {})
     await fs.rm(temp, { force: true }).catch(() => {});
     throw error;
   }
+}
+
+/**
+ * A guard over the files a command creates and means to rename, remove or
+ * finish before it ends (`migrate`'s temporary files and its `-o` output):
+ * `await guard.watch(path)` before creating one, `await guard.keep(path)`
+ * once it is whole and stays, `guard.close()` when done. Work
+ * that runs synchronously for long (a migration in wasm) lets no signal
+ * handler run, so the default action kills the process mid-write: the paths
+ * are handed to a small process of its own (`remove-at-exit.js`, detached,
+ * so the terminal's Ctrl-C does not reach it), which removes those still
+ * there once this process has ended, however it ended. If that process
+ * cannot be started the guard does nothing (the files are still removed
+ * on every error the command sees).
+ */
+export function leftoverGuard() {
+  let child;
+  try {
+    child = spawn(process.execPath, [fileURLToPath(new URL("./remove-at-exit.js", import.meta.url))], {
+      detached: true,
+      stdio: ["pipe", "ignore", "ignore"],
+      windowsHide: true,
+    });
+  } catch {
+    return { watch: async () => {}, keep: async () => {}, close() {} };
+  }
+  child.on("error", () => {});
+  child.stdin.on("error", () => {});
+  // the command's end never waits for it
+  child.unref();
+  child.stdin.unref?.();
+  // resolves once the line is in the pipe: the guard has it even if this process dies next
+  const send = (what, path) =>
+    new Promise((done) => {
+      if (!child.stdin.writable) return done();
+      child.stdin.write(`${JSON.stringify([what, path])}\n`, () => done());
+    });
+  return {
+    watch: (path) => send("watch", path),
+    keep: (path) => send("keep", path),
+    close() {
+      child.stdin.end();
+    },
+  };
 }
 
 /**
