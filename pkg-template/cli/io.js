@@ -42,6 +42,10 @@ export function describeFsError(path, error) {
     EROFS: "read-only file system",
   };
   const reason = reasons[error?.code] ?? String(error?.message ?? error).split("\n")[0];
+  // Node decodes the command line as UTF-8, with U+FFFD for bytes that are
+  // not: a file so named cannot be named from there, by any JS program
+  if (error?.code === "ENOENT" && String(path).includes("\uFFFD"))
+    return `${path}: ${reason} (if its name has bytes that are not UTF-8, Node cannot take it from the command line: give the file on standard input as \`-\`, or rename it)`;
   return `${path}: ${reason}`;
 }
 
