@@ -416,3 +416,29 @@ test("a leaf whose id is missing or falsy: getLeafEntry, getBranch, the next app
     }
   }
 });
+
+test("a session folder that is a file: ENOTDIR as pi's, naming the file in the way", () => {
+  const dir = path.join(scratch, "folder-is-file");
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, "file");
+  fs.writeFileSync(file, "not a folder");
+  for (const sessionDir of [file, path.join(file, "sub")]) {
+    const thrown = (Manager) => {
+      try {
+        const m = Manager.create("/p", sessionDir);
+        m.appendMessage({ role: "user", content: "hi", timestamp: 1 });
+      } catch (error) {
+        return error;
+      }
+      return null;
+    };
+    const [pi, ours] = [thrown(Pi), thrown(Ours)];
+    assert.equal(pi?.code, "ENOTDIR", `pi: ${pi?.message}`);
+    assert.equal(ours?.code, pi.code, `ours: ${ours?.message}`);
+    assert.equal(
+      ours.message,
+      `ENOTDIR: not a directory: the session folder ${sessionDir} cannot be made, as ${file} is a file, not a folder`,
+    );
+    assert.equal(fs.readFileSync(file, "utf8"), "not a folder");
+  }
+});
