@@ -9,6 +9,7 @@ import * as nodeFs from "node:fs/promises";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { fileSource } from "../node.js";
+import { textOr } from "./tree-view.js";
 
 /** Bad usage or unreadable input: exit code 2, with a one-line reason. */
 export class UsageError extends Error {
@@ -311,11 +312,12 @@ export function colours(io, stream = io.stdout) {
 /**
  * Text safe to print on one line of a terminal: control characters (C0, DEL
  * and C1, line breaks and escape included) become spaces, so a file's text can
- * neither break a line nor send escape sequences.
+ * neither break a line nor send escape sequences. A value that has no string
+ * (see `textOr`) is "?".
  */
 export function printable(text) {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: matching them is the point
-  return String(text).replace(/[\u0000-\u001f\u007f-\u009f]/g, " ");
+  return textOr(text).replace(/[\u0000-\u001f\u007f-\u009f]/g, " ");
 }
 
 /** Multi-line text safe to print: control characters other than `\n` and tab become spaces (`\r\n` is `\n`). */
