@@ -1,6 +1,6 @@
-// `serve`'s /api/list sends as fast as each client reads: a client that
-// connects and never reads makes the server hold no copy of the list
-// (docs/hunt-leftovers.md). In this process, so the server's buffers can be
+// `serve`'s /api/list and /api/follow send as fast as each client reads: a
+// client that connects and never reads makes the server hold no copy of the
+// list, nor read the followed file into memory (docs/hunt-leftovers.md). In this process, so the server's buffers can be
 // looked at.
 
 import assert from "node:assert/strict";
@@ -28,11 +28,13 @@ const write = ServerResponse.prototype.write;
 before(async () => {
   dir = mkdtempSync(path.join(tmpdir(), "st-serve-backpressure-"));
   for (let i = 0; i < COUNT; i++) writeFileSync(path.join(dir, `s${i}.jsonl`), session(i, LONG));
+  // 24 MB to follow
+  writeFileSync(path.join(dir, "big.jsonl"), session(0, LONG).repeat(1500));
   server = await startServer({ dir, port: 0 });
   await server.index.rescan();
   ServerResponse.prototype.write = function (...args) {
     const ok = write.apply(this, args);
-    if (this.req?.url === "/api/list") held.set(this, Math.max(held.get(this) ?? 0, this.writableLength));
+    if (/^\/api\/(list|follow)/.test(this.req?.url)) held.set(this, Math.max(held.get(this) ?? 0, this.writableLength));
     return ok;
   };
 });
@@ -42,13 +44,13 @@ after(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-/** Asks for /api/list and never reads the answer; resolves to the socket. */
-function neverReads() {
+/** Asks for `target` and never reads the answer; resolves to the socket. */
+function neverReads(target = "/api/list") {
   return new Promise((resolve, reject) => {
     const socket = connect(server.port, "127.0.0.1", () => {
       socket.pause();
       // HTTP/1.0: the body as it is, not in chunks
-      socket.write(`GET /api/list HTTP/1.0\r\nHost: 127.0.0.1:${server.port}\r\n\r\n`);
+      socket.write(`GET ${target} HTTP/1.0\r\nHost: 127.0.0.1:${server.port}\r\n\r\n`);
       resolve(socket);
     });
     socket.on("error", reject);
@@ -73,8 +75,8 @@ test("/api/list to clients that never read: the server holds no copy of the list
   try {
     await list.next("progress", { timeout: 30_000 });
     const rows = list.events.filter((e) => e.type === "row");
-    assert.equal(rows.length, COUNT);
-    assert.equal(new Set(rows.map((e) => e.data.path)).size, COUNT);
+    assert.equal(rows.length, COUNT + 1, "and big.jsonl");
+    assert.equal(new Set(rows.map((e) => e.data.path)).size, COUNT + 1);
     assert.ok(rows.every((e) => e.data.info.firstMessage === LONG));
   } finally {
     list.close();
@@ -110,4 +112,15 @@ test("/api/list to a client that reads late: what changed meanwhile comes as it 
   assert.equal(s7.at(-1).data.info.firstMessage, "changed");
   assert.equal(s8.at(-1).type, "remove");
   assert.ok(s7.length <= 2 && s8.length <= 2);
+});
+
+test("/api/follow to a client that never reads: the file is not read into the server's memory", async () => {
+  held.clear();
+  const socket = await neverReads("/api/follow?path=big.jsonl&offset=0");
+  for (let waited = 0; held.size < 1 && waited < 10_000; waited += 20) await new Promise((r) => setTimeout(r, 20));
+  // the follow reads a piece each turn: time for it to read all 24 MB if nothing holds it back
+  await new Promise((r) => setTimeout(r, 1000));
+  const [bytes] = held.values();
+  socket.destroy();
+  assert.ok(bytes < 4 * 1024 * 1024, `the response held ${bytes} bytes`);
 });

@@ -276,6 +276,18 @@ export async function startServer({
     return entry;
   }
 
+  /** Resolves when `res` can take more (or is closed). */
+  const drained = (res) =>
+    new Promise((resolve) => {
+      const done = () => {
+        res.off("drain", done);
+        res.off("close", done);
+        resolve();
+      };
+      res.on("drain", done);
+      res.on("close", done);
+    });
+
   const event = (res, type, data, id) =>
     res.write(`event: ${type}\n${id !== undefined ? `id: ${id}\n` : ""}data: ${JSON.stringify(data)}\n\n`);
 
@@ -382,7 +394,9 @@ export async function startServer({
           if ((await fh.stat()).size < pos + chunk.length) return reset();
           if (headLen && headHash(await readRange(fh, 0, headLen)) !== head) return reset();
           pos += chunk.length;
-          event(res, "append", chunk.toString("base64"), pos);
+          // a client that reads slowly (or never) holds the next read back:
+          // the file must not pile up in this process
+          if (!event(res, "append", chunk.toString("base64"), pos)) await drained(res);
         }
         if (headLen < HEAD_BYTES && pos > headLen) {
           headLen = Math.min(pos, HEAD_BYTES);
