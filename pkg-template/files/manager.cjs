@@ -127,6 +127,14 @@ function loadEntriesFromFile(filePath) {
 const headerCwd = (header) => (typeof header?.cwd === "string" ? header.cwd : undefined);
 const cwdMatches = (cwd, resolvedCwd) => cwd !== undefined && cwd !== "" && pathsEqual(resolvePath(cwd), resolvedCwd);
 
+function mtimeOf(file) {
+  try {
+    return fs.statSync(file).mtimeMs;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * The newest file (by mtime) in `sessionDir` with a header (and `cwd`, if
  * given) that `accept` takes; null if none.
@@ -139,7 +147,11 @@ function mostRecent(sessionDir, cwd, accept = () => true) {
       .readdirSync(dir)
       .filter((name) => name.endsWith(".jsonl"))
       .map((name) => path.join(dir, name))
-      .map((file) => ({ file, mtime: fs.statSync(file).mtimeMs }))
+      // one file that cannot be stat'ed (a dangling link, a file removed since
+      // the readdir) is passed over, not the end of the search (pi's stat,
+      // outside its guard, makes the whole answer null)
+      .map((file) => ({ file, mtime: mtimeOf(file) }))
+      .filter(({ mtime }) => mtime !== null)
       .sort((a, b) => b.mtime - a.mtime);
     for (const { file } of files) {
       const header = readHeader(file);
