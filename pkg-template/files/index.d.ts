@@ -203,8 +203,11 @@ export interface SessionListing {
    * decodes names (U+FFFD for each such byte): that string names no file.
    */
   path: string;
-  /** Only for a path with a name that is not UTF-8: its bytes, which open the file. */
-  rawPath?: Buffer;
+  /**
+   * Only for a path with a name that is not UTF-8: its bytes (a Node `Buffer`),
+   * which `fs` functions take as the path that opens the file.
+   */
+  rawPath?: Uint8Array;
   /** Its `sessionInfo`, or null when it could not be read or is no session. */
   info: FileSessionInfo | null;
   /** Why `info` is null, in one line; null otherwise. */
