@@ -1,5 +1,6 @@
 // A wasm trap (a bug, or memory running out) leaves a WebAssembly instance
-// unusable. Every export goes through `recovering`: a trap resets the instance
+// unusable. Every export (functions, and classes' constructors, statics and
+// methods) goes through `recovering`: a trap resets the instance
 // and surfaces as an ordinary Error, and the next call runs on a fresh one.
 // (`make build` also writes this file as recover.cjs for CommonJS.)
 //
@@ -179,7 +180,14 @@ export function recovering(glue, names) {
         Object.defineProperty(target, key, d);
       }
     }
-    api[name] = value;
+    // Its constructor too (`new UsageLedger()` calls into the module): a
+    // proxy, so `instanceof`, statics and the prototype stay the class's own.
+    api[name] = new Proxy(value, {
+      construct(target, args, newTarget) {
+        settle();
+        return call(Reflect.construct, null, [target, args, newTarget], `new ${name}`);
+      },
+    });
   }
   return api;
 }

@@ -2,11 +2,14 @@
 // Commands never touch `process`: everything comes through `io`
 // (`{ stdout, stderr, stdin, env, isTTY, cwd, fs? }`, see main.js).
 
+import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { constants, writeSync } from "node:fs";
 import * as nodeFs from "node:fs/promises";
 import { resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { fileSource } from "../node.js";
+import { textOr } from "./tree-view.js";
 
 /** Bad usage or unreadable input: exit code 2, with a one-line reason. */
 export class UsageError extends Error {
@@ -40,6 +43,10 @@ export function describeFsError(path, error) {
     EROFS: "read-only file system",
   };
   const reason = reasons[error?.code] ?? String(error?.message ?? error).split("\n")[0];
+  // Node decodes the command line as UTF-8, with U+FFFD for bytes that are
+  // not: a file so named cannot be named from there, by any JS program
+  if (error?.code === "ENOENT" && String(path).includes("\uFFFD"))
+    return `${path}: ${reason} (if its name has bytes that are not UTF-8, Node cannot take it from the command line: give the file on standard input as \`-\`, or rename it)`;
   return `${path}: ${reason}`;
 }
 
@@ -305,11 +312,12 @@ export function colours(io, stream = io.stdout) {
 /**
  * Text safe to print on one line of a terminal: control characters (C0, DEL
  * and C1, line breaks and escape included) become spaces, so a file's text can
- * neither break a line nor send escape sequences.
+ * neither break a line nor send escape sequences. A value that has no string
+ * (see `textOr`) is "?".
  */
 export function printable(text) {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: matching them is the point
-  return String(text).replace(/[\u0000-\u001f\u007f-\u009f]/g, " ");
+  return textOr(text).replace(/[\u0000-\u001f\u007f-\u009f]/g, " ");
 }
 
 /** Multi-line text safe to print: control characters other than `\n` and tab become spaces (`\r\n` is `\n`). */
@@ -371,6 +379,50 @@ export async function writeAtomic(io, path, data, { backup = false, mode } = {})
     await fs.rm(temp, { force: true }).catch(() => {});
     throw error;
   }
+}
+
+/**
+ * A guard over the files a command creates and means to rename, remove or
+ * finish before it ends (`migrate`'s temporary files and its `-o` output):
+ * `await guard.watch(path)` before creating one, `await guard.keep(path)`
+ * once it is whole and stays, `guard.close()` when done. Work
+ * that runs synchronously for long (a migration in wasm) lets no signal
+ * handler run, so the default action kills the process mid-write: the paths
+ * are handed to a small process of its own (`remove-at-exit.js`, detached,
+ * so the terminal's Ctrl-C does not reach it), which removes those still
+ * there once this process has ended, however it ended. If that process
+ * cannot be started the guard does nothing (the files are still removed
+ * on every error the command sees).
+ */
+export function leftoverGuard() {
+  let child;
+  try {
+    child = spawn(process.execPath, [fileURLToPath(new URL("./remove-at-exit.js", import.meta.url))], {
+      detached: true,
+      stdio: ["pipe", "ignore", "ignore"],
+      windowsHide: true,
+    });
+  } catch {
+    return { watch: async () => {}, keep: async () => {}, close() {} };
+  }
+  child.on("error", () => {});
+  child.stdin.on("error", () => {});
+  // the command's end never waits for it
+  child.unref();
+  child.stdin.unref?.();
+  // resolves once the line is in the pipe: the guard has it even if this process dies next
+  const send = (what, path) =>
+    new Promise((done) => {
+      if (!child.stdin.writable) return done();
+      child.stdin.write(`${JSON.stringify([what, path])}\n`, () => done());
+    });
+  return {
+    watch: (path) => send("watch", path),
+    keep: (path) => send("keep", path),
+    close() {
+      child.stdin.end();
+    },
+  };
 }
 
 /**

@@ -27,9 +27,15 @@ const { fileSource, inspectSession, sessionInfo, UsageLedger } = require("../nod
  * passed to `onError(path, error)` and skipped. With `confine` (a real path,
  * what `serve` shares), links to folders are not followed and a linked file
  * is kept only when it resolves inside `confine`.
+ *
+ * With `rawNames` (and the real file system), a path with a name that is not
+ * UTF-8 comes as a Buffer of its bytes: Node decodes names to strings with
+ * U+FFFD in place of such bytes, and that string names no file. Without it,
+ * such a path is the decoded string, as pi's list has it (and cannot read).
  */
 async function findSessions(dir, options = {}) {
   const { recursive = false, onError = () => {}, fs = nodeFs, confine } = options;
+  const raw = options.rawNames === true && fs === nodeFs;
   const top = resolve(dir);
   const found = [];
   const pending = [top];
@@ -40,32 +46,49 @@ async function findSessions(dir, options = {}) {
   const seen = new Set();
   while (pending.length > 0) {
     const folder = pending.shift();
-    const real = await realFolder(fs, folder);
+    const real = await realFolder(fs, folder, raw);
     if (seen.has(real)) continue;
     seen.add(real);
     let dirents;
+    let rawHere = raw;
     try {
-      dirents = await fs.readdir(folder, { withFileTypes: true });
+      dirents = await fs.readdir(folder, raw ? { withFileTypes: true, encoding: "buffer" } : { withFileTypes: true });
+      // Bun 1.4 answers that with Buffers, not entries: names as strings there
+      if (raw && dirents.some((d) => !Buffer.isBuffer(d?.name))) {
+        rawHere = false;
+        dirents = await fs.readdir(folder, { withFileTypes: true });
+      }
     } catch (error) {
       if (folder === top) throw error;
-      onError(folder, error);
+      onError(String(folder), error);
       continue;
     }
     const files = [];
     const subfolders = [];
     for (const dirent of dirents) {
-      const path = join(folder, dirent.name);
-      if (dirent.name.endsWith(".jsonl") && !dirent.isDirectory()) {
-        if (!confine || !dirent.isSymbolicLink() || (await inside(fs, path, confine))) files.push(dirent.name);
+      const name = String(dirent.name);
+      const path = rawHere ? joinRaw(folder, dirent.name) : join(folder, name);
+      if (name.endsWith(".jsonl") && !dirent.isDirectory()) {
+        if (!confine || !dirent.isSymbolicLink() || (await inside(fs, path, confine))) files.push({ name, path });
       } else if (recursive && dirent.isDirectory()) subfolders.push(path);
       else if (recursive && !confine && dirent.isSymbolicLink() && (await isFolder(fs, path))) subfolders.push(path);
     }
-    files.sort((a, b) => (a < b ? 1 : a > b ? -1 : 0));
-    for (const name of files) found.push(join(folder, name));
-    subfolders.sort();
+    files.sort((a, b) => (a.name < b.name ? 1 : a.name > b.name ? -1 : 0));
+    for (const file of files) found.push(file.path);
+    subfolders.sort((a, b) => (String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0));
     pending.push(...subfolders);
   }
   return found;
+}
+
+/**
+ * `folder` (a string, or a Buffer if a name on it is not UTF-8) joined with
+ * the name `bytes`: a string while every name is UTF-8, else a Buffer.
+ */
+function joinRaw(folder, bytes) {
+  const name = bytes.toString("utf8");
+  if (typeof folder === "string" && Buffer.from(name, "utf8").equals(bytes)) return join(folder, name);
+  return Buffer.concat([Buffer.from(folder), Buffer.from(sep), bytes]);
 }
 
 /** Whether the link at `path` resolves inside the real folder `root`. */
@@ -77,12 +100,16 @@ async function inside(fs, path, root) {
   }
 }
 
-/** The folder `path` names, links resolved (the path itself if that fails: the read will say why). */
-async function realFolder(fs, path) {
+/**
+ * The folder `path` names, links resolved (the path itself if that fails: the
+ * read will say why); with `raw`, its bytes as Latin-1 text, so two names that
+ * differ only in bytes that are not UTF-8 stay two.
+ */
+async function realFolder(fs, path, raw) {
   try {
-    return await fs.realpath(path);
+    return raw ? (await fs.realpath(path, { encoding: "buffer" })).toString("latin1") : await fs.realpath(path);
   } catch {
-    return path;
+    return raw ? Buffer.from(path).toString("latin1") : path;
   }
 }
 
@@ -103,8 +130,10 @@ function describeError(error) {
 }
 
 /**
- * Reads every file of `paths` and returns, in the same order,
- * `{ path, info, error, problems? }`: `info` is the file's `sessionInfo`
+ * Reads every file of `paths` (strings, or Buffers for names that are not
+ * UTF-8: `findSessions`' `rawNames`) and returns, in the same order,
+ * `{ path, rawPath?, info, error, problems? }` (`path` a string, a Buffer
+ * path decoded as Node decodes names; `rawPath` that Buffer): `info` is the file's `sessionInfo`
  * (its `mtime` as the last fallback for `modified`, as pi's list does) or
  * null; `error` is null, or a one-line reason when the file could not be read
  * or is not a session. With `inspect: true`, `problems` holds the file's
@@ -119,10 +148,18 @@ async function readSessionInfos(paths, options = {}) {
   const results = new Array(paths.length);
   let next = 0;
   let done = 0;
-  const readOne = async (path) => {
+  const readOne = async (at) => {
+    // a Buffer path (a name that is not UTF-8) is read by its bytes; the row
+    // names it as Node decodes it, its bytes beside as `rawPath`
+    const path = String(at);
+    const raw = typeof at === "string" ? {} : { rawPath: at };
+    const row = await readRow(at, path);
+    return { ...row, ...raw };
+  };
+  const readRow = async (at, path) => {
     let input;
     try {
-      input = await open(path);
+      input = await open(at);
     } catch (error) {
       return { path, info: null, error: describeError(error) };
     }
@@ -132,7 +169,7 @@ async function readSessionInfos(paths, options = {}) {
       // valid header time), as in pi's list: only then is the file stat'ed
       if (info !== null && info.modified === undefined) {
         try {
-          info.modified = (await fs.stat(path)).mtime;
+          info.modified = (await fs.stat(at)).mtime;
         } catch (error) {
           return { path, info: null, error: describeError(error) };
         }
@@ -298,7 +335,7 @@ function newestFirst(rows) {
 async function listSessions(dir, options = {}) {
   const { recursive = false, onProgress, onError, signal, concurrency, inspect, fs } = options;
   signal?.throwIfAborted();
-  const paths = await findSessions(dir, { recursive, onError, fs });
+  const paths = await findSessions(dir, { recursive, onError, fs, rawNames: true });
   signal?.throwIfAborted();
   return newestFirst(await readSessionInfos(paths, { onProgress, signal, concurrency, inspect, fs }));
 }

@@ -198,8 +198,16 @@ export function findMostRecentSession(sessionDir: string, cwd?: string): string 
 
 /** One file of a folder listing. */
 export interface SessionListing {
-  /** Absolute path of the file. */
+  /**
+   * Absolute path of the file. A name that is not UTF-8 is decoded as Node
+   * decodes names (U+FFFD for each such byte): that string names no file.
+   */
   path: string;
+  /**
+   * Only for a path with a name that is not UTF-8: its bytes (a Node `Buffer`),
+   * which `fs` functions take as the path that opens the file.
+   */
+  rawPath?: Uint8Array;
   /** Its `sessionInfo`, or null when it could not be read or is no session. */
   info: FileSessionInfo | null;
   /** Why `info` is null, in one line; null otherwise. */

@@ -127,6 +127,14 @@ function loadEntriesFromFile(filePath) {
 const headerCwd = (header) => (typeof header?.cwd === "string" ? header.cwd : undefined);
 const cwdMatches = (cwd, resolvedCwd) => cwd !== undefined && cwd !== "" && pathsEqual(resolvePath(cwd), resolvedCwd);
 
+function mtimeOf(file) {
+  try {
+    return fs.statSync(file).mtimeMs;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * The newest file (by mtime) in `sessionDir` with a header (and `cwd`, if
  * given) that `accept` takes; null if none.
@@ -139,7 +147,11 @@ function mostRecent(sessionDir, cwd, accept = () => true) {
       .readdirSync(dir)
       .filter((name) => name.endsWith(".jsonl"))
       .map((name) => path.join(dir, name))
-      .map((file) => ({ file, mtime: fs.statSync(file).mtimeMs }))
+      // one file that cannot be stat'ed (a dangling link, a file removed since
+      // the readdir) is passed over, not the end of the search (pi's stat,
+      // outside its guard, makes the whole answer null)
+      .map((file) => ({ file, mtime: mtimeOf(file) }))
+      .filter(({ mtime }) => mtime !== null)
       .sort((a, b) => b.mtime - a.mtime);
     for (const { file } of files) {
       const header = readHeader(file);
@@ -218,6 +230,38 @@ async function listFiles(files, onProgress, signal) {
   return rows.filter((row) => row.info !== null).map(toPiInfo);
 }
 
+/**
+ * Makes the folder `dir` (and those above it) if missing. A file where a
+ * folder must be makes Node say `EEXIST … mkdir '<dir>'` (or `ENOTDIR`),
+ * naming neither the file in the way nor why: the error says which path is
+ * a file, with pi's code for it (`ENOTDIR`).
+ */
+function makeFolder(dir) {
+  try {
+    fs.mkdirSync(dir, { recursive: true });
+  } catch (error) {
+    if (error?.code !== "EEXIST" && error?.code !== "ENOTDIR") throw error;
+    const there = (p) => {
+      try {
+        return fs.lstatSync(p);
+      } catch {
+        return null;
+      }
+    };
+    // the nearest path on the way that is there: it is no folder
+    let blocker = dir;
+    let stat = there(blocker);
+    while (stat === null && path.dirname(blocker) !== blocker) stat = there((blocker = path.dirname(blocker)));
+    const what = stat?.isSymbolicLink() ? "a symbolic link to no folder" : "a file, not a folder";
+    throw Object.assign(
+      new Error(`ENOTDIR: not a directory: the session folder ${dir} cannot be made, as ${blocker} is ${what}`, {
+        cause: error,
+      }),
+      { code: "ENOTDIR", path: blocker },
+    );
+  }
+}
+
 // --- the manager -------------------------------------------------------------
 
 function checkOptions(options) {
@@ -272,7 +316,7 @@ class SessionManager {
     this.#durability = durability;
     this.#lockTimeout = lockTimeout;
     this.#readOnly = readOnly;
-    if (persist && dir && !readOnly && !fs.existsSync(dir)) fs.mkdirSync(dir, { recursive: true });
+    if (persist && dir && !readOnly && !fs.existsSync(dir)) makeFolder(dir);
   }
 
   // --- constructors ----------------------------------------------------------
@@ -337,7 +381,7 @@ class SessionManager {
     const read = fs.existsSync(source) ? readSessionFile(source, !lock.isLockedByOther(source)) : { header: null };
     if (!read.header) throw new Error(`Cannot fork: source session file is empty or invalid: ${source}`);
     const dir = sessionDir ? expandPath(sessionDir) : getDefaultSessionDir(target);
-    if (!fs.existsSync(dir)) fs.mkdirSync(dir, { recursive: true });
+    if (!fs.existsSync(dir)) makeFolder(dir);
     const manager = new SessionManager(TOKEN, target, dir, true, options);
     const from = Session.open(read.bytes);
     let text;
@@ -621,7 +665,7 @@ class SessionManager {
   #writeWhole() {
     const file = this.#file;
     this.#closeOut();
-    fs.mkdirSync(path.dirname(file), { recursive: true });
+    makeFolder(path.dirname(file));
     if (this.#locked === file && !fs.existsSync(lock.lockPath(this.#lockKey))) {
       // the folder went away with the lock file in it: take the lock again
       this.#unlock();

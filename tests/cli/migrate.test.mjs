@@ -2,6 +2,7 @@
 // file never rewritten, and an interrupted --in-place that leaves the file as
 // it was.
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import { lstatSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import * as realFs from "node:fs/promises";
 import { after, test } from "node:test";
@@ -197,3 +198,60 @@ test("migrate: bad usage exits 2 with a one-line reason and touches nothing", as
   }
   assert.equal(readFileSync(path, "utf8"), V1);
 });
+
+// A signal kills the process mid-migration (the migration is synchronous: no JS
+// handler could run); a guard of its own removes what it was writing.
+const BIN = new URL("../../pkg/bin/session-tree.js", import.meta.url).pathname;
+
+/** A v1 file of `count` messages (each about 100 bytes). */
+function bigV1(count) {
+  const lines = [V1.split("\n")[0]];
+  const message = V1.split("\n")[1];
+  for (let i = 0; i < count; i++) lines.push(message);
+  return `${lines.join("\n")}\n`;
+}
+
+/** Resolves once `check()` is true, asking every few milliseconds; rejects after `limit` ms (a hang, not a timing). */
+async function until(check, what, limit = 60_000) {
+  const start = Date.now();
+  while (!check()) {
+    if (Date.now() - start > limit) throw new Error(`never: ${what}`);
+    await new Promise((done) => setTimeout(done, 2));
+  }
+}
+
+for (const [signal, argv] of [
+  ["SIGINT", ["--in-place"]],
+  ["SIGTERM", ["--in-place", "--backup"]],
+  ["SIGKILL", ["--in-place"]],
+  ["SIGINT", ["-o"]],
+]) {
+  test(`migrate ${argv.join(" ")} killed by ${signal} mid-write: the file whole, nothing left beside it`, async () => {
+    const d = folder();
+    try {
+      const text = bigV1(200_000);
+      const path = d.path("big.jsonl");
+      writeFileSync(path, text);
+      const out = d.path("out.jsonl");
+      const args = argv[0] === "-o" ? ["migrate", path, "-o", out] : ["migrate", ...argv, path];
+      const child = spawn(process.execPath, [BIN, ...args], {
+        // small pieces: the migration takes long enough to be caught in the middle
+        env: { ...process.env, SESSION_TREE_PIECE_SIZE: "512" },
+        stdio: "ignore",
+        // a group of its own, as a shell job: a terminal's Ctrl-C goes to the whole group
+        detached: true,
+      });
+      const exited = new Promise((done) => child.on("exit", (code, sig) => done(sig ?? code)));
+      const writing = () =>
+        readdirSync(d.dir).some((name) => name.endsWith(".tmp")) ||
+        (argv[0] === "-o" && statSync(out, { throwIfNoEntry: false })?.size > 0);
+      await until(writing, "the new file is being written");
+      process.kill(signal === "SIGINT" ? -child.pid : child.pid, signal);
+      assert.equal(await exited, signal, "the signal ended it, mid-write");
+      await until(() => readdirSync(d.dir).length === 1, `only big.jsonl left: ${readdirSync(d.dir)}`);
+      assert.equal(readFileSync(path, "utf8"), text, "the original is whole");
+    } finally {
+      d.cleanup();
+    }
+  });
+}

@@ -98,3 +98,10 @@ test("context --json writes a value nested 100,000 deep as JSON.parse reads it",
   printed.messages[2].content = expected.messages[2].content = null;
   assert.deepEqual(printed, JSON.parse(JSON.stringify(expected)));
 });
+
+test("printable() itself gives such a value as ?, so no caller has to remember textOr", async () => {
+  const { printable } = await import("../../pkg/cli/io.js");
+  assert.equal(printable(JSON.parse(NO_STRING)), "?");
+  assert.equal(printable(JSON.parse(DEEP)), "?");
+  assert.equal(printable("a\u001bb\nc"), "a b c");
+});

@@ -18,7 +18,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, test } from "node:test";
-import { SessionManager as Ours } from "session-tree/node";
+import { findMostRecentSession, SessionManager as Ours } from "session-tree/node";
 import {
   advanceClock,
   applyStep,
@@ -31,7 +31,7 @@ import {
   UNKNOWN_IDS,
   withClock,
 } from "../conformance/lib/session-harness.js";
-import { SessionManager as Pi } from "../shared/pi.mjs";
+import { SessionManager as Pi, pi } from "../shared/pi.mjs";
 import { caseSeed, envCount, envSeed, Rng } from "../shared/rng.mjs";
 
 const COUNT = envCount("MANAGER_DIFF_COUNT", 60);
@@ -414,5 +414,52 @@ test("a leaf whose id is missing or falsy: getLeafEntry, getBranch, the next app
     } finally {
       ours.close();
     }
+  }
+});
+
+test("a session folder that is a file: ENOTDIR as pi's, naming the file in the way", () => {
+  const dir = path.join(scratch, "folder-is-file");
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, "file");
+  fs.writeFileSync(file, "not a folder");
+  for (const sessionDir of [file, path.join(file, "sub")]) {
+    const thrown = (Manager) => {
+      try {
+        const m = Manager.create("/p", sessionDir);
+        m.appendMessage({ role: "user", content: "hi", timestamp: 1 });
+      } catch (error) {
+        return error;
+      }
+      return null;
+    };
+    const [pi, ours] = [thrown(Pi), thrown(Ours)];
+    assert.equal(pi?.code, "ENOTDIR", `pi: ${pi?.message}`);
+    assert.equal(ours?.code, pi.code, `ours: ${ours?.message}`);
+    assert.equal(
+      ours.message,
+      `ENOTDIR: not a directory: the session folder ${sessionDir} cannot be made, as ${file} is a file, not a folder`,
+    );
+    assert.equal(fs.readFileSync(file, "utf8"), "not a folder");
+  }
+});
+
+test("a dangling link named *.jsonl does not hide the folder's newest session (pi: null)", () => {
+  const dir = path.join(scratch, "dangling-link");
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, "s.jsonl");
+  fs.writeFileSync(
+    file,
+    `${JSON.stringify({ type: "session", version: 3, id: "s1", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/x" })}\n`,
+  );
+  fs.symlinkSync(path.join(dir, "nowhere"), path.join(dir, "x.jsonl"));
+  // pi's stat of the link throws outside its guard: no session at all (a README row)
+  assert.equal(pi.findMostRecentSession(dir), null);
+  assert.equal(findMostRecentSession(dir), file);
+  // and continueRecent continues it instead of starting a new one
+  const m = Ours.continueRecent("/x", dir);
+  try {
+    assert.equal(m.getSessionFile(), file);
+  } finally {
+    m.close();
   }
 });

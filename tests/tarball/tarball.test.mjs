@@ -72,7 +72,16 @@ test("the tarball holds the package's files and installs as a real folder", () =
   const files = JSON.parse(
     execFileSync(npm, ["pack", pkgDir, "--dry-run", "--json"], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }),
   )[0].files.map((f) => f.path);
-  for (const path of ["bin/session-tree.js", "cli/main.js", "cli/lineage.js", "node.cjs", "node.js", "browser.js"]) {
+  // cli/remove-at-exit.js: without it a killed `migrate` would leave its temporary file
+  for (const path of [
+    "bin/session-tree.js",
+    "cli/main.js",
+    "cli/lineage.js",
+    "cli/remove-at-exit.js",
+    "node.cjs",
+    "node.js",
+    "browser.js",
+  ]) {
     assert.ok(files.includes(path), `${path} in the tarball`);
   }
   assert.ok(files.includes("node/session_tree_bg.wasm") && files.includes("web/session_tree_bg.wasm"));

@@ -145,7 +145,7 @@ or a file that cannot be read.`,
       ? printable(`${textOr(context.model.provider)}/${textOr(context.model.modelId)}`)
       : "none";
     const count = context.messages.length;
-    const thinking = printable(textOr(context.thinkingLevel));
+    const thinking = printable(context.thinkingLevel);
     const out = [c.dim(`model: ${model} · thinking: ${thinking} · ${count} message${count === 1 ? "" : "s"}`)];
     if (values.system) {
       const { body } = system ? describeMessage(system, c) : { body: c.dim("(none)") };

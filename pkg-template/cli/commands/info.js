@@ -15,7 +15,6 @@ import {
   readOptions,
   UsageError,
 } from "../io.js";
-import { textOr } from "../tree-view.js";
 
 /** sessionInfo of a file, `{ info }`, or `null` when it cannot be read (reported). */
 function infoOf(io, file, results) {
@@ -74,7 +73,7 @@ Exit codes: 0 ok; 1 a file is not a session (its first entry is no header);
       results.push({ file, info: infoJson(info) });
       if (values.json) continue;
       if (printed++ > 0) line(io.stdout);
-      const row = (key, value) => line(io.stdout, `${c.dim(`${key}:`.padEnd(15))}${printable(textOr(value))}`);
+      const row = (key, value) => line(io.stdout, `${c.dim(`${key}:`.padEnd(15))}${printable(value)}`);
       line(io.stdout, c.bold(printable(displayName(file))));
       row("id", info.id);
       row("name", info.name ?? "-");

@@ -8,6 +8,7 @@ import {
   constants,
   copyFileSync,
   fsyncSync,
+  linkSync,
   openSync,
   realpathSync,
   renameSync,
@@ -22,6 +23,7 @@ import {
   describeFsError,
   displayName,
   fsOf,
+  leftoverGuard,
   line,
   printable,
   printJson,
@@ -80,8 +82,11 @@ function copy(source, write) {
  * `--in-place` on the real file system, streamed: the new bytes go to a
  * temporary file beside FILE (created at the first byte: a current file
  * makes none), synced, then renamed over FILE. FILE itself is only read.
+ * The temporary files are with `guard` before they exist, so a signal that
+ * kills the process mid-write (the migration is synchronous: no handler of
+ * ours would run) leaves none behind.
  */
-function inPlaceStreamed(io, file, backup) {
+async function inPlaceStreamed(io, file, backup, guard) {
   let path;
   let mode;
   let source;
@@ -96,7 +101,9 @@ function inPlaceStreamed(io, file, backup) {
   } catch (error) {
     return { file, status: "error", error: describeFsError(file, error) };
   }
-  const temp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString("hex")}.tmp`);
+  const hidden = (what) => join(dirname(path), `.${basename(path)}.${randomBytes(6).toString("hex")}.${what}`);
+  const temp = hidden("tmp");
+  const tempBackup = hidden("bak.tmp");
   let fd;
   const open = () => {
     fd ??= openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, mode);
@@ -104,18 +111,21 @@ function inPlaceStreamed(io, file, backup) {
   };
   let step = "write";
   try {
+    await guard.watch(temp);
+    if (backup) await guard.watch(tempBackup);
     if (!streamed(io, source, (bytes) => writeAll(open(), bytes))) return { file, status: "current" };
     fsyncSync(open());
     closeSync(fd);
     fd = undefined;
     chmodSync(temp, mode);
     step = "backup";
-    if (backup) copyFileSync(path, `${path}.bak`, constants.COPYFILE_EXCL);
+    if (backup) keepBackup(path, tempBackup);
     step = "rename";
     renameSync(temp, path);
   } catch (error) {
     if (fd !== undefined) closeSync(fd);
     rmSync(temp, { force: true });
+    rmSync(tempBackup, { force: true });
     const reason = / changed while it was read /.test(error?.message)
       ? error.message
       : describeFsError(step === "backup" ? `${file}.bak` : file, error);
@@ -126,36 +136,66 @@ function inPlaceStreamed(io, file, backup) {
   return backup ? { file, status: "migrated", backup: `${file}.bak` } : { file, status: "migrated" };
 }
 
-/** `migrate FILE [-o OUT]` on the real file system, streamed. */
+/**
+ * Copies `path` to `path.bak`, which must not exist. The copy of a large
+ * file takes a while: it is made under the hidden name `temp` (with the
+ * guard) and linked to its name only whole, so an interrupted copy leaves no
+ * part of a backup. A file system without hard links gets the copy directly.
+ */
+function keepBackup(path, temp) {
+  copyFileSync(path, temp, constants.COPYFILE_EXCL);
+  try {
+    linkSync(temp, `${path}.bak`);
+  } catch (error) {
+    if (error?.code === "EEXIST") throw error;
+    copyFileSync(path, `${path}.bak`, constants.COPYFILE_EXCL);
+  } finally {
+    rmSync(temp, { force: true });
+  }
+}
+
+/**
+ * `migrate FILE [-o OUT]` on the real file system, streamed. OUT is with a
+ * guard while it is written, so a signal mid-write leaves no part of it (at
+ * most an empty OUT, if it comes between the creation and the watch).
+ */
 function toOutputStreamed(io, file, out) {
-  return withInput(io, file, (source) => {
+  return withInput(io, file, async (source) => {
     if (out === undefined) {
       const write = syncWriter(io.stdout);
       if (!streamed(io, source, write)) copy(source, write);
       return;
     }
     const target = absolute(io, out);
-    let fd;
+    const guard = leftoverGuard();
     try {
-      fd = openSync(target, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
-    } catch (error) {
-      throw new UsageError(describeFsError(out, error));
-    }
-    try {
-      const write = (bytes) => writeAll(fd, bytes);
-      if (!streamed(io, source, write)) copy(source, write);
-      closeSync(fd);
-    } catch (error) {
-      closeSync(fd);
-      rmSync(target, { force: true });
-      if (typeof error?.code === "string") throw new UsageError(describeFsError(out, error));
-      throw error;
+      let fd;
+      try {
+        fd = openSync(target, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
+      } catch (error) {
+        throw new UsageError(describeFsError(out, error));
+      }
+      // watched only once it is ours: an OUT that was there must never be removed
+      await guard.watch(target);
+      try {
+        const write = (bytes) => writeAll(fd, bytes);
+        if (!streamed(io, source, write)) copy(source, write);
+        closeSync(fd);
+      } catch (error) {
+        closeSync(fd);
+        rmSync(target, { force: true });
+        if (typeof error?.code === "string") throw new UsageError(describeFsError(out, error));
+        throw error;
+      }
+      await guard.keep(target);
+    } finally {
+      guard.close();
     }
   });
 }
 
-async function inPlace(io, file, backup) {
-  if (io.fs === undefined) return inPlaceStreamed(io, file, backup);
+async function inPlace(io, file, backup, guard) {
+  if (io.fs === undefined) return inPlaceStreamed(io, file, backup, guard);
   const fs = fsOf(io);
   let path;
   let bytes;
@@ -220,17 +260,22 @@ stderr is a terminal.`,
       if (values.output !== undefined) throw new UsageError("--in-place and -o do not go together");
       if (positionals.includes("-")) throw new UsageError("standard input cannot be migrated in place");
       const results = [];
-      for (const file of positionals) {
-        const result = await inPlace(io, file, Boolean(values.backup));
-        results.push(result);
-        if (result.status === "error") line(io.stderr, `session-tree migrate: ${printable(result.error)}`);
-        else if (!values.json) {
-          const what =
-            result.status === "current"
-              ? "already version 3, not rewritten"
-              : `migrated to version 3${result.backup ? ` (the old file is ${result.backup})` : ""}`;
-          line(io.stdout, `${printable(file)}: ${what}`);
+      const guard = io.fs === undefined ? leftoverGuard() : undefined;
+      try {
+        for (const file of positionals) {
+          const result = await inPlace(io, file, Boolean(values.backup), guard);
+          results.push(result);
+          if (result.status === "error") line(io.stderr, `session-tree migrate: ${printable(result.error)}`);
+          else if (!values.json) {
+            const what =
+              result.status === "current"
+                ? "already version 3, not rewritten"
+                : `migrated to version 3${result.backup ? ` (the old file is ${result.backup})` : ""}`;
+            line(io.stdout, `${printable(file)}: ${what}`);
+          }
         }
+      } finally {
+        guard?.close();
       }
       if (values.json) printJson(io, results);
       return results.some((r) => r.status === "error") ? 2 : 0;

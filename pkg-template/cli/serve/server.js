@@ -276,23 +276,77 @@ export async function startServer({
     return entry;
   }
 
+  /** Resolves when `res` can take more (or is closed). */
+  const drained = (res) =>
+    new Promise((resolve) => {
+      const done = () => {
+        res.off("drain", done);
+        res.off("close", done);
+        resolve();
+      };
+      res.on("drain", done);
+      res.on("close", done);
+    });
+
   const event = (res, type, data, id) =>
     res.write(`event: ${type}\n${id !== undefined ? `id: ${id}\n` : ""}data: ${JSON.stringify(data)}\n\n`);
 
+  /**
+   * The list as events, sent as fast as the client reads them: nothing is
+   * written while `res` says its buffer is full, until it drains. What is
+   * not sent yet waits as the latest row (or removal) per path plus the
+   * latest progress, references to the index's own rows: a client that
+   * never reads costs the server no copy of the list, only this map.
+   */
   function listStream(req, res) {
     const entry = sseStart(res);
     if (!entry) return;
     if (req.method === "HEAD") return res.end();
-    for (const row of index.rows()) event(res, "row", row);
-    event(res, "progress", index.progress);
-    entry.stop = index.subscribe((e) => {
-      if (e.type === "row") event(res, "row", e.row);
-      else if (e.type === "remove") event(res, "remove", { path: e.path });
-      else if (e.type === "progress") {
-        const { type, ...progress } = e;
-        event(res, "progress", progress);
+    const REMOVED = null;
+    const pending = new Map();
+    for (const row of index.rows()) pending.set(row.path, row);
+    let progress = { ...index.progress };
+    let blocked = false;
+    let closed = false;
+    const send = () => {
+      while (!blocked && !closed) {
+        let ok;
+        if (pending.size > 0) {
+          const [path, row] = pending.entries().next().value;
+          pending.delete(path);
+          ok = row === REMOVED ? event(res, "remove", { path }) : event(res, "row", row);
+        } else if (progress !== null) {
+          ok = event(res, "progress", progress);
+          progress = null;
+        } else return;
+        if (!ok) {
+          blocked = true;
+          res.once("drain", () => {
+            blocked = false;
+            send();
+          });
+        }
       }
+    };
+    const stop = index.subscribe((e) => {
+      if (e.type === "row") {
+        // a row sent again moves to the end, after the rows it came after
+        pending.delete(e.row.path);
+        pending.set(e.row.path, e.row);
+      } else if (e.type === "remove") {
+        pending.delete(e.path);
+        pending.set(e.path, REMOVED);
+      } else if (e.type === "progress") {
+        const { type, ...rest } = e;
+        progress = rest;
+      }
+      send();
     });
+    entry.stop = () => {
+      closed = true;
+      stop();
+    };
+    send();
   }
 
   async function follow(req, res, params) {
@@ -340,7 +394,9 @@ export async function startServer({
           if ((await fh.stat()).size < pos + chunk.length) return reset();
           if (headLen && headHash(await readRange(fh, 0, headLen)) !== head) return reset();
           pos += chunk.length;
-          event(res, "append", chunk.toString("base64"), pos);
+          // a client that reads slowly (or never) holds the next read back:
+          // the file must not pile up in this process
+          if (!event(res, "append", chunk.toString("base64"), pos)) await drained(res);
         }
         if (headLen < HEAD_BYTES && pos > headLen) {
           headLen = Math.min(pos, HEAD_BYTES);
