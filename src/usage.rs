@@ -856,19 +856,15 @@ fn date_key_of(days: Option<i64>, by: By) -> String {
     let Some(days) = days else {
         return NO_DATE.to_owned();
     };
-    let days = match by {
-        // 1970-01-01 was a Thursday: Monday is 3 days before it.
-        By::Week => days - (days + 3).rem_euclid(7),
-        _ => days,
-    };
-    let (y, m, d) = time::civil_from_days(days);
+    let (y, m, d) = time::civil_from_days(first_day(days, by));
     match by {
         By::Month => format!("{y:04}-{m:02}"),
         _ => format!("{y:04}-{m:02}-{d:02}"),
     }
 }
 
-/// Which days count: local dates `YYYY-MM-DD`, both ends included.
+/// Which days count: local dates `YYYY-MM-DD`, both ends included. A bound
+/// that is no such date holds no day.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Range {
     pub since: Option<String>,
@@ -876,14 +872,63 @@ pub struct Range {
 }
 
 impl Range {
-    fn holds(&self, day: Option<&str>) -> bool {
-        if self.since.is_none() && self.until.is_none() {
-            return true;
-        }
-        let Some(day) = day else { return false };
-        self.since.as_deref().is_none_or(|s| day >= s)
-            && self.until.as_deref().is_none_or(|u| day <= u)
+    fn is_all(&self) -> bool {
+        self.since.is_none() && self.until.is_none()
     }
+
+    /// The bounds as days since 1970-01-01, compared as numbers: a date's
+    /// text sorts wrong once its year has five digits or a sign (JS dates
+    /// reach the years ±275760), so `10000-01-01` fell before `2026-01-01`.
+    fn days(&self) -> Bounds {
+        let day = |s: &Option<String>| match s {
+            None => Some(None),
+            Some(s) if s.len() == 10 => time::iso_utc(s).map(|ms| Some((ms / 86_400_000.0) as i64)),
+            Some(_) => None,
+        };
+        match (day(&self.since), day(&self.until)) {
+            (Some(since), Some(until)) => Bounds::Days(since, until),
+            _ => Bounds::Nothing,
+        }
+    }
+}
+
+/// A [`Range`] read as day numbers.
+#[derive(Clone, Copy)]
+enum Bounds {
+    Days(Option<i64>, Option<i64>),
+    /// A bound was no date.
+    Nothing,
+}
+
+impl Bounds {
+    fn holds(self, day: Option<i64>) -> bool {
+        match (self, day) {
+            (Bounds::Days(None, None), _) => true,
+            (Bounds::Days(since, until), Some(day)) => {
+                since.is_none_or(|s| day >= s) && until.is_none_or(|u| day <= u)
+            }
+            _ => false,
+        }
+    }
+}
+
+/// The counted records of `files` ([`dedup`]) in `range`, added up in file
+/// order as pi adds a file's: the total of [`buckets`]' rows, whatever they
+/// group by (adding the rows instead would give a sum that depends on the
+/// grouping in its last bits, and differs from pi's `getSessionStats` for
+/// one file).
+pub fn total(files: &[Source], counted: &[Vec<bool>], zone: &dyn Zone, range: &Range) -> Totals {
+    let bounds = range.days();
+    let ranged = !range.is_all();
+    let mut t = Totals::default();
+    for (f, file) in files.iter().enumerate() {
+        for (k, r) in file.records.iter().enumerate() {
+            if counted[f][k] && (!ranged || bounds.holds(local_days(r.time, zone))) {
+                t.add(r);
+            }
+        }
+    }
+    t
 }
 
 /// The counted records of `files` ([`dedup`]) in `range`, grouped `by`.
@@ -910,7 +955,11 @@ pub fn buckets(
         }
     };
     let dated = matches!(by, By::Day | By::Week | By::Month);
-    let ranged = range.since.is_some() || range.until.is_some();
+    let ranged = !range.is_all();
+    let bounds = range.days();
+    // The day of each dated row's key, to order the rows by (their text
+    // does not sort as the days do past year 9999); no date first.
+    let mut row_days: Vec<i64> = Vec::new();
     // Records come in runs of one day and one model: a key is made and
     // looked up only where the run changes, not once per record.
     let mut model: Option<(&Option<String>, &Option<String>, String)> = None;
@@ -918,7 +967,7 @@ pub fn buckets(
     for (f, file) in files.iter().enumerate() {
         let mut file_row = None;
         for (k, r) in file.records.iter().enumerate() {
-            if !counted[f][k] || (ranged && !range.holds(local_day(r.time, zone).as_deref())) {
+            if !counted[f][k] || (ranged && !bounds.holds(local_days(r.time, zone))) {
                 continue;
             }
             let same_model = model
@@ -939,6 +988,9 @@ pub fn buckets(
                         Some((d, row)) if d == days => row,
                         _ => {
                             let row = row_of(date_key_of(days, by), &mut rows);
+                            if row == row_days.len() {
+                                row_days.push(days.map_or(i64::MIN, |d| first_day(d, by)));
+                            }
                             last = Some((days, row));
                             row
                         }
@@ -973,7 +1025,7 @@ pub fn buckets(
         }
     }
     let by_cost = |a: &Totals, b: &Totals| b.cost.total_cmp(&a.cost);
-    let rows = rows
+    let rows: Vec<Bucket> = rows
         .into_iter()
         .map(|row| Bucket {
             models: order::sorted_by(row.models, |a, b| {
@@ -982,11 +1034,26 @@ pub fn buckets(
             ..row
         })
         .collect();
+    if dated {
+        let order = order::stable_order_by(rows.len(), &|a, b| row_days[a].cmp(&row_days[b]));
+        let mut rows: Vec<Option<Bucket>> = rows.into_iter().map(Some).collect();
+        return order.into_iter().filter_map(|i| rows[i].take()).collect();
+    }
+    order::sorted_by(rows, |a, b| {
+        by_cost(&a.totals, &b.totals).then_with(|| a.key.cmp(&b.key))
+    })
+}
+
+/// The first day of the bucket that local day `days` falls in.
+fn first_day(days: i64, by: By) -> i64 {
     match by {
-        By::Day | By::Week | By::Month => order::sorted_by(rows, |a, b| a.key.cmp(&b.key)),
-        _ => order::sorted_by(rows, |a, b| {
-            by_cost(&a.totals, &b.totals).then_with(|| a.key.cmp(&b.key))
-        }),
+        // 1970-01-01 was a Thursday: Monday is 3 days before it.
+        By::Week => days - (days + 3).rem_euclid(7),
+        By::Month => {
+            let (y, m, _) = time::civil_from_days(days);
+            time::days_from_civil(y, m, 1)
+        }
+        _ => days,
     }
 }
 
@@ -1453,6 +1520,99 @@ mod tests {
                 (NO_MODEL, 0.0)
             ]
         );
+    }
+
+    fn paid(id: &str, time: f64, cost: f64) -> Record {
+        Record {
+            entry: 0,
+            id: id.into(),
+            timestamp: String::new(),
+            time,
+            kind: RecordKind::Assistant,
+            usage_kind: None,
+            provider: None,
+            model: None,
+            input: 1.0,
+            output: 0.0,
+            cache_read: 0.0,
+            cache_write: 0.0,
+            cost,
+            incomplete: false,
+        }
+    }
+
+    #[test]
+    fn days_compare_as_days_past_the_year_9999() {
+        // 10000-01-01 and 2026-02-01, UTC; as text "10000-…" sorted before "2026-…".
+        let records = [
+            paid("a", 253_402_300_800_000.0, 1.0),
+            paid("b", 1_769_904_000_000.0, 2.0),
+        ];
+        let sources = [Source {
+            path: "/a",
+            header: None,
+            records: &records,
+        }];
+        let counted = dedup(&sources);
+        let rows = |by, since: Option<&str>| -> Vec<(String, f64)> {
+            let range = Range {
+                since: since.map(str::to_owned),
+                until: None,
+            };
+            buckets(&sources, &counted, by, &FixedOffset(0.0), &range)
+                .into_iter()
+                .map(|b| (b.key, b.totals.cost))
+                .collect()
+        };
+        let s = |k: &str, c: f64| (k.to_owned(), c);
+        let both = [s("2026-02-01", 2.0), s("10000-01-01", 1.0)];
+        assert_eq!(rows(By::Day, None), both);
+        assert_eq!(rows(By::Day, Some("2026-01-01")), both);
+        assert_eq!(
+            rows(By::Month, Some("2026-01-01")),
+            [s("2026-02", 2.0), s("10000-01", 1.0)]
+        );
+        let range = Range {
+            since: Some("2026-01-01".into()),
+            until: None,
+        };
+        assert_eq!(
+            total(&sources, &counted, &FixedOffset(0.0), &range).cost,
+            3.0
+        );
+        let bad = Range {
+            since: Some("soon".into()),
+            until: None,
+        };
+        assert_eq!(
+            rows(By::Day, Some("soon")),
+            [],
+            "a bound that is no date holds nothing"
+        );
+        assert_eq!(
+            total(&sources, &counted, &FixedOffset(0.0), &bad).records,
+            0
+        );
+    }
+
+    #[test]
+    fn a_total_adds_records_in_file_order_not_rows() {
+        // 0.7 + 0.1 + 0.2 is 1; the days' rows, 0.9 + 0.1, are 0.9999999999999999.
+        let day = 86_400_000.0;
+        let records = [
+            paid("a", 0.0, 0.7),
+            paid("b", day, 0.1),
+            paid("c", 0.0, 0.2),
+        ];
+        let sources = [Source {
+            path: "/a",
+            header: None,
+            records: &records,
+        }];
+        let counted = dedup(&sources);
+        let all = Range::default();
+        assert_eq!(total(&sources, &counted, &FixedOffset(0.0), &all).cost, 1.0);
+        assert_eq!(Totals::of(&records).cost, 1.0);
     }
 
     #[test]

@@ -53,14 +53,20 @@ function zoneOption(value) {
   return value;
 }
 
-/** `1234567` as `1,234,567`. */
+/**
+ * `1234567` as `1,234,567`. A sum that overflowed is `Infinity`, as pi shows it; `null` is
+ * the JSON of NaN (an infinity less another), shown as pi would show NaN.
+ */
 export function formatTokens(n) {
+  if (n === null) return "NaN";
+  if (!Number.isFinite(n)) return String(n);
   const sign = n < 0 ? "-" : "";
   return sign + String(Math.round(Math.abs(n))).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
 }
 
 /** Dollars with cents: `$0.41`. */
 export function formatCost(n) {
+  if (n === null) return "$NaN";
   return n < 0 ? `-$${(-n).toFixed(2)}` : `$${n.toFixed(2)}`;
 }
 
