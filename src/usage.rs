@@ -699,24 +699,58 @@ pub fn dedup(files: &[Source]) -> Vec<Vec<bool>> {
         *by_path.slot(f.path.to_owned()) = i;
     }
     let parent_of = |i: usize| files[i].header.and_then(|h| h.parent_session.as_deref());
-    // Each file's lineage root (a path) and depth below it.
-    let mut root: Vec<(&str, usize)> = Vec::with_capacity(files.len());
-    for (i, file) in files.iter().enumerate() {
-        let (mut at, mut depth, mut top) = (i, 0usize, file.path);
-        let mut seen = vec![i];
-        while let Some(p) = parent_of(at) {
-            depth += 1;
-            top = p;
-            match by_path.get(p) {
-                Some(j) if !seen.contains(&j) => {
-                    seen.push(j);
-                    at = j;
-                }
-                _ => break,
+    // Each file's lineage root (a path) and depth below it, each file's
+    // found once: a chain is walked up to a file whose root is known, and
+    // the files on it take theirs on the way down (a walk from every file
+    // to its root was cubic in a long chain of forks: 2,000 files took
+    // seconds). The files of a `parentSession` loop are one lineage, rooted
+    // at the least of their paths.
+    let mut root: Vec<Option<(&str, usize)>> = vec![None; files.len()];
+    let mut on_chain = vec![false; files.len()];
+    for start in 0..files.len() {
+        // Files up from `start` whose root is not known yet, each the
+        // parent of the one before; `above` is the root of the last one's
+        // parent (a depth of 0 there makes the last one's 1).
+        let mut chain = Vec::new();
+        let mut at = start;
+        let mut above = loop {
+            if let Some(r) = root[at] {
+                break r;
             }
+            let Some(p) = parent_of(at) else {
+                // No parent: a root itself.
+                root[at] = Some((files[at].path, 0));
+                break (files[at].path, 0);
+            };
+            chain.push(at);
+            on_chain[at] = true;
+            match by_path.get(p) {
+                // A parent that is not among the files roots the lineage.
+                None => break (p, 0),
+                Some(j) if on_chain[j] => {
+                    let from = chain.iter().position(|&c| c == j).unwrap_or(0);
+                    let top = chain[from..]
+                        .iter()
+                        .map(|&c| files[c].path)
+                        .min()
+                        .unwrap_or(p);
+                    for &c in &chain[from..] {
+                        root[c] = Some((top, 0));
+                        on_chain[c] = false;
+                    }
+                    chain.truncate(from);
+                    break (top, 0);
+                }
+                Some(j) => at = j,
+            }
+        };
+        for &c in chain.iter().rev() {
+            above.1 += 1;
+            root[c] = Some(above);
+            on_chain[c] = false;
         }
-        root.push((top, depth));
     }
+    let root: Vec<(&str, usize)> = root.into_iter().map(|r| r.unwrap_or_default()).collect();
     let order = order::stable_order_by(files.len(), &|a, b| {
         (root[a].1, files[a].path).cmp(&(root[b].1, files[b].path))
     });
