@@ -998,6 +998,9 @@ pub fn buckets(
     // looked up only where the run changes, not once per record.
     let mut model: Option<(&Option<String>, &Option<String>, String)> = None;
     let mut last: Option<(Option<i64>, usize)> = None;
+    // Where each row's models are: `row:model` → its index in the row's list.
+    let mut model_at = Counts::default();
+    let mut model_slot: Option<(usize, usize)> = None;
     for (f, file) in files.iter().enumerate() {
         let mut file_row = None;
         for (k, r) in file.records.iter().enumerate() {
@@ -1010,6 +1013,7 @@ pub fn buckets(
             if !same_model {
                 let name = r.model_key().unwrap_or_else(|| NO_MODEL.to_owned());
                 model = Some((&r.provider, &r.model, name));
+                model_slot = None;
                 if by == By::Model {
                     last = None;
                 }
@@ -1046,16 +1050,28 @@ pub fn buckets(
                     }
                 },
             };
+            // The row's model: looked up where the run changes, in a map
+            // (a scan of the row's models made a row of many models
+            // quadratic: 40,000 in a day took seconds).
+            let m = match model_slot {
+                Some((at_row, m)) if at_row == row => m,
+                _ => {
+                    let key = format!("{row}:{name}");
+                    let m = match model_at.get(&key) {
+                        Some(m) => m,
+                        None => {
+                            rows[row].models.push((name.to_owned(), Totals::default()));
+                            *model_at.slot(key) = rows[row].models.len() - 1;
+                            rows[row].models.len() - 1
+                        }
+                    };
+                    model_slot = Some((row, m));
+                    m
+                }
+            };
             let row = &mut rows[row];
             row.totals.add(r);
-            match row.models.iter_mut().find(|(m, _)| m == name) {
-                Some((_, t)) => t.add(r),
-                None => {
-                    let mut t = Totals::default();
-                    t.add(r);
-                    row.models.push((name.to_owned(), t));
-                }
-            }
+            row.models[m].1.add(r);
         }
     }
     let by_cost = |a: &Totals, b: &Totals| b.cost.total_cmp(&a.cost);
