@@ -5,7 +5,7 @@
 // with what lineage copies repeat counted once. USAGE_SEED replays a run.
 
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
@@ -296,6 +296,24 @@ test("usage: sums that overflow print as pi prints them, never a crash", async (
       const total = r.stdout.split("\n").find((l) => /^(File t|T)otal/.test(l));
       assert.match(total, /\sInfinity\s.*\sNaN\s+\$Infinity$/, total);
     }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("usage: a file reached twice (a folder and a link to it, both given) counts once", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "session-tree-usage-link-"));
+  try {
+    const folder = join(dir, "sessions");
+    mkdirSync(folder);
+    writeFileSync(join(folder, "a.jsonl"), readFileSync(files[0].path));
+    symlinkSync(folder, join(dir, "link"));
+    const pi = piSessionStats(SessionManager.open(files[0].path));
+    const r = await run(["usage", folder, join(dir, "link"), join(dir, "link", "a.jsonl"), "--json"]);
+    assert.equal(r.code, 0, r.stderr);
+    const out = JSON.parse(r.stdout);
+    assert.equal(out.files, 1);
+    assert.equal(out.total.totalTokens, pi.tokens.total);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

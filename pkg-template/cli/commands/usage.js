@@ -165,7 +165,23 @@ async function pathsOf(io, positionals, skipped) {
     });
     for (const f of files) found.add(f);
   }
-  return [...found];
+  // One file named twice (a folder and a symbolic link to it, both given) would count twice:
+  // each real file is read once, under the first name it was found by.
+  const fs = fsOf(io);
+  const real = new Set();
+  const once = [];
+  for (const path of found) {
+    let key = path;
+    try {
+      if (typeof fs.realpath === "function") key = await fs.realpath(path);
+    } catch {
+      // A file that cannot be resolved is read (and its error reported) under its own name.
+    }
+    if (real.has(key)) continue;
+    real.add(key);
+    once.push(path);
+  }
+  return once;
 }
 
 async function byBranch(io, values, positionals) {
