@@ -309,8 +309,14 @@ test(`each file's totals, paths and kinds are pi's (USAGE_DIFF_SEED=${seed})`, (
     // getBranch(leaf) (ids of migrated files are pi's own random ones: not comparable).
     if (c.migrated) continue;
     assert.equal(report.leafId, sm.getLeafId(), at);
-    if (branchEnds(sm, sm.getLeafId()))
-      assert.deepEqual(ours(report.path), piTotals(sm.getBranch().map(pi.of)), `path ${at}`);
+    if (branchEnds(sm, sm.getLeafId())) {
+      const branch = sm.getBranch();
+      assert.deepEqual(ours(report.path), piTotals(branch.map(pi.of)), `path ${at}`);
+      // Off the path: every other entry of the file, in file order (abandoned branches, orphans).
+      const on = new Set(branch);
+      const off = sm.getEntries().filter((e) => !on.has(e));
+      assert.deepEqual(ours(report.abandoned), piTotals(off.map(pi.of)), `abandoned ${at}`);
+    }
     // A leaf whose id another entry repeats is not the entry pi's getBranch(id) starts at.
     const times = new Map();
     for (const e of sm.getEntries()) times.set(e.id, (times.get(e.id) ?? 0) + 1);
