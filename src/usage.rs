@@ -699,24 +699,58 @@ pub fn dedup(files: &[Source]) -> Vec<Vec<bool>> {
         *by_path.slot(f.path.to_owned()) = i;
     }
     let parent_of = |i: usize| files[i].header.and_then(|h| h.parent_session.as_deref());
-    // Each file's lineage root (a path) and depth below it.
-    let mut root: Vec<(&str, usize)> = Vec::with_capacity(files.len());
-    for (i, file) in files.iter().enumerate() {
-        let (mut at, mut depth, mut top) = (i, 0usize, file.path);
-        let mut seen = vec![i];
-        while let Some(p) = parent_of(at) {
-            depth += 1;
-            top = p;
-            match by_path.get(p) {
-                Some(j) if !seen.contains(&j) => {
-                    seen.push(j);
-                    at = j;
-                }
-                _ => break,
+    // Each file's lineage root (a path) and depth below it, each file's
+    // found once: a chain is walked up to a file whose root is known, and
+    // the files on it take theirs on the way down (a walk from every file
+    // to its root was cubic in a long chain of forks: 2,000 files took
+    // seconds). The files of a `parentSession` loop are one lineage, rooted
+    // at the least of their paths.
+    let mut root: Vec<Option<(&str, usize)>> = vec![None; files.len()];
+    let mut on_chain = vec![false; files.len()];
+    for start in 0..files.len() {
+        // Files up from `start` whose root is not known yet, each the
+        // parent of the one before; `above` is the root of the last one's
+        // parent (a depth of 0 there makes the last one's 1).
+        let mut chain = Vec::new();
+        let mut at = start;
+        let mut above = loop {
+            if let Some(r) = root[at] {
+                break r;
             }
+            let Some(p) = parent_of(at) else {
+                // No parent: a root itself.
+                root[at] = Some((files[at].path, 0));
+                break (files[at].path, 0);
+            };
+            chain.push(at);
+            on_chain[at] = true;
+            match by_path.get(p) {
+                // A parent that is not among the files roots the lineage.
+                None => break (p, 0),
+                Some(j) if on_chain[j] => {
+                    let from = chain.iter().position(|&c| c == j).unwrap_or(0);
+                    let top = chain[from..]
+                        .iter()
+                        .map(|&c| files[c].path)
+                        .min()
+                        .unwrap_or(p);
+                    for &c in &chain[from..] {
+                        root[c] = Some((top, 0));
+                        on_chain[c] = false;
+                    }
+                    chain.truncate(from);
+                    break (top, 0);
+                }
+                Some(j) => at = j,
+            }
+        };
+        for &c in chain.iter().rev() {
+            above.1 += 1;
+            root[c] = Some(above);
+            on_chain[c] = false;
         }
-        root.push((top, depth));
     }
+    let root: Vec<(&str, usize)> = root.into_iter().map(|r| r.unwrap_or_default()).collect();
     let order = order::stable_order_by(files.len(), &|a, b| {
         (root[a].1, files[a].path).cmp(&(root[b].1, files[b].path))
     });
@@ -856,19 +890,15 @@ fn date_key_of(days: Option<i64>, by: By) -> String {
     let Some(days) = days else {
         return NO_DATE.to_owned();
     };
-    let days = match by {
-        // 1970-01-01 was a Thursday: Monday is 3 days before it.
-        By::Week => days - (days + 3).rem_euclid(7),
-        _ => days,
-    };
-    let (y, m, d) = time::civil_from_days(days);
+    let (y, m, d) = time::civil_from_days(first_day(days, by));
     match by {
         By::Month => format!("{y:04}-{m:02}"),
         _ => format!("{y:04}-{m:02}-{d:02}"),
     }
 }
 
-/// Which days count: local dates `YYYY-MM-DD`, both ends included.
+/// Which days count: local dates `YYYY-MM-DD`, both ends included. A bound
+/// that is no such date holds no day.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Range {
     pub since: Option<String>,
@@ -876,14 +906,63 @@ pub struct Range {
 }
 
 impl Range {
-    fn holds(&self, day: Option<&str>) -> bool {
-        if self.since.is_none() && self.until.is_none() {
-            return true;
-        }
-        let Some(day) = day else { return false };
-        self.since.as_deref().is_none_or(|s| day >= s)
-            && self.until.as_deref().is_none_or(|u| day <= u)
+    fn is_all(&self) -> bool {
+        self.since.is_none() && self.until.is_none()
     }
+
+    /// The bounds as days since 1970-01-01, compared as numbers: a date's
+    /// text sorts wrong once its year has five digits or a sign (JS dates
+    /// reach the years ±275760), so `10000-01-01` fell before `2026-01-01`.
+    fn days(&self) -> Bounds {
+        let day = |s: &Option<String>| match s {
+            None => Some(None),
+            Some(s) if s.len() == 10 => time::iso_utc(s).map(|ms| Some((ms / 86_400_000.0) as i64)),
+            Some(_) => None,
+        };
+        match (day(&self.since), day(&self.until)) {
+            (Some(since), Some(until)) => Bounds::Days(since, until),
+            _ => Bounds::Nothing,
+        }
+    }
+}
+
+/// A [`Range`] read as day numbers.
+#[derive(Clone, Copy)]
+enum Bounds {
+    Days(Option<i64>, Option<i64>),
+    /// A bound was no date.
+    Nothing,
+}
+
+impl Bounds {
+    fn holds(self, day: Option<i64>) -> bool {
+        match (self, day) {
+            (Bounds::Days(None, None), _) => true,
+            (Bounds::Days(since, until), Some(day)) => {
+                since.is_none_or(|s| day >= s) && until.is_none_or(|u| day <= u)
+            }
+            _ => false,
+        }
+    }
+}
+
+/// The counted records of `files` ([`dedup`]) in `range`, added up in file
+/// order as pi adds a file's: the total of [`buckets`]' rows, whatever they
+/// group by (adding the rows instead would give a sum that depends on the
+/// grouping in its last bits, and differs from pi's `getSessionStats` for
+/// one file).
+pub fn total(files: &[Source], counted: &[Vec<bool>], zone: &dyn Zone, range: &Range) -> Totals {
+    let bounds = range.days();
+    let ranged = !range.is_all();
+    let mut t = Totals::default();
+    for (f, file) in files.iter().enumerate() {
+        for (k, r) in file.records.iter().enumerate() {
+            if counted[f][k] && (!ranged || bounds.holds(local_days(r.time, zone))) {
+                t.add(r);
+            }
+        }
+    }
+    t
 }
 
 /// The counted records of `files` ([`dedup`]) in `range`, grouped `by`.
@@ -910,15 +989,22 @@ pub fn buckets(
         }
     };
     let dated = matches!(by, By::Day | By::Week | By::Month);
-    let ranged = range.since.is_some() || range.until.is_some();
+    let ranged = !range.is_all();
+    let bounds = range.days();
+    // The day of each dated row's key, to order the rows by (their text
+    // does not sort as the days do past year 9999); no date first.
+    let mut row_days: Vec<i64> = Vec::new();
     // Records come in runs of one day and one model: a key is made and
     // looked up only where the run changes, not once per record.
     let mut model: Option<(&Option<String>, &Option<String>, String)> = None;
     let mut last: Option<(Option<i64>, usize)> = None;
+    // Where each row's models are: `row:model` → its index in the row's list.
+    let mut model_at = Counts::default();
+    let mut model_slot: Option<(usize, usize)> = None;
     for (f, file) in files.iter().enumerate() {
         let mut file_row = None;
         for (k, r) in file.records.iter().enumerate() {
-            if !counted[f][k] || (ranged && !range.holds(local_day(r.time, zone).as_deref())) {
+            if !counted[f][k] || (ranged && !bounds.holds(local_days(r.time, zone))) {
                 continue;
             }
             let same_model = model
@@ -927,6 +1013,7 @@ pub fn buckets(
             if !same_model {
                 let name = r.model_key().unwrap_or_else(|| NO_MODEL.to_owned());
                 model = Some((&r.provider, &r.model, name));
+                model_slot = None;
                 if by == By::Model {
                     last = None;
                 }
@@ -939,6 +1026,9 @@ pub fn buckets(
                         Some((d, row)) if d == days => row,
                         _ => {
                             let row = row_of(date_key_of(days, by), &mut rows);
+                            if row == row_days.len() {
+                                row_days.push(days.map_or(i64::MIN, |d| first_day(d, by)));
+                            }
                             last = Some((days, row));
                             row
                         }
@@ -960,20 +1050,32 @@ pub fn buckets(
                     }
                 },
             };
+            // The row's model: looked up where the run changes, in a map
+            // (a scan of the row's models made a row of many models
+            // quadratic: 40,000 in a day took seconds).
+            let m = match model_slot {
+                Some((at_row, m)) if at_row == row => m,
+                _ => {
+                    let key = format!("{row}:{name}");
+                    let m = match model_at.get(&key) {
+                        Some(m) => m,
+                        None => {
+                            rows[row].models.push((name.to_owned(), Totals::default()));
+                            *model_at.slot(key) = rows[row].models.len() - 1;
+                            rows[row].models.len() - 1
+                        }
+                    };
+                    model_slot = Some((row, m));
+                    m
+                }
+            };
             let row = &mut rows[row];
             row.totals.add(r);
-            match row.models.iter_mut().find(|(m, _)| m == name) {
-                Some((_, t)) => t.add(r),
-                None => {
-                    let mut t = Totals::default();
-                    t.add(r);
-                    row.models.push((name.to_owned(), t));
-                }
-            }
+            row.models[m].1.add(r);
         }
     }
     let by_cost = |a: &Totals, b: &Totals| b.cost.total_cmp(&a.cost);
-    let rows = rows
+    let rows: Vec<Bucket> = rows
         .into_iter()
         .map(|row| Bucket {
             models: order::sorted_by(row.models, |a, b| {
@@ -982,11 +1084,26 @@ pub fn buckets(
             ..row
         })
         .collect();
+    if dated {
+        let order = order::stable_order_by(rows.len(), &|a, b| row_days[a].cmp(&row_days[b]));
+        let mut rows: Vec<Option<Bucket>> = rows.into_iter().map(Some).collect();
+        return order.into_iter().filter_map(|i| rows[i].take()).collect();
+    }
+    order::sorted_by(rows, |a, b| {
+        by_cost(&a.totals, &b.totals).then_with(|| a.key.cmp(&b.key))
+    })
+}
+
+/// The first day of the bucket that local day `days` falls in.
+fn first_day(days: i64, by: By) -> i64 {
     match by {
-        By::Day | By::Week | By::Month => order::sorted_by(rows, |a, b| a.key.cmp(&b.key)),
-        _ => order::sorted_by(rows, |a, b| {
-            by_cost(&a.totals, &b.totals).then_with(|| a.key.cmp(&b.key))
-        }),
+        // 1970-01-01 was a Thursday: Monday is 3 days before it.
+        By::Week => days - (days + 3).rem_euclid(7),
+        By::Month => {
+            let (y, m, _) = time::civil_from_days(days);
+            time::days_from_civil(y, m, 1)
+        }
+        _ => days,
     }
 }
 
@@ -1453,6 +1570,99 @@ mod tests {
                 (NO_MODEL, 0.0)
             ]
         );
+    }
+
+    fn paid(id: &str, time: f64, cost: f64) -> Record {
+        Record {
+            entry: 0,
+            id: id.into(),
+            timestamp: String::new(),
+            time,
+            kind: RecordKind::Assistant,
+            usage_kind: None,
+            provider: None,
+            model: None,
+            input: 1.0,
+            output: 0.0,
+            cache_read: 0.0,
+            cache_write: 0.0,
+            cost,
+            incomplete: false,
+        }
+    }
+
+    #[test]
+    fn days_compare_as_days_past_the_year_9999() {
+        // 10000-01-01 and 2026-02-01, UTC; as text "10000-…" sorted before "2026-…".
+        let records = [
+            paid("a", 253_402_300_800_000.0, 1.0),
+            paid("b", 1_769_904_000_000.0, 2.0),
+        ];
+        let sources = [Source {
+            path: "/a",
+            header: None,
+            records: &records,
+        }];
+        let counted = dedup(&sources);
+        let rows = |by, since: Option<&str>| -> Vec<(String, f64)> {
+            let range = Range {
+                since: since.map(str::to_owned),
+                until: None,
+            };
+            buckets(&sources, &counted, by, &FixedOffset(0.0), &range)
+                .into_iter()
+                .map(|b| (b.key, b.totals.cost))
+                .collect()
+        };
+        let s = |k: &str, c: f64| (k.to_owned(), c);
+        let both = [s("2026-02-01", 2.0), s("10000-01-01", 1.0)];
+        assert_eq!(rows(By::Day, None), both);
+        assert_eq!(rows(By::Day, Some("2026-01-01")), both);
+        assert_eq!(
+            rows(By::Month, Some("2026-01-01")),
+            [s("2026-02", 2.0), s("10000-01", 1.0)]
+        );
+        let range = Range {
+            since: Some("2026-01-01".into()),
+            until: None,
+        };
+        assert_eq!(
+            total(&sources, &counted, &FixedOffset(0.0), &range).cost,
+            3.0
+        );
+        let bad = Range {
+            since: Some("soon".into()),
+            until: None,
+        };
+        assert_eq!(
+            rows(By::Day, Some("soon")),
+            [],
+            "a bound that is no date holds nothing"
+        );
+        assert_eq!(
+            total(&sources, &counted, &FixedOffset(0.0), &bad).records,
+            0
+        );
+    }
+
+    #[test]
+    fn a_total_adds_records_in_file_order_not_rows() {
+        // 0.7 + 0.1 + 0.2 is 1; the days' rows, 0.9 + 0.1, are 0.9999999999999999.
+        let day = 86_400_000.0;
+        let records = [
+            paid("a", 0.0, 0.7),
+            paid("b", day, 0.1),
+            paid("c", 0.0, 0.2),
+        ];
+        let sources = [Source {
+            path: "/a",
+            header: None,
+            records: &records,
+        }];
+        let counted = dedup(&sources);
+        let all = Range::default();
+        assert_eq!(total(&sources, &counted, &FixedOffset(0.0), &all).cost, 1.0);
+        assert_eq!(Totals::of(&records).cost, 1.0);
     }
 
     #[test]

@@ -229,6 +229,47 @@ fn a_file_that_names_itself_as_parent_is_a_lineage_of_its_own() {
     assert_eq!(counted(&list), [16.0, 1.0]);
 }
 
+#[test]
+fn files_that_name_each_other_are_one_lineage() {
+    // a names b and b names a (a hand-edited header): their chains meet, so
+    // the entry both hold counts once, in the least path; a fork of b too.
+    let a = file(
+        Some("/s/b.jsonl"),
+        &[paid("x", None, 1), paid("y", Some("x"), 2)],
+    );
+    let b = file(
+        Some("/s/a.jsonl"),
+        &[paid("x", None, 1), paid("z", Some("x"), 4)],
+    );
+    let c = file(
+        Some("/s/b.jsonl"),
+        &[paid("x", None, 1), paid("w", Some("x"), 8)],
+    );
+    let list = [("/s/c.jsonl", c), ("/s/b.jsonl", b), ("/s/a.jsonl", a)];
+    assert_eq!(counted(&list), [8.0, 4.0, 3.0]);
+}
+
+#[test]
+fn a_long_chain_of_forks_counts_each_entry_once() {
+    // File i forks file i - 1 and repeats its entries, adding one of $1:
+    // listed newest first, each counts its own entry only.
+    let n = 120;
+    let mut lines = Vec::new();
+    let mut list = Vec::new();
+    for i in 0..n {
+        let parent = (i > 0).then(|| format!("e{}", i - 1));
+        lines.push(paid(&format!("e{i}"), parent.as_deref(), 1));
+        let parent_path = (i > 0).then(|| format!("/f/{:04}.jsonl", i - 1));
+        list.push((
+            format!("/f/{i:04}.jsonl"),
+            file(parent_path.as_deref(), &lines),
+        ));
+    }
+    list.reverse();
+    let list: Vec<(&str, Read)> = list.iter().map(|(p, r)| (p.as_str(), r.clone())).collect();
+    assert_eq!(counted(&list), vec![1.0; n]);
+}
+
 /// An assistant message of `cost` at `timestamp` (JSON), by `provider/model`.
 fn paid_at(id: &str, timestamp: &str, model: &str, cost: u32) -> String {
     let (p, m) = model.split_once('/').unwrap_or(("", model));

@@ -146,13 +146,20 @@ pub(super) fn report_json(r: &Report, entries: &[Entry], with_records: bool) -> 
     j
 }
 
-/// A number for JSON: sums of huge values can overflow, which JSON cannot hold.
+/// A number for JSON. Sums of huge values overflow to an infinity, as pi's
+/// do: `1e999` is the JSON text that `JSON.parse` reads as `Infinity` (a
+/// `null` there made `cost.toFixed` throw in callers that trust the type).
+/// NaN (an infinity less another, only in sums of sums) has no JSON number.
 #[inline(never)]
 fn number(n: f64) -> String {
     if n.is_finite() {
         json::number_text(n)
-    } else {
+    } else if n.is_nan() {
         "null".into()
+    } else if n > 0.0 {
+        "1e999".into()
+    } else {
+        "-1e999".into()
     }
 }
 
@@ -334,10 +341,9 @@ impl JsUsageLedger {
         let counted = usage::dedup(&sources);
         let copies = counted.iter().flatten().filter(|c| !**c).count();
         let rows = usage::buckets(&sources, &counted, by, &zone, &range);
-        let mut total = Totals::default();
+        let total = usage::total(&sources, &counted, &zone, &range);
         let mut j = String::from("{\"rows\":[");
         for (n, row) in rows.iter().enumerate() {
-            total.merge(&row.totals);
             if n > 0 {
                 j.put(",");
             }

@@ -5,11 +5,11 @@
 // with what lineage copies repeat counted once. USAGE_SEED replays a run.
 
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
-import { SessionManager } from "../shared/pi.mjs";
+import { piSessionStats, SessionManager } from "../shared/pi.mjs";
 import { envSeed } from "../shared/rng.mjs";
 import { generateUsageFolder } from "../shared/usage-folder.mjs";
 import { run } from "./run.mjs";
@@ -265,4 +265,56 @@ test("usage refuses bad options and paths with exit 2", async () => {
   const noHome = await run(["usage"], { env: { HOME: join(root, "no-home") } });
   assert.equal(noHome.code, 2);
   assert.match(noHome.stderr, /no sessions folder at .*no-home\/\.pi\/agent\/sessions \(give a PATH\)/);
+});
+
+test("usage: sums that overflow print as pi prints them, never a crash", async () => {
+  // Two replies of 1e308 input and $1e308 each: pi's getSessionStats gives Infinity for both
+  // sums. A third of -1e308 output makes the total tokens Infinity less Infinity: NaN.
+  const header = { type: "session", version: 3, id: "s", timestamp: "2026-01-05T00:00:00.000Z", cwd: "/p" };
+  const reply = (id, parentId, input, output, cost) => ({
+    type: "message",
+    id,
+    parentId,
+    timestamp: "2026-01-05T10:00:00.000Z",
+    message: {
+      role: "assistant",
+      content: [],
+      usage: { input, output, cacheRead: 0, cacheWrite: 0, cost: { total: cost } },
+    },
+  });
+  const lines = [header, reply("a", null, 1e308, -1e308, 1e308), reply("b", "a", 1e308, -1e308, 1e308)];
+  const dir = mkdtempSync(join(tmpdir(), "session-tree-usage-overflow-"));
+  const path = join(dir, "overflow.jsonl");
+  writeFileSync(path, `${lines.map((l) => JSON.stringify(l)).join("\n")}\n`);
+  try {
+    const pi = piSessionStats(SessionManager.open(path));
+    assert.equal(pi.cost, Number.POSITIVE_INFINITY);
+    assert.ok(Number.isNaN(pi.tokens.total));
+    for (const by of ["day", "branch"]) {
+      const r = await run(["usage", path, "--by", by, "--timezone", "UTC"]);
+      assert.equal(r.code, 0, r.stderr);
+      const total = r.stdout.split("\n").find((l) => /^(File t|T)otal/.test(l));
+      assert.match(total, /\sInfinity\s.*\sNaN\s+\$Infinity$/, total);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("usage: a file reached twice (a folder and a link to it, both given) counts once", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "session-tree-usage-link-"));
+  try {
+    const folder = join(dir, "sessions");
+    mkdirSync(folder);
+    writeFileSync(join(folder, "a.jsonl"), readFileSync(files[0].path));
+    symlinkSync(folder, join(dir, "link"));
+    const pi = piSessionStats(SessionManager.open(files[0].path));
+    const r = await run(["usage", folder, join(dir, "link"), join(dir, "link", "a.jsonl"), "--json"]);
+    assert.equal(r.code, 0, r.stderr);
+    const out = JSON.parse(r.stdout);
+    assert.equal(out.files, 1);
+    assert.equal(out.total.totalTokens, pi.tokens.total);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

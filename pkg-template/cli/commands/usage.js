@@ -53,14 +53,20 @@ function zoneOption(value) {
   return value;
 }
 
-/** `1234567` as `1,234,567`. */
+/**
+ * `1234567` as `1,234,567`. A sum that overflowed is `Infinity`, as pi shows it; `null` is
+ * the JSON of NaN (an infinity less another), shown as pi would show NaN.
+ */
 export function formatTokens(n) {
+  if (n === null) return "NaN";
+  if (!Number.isFinite(n)) return String(n);
   const sign = n < 0 ? "-" : "";
   return sign + String(Math.round(Math.abs(n))).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
 }
 
 /** Dollars with cents: `$0.41`. */
 export function formatCost(n) {
+  if (n === null) return "$NaN";
   return n < 0 ? `-$${(-n).toFixed(2)}` : `$${n.toFixed(2)}`;
 }
 
@@ -159,7 +165,23 @@ async function pathsOf(io, positionals, skipped) {
     });
     for (const f of files) found.add(f);
   }
-  return [...found];
+  // One file named twice (a folder and a symbolic link to it, both given) would count twice:
+  // each real file is read once, under the first name it was found by.
+  const fs = fsOf(io);
+  const real = new Set();
+  const once = [];
+  for (const path of found) {
+    let key = path;
+    try {
+      if (typeof fs.realpath === "function") key = await fs.realpath(path);
+    } catch {
+      // A file that cannot be resolved is read (and its error reported) under its own name.
+    }
+    if (real.has(key)) continue;
+    real.add(key);
+    once.push(path);
+  }
+  return once;
 }
 
 async function byBranch(io, values, positionals) {
