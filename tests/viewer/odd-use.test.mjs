@@ -1,0 +1,137 @@
+// The viewer used in ways nobody designed for (docs/hunt-viewer.md): files
+// dropped on top of each other, odd links, odd text. Each test here failed on
+// the viewer before the fix it names.
+//
+//   node --test tests/viewer/odd-use.test.mjs   (after `make build`)
+
+import assert from "node:assert/strict";
+import { mkdirSync } from "node:fs";
+import { after, before, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { startStaticServer } from "../../tools/static-server.mjs";
+import { launchChromium } from "../browser/chromium.mjs";
+import { dropFile, watchProblems } from "./page.mjs";
+
+const here = (p) => fileURLToPath(new URL(p, import.meta.url));
+const OUT = here("./output/");
+mkdirSync(OUT, { recursive: true });
+
+let server;
+let browser;
+before(async () => {
+  server = await startStaticServer({ root: here("../../www/"), mounts: { "/pkg": here("../../pkg/") } });
+  browser = await launchChromium();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+const jsonl = (entries) => `${entries.map((e) => JSON.stringify(e)).join("\n")}\n`;
+const header = (id) => ({ type: "session", version: 3, id, timestamp: "2025-01-01T00:00:00.000Z", cwd: "/w" });
+const user = (id, parentId, content) => ({
+  type: "message",
+  id,
+  parentId,
+  timestamp: "2025-01-01T00:00:01.000Z",
+  message: { role: "user", content, timestamp: 1 },
+});
+
+/**
+ * Opens the viewer with the worker's replies counted by type
+ * (`window.__replies`), so a test can wait for work the page ignores.
+ */
+async function openViewer() {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  const problems = watchProblems(page);
+  await page.addInitScript(() => {
+    const Base = window.Worker;
+    window.__replies = {};
+    window.Worker = class extends Base {
+      constructor(...args) {
+        super(...args);
+        this.addEventListener("message", (e) => {
+          window.__replies[e.data.type] = (window.__replies[e.data.type] ?? 0) + 1;
+        });
+      }
+    };
+  });
+  await page.goto(server.url);
+  await page.waitForFunction(() => window.__viewer?.opened >= 1, null, { timeout: 20_000 });
+  return { page, problems };
+}
+
+const contextText = (page) => page.textContent("[data-testid=context]");
+
+test("a file dropped while another is still being read wins, in the page and in the worker", async () => {
+  // An open that awaits (a file read in chunks, a served file fetched) let a
+  // second file dropped meanwhile open first; then the first one's open
+  // finished and made itself the worker's session: the page showed the
+  // second file, whose leaves then failed ("Entry b1 not found") or showed the
+  // first file's contexts. The first open is held here at its fetch (a served
+  // version 1 file, which the worker fetches whole) until the second is shown.
+  const first = jsonl([
+    { type: "session", id: "old", timestamp: "2025-01-01T00:00:00.000Z", cwd: "/w" },
+    { type: "message", timestamp: "2025-01-01T00:00:01.000Z", message: { role: "user", content: "first file" } },
+  ]);
+  let fetched;
+  const fetchedWhole = new Promise((resolve) => {
+    fetched = resolve;
+  });
+  let release;
+  const released = new Promise((resolve) => {
+    release = resolve;
+  });
+  const http = server.server;
+  const [serveStatic] = http.listeners("request");
+  http.removeAllListeners("request");
+  http.on("request", async (req, res) => {
+    if (!req.url.startsWith("/held.jsonl")) return serveStatic(req, res);
+    const bytes = Buffer.from(first);
+    const range = /^bytes=(\d+)-(\d+)$/.exec(req.headers.range ?? "");
+    if (range) {
+      const [from, to] = [Number(range[1]), Number(range[2])];
+      res.writeHead(206, { "content-range": `bytes ${from}-${to}/${bytes.length}` });
+      return res.end(bytes.subarray(from, to + 1));
+    }
+    fetched();
+    await released;
+    res.writeHead(200, { "content-type": "application/jsonl" });
+    res.end(bytes);
+  });
+  try {
+    const { page, problems } = await openViewer();
+    const ended = () => page.evaluate(() => (window.__replies.opened ?? 0) + (window.__replies.error ?? 0));
+    const before = await ended();
+    // Not awaited: it ends once the held fetch is answered.
+    await page.evaluate(
+      ({ url, size }) => {
+        window.__viewer.open({ remote: { url, size, head: "00000000" } }, "held.jsonl");
+      },
+      { url: `${server.url}held.jsonl`, size: Buffer.byteLength(first) },
+    );
+    await fetchedWhole;
+    await dropFile(page, jsonl([header("s"), user("b1", null, "hello from the second file")]), "small.jsonl");
+    assert.equal(await page.textContent("#file-name"), "small.jsonl");
+    release();
+    // Both opens have ended in the worker (the first one's reply is ignored by the page).
+    await page.waitForFunction((n) => (window.__replies.opened ?? 0) + (window.__replies.error ?? 0) >= n, before + 2);
+    assert.equal(await ended(), before + 2);
+    // Ask the worker again for the shown file's leaf: it must still hold that file.
+    const answered = () => page.evaluate(() => (window.__replies.selected ?? 0) + (window.__replies.error ?? 0));
+    const asked = await answered();
+    await page.evaluate(() => window.__viewer.select("b1"));
+    await page.waitForFunction((n) => (window.__replies.selected ?? 0) + (window.__replies.error ?? 0) > n, asked);
+    // The reply is rendered in the task that received it.
+    await page.evaluate(() => new Promise((r) => setTimeout(r, 0)));
+    assert.equal(await page.textContent("#file-name"), "small.jsonl");
+    assert.match(await contextText(page), /hello from the second file/);
+    assert.equal(await page.textContent("#banners"), "");
+    assert.deepEqual(problems, []);
+    await page.close();
+  } finally {
+    release();
+    http.removeAllListeners("request");
+    http.on("request", serveStatic);
+  }
+});
