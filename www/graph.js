@@ -376,7 +376,11 @@ export class Graph {
     const kindKey = KINDS[kinds[node]]?.key ?? "other";
     body.append(el("span", `kind-badge k-${kindKey}`, KINDS[kinds[node]]?.name ?? "Other"));
     body.append(el("span", "sr-only", ":"));
-    if (labels[node] !== undefined && labels[node] !== null) body.append(el("span", "tag", labels[node]));
+    if (labels[node] !== undefined && labels[node] !== null) {
+      const t = el("span", "tag", labels[node]);
+      t.title = labels[node]; // the whole label, when the row cuts it
+      body.append(t);
+    }
     const kept = this.keptFrom.get(id);
     if (kept) {
       const t = el("span", "tag kept", "kept from here");

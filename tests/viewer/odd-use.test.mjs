@@ -135,3 +135,67 @@ test("a file dropped while another is still being read wins, in the page and in 
     http.on("request", serveStatic);
   }
 });
+
+test("a long label cuts itself in its row, not the entry's text and time", async () => {
+  // The label's tag did not shrink: 200 characters of label pushed the row's
+  // text and time out of the row (a session labelled on every entry showed
+  // labels only).
+  const label = `release candidate ${"notes ".repeat(40)}`;
+  const text = jsonl([
+    header("s"),
+    user("a", null, "the entry's own text"),
+    { type: "label", id: "l", parentId: "a", timestamp: "2025-01-01T00:00:02.000Z", targetId: "a", label },
+  ]);
+  const { page, problems } = await openViewer();
+  await dropFile(page, text, "labels.jsonl");
+  const box = await page.$eval('.row[data-entry-id="a"]', (row) => {
+    const r = (e) => e.getBoundingClientRect();
+    return {
+      row: r(row).right,
+      time: r(row.querySelector(".row-time")).right,
+      text: r(row.querySelector(".row-text")).width,
+      tag: row.querySelector(".tag").title,
+    };
+  });
+  assert.ok(box.time <= box.row, `the time ends at ${box.time}, the row at ${box.row}`);
+  assert.ok(box.text >= 100, `the entry's text is ${box.text} px wide`);
+  assert.equal(box.tag, label, "the whole label is the tag's title");
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("a tool call's long argument name leaves its value inside the message", async () => {
+  // `.args` was `max-content 1fr`: a long name took the width and its value
+  // ran out of the message box, past the panel's edge.
+  const name = `option_${"x".repeat(60)} with ${"words ".repeat(30)}`;
+  const assistant = {
+    type: "message",
+    id: "b",
+    parentId: "a",
+    timestamp: "2025-01-01T00:00:02.000Z",
+    message: {
+      role: "assistant",
+      content: [{ type: "toolCall", id: "c1", name: "grep", arguments: { [name]: "the value of it", short: "v" } }],
+      provider: "p",
+      model: "m",
+      api: "a",
+      stopReason: "toolUse",
+      timestamp: 2,
+    },
+  };
+  const { page, problems } = await openViewer();
+  await dropFile(page, jsonl([header("s"), user("a", null, "go"), assistant]), "args.jsonl");
+  await page.waitForSelector("[data-testid=context] .args dd");
+  const out = await page.$$eval("[data-testid=context] .args", (lists) =>
+    lists.flatMap((dl) => {
+      const call = dl.closest(".tool-call").getBoundingClientRect();
+      return [...dl.children]
+        .map((e) => ({ tag: e.tagName, text: e.textContent.slice(0, 20), r: e.getBoundingClientRect() }))
+        .filter(({ r }) => r.right > call.right + 0.5 || r.width < 40)
+        .map(({ tag, text, r }) => `${tag} ${text}: ${r.left}-${r.right}, the call ends at ${call.right}`);
+    }),
+  );
+  assert.deepEqual(out, []);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
