@@ -202,7 +202,9 @@ async function open(msg) {
   // migrate(entries) says whether a migration is due; if so, migrating the
   // bytes gives the migrated file (as bytes), and we show that (so ids match
   // the download).
-  if (st.migrate(entries)) {
+  // A file with no entry at all (empty, or no line read) is no version 1 session, though
+  // pi's rule (no header: version 1) says migrate.
+  if (entries.length && st.migrate(entries)) {
     progress(req, "Migrating to version 3", 0.5);
     migratedBytes = st.migrate(bytes);
     entries = st.parseSession(migratedBytes);

@@ -199,3 +199,22 @@ test("a tool call's long argument name leaves its value inside the message", asy
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test("an empty file, or one with no line read, is not called a version 1 session", async () => {
+  // migrate([]) is true (pi's rule: no header, version 1), so an empty file
+  // was "a version 1 session … migrated to version 3 in memory", with a
+  // download of the "migrated" (empty) file.
+  const { page, problems } = await openViewer();
+  for (const [text, name] of [
+    ["", "empty.jsonl"],
+    ["not a session\n", "prose.jsonl"],
+  ]) {
+    await dropFile(page, text, name);
+    const banners = await page.textContent("#banners");
+    assert.match(banners, /No entries could be read from this file/, name);
+    assert.doesNotMatch(banners, /version 1|migrated/, name);
+    assert.equal(await page.$("[data-testid=download-migrated]"), null, name);
+  }
+  assert.deepEqual(problems, []);
+  await page.close();
+});
