@@ -218,3 +218,38 @@ test("an empty file, or one with no line read, is not called a version 1 session
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test("on a 360 px phone every row of the sample shows its entry's text, and nothing past the row", async () => {
+  // The kind, the "not sent" mark, the tags and the time did not shrink: at
+  // 360 px most rows showed no text of their entry (0 px wide), and some
+  // times ran out of the row.
+  const page = await browser.newPage({ viewport: { width: 360, height: 740 }, hasTouch: true, isMobile: true });
+  const problems = watchProblems(page);
+  await page.goto(server.url);
+  await page.waitForFunction(() => window.__viewer?.opened >= 1, null, { timeout: 20_000 });
+  await page.click(".filter[data-filter=all]");
+  await page.waitForFunction(() => window.__viewer.state.filter === "all");
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  const rows = await page.$$eval("#graph .row[data-entry-id]", (rows) =>
+    rows.map((row) => {
+      const right = row.getBoundingClientRect().right;
+      const past = [...row.querySelectorAll(".row-body > *")].filter((e) => {
+        const r = e.getBoundingClientRect();
+        return r.width > 1 && r.right > right + 0.5;
+      });
+      return {
+        id: row.dataset.entryId,
+        text: row.querySelector(".row-text").getBoundingClientRect().width,
+        past: past.map((e) => e.className),
+        time: row.querySelector(".row-time")?.textContent ?? "",
+      };
+    }),
+  );
+  assert.ok(rows.length >= 10, `rows: ${rows.length}`);
+  const bad = rows.filter((r) => r.text < 40 || r.past.length);
+  assert.deepEqual(bad, []);
+  // The time is still in each row, for screen readers.
+  assert.ok(rows.every((r) => r.time !== ""));
+  assert.deepEqual(problems, []);
+  await page.close();
+});
