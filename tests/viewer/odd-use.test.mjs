@@ -253,3 +253,33 @@ test("on a 360 px phone every row of the sample shows its entry's text, and noth
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test("the Entry tab's \"Make this the leaf\" keeps the keyboard's focus", async () => {
+  // Choosing the leaf there redraws the tab, which removed the focused button:
+  // the focus fell to the page's body, and Tab started again from the top.
+  const { page, problems } = await openViewer();
+  await page.focus("#graph");
+  await page.keyboard.press("ArrowUp");
+  await page.keyboard.press("ArrowUp");
+  const cursor = await page.evaluate(() => {
+    const graph = document.getElementById("graph");
+    return document.getElementById(graph.getAttribute("aria-activedescendant")).dataset.entryId;
+  });
+  await page.click(".tab[data-tab=entry]");
+  await page.waitForSelector(`#panel-entry .entry-head .mono:text-is("${cursor}")`);
+  await page.focus("#panel-entry .entry-head button");
+  await page.evaluate(() => {
+    window.__button = document.activeElement;
+  });
+  await page.keyboard.press("Enter");
+  await page.waitForFunction((id) => document.querySelector("[data-testid=context]")?.dataset.leaf === id, cursor);
+  // The tab is drawn again.
+  await page.waitForFunction(() => document.querySelector("#panel-entry .entry-head button") !== window.__button);
+  const focused = await page.evaluate(() => {
+    const a = document.activeElement;
+    return { inPanel: document.getElementById("panel-entry").contains(a), text: a.textContent };
+  });
+  assert.deepEqual(focused, { inPanel: true, text: "Make this the leaf" });
+  assert.deepEqual(problems, []);
+  await page.close();
+});
