@@ -283,3 +283,37 @@ test("the Entry tab's \"Make this the leaf\" keeps the keyboard's focus", async 
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test("in forced colours the checked filter, the selected tab and the keyboard's row still stand out", async () => {
+  // Forced colours (Windows' high contrast) drop backgrounds and box shadows
+  // and paint every border alike: the checked filter, the selected tab and
+  // the graph's cursor row looked exactly like the others.
+  const { page, problems } = await openViewer();
+  await page.emulateMedia({ forcedColors: "active" });
+  await page.focus("#graph");
+  await page.keyboard.press("ArrowUp");
+  await page.keyboard.press("ArrowUp");
+  await page.waitForSelector("#graph .row.cursor:not(.selected)");
+  const looks = await page.evaluate(() => {
+    const look = (e) => {
+      const s = getComputedStyle(e);
+      return [
+        s.backgroundColor,
+        s.color,
+        s.boxShadow,
+        `${s.outlineStyle} ${s.outlineWidth} ${s.outlineColor}`,
+        s.borderBottomColor,
+        s.borderLeftColor,
+      ].join(" | ");
+    };
+    const pair = (on, off) => ({ on: look(document.querySelector(on)), off: look(document.querySelector(off)) });
+    return {
+      filter: pair(".filter[aria-checked=true]", ".filter[aria-checked=false]"),
+      tab: pair(".tab[aria-selected=true]", ".tab[aria-selected=false]"),
+      row: pair("#graph .row.cursor", "#graph .row:not(.cursor):not(.selected)"),
+    };
+  });
+  for (const [what, { on, off }] of Object.entries(looks)) assert.notEqual(on, off, `${what}: ${on}`);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
