@@ -5,10 +5,11 @@
 //   node --test tests/viewer/odd-use.test.mjs   (after `make build`)
 
 import assert from "node:assert/strict";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { startStaticServer } from "../../tools/static-server.mjs";
+import { shareData, shareDocument } from "../../www/share.js";
 import { launchChromium } from "../browser/chromium.mjs";
 import { dropFile, watchProblems } from "./page.mjs";
 
@@ -314,6 +315,38 @@ test("in forced colours the checked filter, the selected tab and the keyboard's 
     };
   });
   for (const [what, { on, off }] of Object.entries(looks)) assert.notEqual(on, off, `${what}: ${on}`);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("a shared file with a long label neither scrolls sideways on a phone nor hides the row's text", async () => {
+  // The shared file's `.tag` was `flex: none; white-space: nowrap`: a long
+  // label ran out of its row, past the page (which then scrolled sideways),
+  // and the row's text got no room.
+  const label = `a label that goes on ${"and on ".repeat(40)}`;
+  const nodes = [user("u", null, "the entry's own text"), user("v", "u", "the leaf")];
+  const projection = {
+    entries: nodes.map((e) => ({ sourceEntry: e, messages: [e.message] })),
+    thinkingLevel: "off",
+    model: null,
+  };
+  const data = shareData({ title: "T", nodes, labels: [label, null], leafId: "v", projection, redacted: 0 });
+  const jsonl = `${JSON.stringify(header("s"))}\n`;
+  const script = readFileSync(here("../../www/share-view.js"), "utf8");
+  const file = `${OUT}odd-shared.html`;
+  writeFileSync(file, shareDocument({ title: "T", jsonl, data, script }));
+  const page = await browser.newPage({ viewport: { width: 360, height: 740 }, hasTouch: true, isMobile: true });
+  const problems = watchProblems(page);
+  await page.goto(`file://${file}`);
+  await page.waitForSelector('[data-entry-id="u"] .summary');
+  const seen = await page.evaluate(() => ({
+    sideways: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    text: document.querySelector('[data-entry-id="u"] .summary').getBoundingClientRect().width,
+    title: document.querySelector('[data-entry-id="u"] .tag').title,
+  }));
+  assert.equal(seen.sideways, 0, "the page does not scroll sideways");
+  assert.ok(seen.text >= 40, `the row's text is ${seen.text} px wide`);
+  assert.equal(seen.title, label);
   assert.deepEqual(problems, []);
   await page.close();
 });
