@@ -185,7 +185,9 @@ export class View {
     const query = q.get("leafId") || null;
     // A target belongs to its link's leaf: not to a leaf picked since.
     const targetId = hash === null || hash === query ? q.get("targetId") || null : null;
-    return { leafId: hash ?? query, targetId };
+    // `ours`: the viewer wrote it, for the file it had open (not a link someone followed).
+    const ours = hash !== null && location.hash === this.ownHash;
+    return { leafId: hash ?? query, targetId, ours };
   }
 
   /** Drops pi's `?leafId=`/`&targetId=` once they are followed, keeping the rest of the address. */
@@ -211,6 +213,7 @@ export class View {
   /** Writes `#leaf=<id>` without adding a history entry. */
   setHashLeaf(id) {
     const hash = `#leaf=${encodeURIComponent(id)}`;
+    this.ownHash = hash;
     if (location.hash !== hash) history.replaceState(null, "", hash);
   }
 

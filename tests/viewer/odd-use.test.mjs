@@ -350,3 +350,30 @@ test("a shared file with a long label neither scrolls sideways on a phone nor hi
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test("a link to an entry the file lacks says so, and the address names the leaf shown", async () => {
+  // `#leaf=nowhere` opened the file at its last entry without a word, and the
+  // address kept naming `nowhere`: a copied link pointed at nothing.
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  const problems = watchProblems(page);
+  await page.goto(`${server.url}#leaf=nowhere`);
+  await page.waitForFunction(() => window.__viewer?.opened >= 1, null, { timeout: 20_000 });
+  const leaf = await page.evaluate(() => window.__viewer.state.leafId);
+  assert.ok(leaf && leaf !== "nowhere");
+  assert.equal(await page.evaluate(() => location.hash), `#leaf=${leaf}`);
+  assert.match(await page.textContent("#banners"), /nowhere is not in this file/);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("a file dropped after a leaf was picked opens at its own last entry, with no word of the old leaf", async () => {
+  const { page, problems } = await openViewer();
+  const ids = await page.evaluate(() => window.__viewer.visibleIds());
+  await page.evaluate((id) => window.__viewer.select(id), ids[2]);
+  await page.waitForFunction((id) => location.hash === `#leaf=${id}`, ids[2]);
+  await dropFile(page, jsonl([header("s"), user("b1", null, "hello")]), "small.jsonl");
+  assert.equal(await page.evaluate(() => location.hash), "#leaf=b1");
+  assert.equal(await page.textContent("#banners"), "");
+  assert.deepEqual(problems, []);
+  await page.close();
+});
