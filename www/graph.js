@@ -3,7 +3,7 @@
 // the DOM; the layout itself (rows, columns, connector masks) comes from the
 // worker, so scrolling costs the same for 50 entries or 100,000.
 
-import { rowMarks } from "./a11y.js";
+import { plainKey, rowMarks } from "./a11y.js";
 import { PATH } from "./messages.js";
 import { KIND, KINDS } from "./model.js";
 import { el } from "./render.js";
@@ -474,7 +474,7 @@ export class Graph {
     if (!this.view || this.view.count === 0) return;
     const page = Math.max(1, Math.floor(this.scroller.clientHeight / ROW) - 1);
     let r = Math.max(this.cursor, 0);
-    switch (e.key) {
+    switch (plainKey(e)) {
       case "ArrowDown":
       case "j":
         r++;

@@ -3,7 +3,7 @@
 // (picker, drop, paste) and the address's `#leaf=`. It renders the store's
 // state and hands user actions to the handlers its `bind*` methods receive.
 
-import { rovingIndex } from "./a11y.js";
+import { plainKey, rovingIndex } from "./a11y.js";
 import { statusLine } from "./analysis.js";
 import { compareHash, parseCompareHash } from "./compare.js";
 import { legendIcon } from "./graph.js";
@@ -232,7 +232,7 @@ export class View {
     });
     group.addEventListener("keydown", (e) => {
       const buttons = [...group.children];
-      const next = rovingIndex(e.key, buttons.indexOf(e.target), buttons.length, { upDown: true });
+      const next = rovingIndex(plainKey(e), buttons.indexOf(e.target), buttons.length, { upDown: true });
       if (next < 0) return;
       e.preventDefault();
       buttons[next].focus();
@@ -245,7 +245,7 @@ export class View {
     const tabs = [...this.doc.querySelectorAll(".tab")];
     for (const tab of tabs) tab.addEventListener("click", () => handler(tab.dataset.tab));
     tabs[0]?.parentElement.addEventListener("keydown", (e) => {
-      const next = rovingIndex(e.key, tabs.indexOf(e.target), tabs.length);
+      const next = rovingIndex(plainKey(e), tabs.indexOf(e.target), tabs.length);
       if (next < 0) return;
       e.preventDefault();
       handler(tabs[next].dataset.tab);

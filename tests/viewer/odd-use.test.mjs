@@ -377,3 +377,48 @@ test("a file dropped after a leaf was picked opens at its own last entry, with n
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test("Alt+← and Ctrl+L, Ctrl+K… in the graph, the tabs or the filters are left to the browser", async () => {
+  // The graph's keys (← parent, l, k, h, j) and the tabs' and filters' arrows
+  // ignored the modifiers: Alt+← (Back) moved the cursor, the tab or the
+  // filter instead, and Ctrl+L, Ctrl+K… were swallowed (default prevented).
+  // Headless Chromium has no Back on Alt+←, so what is checked is that the
+  // page neither prevents the key's default nor acts on it.
+  const { page, problems } = await openViewer();
+  await page.evaluate(() => {
+    document.addEventListener("keydown", (e) => {
+      if ((e.altKey || e.ctrlKey) && e.key !== "Alt" && e.key !== "Control") {
+        window.__prevented.push(`${e.key} ${e.defaultPrevented}`);
+      }
+    });
+  });
+  const where = () =>
+    page.evaluate(() => ({
+      cursor: document.getElementById("graph").getAttribute("aria-activedescendant"),
+      tab: document.querySelector(".tab[aria-selected=true]").dataset.tab,
+      filter: window.__viewer.state.filter,
+      focus: document.activeElement.id || document.activeElement.className,
+    }));
+  await page.focus("#graph");
+  await page.keyboard.press("ArrowUp");
+  for (const target of ["#graph", ".tab[aria-selected=true]", ".filter[aria-checked=true]"]) {
+    await page.focus(target);
+    const before = await where();
+    await page.evaluate(() => {
+      window.__prevented = [];
+    });
+    for (const key of ["Alt+ArrowLeft", "Alt+ArrowRight", "Control+l", "Control+k", "Control+h", "Control+j"]) {
+      await page.keyboard.press(key);
+    }
+    // A filter or a view would be asked of the worker: give it the time a search takes.
+    await page.evaluate(() => new Promise((r) => setTimeout(r, 300)));
+    assert.deepEqual(await where(), before, target);
+    assert.deepEqual(
+      await page.evaluate(() => window.__prevented),
+      ["ArrowLeft false", "ArrowRight false", "l false", "k false", "h false", "j false"],
+      target,
+    );
+  }
+  assert.deepEqual(problems, []);
+  await page.close();
+});
