@@ -99,3 +99,13 @@ export function rovingIndex(key, at, count, { upDown = false } = {}) {
   if (key === "End") return count - 1;
   return -1;
 }
+
+/**
+ * The key of a keydown that a widget's own keys may take: `e.key`, or `null`
+ * when Alt, Ctrl or ⌘ is held. Those are the browser's and the system's
+ * (Alt+← is Back, Ctrl+L the address bar, Ctrl+K search): a widget that took
+ * them as its plain keys would swallow them.
+ */
+export function plainKey(e) {
+  return e.altKey || e.ctrlKey || e.metaKey ? null : e.key;
+}

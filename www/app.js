@@ -70,6 +70,7 @@ export function start(doc = document) {
       const { view: rows, nodes } = store.get();
       return rows ? Array.from(rows.rowNode, (n) => nodes.ids[n]) : [];
     },
+    open: (source, name) => controller.open(source, name),
     select: (id) => controller.selectLeaf(id),
     goTo: (leafId, targetId) => controller.goTo(leafId, targetId),
     setFilter: (filter) => controller.setFilter(filter),

@@ -233,8 +233,14 @@ export class Controller {
       const linked = link.leafId && graph.has(link.leafId) ? link.leafId : null;
       const leaf = linked ?? info.defaultLeaf;
       const targetId = linked && link.targetId && graph.has(link.targetId) ? link.targetId : null;
+      // A link to an entry this file lacks: the address names the leaf shown instead, and a
+      // link someone followed (not the previous file's leaf) is told about.
+      const missing = link.leafId && !linked;
+      if (missing && !link.ours) {
+        view.banner("info", `The link's entry ${link.leafId} is not in this file; its last entry is shown.`);
+      }
       if (leaf && graph.has(leaf)) {
-        await this.selectLeaf(leaf, { updateHash: false, targetId });
+        await this.selectLeaf(leaf, { updateHash: Boolean(missing), targetId });
         if (!targetId) graph.reveal(leaf);
       }
       await this.followCompareHash();

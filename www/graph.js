@@ -3,7 +3,7 @@
 // the DOM; the layout itself (rows, columns, connector masks) comes from the
 // worker, so scrolling costs the same for 50 entries or 100,000.
 
-import { rowMarks } from "./a11y.js";
+import { plainKey, rowMarks } from "./a11y.js";
 import { PATH } from "./messages.js";
 import { KIND, KINDS } from "./model.js";
 import { el } from "./render.js";
@@ -376,7 +376,11 @@ export class Graph {
     const kindKey = KINDS[kinds[node]]?.key ?? "other";
     body.append(el("span", `kind-badge k-${kindKey}`, KINDS[kinds[node]]?.name ?? "Other"));
     body.append(el("span", "sr-only", ":"));
-    if (labels[node] !== undefined && labels[node] !== null) body.append(el("span", "tag", labels[node]));
+    if (labels[node] !== undefined && labels[node] !== null) {
+      const t = el("span", "tag", labels[node]);
+      t.title = labels[node]; // the whole label, when the row cuts it
+      body.append(t);
+    }
     const kept = this.keptFrom.get(id);
     if (kept) {
       const t = el("span", "tag kept", "kept from here");
@@ -470,7 +474,7 @@ export class Graph {
     if (!this.view || this.view.count === 0) return;
     const page = Math.max(1, Math.floor(this.scroller.clientHeight / ROW) - 1);
     let r = Math.max(this.cursor, 0);
-    switch (e.key) {
+    switch (plainKey(e)) {
       case "ArrowDown":
       case "j":
         r++;

@@ -42,7 +42,8 @@ li.row.leaf { font-weight: 600; } li.row.current { background: var(--selected); 
 @media (max-width: 600px) { .layout { padding: 8px; gap: 8px; } header.top { padding: 8px 10px; }
   li.row { padding-top: 6px; padding-bottom: 6px; } }
 .summary { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; min-width: 0; }
-.tag { flex: none; white-space: nowrap; font-size: 11px; padding: 0 6px; border-radius: 999px; border: 1px solid var(--k-label); color: var(--label-text); }
+.tag { flex: 0 1 auto; min-width: 0; max-width: 40%; overflow: hidden; text-overflow: ellipsis; white-space: nowrap;
+  font-size: 11px; padding: 0 6px; border-radius: 999px; border: 1px solid var(--k-label); color: var(--label-text); }
 article.msg { border: 1px solid var(--border); border-left: 3px solid var(--dot, var(--k-other)); border-radius: 6px;
   padding: 6px 10px; margin-bottom: 8px; }
 article.msg header { display: flex; gap: 8px; align-items: baseline; font-size: 12.5px; }
@@ -146,7 +147,12 @@ img { max-width: 100%; }
       if (r.id === state.current) open.setAttribute("aria-current", "true");
       open.append(el("span", "sr-only", `${r.kindName}${r.id === data.leafId ? ", the leaf" : ""}: `));
       open.append(el("span", "mono muted", r.id));
-      if (r.label) open.append(el("span", "tag", r.label));
+      if (r.label) {
+        // Cut when long (the row's text keeps its place); the whole label is its title.
+        const tag = el("span", "tag", r.label);
+        tag.title = r.label;
+        open.append(tag);
+      }
       open.append(el("span", "summary", r.summary));
       li.append(open);
       li.addEventListener("click", () => {

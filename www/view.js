@@ -3,7 +3,7 @@
 // (picker, drop, paste) and the address's `#leaf=`. It renders the store's
 // state and hands user actions to the handlers its `bind*` methods receive.
 
-import { rovingIndex } from "./a11y.js";
+import { plainKey, rovingIndex } from "./a11y.js";
 import { statusLine } from "./analysis.js";
 import { compareHash, parseCompareHash } from "./compare.js";
 import { legendIcon } from "./graph.js";
@@ -185,7 +185,9 @@ export class View {
     const query = q.get("leafId") || null;
     // A target belongs to its link's leaf: not to a leaf picked since.
     const targetId = hash === null || hash === query ? q.get("targetId") || null : null;
-    return { leafId: hash ?? query, targetId };
+    // `ours`: the viewer wrote it, for the file it had open (not a link someone followed).
+    const ours = hash !== null && location.hash === this.ownHash;
+    return { leafId: hash ?? query, targetId, ours };
   }
 
   /** Drops pi's `?leafId=`/`&targetId=` once they are followed, keeping the rest of the address. */
@@ -211,6 +213,7 @@ export class View {
   /** Writes `#leaf=<id>` without adding a history entry. */
   setHashLeaf(id) {
     const hash = `#leaf=${encodeURIComponent(id)}`;
+    this.ownHash = hash;
     if (location.hash !== hash) history.replaceState(null, "", hash);
   }
 
@@ -229,7 +232,7 @@ export class View {
     });
     group.addEventListener("keydown", (e) => {
       const buttons = [...group.children];
-      const next = rovingIndex(e.key, buttons.indexOf(e.target), buttons.length, { upDown: true });
+      const next = rovingIndex(plainKey(e), buttons.indexOf(e.target), buttons.length, { upDown: true });
       if (next < 0) return;
       e.preventDefault();
       buttons[next].focus();
@@ -242,7 +245,7 @@ export class View {
     const tabs = [...this.doc.querySelectorAll(".tab")];
     for (const tab of tabs) tab.addEventListener("click", () => handler(tab.dataset.tab));
     tabs[0]?.parentElement.addEventListener("keydown", (e) => {
-      const next = rovingIndex(e.key, tabs.indexOf(e.target), tabs.length);
+      const next = rovingIndex(plainKey(e), tabs.indexOf(e.target), tabs.length);
       if (next < 0) return;
       e.preventDefault();
       handler(tabs[next].dataset.tab);

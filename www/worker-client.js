@@ -1,7 +1,7 @@
 // The page's side of the worker: requests as promises, matched to their
 // replies by number.
 
-import { REPLY, REPLY_TO } from "./messages.js";
+import { REPLY, REPLY_TO, REQUEST } from "./messages.js";
 
 export class WorkerClient {
   /**
@@ -12,6 +12,7 @@ export class WorkerClient {
     this.worker = new Worker(url, { type: "module" });
     this.next = 1;
     this.pending = new Map();
+    this.latestOpen = 0; // the number of the latest open request
     // A module worker may drop messages that arrive while its imports (the
     // wasm) are still loading, so requests wait for its "ready".
     this.ready = new Promise((resolve) => {
@@ -25,6 +26,7 @@ export class WorkerClient {
   async request(msg, transfer = []) {
     await this.ready;
     const req = this.next++;
+    if (msg.type === REQUEST.open) this.latestOpen = req;
     return new Promise((resolve, reject) => {
       this.pending.set(req, { resolve, reject, expect: REPLY_TO[msg.type] });
       this.worker.postMessage({ ...msg, req }, transfer);
@@ -32,8 +34,12 @@ export class WorkerClient {
   }
 
   receive(msg, onProgress, onPreview) {
-    if (msg.type === REPLY.progress) return onProgress(msg.stage, msg.fraction);
-    if (msg.type === REPLY.preview) return onPreview(msg);
+    // Only the latest open's: an earlier one the worker is still finishing must not show its
+    // progress, nor its first rows under the file opened after it.
+    if (msg.type === REPLY.progress || msg.type === REPLY.preview) {
+      if (msg.req !== this.latestOpen) return;
+      return msg.type === REPLY.progress ? onProgress(msg.stage, msg.fraction) : onPreview(msg);
+    }
     if (msg.type === REPLY.ready) return this.markReady();
     const p = this.pending.get(msg.req);
     if (!p) return;

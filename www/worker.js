@@ -44,6 +44,14 @@ import { buildShare, scanBranch } from "./share-worker.js";
 
 /** The open session: what `open` computed, kept for the requests that follow. */
 let doc = null;
+/**
+ * The number of the latest `open`. An open that awaits (a dropped file read
+ * in chunks, a served file fetched) lets the requests after it run meanwhile,
+ * a later open among them: when it resumes after a later one began, it stops,
+ * or it would make itself the open document after the page had shown the
+ * later file (whose rows would then get this file's contexts).
+ */
+let opens = 0;
 
 const post = (msg, transfer = []) => self.postMessage(msg, transfer);
 const progress = (req, stage, fraction) => post({ type: REPLY.progress, req, stage, fraction });
@@ -124,7 +132,12 @@ self.onmessage = async (event) => {
   }
 };
 
-async function readAll(file, req) {
+/** Stops an open that a later one has superseded (see `opens`); the page ignores its reply. */
+function stillLatest(turn, name) {
+  if (turn !== opens) throw new Error(`the opening of ${name} was superseded by a later one`);
+}
+
+async function readAll(file, req, stale = () => false) {
   const total = file.size || 1;
   const reader = file.stream().getReader();
   const bytes = new Uint8Array(file.size);
@@ -133,6 +146,10 @@ async function readAll(file, req) {
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
+    if (stale()) {
+      reader.cancel();
+      break;
+    }
     bytes.set(value, offset);
     offset += value.length;
     if (offset - lastReport > 4 << 20) {
@@ -151,6 +168,7 @@ async function fetchWhole(url) {
 }
 
 async function open(msg) {
+  const turn = ++opens;
   if (msg.file && msg.file.size >= (msg.largeFrom ?? LARGE_FROM) && openLarge(msg)) return;
   // A large file on `session-tree serve`: read by range (remote-source.js).
   if (msg.remote && openLarge(msg)) return;
@@ -164,10 +182,12 @@ async function open(msg) {
   };
   progress(req, "Reading", 0);
   let bytes;
-  if (msg.file) bytes = await readAll(msg.file, req);
+  if (msg.file) bytes = await readAll(msg.file, req, () => turn !== opens);
   else if (msg.bytes) bytes = new Uint8Array(msg.bytes);
   else if (msg.remote) bytes = await fetchWhole(msg.remote.url);
   else bytes = new TextEncoder().encode(msg.text ?? "");
+  // Everything after this runs without a pause, so this is the last check needed.
+  stillLatest(turn, name);
   lap("read");
 
   progress(req, "Checking the file", 0.25);
@@ -182,7 +202,9 @@ async function open(msg) {
   // migrate(entries) says whether a migration is due; if so, migrating the
   // bytes gives the migrated file (as bytes), and we show that (so ids match
   // the download).
-  if (st.migrate(entries)) {
+  // A file with no entry at all (empty, or no line read) is no version 1 session, though
+  // pi's rule (no header: version 1) says migrate.
+  if (entries.length && st.migrate(entries)) {
     progress(req, "Migrating to version 3", 0.5);
     migratedBytes = st.migrate(bytes);
     entries = st.parseSession(migratedBytes);

@@ -19,6 +19,9 @@ export class EntryPanel {
 
   render(id, entry) {
     const { panel } = this;
+    // Drawn again under the keyboard's focus (its own "Make this the leaf" redraws it): the
+    // focus goes to the new button, not to the page's body.
+    const hadFocus = panel.contains(panel.ownerDocument.activeElement);
     panel.replaceChildren();
     const head = el("div", "entry-head");
     head.append(el("strong", "", String(entry?.type ?? "entry")), el("span", "muted", " "), el("span", "mono", id));
@@ -37,5 +40,6 @@ export class EntryPanel {
     raw.open = entry?.type !== "message";
     raw.append(el("summary", "", "Raw JSON"), codeBlock(json(entry), "json"));
     panel.append(raw);
+    if (hadFocus) use.focus({ preventScroll: true });
   }
 }

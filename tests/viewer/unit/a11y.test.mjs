@@ -3,7 +3,7 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { arrivalText, BurstAnnouncer, messageLabel, rovingIndex, rowMarks } from "../../../www/a11y.js";
+import { arrivalText, BurstAnnouncer, messageLabel, plainKey, rovingIndex, rowMarks } from "../../../www/a11y.js";
 import { PATH } from "../../../www/messages.js";
 
 test("a row says whether it is the leaf or on the path to it", () => {
@@ -90,4 +90,18 @@ test("the arrows move within a group with one tab stop, wrapping; Home and End g
   assert.equal(rovingIndex("ArrowUp", 0, 5, { upDown: true }), 4);
   assert.equal(rovingIndex("Enter", 1, 5), -1);
   assert.equal(rovingIndex("ArrowRight", -1, 5), -1, "focus outside the group");
+});
+
+test("a widget's keys leave Alt, Ctrl and ⌘ combinations to the browser", () => {
+  // The graph, the tabs and the filters took Alt+← (Back), Ctrl+L, Ctrl+K,
+  // Ctrl+H and Ctrl+J as their own plain keys and swallowed them.
+  const key = (k, mods = {}) => ({ key: k, altKey: false, ctrlKey: false, metaKey: false, shiftKey: false, ...mods });
+  assert.equal(plainKey(key("ArrowLeft")), "ArrowLeft");
+  assert.equal(plainKey(key("j", { shiftKey: true })), "j");
+  for (const mod of ["altKey", "ctrlKey", "metaKey"]) {
+    for (const k of ["ArrowLeft", "ArrowRight", "l", "k", "h", "j", "Home", "End", "Enter"]) {
+      assert.equal(plainKey(key(k, { [mod]: true })), null, `${mod} ${k}`);
+    }
+  }
+  assert.equal(rovingIndex(plainKey(key("ArrowLeft", { altKey: true })), 1, 3), -1);
 });
