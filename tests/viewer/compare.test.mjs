@@ -7,27 +7,16 @@
 
 import assert from "node:assert/strict";
 import { copyFileSync, mkdirSync, readFileSync } from "node:fs";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { startStaticServer } from "../../tools/static-server.mjs";
-import { launchChromium } from "../browser/chromium.mjs";
 import { envSeed, Rng } from "../shared/rng.mjs";
-import { dropFile, rowOf, watchProblems } from "./page.mjs";
+import { dropFile, rowOf, serveViewer, watchProblems } from "./page.mjs";
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 const OUT = here("./output/");
 mkdirSync(OUT, { recursive: true });
 
-let server;
-let browser;
-before(async () => {
-  server = await startStaticServer({ root: here("../../www/"), mounts: { "/pkg": here("../../pkg/") } });
-  browser = await launchChromium();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const viewer = serveViewer();
 
 /**
  * A version 3 session of `count` message entries, each hung under a random
@@ -94,9 +83,9 @@ const leavesOf = (entries) => {
 };
 
 async function openViewer(hash = "") {
-  const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+  const page = await viewer.browser.newPage({ viewport: { width: 1440, height: 900 } });
   const problems = watchProblems(page);
-  await page.goto(server.url + hash);
+  await page.goto(viewer.server.url + hash);
   await page.waitForFunction(() => window.__viewer?.opened >= 1, null, { timeout: 20_000 });
   return { page, problems };
 }

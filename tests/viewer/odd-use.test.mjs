@@ -6,27 +6,16 @@
 
 import assert from "node:assert/strict";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { startStaticServer } from "../../tools/static-server.mjs";
 import { shareData, shareDocument } from "../../www/share.js";
-import { launchChromium } from "../browser/chromium.mjs";
-import { dropFile, watchProblems } from "./page.mjs";
+import { dropFile, serveViewer, watchProblems } from "./page.mjs";
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 const OUT = here("./output/");
 mkdirSync(OUT, { recursive: true });
 
-let server;
-let browser;
-before(async () => {
-  server = await startStaticServer({ root: here("../../www/"), mounts: { "/pkg": here("../../pkg/") } });
-  browser = await launchChromium();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const viewer = serveViewer();
 
 const jsonl = (entries) => `${entries.map((e) => JSON.stringify(e)).join("\n")}\n`;
 const header = (id) => ({ type: "session", version: 3, id, timestamp: "2025-01-01T00:00:00.000Z", cwd: "/w" });
@@ -43,7 +32,7 @@ const user = (id, parentId, content) => ({
  * (`window.__replies`), so a test can wait for work the page ignores.
  */
 async function openViewer() {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  const page = await viewer.browser.newPage({ viewport: { width: 1280, height: 800 } });
   const problems = watchProblems(page);
   await page.addInitScript(() => {
     const Base = window.Worker;
@@ -57,7 +46,7 @@ async function openViewer() {
       }
     };
   });
-  await page.goto(server.url);
+  await page.goto(viewer.server.url);
   await page.waitForFunction(() => window.__viewer?.opened >= 1, null, { timeout: 20_000 });
   return { page, problems };
 }
@@ -83,7 +72,7 @@ test("a file dropped while another is still being read wins, in the page and in 
   const released = new Promise((resolve) => {
     release = resolve;
   });
-  const http = server.server;
+  const http = viewer.server.server;
   const [serveStatic] = http.listeners("request");
   http.removeAllListeners("request");
   http.on("request", async (req, res) => {
@@ -109,7 +98,7 @@ test("a file dropped while another is still being read wins, in the page and in 
       ({ url, size }) => {
         window.__viewer.open({ remote: { url, size, head: "00000000" } }, "held.jsonl");
       },
-      { url: `${server.url}held.jsonl`, size: Buffer.byteLength(first) },
+      { url: `${viewer.server.url}held.jsonl`, size: Buffer.byteLength(first) },
     );
     await fetchedWhole;
     await dropFile(page, jsonl([header("s"), user("b1", null, "hello from the second file")]), "small.jsonl");
@@ -224,9 +213,9 @@ test("on a 360 px phone every row of the sample shows its entry's text, and noth
   // The kind, the "not sent" mark, the tags and the time did not shrink: at
   // 360 px most rows showed no text of their entry (0 px wide), and some
   // times ran out of the row.
-  const page = await browser.newPage({ viewport: { width: 360, height: 740 }, hasTouch: true, isMobile: true });
+  const page = await viewer.browser.newPage({ viewport: { width: 360, height: 740 }, hasTouch: true, isMobile: true });
   const problems = watchProblems(page);
-  await page.goto(server.url);
+  await page.goto(viewer.server.url);
   await page.waitForFunction(() => window.__viewer?.opened >= 1, null, { timeout: 20_000 });
   await page.click(".filter[data-filter=all]");
   await page.waitForFunction(() => window.__viewer.state.filter === "all");
@@ -335,7 +324,7 @@ test("a shared file with a long label neither scrolls sideways on a phone nor hi
   const script = readFileSync(here("../../www/share-view.js"), "utf8");
   const file = `${OUT}odd-shared.html`;
   writeFileSync(file, shareDocument({ title: "T", jsonl, data, script }));
-  const page = await browser.newPage({ viewport: { width: 360, height: 740 }, hasTouch: true, isMobile: true });
+  const page = await viewer.browser.newPage({ viewport: { width: 360, height: 740 }, hasTouch: true, isMobile: true });
   const problems = watchProblems(page);
   await page.goto(`file://${file}`);
   await page.waitForSelector('[data-entry-id="u"] .summary');
@@ -354,9 +343,9 @@ test("a shared file with a long label neither scrolls sideways on a phone nor hi
 test("a link to an entry the file lacks says so, and the address names the leaf shown", async () => {
   // `#leaf=nowhere` opened the file at its last entry without a word, and the
   // address kept naming `nowhere`: a copied link pointed at nothing.
-  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  const page = await viewer.browser.newPage({ viewport: { width: 1280, height: 800 } });
   const problems = watchProblems(page);
-  await page.goto(`${server.url}#leaf=nowhere`);
+  await page.goto(`${viewer.server.url}#leaf=nowhere`);
   await page.waitForFunction(() => window.__viewer?.opened >= 1, null, { timeout: 20_000 });
   const leaf = await page.evaluate(() => window.__viewer.state.leafId);
   assert.ok(leaf && leaf !== "nowhere");

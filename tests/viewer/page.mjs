@@ -1,5 +1,29 @@
 // Helpers the viewer's Playwright suites share (not a test file itself).
 
+import { after, before } from "node:test";
+import { fileURLToPath } from "node:url";
+import { startStaticServer } from "../../tools/static-server.mjs";
+import { launchChromium } from "../browser/chromium.mjs";
+
+const here = (p) => fileURLToPath(new URL(p, import.meta.url));
+
+/**
+ * The viewer as `make demo` serves it (www/, with pkg/ at /pkg) and a Chromium, for one test
+ * file: started before its tests, closed after them. `viewer.server.url`, `viewer.browser`.
+ */
+export function serveViewer() {
+  const viewer = { server: null, browser: null };
+  before(async () => {
+    viewer.server = await startStaticServer({ root: here("../../www/"), mounts: { "/pkg": here("../../pkg/") } });
+    viewer.browser = await launchChromium();
+  });
+  after(async () => {
+    await viewer.browser?.close();
+    await viewer.server?.close();
+  });
+  return viewer;
+}
+
 /**
  * Drops `text` on the viewer as a file named `name`, through real `dragenter`,
  * `dragover` and `drop` events carrying a DataTransfer, and waits until the

@@ -9,12 +9,10 @@
 
 import assert from "node:assert/strict";
 import { copyFileSync, mkdirSync, readFileSync } from "node:fs";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { startStaticServer } from "../../tools/static-server.mjs";
-import { launchChromium } from "../browser/chromium.mjs";
 import { loadPi } from "../shared/pi.mjs";
-import { watchProblems } from "./page.mjs";
+import { serveViewer, watchProblems } from "./page.mjs";
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 const OUT = here("./output/");
@@ -189,21 +187,12 @@ function forms(s) {
   return new Set([s, json, json.replace(/</g, "\\u003c"), html, encodeURIComponent(s)]);
 }
 
-let server;
-let browser;
-before(async () => {
-  server = await startStaticServer({ root: here("../../www/"), mounts: { "/pkg": here("../../pkg/") } });
-  browser = await launchChromium();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const viewer = serveViewer();
 
 async function openWithFile() {
-  const page = await browser.newPage({ viewport: { width: 1440, height: 900 }, acceptDownloads: true });
+  const page = await viewer.browser.newPage({ viewport: { width: 1440, height: 900 }, acceptDownloads: true });
   const problems = watchProblems(page);
-  await page.goto(server.url);
+  await page.goto(viewer.server.url);
   await page.waitForFunction(() => window.__viewer?.opened >= 1, null, { timeout: 20_000 });
   await page.evaluate((text) => {
     const dt = new DataTransfer();
@@ -294,7 +283,7 @@ test("a shared branch holds none of the ticked secrets, works offline, and shows
   copyFileSync(saved, `${OUT}shared.html`);
 
   // From disk, offline, with every request that is not the file itself aborted and recorded.
-  const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  const context = await viewer.browser.newContext({ viewport: { width: 1280, height: 860 } });
   await context.setOffline(true);
   const requests = [];
   const fileUrl = `file://${OUT}shared.html`;
