@@ -116,7 +116,7 @@ impl Key {
                 }
             }
             Key::Str(s) => crate::json::stringify(s),
-            Key::Hex(n) => format!("\"{n:08x}\""),
+            Key::Hex(n) => format!("\"{}\"", crate::ids::hex(&n.to_be_bytes())),
             Key::Utf16(units) => {
                 // Lone surrogates as escapes, the rest as text.
                 let mut out = String::from("\"");
@@ -147,7 +147,7 @@ impl Key {
     pub fn as_str(&self) -> Option<std::borrow::Cow<'_, str>> {
         match self {
             Key::Str(s) => Some(std::borrow::Cow::Borrowed(s)),
-            Key::Hex(n) => Some(std::borrow::Cow::Owned(format!("{n:08x}"))),
+            Key::Hex(n) => Some(std::borrow::Cow::Owned(crate::ids::hex(&n.to_be_bytes()))),
             _ => None,
         }
     }
@@ -198,7 +198,7 @@ impl std::fmt::Display for Key {
         match self {
             Key::Undefined => f.write_str("undefined"),
             Key::Str(s) => f.write_str(s),
-            Key::Hex(n) => write!(f, "{n:08x}"),
+            Key::Hex(n) => f.write_str(&crate::ids::hex(&n.to_be_bytes())),
             Key::Utf16(u) => f.write_str(&String::from_utf16_lossy(u)),
             Key::Unique(_) => f.write_str("[object Object]"),
             other => f.write_str(&other.to_json()),
