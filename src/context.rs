@@ -790,7 +790,7 @@ mod tests {
     fn context(text: &str, leaf: Option<&str>) -> Rendered {
         let doc = Document::parse(text);
         let by_id = index(&doc.entries);
-        let key = leaf.map(|l| Key::Str(l.into()));
+        let key = leaf.map(Key::string);
         let leaf = key.as_ref().map_or(Leaf::Last, Leaf::Id);
         let p = plan(&doc.entries, &|k| by_id.get(k).copied(), leaf);
         render(&doc.text, &|i| doc.members(i), &doc.entries, &p)
@@ -1044,7 +1044,7 @@ mod tests {
         let leaves = pi["leaves"].as_object().unwrap();
         assert_eq!(leaves.len(), 7);
         for (leaf, want) in leaves {
-            let key = Key::Str(leaf.as_str().into());
+            let key = Key::string(leaf);
             let at = if leaf.is_empty() {
                 Leaf::Last
             } else {

@@ -20,9 +20,17 @@ pub enum Key {
     Undefined,
     Null,
     Bool(bool),
-    /// f64 bits, with -0 stored as +0.
-    Number(u64),
+    /// f64 bits, with -0 stored as +0, as two words (low, high): a `u64`
+    /// would align the key, and so every entry, to 8 bytes, 4 more per key
+    /// (see [`Key::number`], [`Key::as_number`]).
+    Number([u32; 2]),
+    /// A string, other than eight lowercase hex digits (see [`Key::Hex`]).
     Str(Box<str>),
+    /// A string of eight lowercase hex digits (pi's ids), as the word they
+    /// spell: held inline, so an entry's ids and the maps keyed by them
+    /// allocate nothing. Canonical: [`Key::string`] makes every such string
+    /// this variant, so equal strings are always equal keys.
+    Hex(u32),
     /// A string holding a lone surrogate, as UTF-16 code units.
     Utf16(Box<[u16]>),
     /// An object or array: equal only to itself, so never to another field.
@@ -38,8 +46,9 @@ impl std::hash::Hash for Key {
         match self {
             Key::Undefined | Key::Null => {}
             Key::Bool(b) => b.hash(state),
-            Key::Number(bits) => bits.hash(state),
+            Key::Number([lo, hi]) => (u64::from(*hi) << 32 | u64::from(*lo)).hash(state),
             Key::Str(s) => s.hash(state),
+            Key::Hex(n) => n.hash(state),
             Key::Utf16(units) => units.hash(state),
             Key::Unique(n) => n.hash(state),
         }
@@ -58,6 +67,7 @@ impl Clone for Key {
             Key::Bool(b) => Key::Bool(*b),
             Key::Number(bits) => Key::Number(*bits),
             Key::Str(s) => Key::Str(s.clone()),
+            Key::Hex(n) => Key::Hex(*n),
             Key::Utf16(units) => Key::Utf16(units.clone()),
             Key::Unique(n) => Key::Unique(*n),
         }
@@ -66,7 +76,16 @@ impl Clone for Key {
 
 impl Key {
     pub fn number(n: f64) -> Key {
-        Key::Number((n + 0.0).to_bits())
+        let bits = (n + 0.0).to_bits();
+        Key::Number([bits as u32, (bits >> 32) as u32])
+    }
+
+    /// The number, if the value is one.
+    pub fn as_number(&self) -> Option<f64> {
+        match self {
+            Key::Number([lo, hi]) => Some(f64::from_bits(u64::from(*hi) << 32 | u64::from(*lo))),
+            _ => None,
+        }
     }
 
     /// JS truthiness of the value.
@@ -74,11 +93,9 @@ impl Key {
         match self {
             Key::Undefined | Key::Null => false,
             Key::Bool(b) => *b,
-            Key::Number(bits) => {
-                let n = f64::from_bits(*bits);
-                n != 0.0 && !n.is_nan()
-            }
+            Key::Number(_) => self.as_number().is_some_and(|n| n != 0.0 && !n.is_nan()),
             Key::Str(s) => !s.is_empty(),
+            Key::Hex(_) => true,
             Key::Utf16(u) => !u.is_empty(),
             Key::Unique(_) => true,
         }
@@ -90,8 +107,8 @@ impl Key {
         match self {
             Key::Undefined | Key::Null => "null".into(),
             Key::Bool(b) => b.to_string(),
-            Key::Number(bits) => {
-                let n = f64::from_bits(*bits);
+            Key::Number(_) => {
+                let n = self.as_number().unwrap_or(f64::NAN);
                 if n.is_finite() {
                     json::number_text(n)
                 } else {
@@ -99,6 +116,7 @@ impl Key {
                 }
             }
             Key::Str(s) => crate::json::stringify(s),
+            Key::Hex(n) => format!("\"{}\"", crate::ids::hex(&n.to_be_bytes())),
             Key::Utf16(units) => {
                 // Lone surrogates as escapes, the rest as text.
                 let mut out = String::from("\"");
@@ -122,13 +140,24 @@ impl Key {
     /// holding a lone surrogate included: [`Key::as_str`] gives only the
     /// strings that are valid UTF-8, so it cannot answer this.
     pub fn is_string(&self) -> bool {
-        matches!(self, Key::Str(_) | Key::Utf16(_))
+        matches!(self, Key::Str(_) | Key::Hex(_) | Key::Utf16(_))
     }
 
-    pub fn as_str(&self) -> Option<&str> {
+    /// The string, if the value is one that is valid UTF-8.
+    pub fn as_str(&self) -> Option<std::borrow::Cow<'_, str>> {
         match self {
-            Key::Str(s) => Some(s),
+            Key::Str(s) => Some(std::borrow::Cow::Borrowed(s)),
+            Key::Hex(n) => Some(std::borrow::Cow::Owned(crate::ids::hex(&n.to_be_bytes()))),
             _ => None,
+        }
+    }
+
+    /// The key of the string `s`: [`Key::Hex`] for eight lowercase hex
+    /// digits, else [`Key::Str`]. The only way string keys are made.
+    pub fn string(s: &str) -> Key {
+        match crate::ids::hex_word(s) {
+            Some(n) => Key::Hex(n),
+            None => Key::Str(s.into()),
         }
     }
 
@@ -144,7 +173,7 @@ impl Key {
             Kind::False => Key::Bool(false),
             Kind::Number => Key::number(json::number(raw)),
             Kind::String => match json::decode_string(raw) {
-                Some(JsString::Utf8(s)) => Key::Str(s.into()),
+                Some(JsString::Utf8(s)) => Key::string(&s),
                 Some(JsString::Utf16(u)) => Key::Utf16(u.into()),
                 None => Key::Undefined,
             },
@@ -159,7 +188,7 @@ impl Key {
 impl From<&str> for Key {
     /// A string id, as a session file writes ids.
     fn from(s: &str) -> Key {
-        Key::Str(s.into())
+        Key::string(s)
     }
 }
 
@@ -169,6 +198,7 @@ impl std::fmt::Display for Key {
         match self {
             Key::Undefined => f.write_str("undefined"),
             Key::Str(s) => f.write_str(s),
+            Key::Hex(n) => f.write_str(&crate::ids::hex(&n.to_be_bytes())),
             Key::Utf16(u) => f.write_str(&String::from_utf16_lossy(u)),
             Key::Unique(_) => f.write_str("[object Object]"),
             other => f.write_str(&other.to_json()),
@@ -313,7 +343,7 @@ pub enum Detail {
     None,
     /// A header: `version` as JS's `ToNumber` reads it, `None` when missing or null.
     Header {
-        version: Option<f64>,
+        version: Box<Option<f64>>,
     },
     Message {
         role: Role,
@@ -322,7 +352,10 @@ pub enum Detail {
     },
     Compaction {
         first_kept_entry_id: Key,
-        first_kept_entry_index: Option<f64>,
+        /// Boxed, as `version` is: compactions and headers are few, and
+        /// the 16 bytes of an `Option<f64>` in every entry's `Detail` were
+        /// a fifth of an entry.
+        first_kept_entry_index: Box<Option<f64>>,
         /// `systemMessage` is truthy: the checkpoint comes first in the context.
         has_system_message: bool,
     },
@@ -353,6 +386,11 @@ pub struct Entry {
     pub time: f64,
     pub detail: Detail,
 }
+
+// A session holds one per entry: memory grows with entries, not their
+// text. (On wasm32: a key is 12 bytes, an entry 56.)
+#[cfg(target_pointer_width = "32")]
+const _: () = assert!(std::mem::size_of::<Key>() <= 12 && std::mem::size_of::<Entry>() <= 56);
 
 impl Entry {
     /// An entry with no fields at all.
@@ -418,7 +456,7 @@ impl Entry {
         });
         let detail = match kind {
             EntryType::Session => Detail::Header {
-                version: version.and_then(|v| version_number(text, v)),
+                version: Box::new(version.and_then(|v| version_number(text, v))),
             },
             EntryType::Message => {
                 let (role, content) = message_facts(text, value, message_index);
@@ -426,9 +464,11 @@ impl Entry {
             }
             EntryType::Compaction => Detail::Compaction {
                 first_kept_entry_id: Key::from_json(text, kept_id, unique),
-                first_kept_entry_index: kept_index
-                    .filter(|i| i.kind == Kind::Number)
-                    .map(|i| json::number(i.value.of(text))),
+                first_kept_entry_index: Box::new(
+                    kept_index
+                        .filter(|i| i.kind == Kind::Number)
+                        .map(|i| json::number(i.value.of(text))),
+                ),
                 has_system_message: is_truthy(text, system_message),
             },
             EntryType::ContextEdit => Detail::ContextEdit {
@@ -734,11 +774,50 @@ mod tests {
     }
 
     #[test]
+    fn only_eight_lowercase_hex_digits_are_held_as_a_word() {
+        // (id JSON, held as a word, what JSON.stringify gives back)
+        let cases = [
+            (r#""0000abcd""#, true, r#""0000abcd""#),
+            (r#""\u0030000abcd""#, true, r#""0000abcd""#),
+            (r#""00000000""#, true, r#""00000000""#),
+            (r#""ffffffff""#, true, r#""ffffffff""#),
+            (r#""0000ABCD""#, false, r#""0000ABCD""#),
+            (r#""000abcd""#, false, r#""000abcd""#),
+            (r#""0000abcd0""#, false, r#""0000abcd0""#),
+            (r#""+000abcd""#, false, r#""+000abcd""#),
+            (r#"" 000abcd""#, false, r#"" 000abcd""#),
+            (r#""0000abc\ud800""#, false, r#""0000abc\ud800""#),
+            ("12345678", false, "12345678"),
+        ];
+        let keys: Vec<Key> = cases
+            .iter()
+            .map(|(id, hex, back)| {
+                let key = entry(&format!("{{\"id\":{id}}}")).id;
+                assert_eq!(matches!(key, Key::Hex(_)), *hex, "{id}");
+                assert_eq!(key.to_json(), *back, "{id}");
+                assert!(key.truthy());
+                if let Some(s) = key.as_str() {
+                    // The same key however the string was made.
+                    assert_eq!(Key::from(&*s), key, "{id}");
+                    assert_eq!(key.to_string(), *s);
+                }
+                key
+            })
+            .collect();
+        // Equal exactly when the strings are: only the escaped form repeats.
+        for (a, ka) in keys.iter().enumerate() {
+            for (b, kb) in keys.iter().enumerate() {
+                assert_eq!(ka == kb, a == b || a + b == 1, "{a} {b}");
+            }
+        }
+    }
+
+    #[test]
     fn versions_read_as_js_to_number() {
         let v = |s: &str| {
             let line = format!("{{\"type\":\"session\",\"version\":{s}}}");
             match entry(&line).detail {
-                Detail::Header { version } => version,
+                Detail::Header { version } => *version,
                 _ => unreachable!(),
             }
         };

@@ -15,7 +15,7 @@ use std::ops::Range;
 use crate::context::{self, Leaf, Plan};
 use crate::document::Document;
 use crate::entry::{Detail, Entry, EntryType, Key};
-use crate::ids::{self, IdHash};
+use crate::ids::IdHash;
 use crate::migrate;
 use crate::parse::{self, ReadAt};
 use crate::pieces;
@@ -235,11 +235,7 @@ impl Index {
         match &key {
             Key::Undefined => return Id(UNDEFINED),
             Key::Null => return Id(NULL),
-            Key::Str(s) => {
-                if let Some(n) = ids::hex_word(s) {
-                    return Id(HEX + u64::from(n));
-                }
-            }
+            Key::Hex(n) => return Id(HEX + u64::from(*n)),
             _ => {}
         }
         let next = self.others.len() as u32;
@@ -255,7 +251,7 @@ impl Index {
         match id.0 & !0xffff_ffff {
             UNDEFINED => Key::Undefined,
             NULL => Key::Null,
-            HEX => Key::Str(ids::hex(&(id.0 as u32).to_be_bytes()).into()),
+            HEX => Key::Hex(id.0 as u32),
             _ => self.others[id.0 as u32 as usize].clone(),
         }
     }
@@ -364,9 +360,7 @@ impl Index {
         match key {
             Key::Undefined => Some(Id(UNDEFINED)),
             Key::Null => Some(Id(NULL)),
-            Key::Str(s) if ids::hex_word(s).is_some() => {
-                ids::hex_word(s).map(|n| Id(HEX + u64::from(n)))
-            }
+            Key::Hex(n) => Some(Id(HEX + u64::from(*n))),
             _ => self.interned.get(key).map(|&n| Id(INTERNED + u64::from(n))),
         }
     }
@@ -729,9 +723,9 @@ mod tests {
         for key in [
             Key::Undefined,
             Key::Null,
-            Key::Str("0a1b2c3d".into()),
+            Key::from("0a1b2c3d"),
             Key::Str("0A1B2C3D".into()),
-            Key::Str("ffffffff".into()),
+            Key::from("ffffffff"),
             Key::Str("".into()),
             Key::number(1.0),
             Key::Bool(false),

@@ -12,7 +12,7 @@
 use std::convert::Infallible;
 
 use crate::entry::{Detail, Entry, EntryType, Key, Role};
-use crate::ids::{fresh_word, hex, hex_word, push_hex, Words};
+use crate::ids::{fresh_word, hex, push_hex, Words};
 use crate::json::{self, Kind, Member, Span};
 use crate::parse::{Line, LineContent, LineReader};
 use crate::time::DateParser;
@@ -57,10 +57,10 @@ pub enum Edit {
 impl Edit {
     /// The facts of an entry after this edit, as a parse of the edited text reads them.
     pub fn apply_to(&self, entry: &mut Entry) {
-        let text_key = |s: &String| Key::Str(s.as_str().into());
+        let text_key = |s: &String| Key::string(s);
         match (self, &mut entry.detail) {
             (Edit::SetVersion { .. }, Detail::Header { version }) => {
-                *version = Some(f64::from(CURRENT_VERSION));
+                **version = Some(f64::from(CURRENT_VERSION));
             }
             (Edit::SetId { id, .. }, _) => entry.id = text_key(id),
             (Edit::SetParentId { parent, .. }, _) => {
@@ -79,7 +79,7 @@ impl Edit {
                     first_kept_entry_index,
                     ..
                 },
-            ) => *first_kept_entry_index = None,
+            ) => **first_kept_entry_index = None,
             (Edit::RenameHookMessage { .. }, Detail::Message { role, .. }) => *role = Role::Custom,
             _ => {}
         }
@@ -102,7 +102,7 @@ impl Edit {
 #[inline(never)]
 pub fn declared_version(entries: &[Entry]) -> f64 {
     match entries.iter().find(|e| e.is_header()).map(|e| &e.detail) {
-        Some(Detail::Header { version: Some(v) }) => *v,
+        Some(Detail::Header { version }) => version.unwrap_or(1.0),
         _ => 1.0,
     }
 }
@@ -222,7 +222,7 @@ impl Walk {
         let taken = ids
             .iter()
             .flatten()
-            .filter_map(|k| k.as_str().map(str::to_owned))
+            .filter_map(|k| k.as_str().map(String::from))
             .collect();
         Walk {
             taken,
@@ -265,7 +265,7 @@ impl Walk {
                     entry: i,
                     parent: self.prev.clone(),
                 });
-                Key::Str(id.into())
+                Key::string(&id)
             }
         };
         if let Some(slot) = self.ids.get_mut(i) {
@@ -273,10 +273,13 @@ impl Walk {
         }
         self.prev = Some(id);
         if let Detail::Compaction {
-            first_kept_entry_index: Some(index),
+            first_kept_entry_index,
             ..
-        } = e.detail
+        } = &e.detail
         {
+            let Some(index) = **first_kept_entry_index else {
+                return Ok(());
+            };
             // `entries[index]`: only an integer in range names an element.
             let target = (index.fract() == 0.0 && index >= 0.0 && index < self.ids.len() as f64)
                 .then_some(index as usize);
@@ -393,7 +396,7 @@ fn one_pass<'a, E>(
             }
             // Below 3 here, or NaN: then neither step, as in `plan`.
             (to_v2, to_v3) = (version < 2.0, !version.is_nan());
-            if let Some(id) = entry.id.as_str().and_then(hex_word) {
+            if let Key::Hex(id) = entry.id {
                 taken.insert(id);
             }
             kept.push(Kept::Header);
@@ -409,11 +412,11 @@ fn one_pass<'a, E>(
             };
             kept.push(Kept::Id(id));
             let parent = prev.replace(id);
-            let kept_index = match entry.detail {
+            let kept_index = match &entry.detail {
                 Detail::Compaction {
                     first_kept_entry_index,
                     ..
-                } => first_kept_entry_index,
+                } => **first_kept_entry_index,
                 _ => None,
             };
             if kept_index.is_none()
@@ -490,7 +493,7 @@ fn one_pass<'a, E>(
 
 /// The string key of the id `id` (its eight hex digits).
 fn hex_key(id: u32) -> Key {
-    Key::Str(hex(&id.to_be_bytes()).into())
+    Key::Hex(id)
 }
 
 /// `id` if it is a string (one with a lone surrogate too: the v1 step keeps

@@ -289,7 +289,7 @@ fn entries_of(text: &str, sections: &Member) -> Vec<(Key, Member)> {
         Kind::Array => json::elements(text, sections.value)
             .into_iter()
             .enumerate()
-            .map(|(k, m)| (Key::Str(k.to_string().into()), m))
+            .map(|(k, m)| (Key::string(&k.to_string()), m))
             .collect(),
         // A string's characters would be entries too; no session writes one.
         _ => Vec::new(),
@@ -299,9 +299,9 @@ fn entries_of(text: &str, sections: &Member) -> Vec<(Key, Member)> {
 /// A JSON string as a [`Key`].
 fn string_key(raw: &str) -> Key {
     match json::decode_string(raw) {
-        Some(json::JsString::Utf8(s)) => Key::Str(s.into()),
+        Some(json::JsString::Utf8(s)) => Key::string(&s),
         Some(json::JsString::Utf16(u)) => Key::Utf16(u.into()),
-        None => Key::Str(raw.into()),
+        None => Key::string(raw),
     }
 }
 

@@ -385,7 +385,12 @@ mod tests {
 
     fn ids(doc: &Document, list: &[usize]) -> Vec<String> {
         list.iter()
-            .map(|&i| doc.entries[i].id.as_str().unwrap_or("?").to_owned())
+            .map(|&i| {
+                doc.entries[i]
+                    .id
+                    .as_str()
+                    .map_or("?".to_owned(), String::from)
+            })
             .collect()
     }
 

@@ -343,7 +343,7 @@ impl Report<'_> {
 
     fn push(&mut self, problem: Problem, i: usize, message: String) {
         let entry_id = match &self.entries[i].id {
-            Key::Str(s) => Some(s.to_string()),
+            Key::Str(_) | Key::Hex(_) => Some(self.entries[i].id.to_string()),
             _ => None,
         };
         self.out.push(Diagnostic {
@@ -402,7 +402,11 @@ fn check_headers(r: &mut Report) {
                     ),
                 );
             }
-            if let Detail::Header { version: Some(v) } = entries[h].detail {
+            let version = match &entries[h].detail {
+                Detail::Header { version } => **version,
+                _ => None,
+            };
+            if let Some(v) = version {
                 if !(v == 1.0 || v == 2.0 || v == 3.0) {
                     r.push(
                         Problem::UnknownVersion,
@@ -610,7 +614,7 @@ fn check_references(
             has_system_message,
         } => {
             if version < 2.0 {
-                check_kept_index(r, i, *first_kept_entry_index);
+                check_kept_index(r, i, **first_kept_entry_index);
             } else if first_kept_entry_id.is_string() {
                 check_kept_id(r, i, first_kept_entry_id, by_id, ancestry);
                 if !has_system_message {
@@ -632,7 +636,7 @@ fn check_references(
             );
         }
         Detail::BranchSummary { from_id, .. } => {
-            let root = from_id.as_str() == Some("root");
+            let root = from_id.as_str().as_deref() == Some("root");
             if from_id.is_string() && !root && !by_id.contains_key(from_id) {
                 r.push(
                     Problem::MissingBranchSource,
@@ -814,12 +818,12 @@ fn check_edit(
 
 fn show(k: &Key) -> String {
     match k {
-        Key::Str(s) => format!("\"{s}\""),
+        Key::Str(_) | Key::Hex(_) => format!("\"{k}\""),
         Key::Undefined => "undefined".into(),
         Key::Null => "null".into(),
         Key::Bool(b) => b.to_string(),
         // As JS writes it; Rust's own float formatter is not in the wasm.
-        Key::Number(bits) => crate::json::number_text(f64::from_bits(*bits)),
+        Key::Number(_) => crate::json::number_text(k.as_number().unwrap_or(f64::NAN)),
         Key::Utf16(_) => "(a string with a lone surrogate)".into(),
         Key::Unique(_) => "(an object)".into(),
     }

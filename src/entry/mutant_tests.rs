@@ -76,7 +76,9 @@ fn versions_in_arrays_read_as_their_string() {
     // A missing version is no version (pi reads it as 1 later).
     assert_eq!(
         entry(r#"{"type":"session"}"#).detail,
-        Detail::Header { version: None }
+        Detail::Header {
+            version: Box::new(None)
+        }
     );
 }
 
@@ -215,7 +217,7 @@ fn truthiness_and_json_of_keys_as_js() {
     ] {
         assert_eq!(k.to_string(), s, "{k:?}");
     }
-    assert_eq!(Key::from("s").as_str(), Some("s"));
+    assert_eq!(Key::from("s").as_str().as_deref(), Some("s"));
     assert_eq!(Key::Null.as_str(), None);
 }
 
@@ -228,7 +230,7 @@ fn checkpoints_summaries_and_labels_read_their_fields() {
         e.detail,
         Detail::Compaction {
             first_kept_entry_id: Key::from("k"),
-            first_kept_entry_index: Some(4.0),
+            first_kept_entry_index: Box::new(Some(4.0)),
             has_system_message: false,
         }
     );
@@ -237,7 +239,7 @@ fn checkpoints_summaries_and_labels_read_their_fields() {
         e.detail,
         Detail::Compaction {
             first_kept_entry_id: Key::Undefined,
-            first_kept_entry_index: None,
+            first_kept_entry_index: Box::new(None),
             has_system_message: false,
         }
     );

@@ -63,15 +63,15 @@ fn the_context_read_by_range_is_the_documents() {
     let idx = read_index(text.as_bytes(), 16);
     assert!(idx.is_current());
     let keys = [
-        Key::Str("a1b2c3d4".into()),
+        Key::from("a1b2c3d4"),
         Key::Str("b".into()),
         Key::number(7.0),
         Key::Str("d".into()),
         Key::Str("e".into()),
         Key::Str("f".into()),
-        Key::Str("0000000a".into()),
+        Key::from("0000000a"),
         Key::Str("nowhere".into()),
-        Key::Str("0000000b".into()),
+        Key::from("0000000b"),
         Key::Null,
         Key::Undefined,
     ];
@@ -106,7 +106,7 @@ fn the_context_read_by_range_is_the_documents() {
     assert_eq!(
         ids(&whole.entries, &want.path),
         [
-            Key::Str("a1b2c3d4".into()),
+            Key::from("a1b2c3d4"),
             Key::Str("b".into()),
             Key::number(7.0),
             Key::Str("f".into())
@@ -207,12 +207,12 @@ fn the_memory_is_its_vectors() {
 #[test]
 fn packed_ids_keep_their_kind_and_number_apart() {
     let mut idx = read_index(b"", 1);
-    let hex = idx.id_of(Key::Str("00000001".into()));
+    let hex = idx.id_of(Key::from("00000001"));
     let interned = idx.id_of(Key::Str("x".into()));
     // The first interned id is number 0, pi's id 00000001 is 1: their kinds
     // keep them apart, and each is found by its key.
     assert_ne!(hex, interned);
-    assert_eq!(idx.find(&Key::Str("00000001".into())), Some(hex));
+    assert_eq!(idx.find(&Key::from("00000001")), Some(hex));
     assert_eq!(idx.find(&Key::Str("x".into())), Some(interned));
     assert_eq!(idx.find(&Key::Str("y".into())), None);
     assert_eq!(idx.find(&Key::Null), Some(idx.id_of(Key::Null)));
@@ -221,7 +221,7 @@ fn packed_ids_keep_their_kind_and_number_apart() {
     for (key, truthy) in [
         (Key::Undefined, false),
         (Key::Null, false),
-        (Key::Str("0000ffff".into()), true),
+        (Key::from("0000ffff"), true),
         (Key::Str("".into()), false),
         (Key::Str("x".into()), true),
         (Key::number(0.0), false),

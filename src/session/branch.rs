@@ -78,7 +78,7 @@ impl Session {
         let on_path = crate::entry::index_by_id(path.iter().map(|&i| (i, &self.entries[i])));
         let mut taken: crate::ids::Taken = path
             .iter()
-            .filter_map(|&i| self.entries[i].id.as_str().map(str::to_owned))
+            .filter_map(|&i| self.entries[i].id.as_str().map(String::from))
             .collect();
         // pi: `last?.id || null`: any truthy id (a string with a lone
         // surrogate too, which `as_str` does not give), as JSON text; an empty

@@ -2,7 +2,6 @@
 
 use crate::json::Put;
 use std::borrow::Cow;
-use std::collections::hash_map::Entry::{Occupied, Vacant};
 use std::collections::HashMap;
 
 use crate::document::Document;
@@ -81,8 +80,24 @@ pub fn header_line(id: &str, timestamp: &str, cwd: Json<'_>, parent_session: Jso
     line
 }
 
-/// The end of a chain of children (see [`Session::next_child`]).
-const NO_CHILD: usize = usize::MAX;
+/// The end of a chain of children (see [`Session::next_child`]), or no entry.
+/// (Entry numbers are `u32`: a session of 4 billion entries would need
+/// hundreds of GB for its entries alone.)
+const NO_CHILD: u32 = u32::MAX;
+
+/// The entries that share a parentId.
+#[derive(Clone, Copy)]
+struct Group {
+    /// The first and the last entry with that parentId (the others are
+    /// chained by [`Session::next_child`], in file order).
+    first: u32,
+    last: u32,
+    /// The entry that has that id now (the last one; [`NO_CHILD`]: none). An
+    /// entry with an id that children name re-points all of them by one
+    /// write: resolving each child again made a file whose entries repeat
+    /// one id quadratic.
+    target: u32,
+}
 
 /// An open session, indexed once, appended to in place.
 ///
@@ -94,25 +109,21 @@ pub struct Session {
     text: String,
     entries: Vec<Entry>,
     spans: Vec<Span>,
-    /// id → the last entry with it (headers are not in it). The id maps
-    /// hash with [`IdHash`]: SipHash was over a tenth of opening a large file.
-    by_id: HashMap<Key, usize, IdHash>,
-    /// `parent_slot[i]`: the slot of entry `i`'s parentId ([`NO_CHILD`]:
-    /// a header), whose entry ([`Session::slots`]) is where a walk goes
-    /// from `i`, so walks need no lookups.
-    parent_slot: Vec<usize>,
-    /// Per parentId, the entry that has that id now (the last one;
-    /// [`NO_CHILD`]: none). An entry with an id that children name
-    /// re-points all of them by one write: resolving each child again
-    /// made a file whose entries repeat one id quadratic.
-    slots: Vec<usize>,
-    /// parentId → the first and the last entry with that parentId (the
-    /// others are chained by [`Session::next_child`], in file order), and
-    /// its slot. (A vector per parent was an allocation for nearly every
-    /// append.)
-    children: HashMap<Key, (usize, usize, usize), IdHash>,
+    /// id → the last entry with it (headers are not in it), the id read
+    /// from the entry (see [`table`]). The id tables hash with [`IdHash`]:
+    /// SipHash was over a tenth of opening a large file.
+    by_id: Table,
+    /// `parent_group[i]`: the [`Group`] of entry `i`'s parentId
+    /// ([`NO_CHILD`]: a header), whose `target` is where a walk goes from
+    /// `i`, so walks need no lookups.
+    parent_group: Vec<u32>,
+    /// One per distinct parentId, in the order first met.
+    groups: Vec<Group>,
+    /// parentId → its group, the parentId read from the group's first entry.
+    /// (A vector per parent was an allocation for nearly every append.)
+    children: Table,
     /// `next_child[i]`: the next entry with entry `i`'s parentId ([`NO_CHILD`]: none).
-    next_child: Vec<usize>,
+    next_child: Vec<u32>,
     /// targetId → (order of first setting, label entry), as pi's label `Map` keeps them.
     labels: HashMap<Key, (u64, usize), IdHash>,
     label_seq: u64,
@@ -254,10 +265,10 @@ impl Session {
             text,
             entries: Vec::new(),
             spans: Vec::new(),
-            by_id: HashMap::default(),
-            parent_slot: Vec::new(),
-            slots: Vec::new(),
-            children: HashMap::default(),
+            by_id: Table::new(),
+            parent_group: Vec::new(),
+            groups: Vec::new(),
+            children: Table::new(),
             next_child: Vec::new(),
             labels: HashMap::default(),
             label_seq: 0,
@@ -280,34 +291,49 @@ impl Session {
     /// Indexes entry `entry` found at `span` of the text.
     fn add(&mut self, entry: Entry, span: Span) {
         let i = self.entries.len();
-        self.parent_slot.push(NO_CHILD);
+        let n = i as u32;
+        self.parent_group.push(NO_CHILD);
         self.next_child.push(NO_CHILD);
+        self.entries.push(entry);
+        self.spans.push(span);
+        let entry = &self.entries[i];
         if !entry.is_header() {
-            self.by_id.insert(entry.id.clone(), i);
-            // (One lookup: the key's copy is needed anyway for a new
-            // parent, which most appends are.)
-            self.parent_slot[i] = match self.children.entry(entry.parent_id.clone()) {
-                Occupied(mut kids) => {
-                    let (_, last, slot) = kids.get_mut();
-                    self.next_child[*last] = i;
-                    *last = i;
-                    *slot
+            let entries = &self.entries;
+            let id_of = |k: u32| &entries[k as usize].id;
+            self.by_id.insert(n, &id_of);
+            let groups = &mut self.groups;
+            let parent_of = |g: u32| &entries[groups[g as usize].first as usize].parent_id;
+            self.parent_group[i] = match self.children.get(&entry.parent_id, &parent_of) {
+                Some(g) => {
+                    let group = &mut groups[g as usize];
+                    self.next_child[group.last as usize] = n;
+                    group.last = n;
+                    g
                 }
-                Vacant(vacant) => {
+                None => {
                     let target = if entry.parent_id.truthy() {
-                        self.by_id.get(&entry.parent_id).copied()
+                        self.by_id.get(&entry.parent_id, &id_of)
                     } else {
                         None
                     };
-                    self.slots.push(target.unwrap_or(NO_CHILD));
-                    vacant.insert((i, i, self.slots.len() - 1));
-                    self.slots.len() - 1
+                    let g = groups.len() as u32;
+                    groups.push(Group {
+                        first: n,
+                        last: n,
+                        target: target.unwrap_or(NO_CHILD),
+                    });
+                    let groups = &self.groups;
+                    let parent_of = |g: u32| &entries[groups[g as usize].first as usize].parent_id;
+                    self.children.insert(g, &parent_of);
+                    g
                 }
             };
             // Entries that name this id as parent now find this entry.
             if entry.id.truthy() {
-                if let Some(&(_, _, slot)) = self.children.get(&entry.id) {
-                    self.slots[slot] = i;
+                let groups = &self.groups;
+                let parent_of = |g: u32| &entries[groups[g as usize].first as usize].parent_id;
+                if let Some(g) = self.children.get(&entry.id, &parent_of) {
+                    self.groups[g as usize].target = n;
                 }
             }
             self.leaf = Some(i);
@@ -336,8 +362,6 @@ impl Session {
                 self.has_conversation = true;
             }
         }
-        self.entries.push(entry);
-        self.spans.push(span);
     }
 
     /// Appends one line of JSON to the text and indexes it if it parses.
@@ -475,7 +499,7 @@ impl Session {
     /// A fresh entry id, unlike every id in the session.
     fn new_id(&self) -> Result<String, SessionError> {
         Ok(random_id_where(&|id| {
-            self.by_id.contains_key(&Key::Str(id.into()))
+            self.find(&Key::string(id)).is_some()
         })?)
     }
 
@@ -740,7 +764,7 @@ impl Session {
         now: &str,
         dates: &dyn DateParser,
     ) -> Result<String, SessionError> {
-        let Some(&target) = self.by_id.get(target_id) else {
+        let Some(target) = self.find(target_id) else {
             return Err(SessionError::NotFound(target_id.to_string()));
         };
         let target = self.id_json(target);
@@ -755,8 +779,8 @@ impl Session {
 
     /// Moves the leaf to `id`: the next entry starts a branch there.
     pub fn branch(&mut self, id: &Key) -> Result<(), SessionError> {
-        match self.by_id.get(id) {
-            Some(&i) => {
+        match self.find(id) {
+            Some(i) => {
                 self.leaf = Some(i);
                 Ok(())
             }
@@ -1050,30 +1074,36 @@ impl Session {
     }
 
     pub fn find(&self, id: &Key) -> Option<usize> {
-        self.by_id.get(id).copied()
+        let entries = &self.entries;
+        self.by_id
+            .get(id, &|k| &entries[k as usize].id)
+            .map(|k| k as usize)
     }
 
     /// The entry a walk goes to from entry `i`: the last entry with its
     /// parentId, if any.
     fn parent(&self, i: usize) -> Option<usize> {
-        let slot = *self.parent_slot.get(i)?;
-        let target = *self.slots.get(slot)?;
-        (target != NO_CHILD).then_some(target)
+        let group = *self.parent_group.get(i)?;
+        let target = self.groups.get(group as usize)?.target;
+        (target != NO_CHILD).then_some(target as usize)
     }
 
     /// The entries whose parent is `id`, in file order (for repeated ids, the
     /// last entry with each id, as pi's map holds them).
     pub fn children_of(&self, id: &Key) -> Vec<usize> {
         let mut out = Vec::new();
+        let (entries, groups) = (&self.entries, &self.groups);
+        let parent_of = |g: u32| &entries[groups[g as usize].first as usize].parent_id;
         let mut k = self
             .children
-            .get(id)
-            .map_or(NO_CHILD, |&(first, _, _)| first);
+            .get(id, &parent_of)
+            .map_or(NO_CHILD, |g| groups[g as usize].first);
         while k != NO_CHILD {
-            if self.by_id.get(&self.entries[k].id) == Some(&k) {
-                out.push(k);
+            let i = k as usize;
+            if self.find(&entries[i].id) == Some(i) {
+                out.push(i);
             }
-            k = self.next_child[k];
+            k = self.next_child[i];
         }
         out
     }
@@ -1169,5 +1199,8 @@ mod branch;
 #[cfg(test)]
 mod mutant_tests;
 mod source;
+mod table;
 #[cfg(test)]
 mod tests;
+
+use table::Table;

@@ -6,7 +6,7 @@ use crate::time::IsoOnly;
 pub(super) const NOW: &str = "2025-01-01T00:00:00.000Z";
 
 pub(super) fn k(id: &str) -> Key {
-    Key::Str(id.into())
+    Key::from(id)
 }
 
 pub(super) fn user(s: &mut Session, text: &str) -> String {

@@ -44,7 +44,7 @@ pub(super) fn key_of(v: &JsValue, unique: &mut u32) -> Key {
         Key::number(n)
     } else if let Some(s) = v.dyn_ref::<JsString>() {
         if well_formed(s) {
-            Key::Str(String::from(s).into())
+            Key::string(&String::from(s))
         } else {
             Key::Utf16(s.iter().collect::<Vec<u16>>().into())
         }
@@ -60,7 +60,7 @@ pub(super) fn key_of(v: &JsValue, unique: &mut u32) -> Key {
 pub(super) fn key_value(key: &Key) -> JsValue {
     match key {
         Key::Utf16(units) => JsString::from_char_code(units).into(),
-        other => JsValue::from_str(other.as_str().unwrap_or_default()),
+        other => JsValue::from_str(&other.as_str().unwrap_or_default()),
     }
 }
 
@@ -99,7 +99,7 @@ fn entry_of(v: &JsValue, unique: &mut u32) -> Entry {
         .map_or(EntryType::Other, |t| EntryType::from_name(&t));
     let detail = match kind {
         EntryType::Session => Detail::Header {
-            version: version_of(&get(v, "version")),
+            version: Box::new(version_of(&get(v, "version"))),
         },
         EntryType::Message => {
             let message = get(v, "message");
@@ -119,7 +119,7 @@ fn entry_of(v: &JsValue, unique: &mut u32) -> Entry {
         }
         EntryType::Compaction => Detail::Compaction {
             first_kept_entry_id: key_of(&get(v, "firstKeptEntryId"), unique),
-            first_kept_entry_index: get(v, "firstKeptEntryIndex").as_f64(),
+            first_kept_entry_index: Box::new(get(v, "firstKeptEntryIndex").as_f64()),
             has_system_message: get(v, "systemMessage").is_truthy(),
         },
         EntryType::ContextEdit => Detail::ContextEdit {
