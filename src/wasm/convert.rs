@@ -69,6 +69,14 @@ pub(super) fn id_of(v: &JsValue) -> Option<Key> {
     v.is_string().then(|| key_of(v, &mut 0))
 }
 
+/// The id a lookup (`getEntry`, `getChildren`, `getLabel`, `getBranch`) asks
+/// for: any primitive, as pi's maps and `===` compare it with the ids a file
+/// holds (`getChildren(null)` gives the roots, `getEntry(5)` an entry whose id
+/// is the number 5). `None` for an object, which equals no id read from text.
+pub(super) fn lookup_of(v: &JsValue) -> Option<Key> {
+    (!v.is_object() && !v.is_function()).then(|| key_of(v, &mut 0))
+}
+
 /// An id argument as a [`Key`] (a string with a lone surrogate stays exact);
 /// anything but a string is `api`'s TypeError about `what`.
 #[inline(never)]

@@ -8,7 +8,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::context::{context_from_objects, message_indices, projection_from_objects};
-use super::convert::{entries_jsonl, get, id_arg, id_of, parse_json, stringify, stringify_in};
+use super::convert::{entries_jsonl, get, id_arg, lookup_of, parse_json, stringify, stringify_in};
 use super::error::Api;
 use super::host::{new_session_id, now_iso, JsDates, JsSort};
 use super::inspect::inspect_session;
@@ -215,7 +215,7 @@ impl JsSession {
 
     #[wasm_bindgen(js_name = getEntry)]
     pub fn get_entry(&self, id: JsValue) -> Result<JsValue, JsValue> {
-        match id_of(&id).and_then(|id| self.inner.find(&id)) {
+        match lookup_of(&id).and_then(|id| self.inner.find(&id)) {
             Some(i) => self.entry(i),
             None => Ok(JsValue::UNDEFINED),
         }
@@ -232,7 +232,7 @@ impl JsSession {
     /// The entries whose parent is `id`.
     #[wasm_bindgen(js_name = getChildren)]
     pub fn get_children(&self, id: JsValue) -> Result<JsValue, JsValue> {
-        match id_of(&id) {
+        match lookup_of(&id) {
             Some(id) => self.entries(self.inner.children_of(&id)),
             None => Ok(Array::new().into()),
         }
@@ -240,7 +240,7 @@ impl JsSession {
 
     #[wasm_bindgen(js_name = getLabel)]
     pub fn get_label(&self, id: JsValue) -> Result<JsValue, JsValue> {
-        match id_of(&id).and_then(|id| self.inner.label_of(&id)) {
+        match lookup_of(&id).and_then(|id| self.inner.label_of(&id)) {
             Some(l) => self.field(l, "label"),
             None => Ok(JsValue::UNDEFINED),
         }
@@ -252,7 +252,7 @@ impl JsSession {
         let start = if from_id.is_undefined() || from_id.is_null() {
             self.inner.leaf_entry()
         } else {
-            id_of(&from_id).and_then(|id| self.inner.branch_start(&id))
+            lookup_of(&from_id).and_then(|id| self.inner.branch_start(&id))
         };
         self.entries(self.inner.branch_path(start))
     }
