@@ -936,8 +936,9 @@ enum Bounds {
 
 impl Bounds {
     fn holds(self, day: Option<i64>) -> bool {
+        // Only asked of a range with a bound (`Range::is_all` skips it): a
+        // record without a date is in no such range.
         match (self, day) {
-            (Bounds::Days(None, None), _) => true,
             (Bounds::Days(since, until), Some(day)) => {
                 since.is_none_or(|s| day >= s) && until.is_none_or(|u| day <= u)
             }
@@ -1642,6 +1643,46 @@ mod tests {
         assert_eq!(
             total(&sources, &counted, &FixedOffset(0.0), &bad).records,
             0
+        );
+        // A bound is a date alone: a whole timestamp is no such date.
+        let instant = Range {
+            since: Some("2026-01-01T00:00:00.000Z".into()),
+            until: None,
+        };
+        assert_eq!(
+            total(&sources, &counted, &FixedOffset(0.0), &instant).records,
+            0
+        );
+        assert_eq!(rows(By::Day, Some("2026-01-01T00:00:00.000Z")), []);
+    }
+
+    #[test]
+    fn a_record_without_a_date_counts_when_no_range_is_asked() {
+        let records = [paid("a", f64::NAN, 1.0), paid("b", 0.0, 2.0)];
+        let sources = [Source {
+            path: "/a",
+            header: None,
+            records: &records,
+        }];
+        let counted = dedup(&sources);
+        let all = Range::default();
+        assert_eq!(total(&sources, &counted, &FixedOffset(0.0), &all).cost, 3.0);
+        let keys: Vec<(String, f64)> =
+            buckets(&sources, &counted, By::Day, &FixedOffset(0.0), &all)
+                .into_iter()
+                .map(|b| (b.key, b.totals.cost))
+                .collect();
+        // its own row, beside the dated one
+        assert!(keys.contains(&(NO_DATE.to_owned(), 1.0)), "{keys:?}");
+        assert!(keys.contains(&("1970-01-01".to_owned(), 2.0)), "{keys:?}");
+        // with a bound, it is in no range
+        let since = Range {
+            since: Some("1970-01-01".into()),
+            until: None,
+        };
+        assert_eq!(
+            total(&sources, &counted, &FixedOffset(0.0), &since).cost,
+            2.0
         );
     }
 

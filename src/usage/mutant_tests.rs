@@ -250,6 +250,21 @@ fn files_that_name_each_other_are_one_lineage() {
 }
 
 #[test]
+fn a_fork_of_a_file_in_a_loop_stays_below_the_loop() {
+    // a and b name each other; x forks a and holds a's entry again. The
+    // loop is the lineage's top, so its least path counts the shared entry,
+    // though x's path sorts first.
+    let a = file(Some("/s/b.jsonl"), &[paid("e", None, 1)]);
+    let b = file(Some("/s/a.jsonl"), &[paid("e", None, 1)]);
+    let x = file(
+        Some("/s/a.jsonl"),
+        &[paid("e", None, 1), paid("w", Some("e"), 8)],
+    );
+    let list = [("/s/0x.jsonl", x), ("/s/a.jsonl", a), ("/s/b.jsonl", b)];
+    assert_eq!(counted(&list), [8.0, 1.0, 0.0]);
+}
+
+#[test]
 fn a_long_chain_of_forks_counts_each_entry_once() {
     // File i forks file i - 1 and repeats its entries, adding one of $1:
     // listed newest first, each counts its own entry only.
