@@ -84,3 +84,27 @@ test("Deno without --allow-run: migrate --in-place and -o still migrate", () => 
     d.cleanup();
   }
 });
+
+// Deno without --allow-env throws on reading process.env: the command read
+// SESSION_TREE_PIECE_SIZE and failed, then its error handler threw reading
+// SESSION_TREE_DEBUG (an uncaught stack trace, exit 1: "problems found")
+test("Deno with only --allow-read: the reading commands read (a variable it may not read is unset)", () => {
+  const d = folder();
+  try {
+    const path = d.path("s.jsonl");
+    writeFileSync(path, v1(2));
+    const deno = [bin("deno"), "run", "--allow-read", "--no-lock", BIN];
+    let r = spawnSync(deno[0], [...deno.slice(1), "info", "--json", path], { encoding: "utf8" });
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(JSON.parse(r.stdout)[0].info.messageCount, 2);
+    r = spawnSync(deno[0], [...deno.slice(1), "context", "--json", path], { encoding: "utf8" });
+    assert.equal(r.status, 0, r.stderr);
+    // writing is refused by Deno: one line, exit 2, the file as it was
+    r = spawnSync(deno[0], [...deno.slice(1), "migrate", "--in-place", path], { encoding: "utf8" });
+    assert.equal(r.status, 2, r.stderr);
+    assert.match(r.stderr, /^session-tree migrate: .*--allow-write.*\n$/);
+    assert.equal(readFileSync(path, "utf8"), v1(2));
+  } finally {
+    d.cleanup();
+  }
+});
