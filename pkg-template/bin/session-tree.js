@@ -21,11 +21,29 @@ for (const [stream, name] of [
   });
 }
 
+// Deno without --allow-env throws on reading a variable: one it may not read
+// counts as unset (the command reads a few optional ones: NO_COLOR, HOME, …),
+// and the error handler that asks for SESSION_TREE_DEBUG must not throw itself
+// (the target is an empty object: a Proxy's checks of its target would ask Deno's
+// process.env again, and throw)
+const env = new Proxy(
+  {},
+  {
+    get(_, name) {
+      try {
+        return process.env[name];
+      } catch {
+        return undefined;
+      }
+    },
+  },
+);
+
 process.exitCode = await main(process.argv.slice(2), {
   stdout: process.stdout,
   stderr: process.stderr,
   stdin: process.stdin,
-  env: process.env,
+  env,
   isTTY: Boolean(process.stdout.isTTY),
   cwd: process.cwd(),
 });

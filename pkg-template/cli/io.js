@@ -390,31 +390,58 @@ export async function writeAtomic(io, path, data, { backup = false, mode } = {})
  * handler run, so the default action kills the process mid-write: the paths
  * are handed to a small process of its own (`remove-at-exit.js`, detached,
  * so the terminal's Ctrl-C does not reach it), which removes those still
- * there once this process has ended, however it ended. If that process
- * cannot be started the guard does nothing (the files are still removed
- * on every error the command sees).
+ * there once this process has ended, however it ended. `watch` and `keep`
+ * resolve once that process has answered the line: only then is it surely
+ * its (Bun calls a pipe write's callback before the bytes are in the pipe,
+ * and a migration that follows at once holds the event loop, so the line
+ * would go with the process). If that process cannot be started (Deno
+ * without `--allow-run`) or has ended, the guard does nothing (the files
+ * are still removed on every error the command sees).
  */
 export function leftoverGuard() {
+  const none = { watch: async () => {}, keep: async () => {}, close() {} };
   let child;
+  // the lines sent and not yet answered, oldest first
+  const waiting = [];
+  let gone = false;
+  const end = () => {
+    gone = true;
+    for (const done of waiting.splice(0)) done();
+  };
   try {
     child = spawn(process.execPath, [fileURLToPath(new URL("./remove-at-exit.js", import.meta.url))], {
       detached: true,
-      stdio: ["pipe", "ignore", "ignore"],
+      stdio: ["pipe", "pipe", "ignore"],
       windowsHide: true,
     });
+    child.on("error", end);
+    child.on("exit", end);
+    child.stdin.on("error", end);
+    child.stdout.on("error", end);
+    child.stdout.on("end", end);
+    // one newline per line received
+    child.stdout.on("data", (bytes) => {
+      for (const byte of bytes) if (byte === 10) waiting.shift()?.();
+      if (waiting.length === 0) child.stdout.unref?.();
+    });
+    // the command's end never waits for it
+    child.unref();
+    child.stdin.unref?.();
+    child.stdout.unref?.();
   } catch {
-    return { watch: async () => {}, keep: async () => {}, close() {} };
+    // Deno without --allow-run throws here, or in unref() (its child has no process then)
+    try {
+      child?.kill();
+    } catch {}
+    return none;
   }
-  child.on("error", () => {});
-  child.stdin.on("error", () => {});
-  // the command's end never waits for it
-  child.unref();
-  child.stdin.unref?.();
-  // resolves once the line is in the pipe: the guard has it even if this process dies next
   const send = (what, path) =>
     new Promise((done) => {
-      if (!child.stdin.writable) return done();
-      child.stdin.write(`${JSON.stringify([what, path])}\n`, () => done());
+      if (gone || !child.stdin.writable) return done();
+      waiting.push(done);
+      // held while an answer is awaited: with nothing else to do, Node would end the command here
+      child.stdout.ref?.();
+      child.stdin.write(`${JSON.stringify([what, path])}\n`);
     });
   return {
     watch: (path) => send("watch", path),

@@ -31,13 +31,13 @@ const SAME_START_MS = 250;
 let exitHook = false;
 
 class SessionLockedError extends Error {
-  constructor(file, holder, lock = `${file}.lock`) {
+  constructor(file, holder, lock = `${file}.lock`, unchecked = undefined) {
     const who =
       holder && typeof holder.pid === "number"
         ? `process ${holder.pid}${holder.hostname && holder.hostname !== os.hostname() ? ` on ${holder.hostname}` : ""}`
         : "another process";
     super(
-      `session file is being written by ${who}: ${file} (lock file ${lock}; open it read-only with { readOnly: true }, or pass { lockTimeout } to wait)`,
+      `session file is being written by ${who}: ${file} (lock file ${lock}; open it read-only with { readOnly: true }, or pass { lockTimeout } to wait)${unchecked ? `; whether it still runs could not be checked: ${unchecked}` : ""}`,
     );
     this.name = "SessionLockedError";
     this.code = "ESESSIONLOCKED";
@@ -93,14 +93,26 @@ function readHolder(file) {
   }
 }
 
-/** Whether process `pid` exists on this machine (EPERM: it exists, owned by someone else). */
+/**
+ * Why this process could not tell whether another one runs (Deno without
+ * `--allow-run` refuses `process.kill(pid, 0)`), for the error that follows.
+ */
+let cannotCheck;
+
+/**
+ * Whether process `pid` exists on this machine. Only ESRCH says it does not
+ * (EPERM: it exists, owned by someone else); any other refusal leaves it
+ * alive, so a lock whose holder cannot be checked is never taken over.
+ */
 function processAlive(pid) {
   if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
     return true;
   } catch (error) {
-    return error?.code === "EPERM";
+    if (error?.code === "ESRCH") return false;
+    if (error?.code !== "EPERM") cannotCheck = String(error?.message ?? error);
+    return true;
   }
 }
 
@@ -213,6 +225,7 @@ function acquire(at, timeoutMs = 0) {
   const deadline = Date.now() + Math.max(0, Number(timeoutMs) || 0);
   let pause = 10;
   for (;;) {
+    cannotCheck = undefined;
     if (tryAcquire(file)) return file;
     const holder = readHolder(file);
     if (holder === undefined) continue;
@@ -220,7 +233,7 @@ function acquire(at, timeoutMs = 0) {
       takeOver(file, holder ?? {});
       continue;
     }
-    if (Date.now() >= deadline) throw new SessionLockedError(at, holder, lockPath(file));
+    if (Date.now() >= deadline) throw new SessionLockedError(at, holder, lockPath(file), cannotCheck);
     sleep(Math.min(pause, Math.max(1, deadline - Date.now())));
     pause = Math.min(pause * 2, 200);
   }

@@ -4,7 +4,9 @@
 //     messages (sizes drawn from SEED) until it is killed, printing "ready",
 //     then the sequence number of each append once it has returned;
 //   child.mjs hold FILE MS  opens FILE for writing, prints "ready", holds it
-//     MS milliseconds (forever if 0), then closes it and exits.
+//     MS milliseconds (forever if 0), then closes it and exits;
+//   child.mjs try FILE  opens FILE for writing and appends a message, printing
+//     "appended", or the error's name and message.
 import { writeSync } from "node:fs";
 import { SessionManager } from "session-tree/node";
 import { Rng } from "../shared/rng.mjs";
@@ -32,6 +34,15 @@ if (mode === "append") {
       process.exit(0);
     }, ms);
   else setInterval(() => {}, 1 << 30);
+} else if (mode === "try") {
+  try {
+    const manager = SessionManager.open(file);
+    manager.appendMessage({ role: "user", content: "from a second writer", timestamp: 2 });
+    manager.close();
+    say("appended");
+  } catch (error) {
+    say(`${error?.name}: ${error?.message}`);
+  }
 } else {
   console.error(`unknown mode ${mode}`);
   process.exit(2);
