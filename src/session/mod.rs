@@ -245,9 +245,12 @@ impl Session {
         session.partial = parse::LineRuns::holding(partial);
         // The host has the file already: every new line is its to store at once.
         session.flushed = true;
+        session.reserve_entries(doc.entries.len());
+        session.reserve_tables(doc.entries.len());
         for (entry, span) in doc.entries.into_iter().zip(doc.spans) {
             session.add(entry, span);
         }
+        session.trim_entries();
         session.unique = 1 << 30;
         Ok(session)
     }
@@ -288,9 +291,50 @@ impl Session {
         }
     }
 
+    /// Room for `n` entries in all in every vector that holds one slot an
+    /// entry (and a group: there are at most as many), made once: grown by doubling, a vector is up to twice its entries,
+    /// and wasm memory keeps the high-water mark of the old buffers freed
+    /// on the way (5,000,000 entries sat in vectors of 8,388,608).
+    fn reserve_entries(&mut self, n: usize) {
+        let more = n.saturating_sub(self.entries.len());
+        self.entries.reserve_exact(more);
+        self.spans.reserve_exact(more);
+        self.parent_group.reserve_exact(more);
+        self.next_child.reserve_exact(more);
+        self.groups
+            .reserve_exact(n.saturating_sub(self.groups.len()));
+    }
+
+    /// Room for `n` entries in the id and children tables, when an open
+    /// knows or estimates how many come (an append grows them by doubling:
+    /// growing them by an eighth would hash every id again each time).
+    fn reserve_tables(&mut self, n: usize) {
+        let entries = &self.entries;
+        self.by_id.reserve(n, &|k: u32| &entries[k as usize].id);
+        let groups = &self.groups;
+        let parent_of = |g: u32| &entries[groups[g as usize].first as usize].parent_id;
+        self.children.reserve(n, &parent_of);
+    }
+
+    /// The vectors' capacity trimmed to their entries, once an open has
+    /// read them all: what an estimate reserved beyond goes back.
+    fn trim_entries(&mut self) {
+        self.entries.shrink_to_fit();
+        self.spans.shrink_to_fit();
+        self.parent_group.shrink_to_fit();
+        self.next_child.shrink_to_fit();
+        self.groups.shrink_to_fit();
+    }
+
     /// Indexes entry `entry` found at `span` of the text.
     fn add(&mut self, entry: Entry, span: Span) {
         let i = self.entries.len();
+        if i == self.entries.capacity() {
+            // Past a few thousand entries, by an eighth: a session opened
+            // with its vectors full does not double them all for one append.
+            // (A groups vector never fills first: it is reserved as far.)
+            self.reserve_entries(if i < 4096 { (2 * i).max(16) } else { i + i / 8 });
+        }
         let n = i as u32;
         self.parent_group.push(NO_CHILD);
         self.next_child.push(NO_CHILD);

@@ -80,10 +80,19 @@ impl Session {
             if !parse::is_kept(line.text, value) {
                 return;
             }
+            let n = session.entries.len();
+            if n == session.entries.capacity() && n >= ESTIMATE_AFTER {
+                // The entries to come, from the bytes an entry so far.
+                let total = estimate(n, line.range.start, base);
+                session.reserve_entries(total);
+                session.reserve_tables(total);
+                ranges.reserve_exact(total.saturating_sub(n));
+            }
             let entry = Entry::from_json(line.text, value, Some(dates), &mut unique);
             ranges.push(Place::new(&line.range));
             session.add(entry, Span::new(0, 0));
         })?;
+        session.trim_entries();
         let header = session.header().map(|i| &session.entries[i]);
         if !header.is_some_and(|h| migrate::is_current(std::slice::from_ref(h))) {
             return Ok(None);
@@ -187,6 +196,20 @@ impl Session {
     }
 }
 
+/// How many entries a source's vectors grow by doubling before they are
+/// reserved from an estimate (see [`estimate`]).
+const ESTIMATE_AFTER: usize = 1024;
+
+/// How many entries a source of `len` bytes holds, when `n` entries took
+/// its first `read` bytes: a tenth more than their rate gives, and at least
+/// an eighth more than `n` (so that an estimate too low is made again from
+/// more entries, and seldom).
+fn estimate(n: usize, read: u64, len: u64) -> usize {
+    let rate = len as f64 / read.max(1) as f64;
+    let total = (n as f64 * rate * 1.1) as usize;
+    total.max(n + n / 8 + 16)
+}
+
 /// The offset of the last `\n` in a source of `len` bytes, read backwards
 /// in windows that grow from a few KiB (or a smaller piece) to a piece.
 fn last_newline<E>(len: u64, piece: usize, read: &mut ReadAt<'_, E>) -> Result<Option<u64>, E> {
@@ -255,5 +278,61 @@ mod tests {
             open_in_pieces(old, 3).is_none(),
             "v1 is migrated from its text"
         );
+    }
+    #[test]
+    fn a_source_of_many_entries_opens_and_appends_as_its_text_does() {
+        // Past the entries after which the vectors are reserved from an
+        // estimate, with entries of other sizes after them than before (an
+        // estimate too low at first, then made again), and appends after.
+        let mut text = String::from("{\"type\":\"session\",\"version\":3,\"id\":\"s\"}\n");
+        let mut parent = "null".to_owned();
+        for n in 0..5000usize {
+            let pad = if n < 1500 {
+                "x".repeat(200)
+            } else {
+                String::new()
+            };
+            // A branch now and then: parents named before, and again.
+            if n % 37 == 36 {
+                parent = format!("\"{:08x}\"", n / 2);
+            }
+            text.push_str(&format!(
+                "{{\"type\":\"message\",\"id\":\"{n:08x}\",\"parentId\":{parent},\"message\":{{\"role\":\"user\",\"content\":\"{pad}\"}}}}\n"
+            ));
+            parent = format!("\"{n:08x}\"");
+        }
+        let mut whole = Session::open(text.clone(), &IsoOnly).unwrap();
+        let mut s = open_in_pieces(&text, 4096).unwrap();
+        let facts = |s: &Session| format!("{:?}", s.entries);
+        assert_eq!(facts(&s), facts(&whole));
+        for i in (0..5001).step_by(97) {
+            let id = s.entries[i].id.to_string();
+            assert_eq!(s.find(&Key::string(&id)), whole.find(&Key::string(&id)));
+            let id = &s.entries[i].id;
+            assert_eq!(s.children_of(id), whole.children_of(id), "children of {i}");
+        }
+        assert_eq!(s.context(None).json, whole.context(None).json);
+        for n in 0..700 {
+            let line = format!(
+                "{{\"type\":\"message\",\"id\":\"new{n}\",\"parentId\":\"{:08x}\"}}\n",
+                n * 7
+            );
+            s.append_jsonl(line.as_bytes(), &IsoOnly);
+            whole.append_jsonl(line.as_bytes(), &IsoOnly);
+        }
+        assert_eq!(facts(&s), facts(&whole));
+        for i in (0..5701).step_by(13) {
+            let id = &s.entries[i].id;
+            assert_eq!(s.children_of(id), whole.children_of(id), "children of {i}");
+            assert_eq!(s.parent(i), whole.parent(i), "parent of {i}");
+        }
+        assert_eq!(s.context(None).json, whole.context(None).json);
+    }
+
+    #[test]
+    fn an_estimate_is_above_what_was_read() {
+        assert_eq!(estimate(1024, 1 << 20, 1 << 20), 1024 + 128 + 16);
+        assert!(estimate(1024, 1 << 10, 1 << 30) >= 1024 * 1024);
+        assert!(estimate(1024, 0, 1 << 30) > 1024);
     }
 }
