@@ -108,6 +108,9 @@ struct Group {
 pub struct Session {
     text: String,
     entries: Vec<Entry>,
+    /// Where each entry's value is in `text` (see [`Session::span`]); for a
+    /// session opened from a source, of the entries after the source's
+    /// only (those are in its `ranges`): 8 bytes an entry saved.
     spans: Vec<Span>,
     /// id → the last entry with it (headers are not in it), the id read
     /// from the entry (see [`table`]). The id tables hash with [`IdHash`]:
@@ -247,8 +250,9 @@ impl Session {
         session.flushed = true;
         session.reserve_entries(doc.entries.len());
         session.reserve_tables(doc.entries.len());
+        session.spans.reserve_exact(doc.entries.len());
         for (entry, span) in doc.entries.into_iter().zip(doc.spans) {
-            session.add(entry, span);
+            session.add(entry, Some(span));
         }
         session.trim_entries();
         session.unique = 1 << 30;
@@ -298,7 +302,6 @@ impl Session {
     fn reserve_entries(&mut self, n: usize) {
         let more = n.saturating_sub(self.entries.len());
         self.entries.reserve_exact(more);
-        self.spans.reserve_exact(more);
         self.parent_group.reserve_exact(more);
         self.next_child.reserve_exact(more);
         self.groups
@@ -326,8 +329,9 @@ impl Session {
         self.groups.shrink_to_fit();
     }
 
-    /// Indexes entry `entry` found at `span` of the text.
-    fn add(&mut self, entry: Entry, span: Span) {
+    /// Indexes entry `entry` found at `span` of the text (`None`: in the
+    /// source the session is opened from).
+    fn add(&mut self, entry: Entry, span: Option<Span>) {
         let i = self.entries.len();
         if i == self.entries.capacity() {
             // Past a few thousand entries, by an eighth: a session opened
@@ -339,7 +343,14 @@ impl Session {
         self.parent_group.push(NO_CHILD);
         self.next_child.push(NO_CHILD);
         self.entries.push(entry);
-        self.spans.push(span);
+        if let Some(span) = span {
+            if self.spans.len() == self.spans.capacity() {
+                let n = self.spans.len();
+                self.spans
+                    .reserve_exact(if n < 4096 { n.max(16) } else { n / 8 });
+            }
+            self.spans.push(span);
+        }
         let entry = &self.entries[i];
         if !entry.is_header() {
             let entries = &self.entries;
@@ -457,7 +468,7 @@ impl Session {
                 .unwrap_or_else(|| {
                     Entry::from_json(&self.text, &value, Some(dates), &mut self.unique)
                 });
-            self.add(entry, value.span);
+            self.add(entry, Some(value.span));
         }
         self.scratch = value;
     }
@@ -624,7 +635,7 @@ impl Session {
                 return id.clone();
             }
         }
-        let fields = json::members(&self.text, self.spans[i]);
+        let fields = json::members(&self.text, self.span(i));
         json::get(&self.text, &fields, "id")
             .map_or_else(|| "null".to_owned(), |m| m.value.of(&self.text).to_owned())
     }
@@ -1082,7 +1093,7 @@ impl Session {
     /// The JSON text of entry `i`.
     pub fn entry_json(&self, i: usize) -> &str {
         debug_assert!(self.unloaded(i).is_none(), "entry {i} is in the source");
-        self.spans[i].of(&self.text)
+        self.span(i).of(&self.text)
     }
 
     pub fn header(&self) -> Option<usize> {
@@ -1167,7 +1178,7 @@ impl Session {
     /// The context at `leaf` (the session's own leaf by default), as JSON text.
     pub fn context(&self, leaf: Option<Option<&Key>>) -> crate::context::Rendered {
         let plan = self.context_plan(leaf);
-        let members = |i: usize| Cow::Owned(json::members(&self.text, self.spans[i]));
+        let members = |i: usize| Cow::Owned(json::members(&self.text, self.span(i)));
         crate::context::render(&self.text, &members, &self.entries, &plan)
     }
 
@@ -1176,10 +1187,10 @@ impl Session {
     /// [`crate::context::projection_text`]).
     pub fn projection(&self, leaf: Option<Option<&Key>>) -> String {
         let plan = self.context_plan(leaf);
-        let members = |i: usize| Cow::Owned(json::members(&self.text, self.spans[i]));
+        let members = |i: usize| Cow::Owned(json::members(&self.text, self.span(i)));
         let rendered = crate::context::render_projection(
             &self.text,
-            &self.spans,
+            &self.all_spans(),
             &members,
             &self.entries,
             &plan,
@@ -1212,7 +1223,7 @@ impl Session {
     /// text; `None` where pi gives `undefined`.
     pub fn current_system(&self, leaf: Option<Option<&Key>>) -> Option<String> {
         let plan = self.context_plan(leaf);
-        let members = |i: usize| Cow::Owned(json::members(&self.text, self.spans[i]));
+        let members = |i: usize| Cow::Owned(json::members(&self.text, self.span(i)));
         crate::system::current(&self.text, &members, &plan)
     }
 
@@ -1223,7 +1234,7 @@ impl Session {
         leaf: Option<usize>,
         sort: &dyn crate::tree::SiblingSort,
     ) -> crate::usage::Report {
-        crate::usage::report(&self.text, &self.entries, &self.spans, leaf, sort)
+        crate::usage::report(&self.text, &self.entries, &self.all_spans(), leaf, sort)
     }
 
     /// The tree of all entries, as `getTree` builds it.
@@ -1235,7 +1246,7 @@ impl Session {
     /// none), as a JSON string literal: it may hold a lone surrogate.
     pub fn name(&self) -> Option<String> {
         let i = self.name_entry()?;
-        crate::session_info::session_name(&self.text, self.spans[i])
+        crate::session_info::session_name(&self.text, self.span(i))
     }
 }
 
