@@ -93,7 +93,7 @@ impl Session {
             }
             let id = random_id(&taken)?;
             taken.insert(id.clone());
-            let fields = json::members(&self.text, self.spans[l]);
+            let fields = json::members(&self.text, self.span(l));
             let raw = |name: &str| {
                 json::get_cold(&self.text, &fields, name).map(|m| m.value.of(&self.text))
             };
@@ -117,7 +117,7 @@ impl Session {
 
     /// Entry `i`'s id as JSON text, or `None` when it has none (JS's undefined).
     fn id_of_entry(&self, i: usize) -> Option<String> {
-        let fields = json::members(&self.text, self.spans[i]);
+        let fields = json::members(&self.text, self.span(i));
         json::get_cold(&self.text, &fields, "id").map(|m| m.value.of(&self.text).to_owned())
     }
 
@@ -126,8 +126,8 @@ impl Session {
     /// a key keeps its place, a new one goes last.
     fn with_fields(&self, i: usize, fields: &[(&str, Option<String>)]) -> String {
         let text = &self.text;
-        let members = json::members(text, self.spans[i]);
-        let mut out = String::with_capacity(self.spans[i].len() + 16);
+        let members = json::members(text, self.span(i));
+        let mut out = String::with_capacity(self.span(i).len() + 16);
         out.put("{");
         let put = |out: &mut String, key: &str, value: &str| {
             if out.len() > 1 {

@@ -108,6 +108,9 @@ struct Group {
 pub struct Session {
     text: String,
     entries: Vec<Entry>,
+    /// Where each entry's value is in `text` (see [`Session::span`]); for a
+    /// session opened from a source, of the entries after the source's
+    /// only (those are in its `ranges`): 8 bytes an entry saved.
     spans: Vec<Span>,
     /// id → the last entry with it (headers are not in it), the id read
     /// from the entry (see [`table`]). The id tables hash with [`IdHash`]:
@@ -245,9 +248,13 @@ impl Session {
         session.partial = parse::LineRuns::holding(partial);
         // The host has the file already: every new line is its to store at once.
         session.flushed = true;
+        session.reserve_entries(doc.entries.len());
+        session.reserve_tables(doc.entries.len());
+        session.spans.reserve_exact(doc.entries.len());
         for (entry, span) in doc.entries.into_iter().zip(doc.spans) {
-            session.add(entry, span);
+            session.add(entry, Some(span));
         }
+        session.trim_entries();
         session.unique = 1 << 30;
         Ok(session)
     }
@@ -288,14 +295,62 @@ impl Session {
         }
     }
 
-    /// Indexes entry `entry` found at `span` of the text.
-    fn add(&mut self, entry: Entry, span: Span) {
+    /// Room for `n` entries in all in every vector that holds one slot an
+    /// entry (and a group: there are at most as many), made once: grown by doubling, a vector is up to twice its entries,
+    /// and wasm memory keeps the high-water mark of the old buffers freed
+    /// on the way (5,000,000 entries sat in vectors of 8,388,608).
+    fn reserve_entries(&mut self, n: usize) {
+        let more = n.saturating_sub(self.entries.len());
+        self.entries.reserve_exact(more);
+        self.parent_group.reserve_exact(more);
+        self.next_child.reserve_exact(more);
+        self.groups
+            .reserve_exact(n.saturating_sub(self.groups.len()));
+    }
+
+    /// Room for `n` entries in the id and children tables, when an open
+    /// knows or estimates how many come (an append grows them by doubling:
+    /// growing them by an eighth would hash every id again each time).
+    fn reserve_tables(&mut self, n: usize) {
+        let entries = &self.entries;
+        self.by_id.reserve(n, &|k: u32| &entries[k as usize].id);
+        let groups = &self.groups;
+        let parent_of = |g: u32| &entries[groups[g as usize].first as usize].parent_id;
+        self.children.reserve(n, &parent_of);
+    }
+
+    /// The vectors' capacity trimmed to their entries, once an open has
+    /// read them all: what an estimate reserved beyond goes back.
+    fn trim_entries(&mut self) {
+        self.entries.shrink_to_fit();
+        self.spans.shrink_to_fit();
+        self.parent_group.shrink_to_fit();
+        self.next_child.shrink_to_fit();
+        self.groups.shrink_to_fit();
+    }
+
+    /// Indexes entry `entry` found at `span` of the text (`None`: in the
+    /// source the session is opened from).
+    fn add(&mut self, entry: Entry, span: Option<Span>) {
         let i = self.entries.len();
+        if i == self.entries.capacity() {
+            // Past a few thousand entries, by an eighth: a session opened
+            // with its vectors full does not double them all for one append.
+            // (A groups vector never fills first: it is reserved as far.)
+            self.reserve_entries(if i < 4096 { (2 * i).max(16) } else { i + i / 8 });
+        }
         let n = i as u32;
         self.parent_group.push(NO_CHILD);
         self.next_child.push(NO_CHILD);
         self.entries.push(entry);
-        self.spans.push(span);
+        if let Some(span) = span {
+            if self.spans.len() == self.spans.capacity() {
+                let n = self.spans.len();
+                self.spans
+                    .reserve_exact(if n < 4096 { n.max(16) } else { n / 8 });
+            }
+            self.spans.push(span);
+        }
         let entry = &self.entries[i];
         if !entry.is_header() {
             let entries = &self.entries;
@@ -413,7 +468,7 @@ impl Session {
                 .unwrap_or_else(|| {
                     Entry::from_json(&self.text, &value, Some(dates), &mut self.unique)
                 });
-            self.add(entry, value.span);
+            self.add(entry, Some(value.span));
         }
         self.scratch = value;
     }
@@ -580,7 +635,7 @@ impl Session {
                 return id.clone();
             }
         }
-        let fields = json::members(&self.text, self.spans[i]);
+        let fields = json::members(&self.text, self.span(i));
         json::get(&self.text, &fields, "id")
             .map_or_else(|| "null".to_owned(), |m| m.value.of(&self.text).to_owned())
     }
@@ -1038,7 +1093,7 @@ impl Session {
     /// The JSON text of entry `i`.
     pub fn entry_json(&self, i: usize) -> &str {
         debug_assert!(self.unloaded(i).is_none(), "entry {i} is in the source");
-        self.spans[i].of(&self.text)
+        self.span(i).of(&self.text)
     }
 
     pub fn header(&self) -> Option<usize> {
@@ -1123,7 +1178,7 @@ impl Session {
     /// The context at `leaf` (the session's own leaf by default), as JSON text.
     pub fn context(&self, leaf: Option<Option<&Key>>) -> crate::context::Rendered {
         let plan = self.context_plan(leaf);
-        let members = |i: usize| Cow::Owned(json::members(&self.text, self.spans[i]));
+        let members = |i: usize| Cow::Owned(json::members(&self.text, self.span(i)));
         crate::context::render(&self.text, &members, &self.entries, &plan)
     }
 
@@ -1132,10 +1187,10 @@ impl Session {
     /// [`crate::context::projection_text`]).
     pub fn projection(&self, leaf: Option<Option<&Key>>) -> String {
         let plan = self.context_plan(leaf);
-        let members = |i: usize| Cow::Owned(json::members(&self.text, self.spans[i]));
+        let members = |i: usize| Cow::Owned(json::members(&self.text, self.span(i)));
         let rendered = crate::context::render_projection(
             &self.text,
-            &self.spans,
+            &self.all_spans(),
             &members,
             &self.entries,
             &plan,
@@ -1168,7 +1223,7 @@ impl Session {
     /// text; `None` where pi gives `undefined`.
     pub fn current_system(&self, leaf: Option<Option<&Key>>) -> Option<String> {
         let plan = self.context_plan(leaf);
-        let members = |i: usize| Cow::Owned(json::members(&self.text, self.spans[i]));
+        let members = |i: usize| Cow::Owned(json::members(&self.text, self.span(i)));
         crate::system::current(&self.text, &members, &plan)
     }
 
@@ -1179,7 +1234,7 @@ impl Session {
         leaf: Option<usize>,
         sort: &dyn crate::tree::SiblingSort,
     ) -> crate::usage::Report {
-        crate::usage::report(&self.text, &self.entries, &self.spans, leaf, sort)
+        crate::usage::report(&self.text, &self.entries, &self.all_spans(), leaf, sort)
     }
 
     /// The tree of all entries, as `getTree` builds it.
@@ -1191,7 +1246,7 @@ impl Session {
     /// none), as a JSON string literal: it may hold a lone surrogate.
     pub fn name(&self) -> Option<String> {
         let i = self.name_entry()?;
-        crate::session_info::session_name(&self.text, self.spans[i])
+        crate::session_info::session_name(&self.text, self.span(i))
     }
 }
 

@@ -28,24 +28,40 @@ pub(super) struct Outside {
     after: Vec<Span>,
 }
 
-/// Where an entry's line is in the source, until its text is loaded: 16
-/// bytes (as words, aligned to 4), where an `Option<Range<u64>>` took 24.
+/// Where an entry's line is in the source until its text is loaded, and
+/// then where its value is in the session's text (so the session keeps no
+/// span of its own for it): 16 bytes (as words, aligned to 4), where an
+/// `Option<Range<u64>>` took 24. The top bit of the start says loaded (no
+/// source reaches 2^63 bytes).
 #[derive(Clone, Copy)]
 struct Place([u32; 4]);
 
-impl Place {
-    /// Loaded: the text is in the session. (No line starts at 2^64 - 1.)
-    const LOADED: Place = Place([u32::MAX; 4]);
+const LOADED: u64 = 1 << 63;
 
+impl Place {
     fn new(r: &Range<u64>) -> Place {
         let [a, b] = [r.start, r.end].map(|n| [n as u32, (n >> 32) as u32]);
         Place([a[0], a[1], b[0], b[1]])
     }
 
-    fn range(self) -> Option<Range<u64>> {
+    fn ends(self) -> (u64, u64) {
         let [a, b, c, d] = self.0.map(u64::from);
-        let start = b << 32 | a;
-        (start != u64::MAX).then_some(start..(d << 32 | c))
+        (b << 32 | a, d << 32 | c)
+    }
+
+    fn range(self) -> Option<Range<u64>> {
+        let (start, end) = self.ends();
+        (start & LOADED == 0).then_some(start..end)
+    }
+
+    /// Where the value is in the session's text (nowhere yet: an empty span).
+    fn span(self) -> Span {
+        match self.ends() {
+            (start, end) if start & LOADED != 0 => {
+                Span::new((start & !LOADED) as usize, end as usize)
+            }
+            _ => Span::new(0, 0),
+        }
     }
 }
 
@@ -80,10 +96,19 @@ impl Session {
             if !parse::is_kept(line.text, value) {
                 return;
             }
+            let n = session.entries.len();
+            if n == session.entries.capacity() && n >= ESTIMATE_AFTER {
+                // The entries to come, from the bytes an entry so far.
+                let total = estimate(n, line.range.start, base);
+                session.reserve_entries(total);
+                session.reserve_tables(total);
+                ranges.reserve_exact(total.saturating_sub(n));
+            }
             let entry = Entry::from_json(line.text, value, Some(dates), &mut unique);
             ranges.push(Place::new(&line.range));
-            session.add(entry, Span::new(0, 0));
+            session.add(entry, None);
         })?;
+        session.trim_entries();
         let header = session.header().map(|i| &session.entries[i]);
         if !header.is_some_and(|h| migrate::is_current(std::slice::from_ref(h))) {
             return Ok(None);
@@ -120,10 +145,7 @@ impl Session {
     /// Brings entry `i`'s line (read from [`Session::unloaded`]'s range) into
     /// the session, for the algorithms that read its fields.
     pub fn load(&mut self, i: usize, line: &str) {
-        let Some(slot) = self.outside.as_mut().and_then(|o| o.ranges.get_mut(i)) else {
-            return;
-        };
-        if std::mem::replace(slot, Place::LOADED).range().is_none() {
+        if self.unloaded(i).is_none() {
             return;
         }
         let start = self.text.len();
@@ -132,7 +154,31 @@ impl Session {
         self.text.push('\n');
         // The value's span, as a whole text's parse gives it: the line less
         // the JSON whitespace around it.
-        self.spans[i] = json::parse(&self.text, span).map_or(span, |v| v.span);
+        let span = json::parse(&self.text, span).map_or(span, |v| v.span);
+        if let Some(slot) = self.outside.as_mut().and_then(|o| o.ranges.get_mut(i)) {
+            *slot = Place::new(&(span.start as u64 | LOADED..span.end as u64));
+        }
+    }
+
+    /// Where entry `i`'s value is in the session's text (an empty span
+    /// while it is not loaded).
+    pub(super) fn span(&self, i: usize) -> Span {
+        match &self.outside {
+            Some(o) => match o.ranges.get(i) {
+                Some(place) => place.span(),
+                None => self.spans[i - o.ranges.len()],
+            },
+            None => self.spans[i],
+        }
+    }
+
+    /// Every entry's [`Session::span`], for the reports that take them as
+    /// a slice (made for the call when the session is opened from a source).
+    pub(super) fn all_spans(&self) -> Cow<'_, [Span]> {
+        match self.outside {
+            Some(_) => Cow::Owned((0..self.entries.len()).map(|i| self.span(i)).collect()),
+            None => Cow::Borrowed(&self.spans),
+        }
     }
 
     /// For a session opened from a source: how many of its first bytes are
@@ -185,6 +231,20 @@ impl Session {
             .iter()
             .rposition(|e| e.kind == EntryType::SessionInfo)
     }
+}
+
+/// How many entries a source's vectors grow by doubling before they are
+/// reserved from an estimate (see [`estimate`]).
+const ESTIMATE_AFTER: usize = 1024;
+
+/// How many entries a source of `len` bytes holds, when `n` entries took
+/// its first `read` bytes: a twentieth more than their rate gives, and at least
+/// an eighth more than `n` (so that an estimate too low is made again from
+/// more entries, and seldom).
+fn estimate(n: usize, read: u64, len: u64) -> usize {
+    let rate = len as f64 / read.max(1) as f64;
+    let total = (n as f64 * rate * 1.05) as usize;
+    total.max(n + n / 8 + 16)
 }
 
 /// The offset of the last `\n` in a source of `len` bytes, read backwards
@@ -255,5 +315,68 @@ mod tests {
             open_in_pieces(old, 3).is_none(),
             "v1 is migrated from its text"
         );
+    }
+    #[test]
+    fn a_source_of_many_entries_opens_and_appends_as_its_text_does() {
+        // Past the entries after which the vectors are reserved from an
+        // estimate, with entries of other sizes after them than before (an
+        // estimate too low at first, then made again), and appends after.
+        let mut text = String::from("{\"type\":\"session\",\"version\":3,\"id\":\"s\"}\n");
+        let mut parent = "null".to_owned();
+        for n in 0..5000usize {
+            let pad = if n < 1500 {
+                "x".repeat(200)
+            } else {
+                String::new()
+            };
+            // A branch now and then: parents named before, and again.
+            if n % 37 == 36 {
+                parent = format!("\"{:08x}\"", n / 2);
+            }
+            text.push_str(&format!(
+                "{{\"type\":\"message\",\"id\":\"{n:08x}\",\"parentId\":{parent},\"message\":{{\"role\":\"user\",\"content\":\"{pad}\"}}}}\n"
+            ));
+            parent = format!("\"{n:08x}\"");
+        }
+        let mut whole = Session::open(text.clone(), &IsoOnly).unwrap();
+        let mut s = open_in_pieces(&text, 4096).unwrap();
+        let facts = |s: &Session| format!("{:?}", s.entries);
+        assert_eq!(facts(&s), facts(&whole));
+        for i in (0..5001).step_by(97) {
+            let id = s.entries[i].id.to_string();
+            assert_eq!(s.find(&Key::string(&id)), whole.find(&Key::string(&id)));
+            let id = &s.entries[i].id;
+            assert_eq!(s.children_of(id), whole.children_of(id), "children of {i}");
+        }
+        assert_eq!(s.context(None).json, whole.context(None).json);
+        for n in 0..700 {
+            let line = format!(
+                "{{\"type\":\"message\",\"id\":\"new{n}\",\"parentId\":\"{:08x}\"}}\n",
+                n * 7
+            );
+            s.append_jsonl(line.as_bytes(), &IsoOnly);
+            whole.append_jsonl(line.as_bytes(), &IsoOnly);
+        }
+        assert_eq!(facts(&s), facts(&whole));
+        for i in (0..5701).step_by(13) {
+            let id = &s.entries[i].id;
+            assert_eq!(s.children_of(id), whole.children_of(id), "children of {i}");
+            assert_eq!(s.parent(i), whole.parent(i), "parent of {i}");
+        }
+        // Spans read from the source's places and from the lines after it.
+        assert_eq!(s.context(None).json, whole.context(None).json);
+        assert_eq!(s.projection(None), whole.projection(None));
+        let sort = crate::tree::NativeSort;
+        assert_eq!(s.usage(s.leaf, &sort), whole.usage(whole.leaf, &sort));
+        for i in (0..5701).step_by(11) {
+            assert_eq!(s.span(i).of(&s.text), whole.span(i).of(&whole.text), "{i}");
+        }
+    }
+
+    #[test]
+    fn an_estimate_is_above_what_was_read() {
+        assert_eq!(estimate(1024, 1 << 20, 1 << 20), 1024 + 128 + 16);
+        assert!(estimate(1024, 1 << 10, 1 << 30) >= 1024 * 1024);
+        assert!(estimate(1024, 0, 1 << 30) > 1024);
     }
 }

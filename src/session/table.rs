@@ -36,21 +36,38 @@ impl Table {
         self.len
     }
 
-    /// The slot to start at for `hash`, and the tag of `hash`.
+    /// The slot to start at for `hash`, and the tag of `hash`. Any number
+    /// of slots: the slot is the hash scaled to it (a multiply, no mask),
+    /// so a table sized for its numbers is not rounded up to a power of two
+    /// (which at a million numbers nearly doubled it). [`IdHasher`]'s last
+    /// rotation leaves its best-mixed bits in bits 0 to 28: those are scaled.
+    ///
+    /// [`IdHasher`]: crate::ids::IdHasher
     fn place(&self, hash: u64) -> (usize, u8) {
-        let mask = self.tags.len() - 1;
-        ((hash as usize) & mask, 1 | (hash >> 57) as u8)
+        let bits = u64::from((hash as u32) << 3);
+        (
+            ((bits * self.tags.len() as u64) >> 32) as usize,
+            1 | (hash >> 57) as u8,
+        )
+    }
+
+    /// The slot after `at`, round the end to the first.
+    fn next(&self, at: usize) -> usize {
+        if at + 1 == self.tags.len() {
+            0
+        } else {
+            at + 1
+        }
     }
 
     /// The slot holding `key`'s number, or else the empty slot where it goes.
     fn probe<'k>(&self, key: &Key, key_of: &dyn Fn(u32) -> &'k Key) -> Result<usize, usize> {
         let (mut at, tag) = self.place(self.hash.hash_one(key));
-        let mask = self.tags.len() - 1;
         loop {
             match self.tags[at] {
                 0 => return Err(at),
                 t if t == tag && key_of(self.numbers[at]) == key => return Ok(at),
-                _ => at = (at + 1) & mask,
+                _ => at = self.next(at),
             }
         }
     }
@@ -84,17 +101,30 @@ impl Table {
         if (self.len + 1) * 8 <= cap * 7 {
             return;
         }
-        let cap = (cap * 2).max(8);
+        self.resize((cap * 2).max(8), key_of);
+    }
+
+    /// Room for `n` numbers in all without growing again (the caller's
+    /// estimate of how many will come: growing by doubling left the table
+    /// up to twice the size it needed, and the old one freed behind it).
+    pub(super) fn reserve<'k>(&mut self, n: usize, key_of: &dyn Fn(u32) -> &'k Key) {
+        let cap = n.max(self.len + 1).saturating_mul(8) / 7 + 1;
+        if cap > self.tags.len() {
+            self.resize(cap, key_of);
+        }
+    }
+
+    /// Moves the numbers into a table of `cap` slots.
+    fn resize<'k>(&mut self, cap: usize, key_of: &dyn Fn(u32) -> &'k Key) {
         let numbers = std::mem::replace(&mut self.numbers, vec![0; cap]);
         let tags = std::mem::replace(&mut self.tags, vec![0; cap]);
-        let mask = cap - 1;
         for (n, t) in numbers.into_iter().zip(tags) {
             if t == 0 {
                 continue;
             }
             let (mut at, tag) = self.place(self.hash.hash_one(key_of(n)));
             while self.tags[at] != 0 {
-                at = (at + 1) & mask;
+                at = self.next(at);
             }
             self.tags[at] = tag;
             self.numbers[at] = n;
@@ -135,5 +165,30 @@ mod tests {
         assert_eq!(t.len(), distinct);
         assert_eq!(t.get(&Key::from("absent"), &key_of), None);
         assert_eq!(Table::new().get(&Key::Null, &key_of), None);
+    }
+
+    #[test]
+    fn a_table_reserved_to_any_size_finds_every_number() {
+        // Sizes that are no power of two, reserved before and between inserts
+        // (probes then wrap round the end at odd places).
+        let keys: Vec<Key> = (0..3000u32)
+            .map(|n| Key::from(format!("{:08x}", n.wrapping_mul(2_654_435_761)).as_str()))
+            .collect();
+        let key_of = |n: u32| &keys[n as usize];
+        for reserve in [1, 7, 100, 1001, 2999, 5003] {
+            let mut t = Table::new();
+            t.reserve(reserve, &key_of);
+            for n in 0..keys.len() as u32 {
+                if n == 500 {
+                    t.reserve(reserve + 777, &key_of);
+                }
+                t.insert(n, &key_of);
+            }
+            assert_eq!(t.len(), keys.len());
+            for (n, key) in keys.iter().enumerate() {
+                assert_eq!(t.get(key, &key_of), Some(n as u32), "reserved {reserve}");
+            }
+            assert_eq!(t.get(&Key::from("absent"), &key_of), None);
+        }
     }
 }

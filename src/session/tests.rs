@@ -527,7 +527,7 @@ fn written_lines_have_the_facts_from_json_reads() {
         .position(|e| e.kind == EntryType::Message)
         .unwrap();
     for i in first..s.entries().len() {
-        let value = json::parse(&s.text, s.spans[i]).unwrap();
+        let value = json::parse(&s.text, s.span(i)).unwrap();
         let mut unique = 0;
         let read = Entry::from_json(&s.text, &value, Some(&IsoOnly), &mut unique);
         let mut read = read;
@@ -614,7 +614,7 @@ fn written_lines_of_the_common_kinds_are_read_by_place() {
     s.append_label_change(&k(&r), Some("lbl"), NOW, &IsoOnly)
         .unwrap();
     for i in 1..s.entries().len() {
-        let value = json::parse(&s.text, s.spans[i]).unwrap();
+        let value = json::parse(&s.text, s.span(i)).unwrap();
         let kind = s.entries()[i].kind;
         let at = value
             .members
