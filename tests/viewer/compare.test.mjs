@@ -177,6 +177,9 @@ test("swapping sides, Back and Forward, closing and Alt-click", async () => {
   await shown(page, a, b);
   await page.click("[data-testid=compare-close]");
   await page.waitForFunction(() => document.querySelector("[data-testid=compare]").hidden);
+  // The selected leaf is A's again before the Alt-click compares it (under load, the
+  // close's selection may land after the click otherwise: CI saw a comparison never shown).
+  await page.waitForFunction((a) => document.querySelector("[data-testid=context]").dataset.leaf === a, a);
 
   // Alt-click on another entry compares the selected leaf with it.
   await page.click(".filter[data-filter=all]");
