@@ -1573,6 +1573,15 @@ mod tests {
         );
     }
 
+    /// One file, "/a", of `records`.
+    fn alone(records: &[Record]) -> [Source<'_>; 1] {
+        [Source {
+            path: "/a",
+            header: None,
+            records,
+        }]
+    }
+
     fn paid(id: &str, time: f64, cost: f64) -> Record {
         Record {
             entry: 0,
@@ -1599,11 +1608,7 @@ mod tests {
             paid("a", 253_402_300_800_000.0, 1.0),
             paid("b", 1_769_904_000_000.0, 2.0),
         ];
-        let sources = [Source {
-            path: "/a",
-            header: None,
-            records: &records,
-        }];
+        let sources = alone(&records);
         let counted = dedup(&sources);
         let rows = |by, since: Option<&str>| -> Vec<(String, f64)> {
             let range = Range {
@@ -1659,11 +1664,7 @@ mod tests {
     #[test]
     fn a_record_without_a_date_counts_when_no_range_is_asked() {
         let records = [paid("a", f64::NAN, 1.0), paid("b", 0.0, 2.0)];
-        let sources = [Source {
-            path: "/a",
-            header: None,
-            records: &records,
-        }];
+        let sources = alone(&records);
         let counted = dedup(&sources);
         let all = Range::default();
         assert_eq!(total(&sources, &counted, &FixedOffset(0.0), &all).cost, 3.0);
@@ -1695,11 +1696,7 @@ mod tests {
             paid("b", day, 0.1),
             paid("c", 0.0, 0.2),
         ];
-        let sources = [Source {
-            path: "/a",
-            header: None,
-            records: &records,
-        }];
+        let sources = alone(&records);
         let counted = dedup(&sources);
         let all = Range::default();
         assert_eq!(total(&sources, &counted, &FixedOffset(0.0), &all).cost, 1.0);

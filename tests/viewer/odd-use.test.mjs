@@ -251,7 +251,10 @@ test("the Entry tab's \"Make this the leaf\" keeps the keyboard's focus", async 
   await page.focus("#graph");
   await page.keyboard.press("ArrowUp");
   await page.keyboard.press("ArrowUp");
-  const cursor = await page.evaluate(() => {
+  // The graph draws the cursor on the next animation frame: read it after that frame (under
+  // load, reading at once gave the first move's entry, and the tab then showed the second's).
+  const cursor = await page.evaluate(async () => {
+    await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
     const graph = document.getElementById("graph");
     return document.getElementById(graph.getAttribute("aria-activedescendant")).dataset.entryId;
   });
