@@ -393,6 +393,8 @@ test("Alt+← and Ctrl+L, Ctrl+K… in the graph, the tabs or the filters are le
     }));
   await page.focus("#graph");
   await page.keyboard.press("ArrowUp");
+  // the cursor is drawn on the next animation frame: let it land before the first reading
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
   for (const target of ["#graph", ".tab[aria-selected=true]", ".filter[aria-checked=true]"]) {
     await page.focus(target);
     const before = await where();
