@@ -2,6 +2,7 @@
 // entries and exports, and keeps the store, the graph, the panels and the
 // page in step. It holds no DOM of its own.
 
+import { followLink, missingLinkText } from "./link.js";
 import { openRequest, REQUEST } from "./messages.js";
 
 export class Controller {
@@ -14,6 +15,7 @@ export class Controller {
     this.wantedLeaf = null; // the leaf to fetch next, once it is done
     this.targetId = null; // the entry a link asked to highlight, until another leaf is picked
     this.opening = false; // an open is under way (its first rows may come before it ends)
+    this.hashPending = false; // the address's hash changed during an open: followed once it ends
   }
 
   /** Connects the components' events to the controller. */
@@ -42,12 +44,7 @@ export class Controller {
       },
     });
     view.bindTabs((tab) => this.showTab(tab));
-    view.bindHashChange((id) => {
-      if (id && this.graph.has(id) && id !== store.get().leafId) {
-        this.selectLeaf(id, { updateHash: false });
-        graph.reveal(id);
-      }
-    });
+    view.bindHashChange((id) => this.followLeafHash(id));
     view.bindOpen((source, name) => this.open(source, name));
     view.bindSample(() => this.loadSample());
     view.bindExport(() => this.exportBranch());
@@ -158,6 +155,32 @@ export class Controller {
     if (!targetId) this.graph.reveal(leafId);
   }
 
+  /**
+   * `#leaf=<id>` put in the address while a file is open (typed, pasted, Back
+   * or Forward): `id` becomes the leaf. An entry the file lacks is said so in a
+   * banner, and the address goes back to the leaf shown (as an open does with
+   * such a link), so it never names what is not there.
+   */
+  async followLeafHash(id) {
+    const { info, leafId } = this.store.get();
+    if (id === null || !info) return;
+    // The open reads the address once its file is read; a change after that read is followed at its end.
+    if (this.opening) {
+      this.hashPending = true;
+      return;
+    }
+    const to = followLink({ leafId: id, targetId: null, ours: false }, (x) => this.graph.has(x), leafId);
+    if (to.missing !== null) {
+      this.view.banner("info", missingLinkText(to.missing, { kept: true }), [], "missing-link");
+      this.view.setHashLeaf(leafId);
+      return;
+    }
+    if (to.leaf === leafId) return;
+    const selected = this.selectLeaf(to.leaf, { updateHash: false });
+    this.graph.reveal(to.leaf);
+    await selected;
+  }
+
   /** Scrolls the graph to `id` and focuses it; makes it the leaf unless `select` is false. */
   jumpTo(id, select = true) {
     if (!this.graph.has(id)) return;
@@ -229,20 +252,15 @@ export class Controller {
       panels.composition.setFile(info.stats.tokens);
       this.announce(info);
       // `#leaf=<id>`, or pi's `?leafId=<id>&targetId=<id>`; else pi's default leaf.
-      const link = view.link();
-      const linked = link.leafId && graph.has(link.leafId) ? link.leafId : null;
-      const leaf = linked ?? info.defaultLeaf;
-      const targetId = linked && link.targetId && graph.has(link.targetId) ? link.targetId : null;
+      this.hashPending = false; // the address is read now
       // A link to an entry this file lacks: the address names the leaf shown instead, and a
       // link someone followed (not the previous file's leaf) is told about.
-      const missing = link.leafId && !linked;
-      if (missing && !link.ours) {
-        view.banner("info", `The link's entry ${link.leafId} is not in this file; its last entry is shown.`);
-      }
+      const { leaf, targetId, missing, tell } = followLink(view.link(), (id) => graph.has(id), info.defaultLeaf);
+      if (tell) view.banner("info", missingLinkText(missing), [], "missing-link");
       if (leaf && graph.has(leaf)) {
-        await this.selectLeaf(leaf, { updateHash: Boolean(missing), targetId });
+        await this.selectLeaf(leaf, { updateHash: missing !== null, targetId });
         if (!targetId) graph.reveal(leaf);
-      }
+      } else if (missing !== null) view.setHashLeaf(null);
       await this.followCompareHash();
       store.set({ opened: store.get().opened + 1 });
     } catch (error) {
@@ -256,6 +274,10 @@ export class Controller {
         this.opening = false;
         view.stopProgress();
       }
+    }
+    if (seq === this.openSeq && this.hashPending) {
+      this.hashPending = false;
+      await this.followLeafHash(view.hashLeaf());
     }
   }
 

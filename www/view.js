@@ -7,6 +7,7 @@ import { plainKey, rovingIndex } from "./a11y.js";
 import { statusLine } from "./analysis.js";
 import { compareHash, parseCompareHash } from "./compare.js";
 import { legendIcon } from "./graph.js";
+import { leafHash, parseLeafHash } from "./link.js";
 import { FILTERS, KINDS, nextTheme, storedTheme } from "./model.js";
 import { el } from "./render.js";
 
@@ -120,10 +121,15 @@ export class View {
     this.doc.body.classList.remove("busy");
   }
 
-  /** A dismissible banner; `actions` are `[label, onClick, testid?]`. */
+  /** A dismissible banner; `actions` are `[label, onClick, testid?]`; a `key`'s banner replaces the one shown. */
   banner(kind, text, actions = [], key = "") {
     const box = el("div", `banner banner-${kind}`);
-    if (key) box.dataset.key = key;
+    if (key) {
+      for (const old of this.$("banners").querySelectorAll(".banner[data-key]")) {
+        if (old.dataset.key === key) old.remove();
+      }
+      box.dataset.key = key;
+    }
     box.setAttribute("role", kind === "error" ? "alert" : "status");
     box.append(el("span", "banner-text", text));
     for (const [label, fn, testid] of actions) {
@@ -201,18 +207,17 @@ export class View {
 
   /** The entry id in `#leaf=<id>`, or `null`. */
   hashLeaf() {
-    const m = /^#leaf=(.+)$/.exec(location.hash);
-    if (!m) return null;
-    try {
-      return decodeURIComponent(m[1]);
-    } catch {
-      return m[1];
-    }
+    return parseLeafHash(location.hash);
   }
 
-  /** Writes `#leaf=<id>` without adding a history entry. */
+  /** Writes `#leaf=<id>` (no hash for a `null` id) without adding a history entry. */
   setHashLeaf(id) {
-    const hash = `#leaf=${encodeURIComponent(id)}`;
+    if (id === null || id === undefined) {
+      this.ownHash = undefined;
+      if (location.hash) history.replaceState(null, "", location.pathname + location.search);
+      return;
+    }
+    const hash = leafHash(id);
     this.ownHash = hash;
     if (location.hash !== hash) history.replaceState(null, "", hash);
   }
@@ -423,7 +428,7 @@ export class View {
 
   /** Goes to `#leaf=<id>` as a new history entry. */
   goLeaf(id) {
-    location.hash = `#leaf=${encodeURIComponent(id)}`;
+    location.hash = leafHash(id);
   }
 
   showCompare(on) {

@@ -358,6 +358,37 @@ test("a link to an entry the file lacks says so, and the address names the leaf 
   await page.close();
 });
 
+test("#leaf= typed for an entry the open file lacks says so, and the address goes back to the leaf shown", async () => {
+  // It was ignored without a word: the address kept naming an entry the file lacks
+  // (docs/hunt-leftovers2.md).
+  const { page, problems } = await openViewer();
+  const leaf = await page.evaluate(() => window.__viewer.state.leafId);
+  await page.evaluate(() => {
+    location.hash = "#leaf=nowhere";
+  });
+  await page.waitForFunction(() => /nowhere is not in this file/.test(document.getElementById("banners").textContent));
+  await page.waitForFunction((id) => location.hash === `#leaf=${id}`, leaf);
+  assert.equal(await page.evaluate(() => window.__viewer.state.leafId), leaf);
+  // Typed again: one banner, not two.
+  await page.evaluate(() => {
+    location.hash = "#leaf=elsewhere";
+  });
+  await page.waitForFunction(() =>
+    /elsewhere is not in this file/.test(document.getElementById("banners").textContent),
+  );
+  assert.equal(await page.locator("#banners .banner").count(), 1);
+  // An entry the file has is still followed.
+  const ids = await page.evaluate(() => window.__viewer.visibleIds());
+  const other = ids.find((id) => id !== leaf);
+  await page.evaluate((id) => {
+    location.hash = `#leaf=${id}`;
+  }, other);
+  await page.waitForFunction((id) => window.__viewer.state.leafId === id, other);
+  assert.equal(await page.evaluate(() => location.hash), `#leaf=${other}`);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test("a file dropped after a leaf was picked opens at its own last entry, with no word of the old leaf", async () => {
   const { page, problems } = await openViewer();
   const ids = await page.evaluate(() => window.__viewer.visibleIds());

@@ -116,3 +116,92 @@ test("the first rows of a file read by piece clear the panels; a failed open the
     [why, why, why, why],
   );
 });
+
+/**
+ * A controller with a file open whose entries are `ids` and whose leaf is `leaf`;
+ * `view.hashLeaf()` answers `hash()`.
+ */
+async function opened(ids, leaf, hash = () => null) {
+  const log = [];
+  const has = new Set(ids);
+  const client = {
+    async request(msg) {
+      log.push(["request", msg.type, msg.entryId]);
+      if (msg.type === REQUEST.open) return { info: { ...info(msg.name), defaultLeaf: leaf }, nodes: {}, view: {} };
+      if (msg.type === REQUEST.select) return { pathNodes: [], state: [], edits: new Map() };
+      throw new Error(`unexpected ${msg.type}`);
+    },
+  };
+  const view = recorder("view", log, (key) =>
+    key === "link"
+      ? { leafId: hash(), targetId: null, ours: false }
+      : key === "comparePair"
+        ? null
+        : key === "hashLeaf"
+          ? hash()
+          : undefined,
+  );
+  const recorded = recorder("graph", log, (key) => (key === "isHidden" ? false : undefined));
+  const graph = new Proxy({}, { get: (_, key) => (key === "has" ? (id) => has.has(id) : recorded[key]) });
+  const panels = {};
+  for (const p of ["context", "system", "composition", "entry", "stats", "diagnostics", "compare", "share"]) {
+    panels[p] = recorder(p, log);
+  }
+  const controller = new Controller({ store: createStore(), client, view, graph, panels });
+  await controller.open("{}", "f.jsonl");
+  log.length = 0;
+  return { controller, log };
+}
+
+test("#leaf= typed for an entry the file has makes it the leaf, the address left as typed", async () => {
+  const { controller, log } = await opened(["a", "b", "c"], "c");
+  await controller.followLeafHash("b");
+  assert.equal(controller.store.get().leafId, "b");
+  assert.ok(log.some(([n, type, id]) => n === "request" && type === REQUEST.select && id === "b"));
+  assert.ok(log.some(([n, id]) => n === "graph.reveal" && id === "b"));
+  assert.ok(!log.some(([n]) => n === "view.setHashLeaf" || n === "view.banner"));
+});
+
+test("#leaf= typed for an entry the file lacks: a banner says so and the address names the leaf shown", async () => {
+  // It was ignored without a word, and the address kept naming the missing entry.
+  const { controller, log } = await opened(["a", "b", "c"], "c");
+  await controller.followLeafHash("nowhere");
+  assert.equal(controller.store.get().leafId, "c", "the leaf shown stays");
+  const banners = log.filter(([n]) => n === "view.banner");
+  assert.equal(banners.length, 1);
+  assert.equal(banners[0][1], "info");
+  assert.equal(banners[0][2], "The link's entry nowhere is not in this file; the leaf shown is kept.");
+  assert.deepEqual(
+    log.filter(([n]) => n === "view.setHashLeaf"),
+    [["view.setHashLeaf", "c"]],
+  );
+  assert.ok(!log.some(([n, type]) => n === "request" && type === REQUEST.select), "nothing fetched");
+});
+
+test("#leaf= naming the leaf already shown, or no #leaf=, does nothing", async () => {
+  const { controller, log } = await opened(["a", "c"], "c");
+  await controller.followLeafHash("c");
+  await controller.followLeafHash(null);
+  assert.deepEqual(log, []);
+});
+
+test("#leaf= changed while a file is being opened is followed once the open ends", async () => {
+  let hash = null;
+  const { controller, log } = await opened(["a", "b", "c"], "c", () => hash);
+  // The open has read the address and is fetching its leaf's context when the hash changes.
+  let release;
+  const base = controller.client.request;
+  controller.client.request = async (msg) => {
+    if (msg.type === REQUEST.select) await new Promise((r) => (release = r));
+    return base(msg);
+  };
+  const opening = controller.open("{}", "g.jsonl");
+  while (!release) await new Promise((r) => setImmediate(r));
+  hash = "nowhere";
+  await controller.followLeafHash(hash);
+  assert.ok(!log.some(([n]) => n === "view.banner"), "not judged before the open ends");
+  release();
+  await opening;
+  assert.ok(log.some(([n, , text]) => n === "view.banner" && /nowhere is not in this file/.test(text)));
+  assert.equal(log.filter(([n]) => n === "view.setHashLeaf").at(-1)[1], "c");
+});
