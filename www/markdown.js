@@ -266,51 +266,247 @@ export function codeBlock(text, lang) {
   return pre;
 }
 
-// Inline spans, longest-match-first with a tiny tokenizer. Each span's opener
-// is tried once and looks no further than its closer could be (a code span
-// opens on a whole run of backticks; emphasis ends before the next marker of
-// its kind; link text holds no bracket, a link target no parenthesis), so a
-// line of thousands of markers is matched in one pass, not once per marker.
-const INLINE =
-  /(?<!`)(`+)(?!`)([\s\S]*?[^`])\1(?!`)|\*\*([\s\S]+?)\*\*|__([\s\S]+?)__|~~([\s\S]+?)~~|\*([^\s*](?:[^*]*?[^\s*])?)\*|(?<![\w])_([^\s_](?:[^_]*?[^\s_])?)_(?![\w])|\[([^[\]\n]+)\]\(([^()\s]+)(?:\s+"[^"]*")?\)|(https?:\/\/[^\s<>()]+[^\s<>().,;:!?'"])|\\([\\`*_{}[\]()#+\-.!|~>])|( {2,}|\\)\n/g;
+// Inline spans in two steps. First a tiny tokenizer finds the spans that bind
+// tighter than emphasis: code spans, links, autolinks, escapes, hard breaks
+// (and `~~` strike-through). Each is tried once and looks no further than its
+// closer could be (a code span opens on a whole run of backticks; link text
+// holds no bracket, a link target no parenthesis), so a line of thousands of
+// markers is matched in one pass. Then the runs of `*` and `_` between them are
+// paired as CommonMark says (its "process emphasis" over a delimiter list,
+// with the left- and right-flanking rules): `snake_case_names` and
+// `window.__x … window.__` stay text, `a*b*c` is emphasis.
+const TOKENS =
+  /(?<!`)(`+)(?!`)([\s\S]*?[^`])\1(?!`)|~~([\s\S]+?)~~|\[([^[\]\n]+)\]\(([^()\s]+)(?:\s+"[^"]*")?\)|(https?:\/\/[^\s<>()]+[^\s<>().,;:!?'"])|\\([\\`*_{}[\]()#+\-.!|~>])|( {2,}|\\)\n/g;
 
-export function inline(text, parent) {
+// Emphasis nested deeper than this (`***…a…***`, thousands of markers) keeps
+// its markers as text: the DOM stays shallow and the letters all show.
+const MAX_EMPHASIS = 16;
+
+// CommonMark's classes: whitespace is Zs and tab, line feed, form feed, carriage
+// return; punctuation is any P or S character. The line's ends count as whitespace.
+const WHITESPACE = /^[\p{Zs}\t\n\f\r]$/u;
+const PUNCTUATION = /^[\p{P}\p{S}]$/u;
+
+/** The character (code point) that ends just before `i` in `text`, or "" at its start. */
+function charBefore(text, i) {
+  if (i <= 0) return "";
+  const low = text.charCodeAt(i - 1);
+  if (low >= 0xdc00 && low <= 0xdfff && i >= 2) {
+    const high = text.charCodeAt(i - 2);
+    if (high >= 0xd800 && high <= 0xdbff) return text.slice(i - 2, i);
+  }
+  return text[i - 1];
+}
+
+/** The character (code point) at `i` in `text`, or "" at its end. */
+function charAt(text, i) {
+  return i < text.length ? String.fromCodePoint(text.codePointAt(i)) : "";
+}
+
+/**
+ * Whether a run of `*` or `_` from `start` to `end` in `text` can open and can
+ * close emphasis: CommonMark's left- and right-flanking delimiter runs, with
+ * `_`'s extra rule against opening or closing inside a word.
+ */
+export function delimiterRun(text, start, end) {
+  const ch = text[start];
+  const before = charBefore(text, start);
+  const after = charAt(text, end);
+  const spaceBefore = before === "" || WHITESPACE.test(before);
+  const spaceAfter = after === "" || WHITESPACE.test(after);
+  const punctBefore = before !== "" && PUNCTUATION.test(before);
+  const punctAfter = after !== "" && PUNCTUATION.test(after);
+  const left = !spaceAfter && (!punctAfter || spaceBefore || punctBefore);
+  const right = !spaceBefore && (!punctBefore || spaceAfter || punctAfter);
+  if (ch === "_") return { canOpen: left && (!right || punctBefore), canClose: right && (!left || punctAfter) };
+  return { canOpen: left, canClose: right };
+}
+
+/**
+ * `text`'s inline spans as a doubly linked list (`first`): `text` nodes, `token`
+ * nodes (a match of TOKENS) and `delim` nodes (runs of `*` or `_`, also linked
+ * among themselves by `prevDelim`/`nextDelim` from `firstDelim`).
+ */
+function tokenize(text) {
+  const list = { first: null, last: null, firstDelim: null };
+  let lastDelim = null;
+  const push = (node) => {
+    node.prev = list.last;
+    node.next = null;
+    if (list.last) list.last.next = node;
+    else list.first = node;
+    list.last = node;
+    return node;
+  };
+  const plain = (from, to) => {
+    let at = from;
+    // Over the stretch alone: a search past `to` would make many short stretches quadratic.
+    for (const m of text.slice(from, to).matchAll(/\*+|_+/g)) {
+      const start = from + m.index;
+      const end = start + m[0].length;
+      if (start > at) push({ t: "text", s: text.slice(at, start) });
+      const { canOpen, canClose } = delimiterRun(text, start, end);
+      const n = end - start;
+      const d = push({ t: "delim", ch: text[start], n, origN: n, canOpen, canClose, prevDelim: lastDelim });
+      d.nextDelim = null;
+      if (lastDelim) lastDelim.nextDelim = d;
+      else list.firstDelim = d;
+      lastDelim = d;
+      at = end;
+    }
+    if (at < to) push({ t: "text", s: text.slice(at, to) });
+  };
   let last = 0;
   // matchAll runs on a copy of the pattern, so inline() may recurse.
-  for (const m of text.matchAll(INLINE)) {
-    if (m.index > last) parent.append(document.createTextNode(text.slice(last, m.index)));
+  for (const m of text.matchAll(TOKENS)) {
+    plain(last, m.index);
+    push({ t: "token", m });
     last = m.index + m[0].length;
-    if (m[1] !== undefined) {
-      const code = el("code");
-      code.textContent = m[2].length > 1 && m[2].startsWith(" ") && m[2].endsWith(" ") ? m[2].slice(1, -1) : m[2];
-      parent.append(code);
-    } else if (m[3] !== undefined || m[4] !== undefined) {
-      const strong = el("strong");
-      inline(m[3] ?? m[4], strong);
-      parent.append(strong);
-    } else if (m[5] !== undefined) {
-      const del = el("del");
-      inline(m[5], del);
-      parent.append(del);
-    } else if (m[6] !== undefined || m[7] !== undefined) {
-      const em = el("em");
-      inline(m[6] ?? m[7], em);
-      parent.append(em);
-    } else if (m[8] !== undefined) {
-      parent.append(link(m[9], (a) => inline(m[8], a)));
-    } else if (m[10] !== undefined) {
-      parent.append(
-        link(m[10], (a) => {
-          a.textContent = m[10];
-        }),
-      );
-    } else if (m[11] !== undefined) {
-      parent.append(document.createTextNode(m[11]));
-    } else {
-      parent.append(el("br"));
+  }
+  plain(last, text.length);
+  return list;
+}
+
+/** Takes `node` out of the delimiter list (it stays in the node list, as text). */
+function dropDelim(list, node) {
+  if (node.prevDelim) node.prevDelim.nextDelim = node.nextDelim;
+  else list.firstDelim = node.nextDelim;
+  if (node.nextDelim) node.nextDelim.prevDelim = node.prevDelim;
+  node.prevDelim = node.nextDelim = null;
+}
+
+/** Takes `node` out of the node list. */
+function unlink(list, node) {
+  if (node.prev) node.prev.next = node.next;
+  else list.first = node.next;
+  if (node.next) node.next.prev = node.prev;
+  else list.last = node.prev;
+}
+
+/**
+ * CommonMark's "process emphasis": pairs closers with the nearest opener of
+ * their character (the rule of 3 kept), the nodes between becoming the
+ * children of an `em` (`strong` when both runs have two left) node. Deeper than
+ * `room` levels, a pair becomes a `group` whose markers stay text.
+ */
+function pairEmphasis(list, room) {
+  const bottoms = new Map(); // CommonMark's openers_bottom: where a failed search for such a closer stopped
+  let closer = list.firstDelim;
+  while (closer) {
+    if (!closer.canClose) {
+      closer = closer.nextDelim;
+      continue;
+    }
+    const key = `${closer.ch}${closer.canOpen ? 1 : 0}${closer.origN % 3}`;
+    const bottom = bottoms.get(key) ?? null;
+    let opener = closer.prevDelim;
+    while (opener && opener !== bottom) {
+      const odd =
+        (opener.canClose || closer.canOpen) &&
+        (opener.origN + closer.origN) % 3 === 0 &&
+        !(opener.origN % 3 === 0 && closer.origN % 3 === 0);
+      if (opener.ch === closer.ch && opener.canOpen && !odd) break;
+      opener = opener.prevDelim;
+    }
+    if (!opener || opener === bottom) {
+      bottoms.set(key, closer.prevDelim);
+      const next = closer.nextDelim;
+      if (!closer.canOpen) dropDelim(list, closer);
+      closer = next;
+      continue;
+    }
+    const use = opener.n >= 2 && closer.n >= 2 ? 2 : 1;
+    opener.n -= use;
+    closer.n -= use;
+    // The delimiters between the two are text from now on.
+    while (opener.nextDelim !== closer) dropDelim(list, opener.nextDelim);
+    // The nodes between become the new node's children.
+    let depth = 0;
+    const first = opener.next === closer ? null : opener.next;
+    const last = first ? closer.prev : null;
+    for (let n = first; n; n = n === last ? null : n.next) depth = Math.max(depth, n.depth ?? 0);
+    const deep = depth + 1 > room;
+    const node = {
+      t: deep ? "group" : "em",
+      strong: use === 2,
+      mark: opener.ch.repeat(use),
+      first,
+      depth: deep ? depth : depth + 1,
+      prev: opener,
+      next: closer,
+    };
+    if (first) {
+      first.prev = null;
+      last.next = null;
+    }
+    opener.next = node;
+    closer.prev = node;
+    if (opener.n === 0) {
+      unlink(list, opener);
+      dropDelim(list, opener);
+    }
+    if (closer.n === 0) {
+      const next = closer.nextDelim;
+      unlink(list, closer);
+      dropDelim(list, closer);
+      closer = next;
     }
   }
-  if (last < text.length) parent.append(document.createTextNode(text.slice(last)));
+}
+
+/** Appends `text`'s inline spans to `parent`; `depth`: the emphasis already around it. */
+export function inline(text, parent, depth = 0) {
+  const list = tokenize(text);
+  pairEmphasis(list, MAX_EMPHASIS - depth);
+  // Drawn with a stack, not recursion: a group may hold groups thousands deep.
+  const stack = [{ node: list.first, into: parent, depth, close: null }];
+  while (stack.length) {
+    const top = stack.at(-1);
+    const node = top.node;
+    if (!node) {
+      if (top.close) top.into.append(document.createTextNode(top.close));
+      stack.pop();
+      continue;
+    }
+    top.node = node.next;
+    if (node.t === "text") top.into.append(document.createTextNode(node.s));
+    else if (node.t === "delim") {
+      if (node.n) top.into.append(document.createTextNode(node.ch.repeat(node.n)));
+    } else if (node.t === "token") token(node.m, top.into, top.depth);
+    else if (node.t === "em") {
+      const e = el(node.strong ? "strong" : "em");
+      top.into.append(e);
+      stack.push({ node: node.first, into: e, depth: top.depth + 1, close: null });
+    } else {
+      top.into.append(document.createTextNode(node.mark));
+      stack.push({ node: node.first, into: top.into, depth: top.depth, close: node.mark });
+    }
+  }
+}
+
+/** One span TOKENS matched, into `parent`. */
+function token(m, parent, depth) {
+  if (m[1] !== undefined) {
+    const code = el("code");
+    code.textContent = m[2].length > 1 && m[2].startsWith(" ") && m[2].endsWith(" ") ? m[2].slice(1, -1) : m[2];
+    parent.append(code);
+  } else if (m[3] !== undefined) {
+    const del = el("del");
+    inline(m[3], del, depth + 1);
+    parent.append(del);
+  } else if (m[4] !== undefined) {
+    parent.append(link(m[5], (a) => inline(m[4], a, depth + 1)));
+  } else if (m[6] !== undefined) {
+    parent.append(
+      link(m[6], (a) => {
+        a.textContent = m[6];
+      }),
+    );
+  } else if (m[7] !== undefined) {
+    parent.append(document.createTextNode(m[7]));
+  } else {
+    parent.append(el("br"));
+  }
 }
 
 function link(href, fill) {

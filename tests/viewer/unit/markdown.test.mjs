@@ -144,3 +144,103 @@ test("a text of 20 MB is laid out cut, with a button that shows all of it", () =
   // Short text is laid out whole, with no button.
   assert.equal(renderMarkdown("short").descendants().length, 1);
 });
+
+/** `source` rendered as one paragraph's inline HTML: `<em>`, `<strong>`, `<code>` and text. */
+function inlineHtml(source) {
+  const html = (n) =>
+    n.tagName === undefined
+      ? n.textContent
+      : `<${n.tagName.toLowerCase()}>${n.childNodes.map(html).join("")}</${n.tagName.toLowerCase()}>`;
+  const [p] = renderMarkdown(source).childNodes;
+  assert.equal(p.tagName, "P", source);
+  return p.childNodes.map(html).join("");
+}
+
+// CommonMark's emphasis rules (spec 0.31, "Emphasis and strong emphasis"): a run of `*` or
+// `_` is left-flanking when the next character is not whitespace, and is not punctuation
+// unless the run comes after whitespace or punctuation; right-flanking is the mirror. `*`
+// opens when left-flanking and closes when right-flanking; `_` also may not open or close
+// inside a word (left- and right-flanking at once) unless punctuation is on that side. The
+// cases are written from those rules; each expected value is worked out by hand.
+test("underscores inside a word are text; asterisks are emphasis", () => {
+  // The hunt's case: `__` after "window." opens, but the second `__` comes after "." and
+  // before a letter, so it is left-flanking only and closes nothing.
+  assert.equal(inlineHtml("see window.__cfg=1 and window.__cfg"), "see window.__cfg=1 and window.__cfg");
+  assert.equal(inlineHtml("a read_file_tool call"), "a read_file_tool call");
+  assert.equal(inlineHtml("x__y__z"), "x__y__z");
+  assert.equal(inlineHtml("x**y**z"), "x<strong>y</strong>z");
+  assert.equal(inlineHtml("x*y*z"), "x<em>y</em>z");
+  // Letters of any script are letters: no emphasis inside a Greek word either.
+  assert.equal(inlineHtml("αβ_γδ_εζ"), "αβ_γδ_εζ");
+});
+
+test("an underscore run may open after punctuation and close before it", () => {
+  assert.equal(inlineHtml("(_quoted_)"), "(<em>quoted</em>)");
+  assert.equal(inlineHtml("see __init__."), "see <strong>init</strong>.");
+  assert.equal(inlineHtml("a-_b_"), "a-<em>b</em>");
+  // Before punctuation and after a letter: right-flanking only, so `_` closes.
+  assert.equal(inlineHtml("_one two_."), "<em>one two</em>.");
+  // After a letter and before a letter it neither opens nor closes.
+  assert.equal(inlineHtml("_one t_wo_"), "<em>one t_wo</em>");
+});
+
+test("a run next to whitespace opens or closes only on its word's side", () => {
+  assert.equal(inlineHtml("a * b * c"), "a * b * c");
+  assert.equal(inlineHtml("a _ b _ c"), "a _ b _ c");
+  assert.equal(inlineHtml("*a *b"), "*a *b", "two openers, no closer");
+  assert.equal(inlineHtml("a* b*"), "a* b*", "two closers, no opener");
+  assert.equal(inlineHtml("** a**"), "** a**");
+});
+
+test("punctuation inside the runs: an opener before punctuation needs space or punctuation before it", () => {
+  // `*` before "(" and after a letter is not left-flanking: it cannot open.
+  assert.equal(inlineHtml("a*(b)*"), "a*(b)*");
+  // After a space it can.
+  assert.equal(inlineHtml("a *(b)*"), "a <em>(b)</em>");
+  // Symbols count as punctuation (0.31): in `*$*x` both runs can only open (the second
+  // follows "$" and precedes a letter), so nothing closes; in `*$x*` the last one closes.
+  assert.equal(inlineHtml("*$*x"), "*$*x");
+  assert.equal(inlineHtml("*$x*"), "<em>$x</em>");
+});
+
+test("closers pair with the nearest opener; leftovers stay text", () => {
+  assert.equal(inlineHtml("**a*"), "*<em>a</em>");
+  assert.equal(inlineHtml("*a**"), "<em>a</em>*");
+  assert.equal(inlineHtml("*a _b* c_"), "<em>a _b</em> c_");
+  assert.equal(inlineHtml("_a *b_ c*"), "<em>a *b</em> c*");
+  // The `**` after "b" closes the nearest opener, the single `*`, with one marker (em);
+  // its second marker then closes one of the first `**`; the last `*` closes the other.
+  assert.equal(inlineHtml("**a *b** c*"), "<em><em>a <em>b</em></em> c</em>");
+});
+
+test("nesting: strong in em, em in strong, three markers", () => {
+  assert.equal(inlineHtml("*a **b** c*"), "<em>a <strong>b</strong> c</em>");
+  assert.equal(inlineHtml("**a *b* c**"), "<strong>a <em>b</em> c</strong>");
+  assert.equal(inlineHtml("***a***"), "<em><strong>a</strong></em>");
+  assert.equal(inlineHtml("_**a**_"), "<em><strong>a</strong></em>");
+  assert.equal(inlineHtml("*(*a*)*"), "<em>(<em>a</em>)</em>");
+});
+
+test("the rule of three: a run that can open and close pairs only when the lengths allow", () => {
+  // The middle `**` is both-flanking; 1 + 2 = 3 is a multiple of 3, so it does not close
+  // the first `*`, and the last `*` closes it instead.
+  assert.equal(inlineHtml("*a**b*"), "<em>a**b</em>");
+  // 2 + 2 is not: the both-flanking runs pair.
+  assert.equal(inlineHtml("*a**b**c*"), "<em>a<strong>b</strong>c</em>");
+  // 3 + 3 = 6, but both are multiples of 3: allowed.
+  assert.equal(inlineHtml("a***b***c"), "a<em><strong>b</strong></em>c");
+});
+
+test("code spans, links and escapes bind tighter than emphasis", () => {
+  assert.equal(inlineHtml("*a `b*` c*"), "<em>a <code>b*</code> c</em>");
+  assert.equal(inlineHtml("`_a` b_"), "<code>_a</code> b_");
+  assert.equal(inlineHtml("\\*a*"), "*a*");
+  assert.equal(inlineHtml("\\__a_"), "_<em>a</em>");
+});
+
+test("emphasis nested past a bound keeps its markers as text", () => {
+  const md = renderAll(`${"*".repeat(5000)}deep${"*".repeat(5000)}`);
+  assert.ok(md.depth() < 40, `depth ${md.depth()}`);
+  assert.equal(md.textContent.replace(/\*/g, ""), "deep");
+  assert.ok(md.textContent.length > 4, "the markers past the bound are shown");
+});
