@@ -30,7 +30,8 @@ const ROLE_NAMES = {
 
 /** A context message's accessible name: its role, its place in the context, the entry it comes from. */
 export function messageLabel(role, index, total, sourceId) {
-  const name = ROLE_NAMES[role] ?? `Message (${role})`;
+  // `null`: no message at all (a `message` entry without one).
+  const name = role === null ? "Missing" : (ROLE_NAMES[role] ?? `Message (${role})`);
   return `${name} message, ${index + 1} of ${total}${sourceId ? `, from entry ${sourceId}` : ""}`;
 }
 

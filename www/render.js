@@ -122,11 +122,22 @@ function toolCall(block) {
   return box;
 }
 
+/** What a `message` entry whose `message` is `undefined` (not there) or `null` says instead. */
+export function missingMessageText(msg) {
+  const what = msg === null ? "is null" : "is missing";
+  return `This message entry's "message" ${what}: a broken line. The context keeps an empty place for it; pi 1.6.0 cannot build a context through it (it throws).`;
+}
+
 /** One message of a context, as an `<article data-role=...>`. */
 export function renderMessage(msg, { index, onJump } = {}) {
-  const role = isObject(msg) ? String(msg.role) : "unknown";
+  const role = isObject(msg) ? String(msg.role) : msg === undefined || msg === null ? "missing" : "unknown";
   const art = el("article", `msg msg-${role.replace(/[^\w-]/g, "")}`);
   art.dataset.role = role;
+  if (role === "missing") {
+    // A broken line that kept its id and type: pi 1.6.0's buildSessionContext throws on it.
+    art.append(header("other", "No message"), el("p", "msg-note muted", missingMessageText(msg)));
+    return art;
+  }
   if (!isObject(msg)) {
     art.append(header("other", "value"), codeBlock(json(msg), "json"));
     return art;

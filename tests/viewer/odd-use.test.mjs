@@ -389,6 +389,22 @@ test("#leaf= typed for an entry the open file lacks says so, and the address goe
   await page.close();
 });
 
+test("a message entry without a message shows a note in the context, not 'undefined'", async () => {
+  // pi 1.6.0's buildSessionContext throws on it; ours keeps an empty place, which the
+  // context drew as a "value" whose JSON was the word undefined.
+  const { page, problems } = await openViewer();
+  const broken = { type: "message", id: "b2", parentId: "b1", timestamp: "2025-01-01T00:00:02.000Z" };
+  await dropFile(page, jsonl([header("s"), user("b1", null, "hello"), broken, user("b3", "b2", "again")]), "b.jsonl");
+  await page.waitForFunction(() => document.querySelectorAll("[data-testid=context] article.msg").length === 3);
+  const missing = page.locator("[data-testid=context] article[data-role=missing]");
+  assert.equal(await missing.count(), 1);
+  assert.match(await missing.textContent(), /No message.*"message" is missing/s);
+  assert.match(await missing.getAttribute("aria-label"), /^Missing message, 2 of 3, from entry b2/);
+  assert.doesNotMatch(await contextText(page), /undefined/);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test("a file dropped after a leaf was picked opens at its own last entry, with no word of the old leaf", async () => {
   const { page, problems } = await openViewer();
   const ids = await page.evaluate(() => window.__viewer.visibleIds());

@@ -58,7 +58,8 @@ export class ContextPanel {
           messages[k + 1]?.role === "compactionSummary";
         const art = this.message(messages[k], k, sources[k], editedBy[k], checkpoint);
         art.setAttribute("role", "listitem");
-        art.setAttribute("aria-label", messageLabel(messages[k]?.role, k, messages.length, sources[k]));
+        const role = messages[k] === undefined || messages[k] === null ? null : messages[k].role;
+        art.setAttribute("aria-label", messageLabel(role, k, messages.length, sources[k]));
         frag.append(art);
       }
       box.append(frag);
