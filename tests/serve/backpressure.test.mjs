@@ -124,3 +124,50 @@ test("/api/follow to a client that never reads: the file is not read into the se
   socket.destroy();
   assert.ok(bytes < 4 * 1024 * 1024, `the response held ${bytes} bytes`);
 });
+
+test("pings wait while a client has not taken what was written: one that never reads gets none queued", async () => {
+  // Every 15 s each event stream got `: ping` whatever its client read: a client that never
+  // reads made the server queue 9 bytes a ping for good (docs/hunt-leftovers2.md). Pings
+  // here come every 10 ms; a client that reads counts the ticks.
+  const quick = await startServer({ dir, port: 0, pingMs: 10 });
+  await quick.index.rescan();
+  const base = ServerResponse.prototype.write;
+  let blocked = null; // the never-reading client's response, once a write found its buffer full
+  let queued = 0; // pings written to it while it held bytes its client had not taken
+  let ticks = 0; // pings to the reading client's response after `blocked` was set
+  let wake = () => {};
+  ServerResponse.prototype.write = function (chunk, ...rest) {
+    const ping = chunk === ": ping\n\n";
+    if (ping && this === blocked && this.writableLength > 0) queued++;
+    if (ping && blocked && this !== blocked && this.req?.url === "/api/list?reader") ticks++;
+    const ok = base.call(this, chunk, ...rest);
+    if (!ok && !blocked && this.req?.url === "/api/list") blocked = this;
+    wake();
+    return ok;
+  };
+  const until = (done) =>
+    new Promise((resolve) => {
+      wake = () => done() && resolve();
+      wake();
+    });
+  const socket = await new Promise((resolve, reject) => {
+    const s = connect(quick.port, "127.0.0.1", () => {
+      s.pause();
+      s.write(`GET /api/list HTTP/1.0\r\nHost: 127.0.0.1:${quick.port}\r\n\r\n`);
+      resolve(s);
+    });
+    s.on("error", reject);
+  });
+  const reader = sseStream(`${quick.url}api/list?reader`);
+  try {
+    await until(() => blocked !== null);
+    await until(() => ticks >= 5);
+    assert.ok(blocked.writableLength > 0, "the non-reader's response still holds bytes");
+    assert.equal(queued, 0, `${queued} pings queued behind bytes the client never took`);
+  } finally {
+    ServerResponse.prototype.write = base;
+    reader.close();
+    socket.destroy();
+    await quick.close();
+  }
+});

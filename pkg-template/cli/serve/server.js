@@ -128,7 +128,8 @@ async function sameSince(fh, size, since) {
 /**
  * Starts the server. `dir`: the sessions folder; `viewerDir`/`pkgDir`: where the
  * viewer and the package files are (default: this package's); `pieceSize`: how
- * many bytes each read of a session takes (listing, search, follow). Resolves to
+ * many bytes each read of a session takes (listing, search, follow); `pingMs`: how
+ * often an idle event stream gets a `: ping` comment (tests make it short). Resolves to
  * `{ url, port, host, close() }`.
  */
 export async function startServer({
@@ -138,6 +139,7 @@ export async function startServer({
   viewerDir,
   pkgDir,
   pieceSize = PIECE_SIZE,
+  pingMs = 15_000,
 } = {}) {
   const root = await realpath(path.resolve(dir));
   if (!(await stat(root)).isDirectory()) throw new Error(`not a directory: ${dir}`);
@@ -265,7 +267,12 @@ export async function startServer({
     if (res.closed || res.destroyed) return null;
     res.writeHead(200, { ...baseHeaders("text/event-stream; charset=utf-8"), connection: "keep-alive" });
     res.write(": session-tree\n\n");
-    const ping = setInterval(() => res.write(": ping\n\n"), 15000);
+    // A comment now and then keeps proxies and the browser from closing an idle stream. Not
+    // to a client that has not taken what was written before: the stream is not idle, and
+    // one that never reads would make every ping wait in this process for good.
+    const ping = setInterval(() => {
+      if (!(res.writableLength > 0)) res.write(": ping\n\n");
+    }, pingMs);
     const entry = { res, stop: () => {} };
     streams.add(entry);
     res.once("close", () => {
