@@ -163,7 +163,8 @@ export class Controller {
    */
   async followLeafHash(id) {
     const { info, leafId } = this.store.get();
-    if (id === null || !info) return;
+    // No file, or only the first rows of one whose open failed: there is no leaf to go to.
+    if (id === null || !info || info.partial) return;
     // The open reads the address once its file is read; a change after that read is followed at its end.
     if (this.opening) {
       this.hashPending = true;

@@ -205,3 +205,25 @@ test("#leaf= changed while a file is being opened is followed once the open ends
   assert.ok(log.some(([n, , text]) => n === "view.banner" && /nowhere is not in this file/.test(text)));
   assert.equal(log.filter(([n]) => n === "view.setHashLeaf").at(-1)[1], "c");
 });
+
+test("#leaf= changed while a file that then fails is read is not judged against its first rows", async () => {
+  // Its first rows were shown (a preview), the open failed: those rows are not the file,
+  // and no entry of it can be said to be missing.
+  let hash = null;
+  const { controller, log } = await opened(["a", "b", "c"], "c", () => hash);
+  let fail;
+  controller.client.request = (msg) =>
+    new Promise((_, reject) => {
+      log.push(["request", msg.type]);
+      fail = reject;
+    });
+  const opening = controller.open(new ArrayBuffer(0), "huge.jsonl");
+  while (!fail) await new Promise((r) => setImmediate(r));
+  controller.preview({ info: info("huge.jsonl"), nodes: {}, view: {} });
+  hash = "nowhere";
+  await controller.followLeafHash(hash);
+  fail(new Error("huge.jsonl changed while it was read"));
+  await opening;
+  const banners = log.filter(([n]) => n === "view.banner").map(([, , text]) => text);
+  assert.deepEqual(banners, ["Could not open huge.jsonl: huge.jsonl changed while it was read"]);
+});
