@@ -16,6 +16,7 @@ export class Controller {
     this.targetId = null; // the entry a link asked to highlight, until another leaf is picked
     this.opening = false; // an open is under way (its first rows may come before it ends)
     this.hashPending = false; // the address's hash changed during an open: followed once it ends
+    this.sampleShown = false; // the file shown is the viewer's sample
   }
 
   /** Connects the components' events to the controller. */
@@ -170,14 +171,17 @@ export class Controller {
       this.hashPending = true;
       return;
     }
-    const to = followLink({ leafId: id, targetId: null, ours: false }, (x) => this.graph.has(x), leafId);
+    const sample = this.sampleShown;
+    const to = followLink({ leafId: id, targetId: null, ours: false }, (x) => this.graph.has(x), leafId, { sample });
     if (to.missing !== null) {
-      this.view.banner("info", missingLinkText(to.missing, { kept: true }), [], "missing-link");
-      this.view.setHashLeaf(leafId);
+      this.view.banner("info", missingLinkText(to.missing, { kept: true, sample }), [], "missing-link");
+      // In the sample, the link waits in the address for the session it was made for.
+      if (!to.waits) this.view.setHashLeaf(leafId);
       return;
     }
     if (to.leaf === leafId) return;
     const selected = this.selectLeaf(to.leaf, { updateHash: false });
+    this.view.ownLink();
     this.graph.reveal(to.leaf);
     await selected;
   }
@@ -232,8 +236,11 @@ export class Controller {
     this.clearPanels("Reading the rest of the file…");
   }
 
-  /** Opens a `File`/`Blob`, `ArrayBuffer` or JSONL string; a later open wins over an earlier one. */
-  async open(source, name) {
+  /**
+   * Opens a `File`/`Blob`, `ArrayBuffer` or JSONL string; a later open wins over an earlier one.
+   * `sample`: it is the viewer's sample (a link it lacks waits for the user's file).
+   */
+  async open(source, name, { sample = false } = {}) {
     const { store, view, graph, panels } = this;
     const seq = ++this.openSeq;
     this.opening = true;
@@ -256,12 +263,18 @@ export class Controller {
       this.hashPending = false; // the address is read now
       // A link to an entry this file lacks: the address names the leaf shown instead, and a
       // link someone followed (not the previous file's leaf) is told about.
-      const { leaf, targetId, missing, tell } = followLink(view.link(), (id) => graph.has(id), info.defaultLeaf);
-      if (tell) view.banner("info", missingLinkText(missing), [], "missing-link");
+      this.sampleShown = sample;
+      const to = followLink(view.link(), (id) => graph.has(id), info.defaultLeaf, { sample });
+      const { leaf, targetId, missing } = to;
+      if (to.tell) view.banner("info", missingLinkText(missing, { sample }), [], "missing-link");
+      // A link the sample lacks stays in the address, for the session it was made for.
+      const rewrite = missing !== null && !to.waits;
       if (leaf && graph.has(leaf)) {
-        await this.selectLeaf(leaf, { updateHash: missing !== null, targetId });
+        await this.selectLeaf(leaf, { updateHash: rewrite, targetId });
         if (!targetId) graph.reveal(leaf);
-      } else if (missing !== null) view.setHashLeaf(null);
+      } else if (rewrite) view.setHashLeaf(null);
+      // A link followed here is this file's leaf now: the next file is not told it lacks it.
+      if (missing === null && leaf === view.link().leafId) view.ownLink();
       await this.followCompareHash();
       store.set({ opened: store.get().opened + 1 });
     } catch (error) {
@@ -333,7 +346,7 @@ export class Controller {
     try {
       const res = await fetch("sample.jsonl");
       if (!res.ok) throw new Error(`HTTP ${res.status}`);
-      await this.open(await res.arrayBuffer(), "sample.jsonl");
+      await this.open(await res.arrayBuffer(), "sample.jsonl", { sample: true });
     } catch (error) {
       this.view.banner("error", `Could not load the sample: ${error.message}`);
     }

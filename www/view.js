@@ -191,9 +191,15 @@ export class View {
     const query = q.get("leafId") || null;
     // A target belongs to its link's leaf: not to a leaf picked since.
     const targetId = hash === null || hash === query ? q.get("targetId") || null : null;
-    // `ours`: the viewer wrote it, for the file it had open (not a link someone followed).
-    const ours = hash !== null && location.hash === this.ownHash;
+    // `ours`: the address names the leaf the viewer showed for the file it had open (it
+    // wrote it, or followed it there), not a link still to follow.
+    const ours = this.ownAddress !== undefined && location.search + location.hash === this.ownAddress;
     return { leafId: hash ?? query, targetId, ours };
+  }
+
+  /** The address as it is names the leaf shown: a file opened next is not told it lacks that entry. */
+  ownLink() {
+    this.ownAddress = location.search + location.hash;
   }
 
   /** Drops pi's `?leafId=`/`&targetId=` once they are followed, keeping the rest of the address. */
@@ -213,13 +219,12 @@ export class View {
   /** Writes `#leaf=<id>` (no hash for a `null` id) without adding a history entry. */
   setHashLeaf(id) {
     if (id === null || id === undefined) {
-      this.ownHash = undefined;
       if (location.hash) history.replaceState(null, "", location.pathname + location.search);
-      return;
+    } else {
+      const hash = leafHash(id);
+      if (location.hash !== hash) history.replaceState(null, "", hash);
     }
-    const hash = leafHash(id);
-    this.ownHash = hash;
-    if (location.hash !== hash) history.replaceState(null, "", hash);
+    this.ownLink();
   }
 
   // --- user actions -------------------------------------------------------------

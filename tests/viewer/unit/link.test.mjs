@@ -34,6 +34,7 @@ test("a link to an entry the file has is followed, with its target", () => {
     targetId: "a",
     missing: null,
     tell: false,
+    waits: false,
   });
 });
 
@@ -50,6 +51,7 @@ test("no link: the fallback leaf, no target, nothing to say", () => {
     targetId: null,
     missing: null,
     tell: false,
+    waits: false,
   });
   // A target without its leaf is not followed on its own.
   assert.equal(followLink({ leafId: null, targetId: "a", ours: false }, file("a"), "a").targetId, null);
@@ -61,6 +63,7 @@ test("a link to an entry the file lacks: the fallback is shown, no target, and i
     targetId: null,
     missing: "nowhere",
     tell: true,
+    waits: false,
   });
 });
 
@@ -77,10 +80,24 @@ test("a missing link in a file with no entries leaves no leaf", () => {
   assert.equal(to.missing, "x");
 });
 
+test("in the sample, a link someone followed waits for its session; the viewer's own does not", () => {
+  const to = followLink({ leafId: "b2", targetId: "b1", ours: false }, file("a"), "a", { sample: true });
+  assert.deepEqual(to, { leaf: "a", targetId: null, missing: "b2", tell: true, waits: true });
+  const own = followLink({ leafId: "old", targetId: null, ours: true }, file("a"), "a", { sample: true });
+  assert.equal(own.waits, false, "the previous file's leaf is rewritten, as in any file");
+  const there = followLink({ leafId: "a", targetId: null, ours: false }, file("a"), "z", { sample: true });
+  assert.equal(there.waits, false, "a link the sample has is followed there");
+  assert.equal(there.leaf, "a");
+});
+
 test("the banner names the missing entry and what is shown instead", () => {
   assert.equal(missingLinkText("nowhere"), "The link's entry nowhere is not in this file; its last entry is shown.");
   assert.equal(
     missingLinkText("nowhere", { kept: true }),
     "The link's entry nowhere is not in this file; the leaf shown is kept.",
+  );
+  assert.equal(
+    missingLinkText("b2", { sample: true }),
+    "The link's entry b2 is not in the sample: open the session it was made for to go there.",
   );
 });
