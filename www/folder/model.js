@@ -26,15 +26,40 @@ export class FolderModel {
     this.buildLineage = buildLineage;
     this.rows = new Map();
     this.version = 0;
+    this.seen = null; // the paths sent since the list stream (re)connected, until it has sent them all
   }
 
   upsert(row) {
     this.rows.set(row.path, row);
+    this.seen?.add(row.path);
     this.version++;
   }
 
   remove(path) {
+    this.seen?.delete(path);
     if (this.rows.delete(path)) this.version++;
+  }
+
+  /**
+   * The server's list stream (re)connected: it sends every row it has again.
+   * Rows it does not send before `endSnapshot()` were removed while the page was
+   * not listening (serve restarted, say), and no `remove` will come for them.
+   */
+  beginSnapshot() {
+    this.seen = new Set();
+  }
+
+  /** Ends a snapshot: drops the rows not sent since `beginSnapshot()`; whether any were. */
+  endSnapshot() {
+    const seen = this.seen;
+    if (!seen) return false;
+    this.seen = null;
+    let dropped = false;
+    for (const path of [...this.rows.keys()]) {
+      if (!seen.has(path)) dropped = this.rows.delete(path) || dropped;
+    }
+    if (dropped) this.version++;
+    return dropped;
   }
 
   clear() {

@@ -275,6 +275,8 @@ export class FolderPage {
 
   listen() {
     const source = new EventSource("api/list");
+    // Each (re)connection sends every row again, then a progress with `rowsReady`.
+    source.addEventListener("open", () => this.model.beginSnapshot());
     source.addEventListener("row", (e) => {
       this.model.upsert(JSON.parse(e.data));
       this.scheduleList();
@@ -285,6 +287,7 @@ export class FolderPage {
     });
     source.addEventListener("progress", (e) => {
       this.progress = JSON.parse(e.data);
+      if (this.progress.rowsReady && this.model.endSnapshot()) this.scheduleList();
       this.renderStatus();
     });
   }

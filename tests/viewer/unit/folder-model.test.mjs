@@ -120,3 +120,36 @@ test("ago and filesUrl", () => {
   assert.equal(ago("not a date", now), "");
   assert.equal(filesUrl("a b/c#d?.jsonl"), "files/a%20b/c%23d%3F.jsonl");
 });
+
+test("a snapshot drops the rows the reconnected list did not send again", () => {
+  // serve restarted with s1 removed meanwhile: the new stream sends s0, s2 and a new s9,
+  // and no `remove` for s1. It stayed in the list (docs/hunt-leftovers2.md).
+  const model = new FolderModel(buildLineage);
+  for (const p of ["s0.jsonl", "s1.jsonl", "s2.jsonl"]) model.upsert(row(p, "/a", "2026-01-01T00:00:00.000Z"));
+  assert.equal(model.endSnapshot(), false, "no snapshot begun: nothing dropped");
+  model.beginSnapshot();
+  for (const p of ["s2.jsonl", "s9.jsonl", "s0.jsonl"]) model.upsert(row(p, "/a", "2026-01-01T00:00:00.000Z"));
+  const before = model.version;
+  assert.equal(model.endSnapshot(), true);
+  assert.ok(model.version > before, "the list is drawn again");
+  assert.deepEqual([...model.rows.keys()].sort(), ["s0.jsonl", "s2.jsonl", "s9.jsonl"]);
+  // Ended: rows and removals after it are plain updates.
+  model.upsert(row("s5.jsonl", "/a", "2026-01-01T00:00:00.000Z"));
+  assert.equal(model.endSnapshot(), false);
+  assert.equal(model.size, 4);
+});
+
+test("a row sent and then removed within a snapshot stays removed; a full resend drops nothing", () => {
+  const model = new FolderModel(buildLineage);
+  for (const p of ["a.jsonl", "b.jsonl"]) model.upsert(row(p, "/a", "2026-01-01T00:00:00.000Z"));
+  model.beginSnapshot();
+  model.upsert(row("a.jsonl", "/a", "2026-01-01T00:00:00.000Z"));
+  model.upsert(row("b.jsonl", "/a", "2026-01-01T00:00:00.000Z"));
+  model.remove("b.jsonl");
+  assert.equal(model.endSnapshot(), false, "b was removed by its own event");
+  assert.deepEqual([...model.rows.keys()], ["a.jsonl"]);
+  model.beginSnapshot();
+  model.upsert(row("a.jsonl", "/a", "2026-01-01T00:00:00.000Z"));
+  assert.equal(model.endSnapshot(), false);
+  assert.equal(model.size, 1);
+});
