@@ -165,7 +165,8 @@ export class Controller {
   async followLeafHash(id) {
     const { info, leafId } = this.store.get();
     // No file, or only the first rows of one whose open failed: there is no leaf to go to.
-    if (id === null || !info || info.partial) return;
+    // The session list shown instead (serve): the file behind it is not the one in view.
+    if (id === null || !info || info.partial || this.view.listShown()) return;
     // The open reads the address once its file is read; a change after that read is followed at its end.
     if (this.opening) {
       this.hashPending = true;

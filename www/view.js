@@ -216,6 +216,11 @@ export class View {
     return parseLeafHash(location.hash);
   }
 
+  /** Whether the session list (folder/ui.js) is shown in place of the viewer. */
+  listShown() {
+    return this.doc.body.classList.contains("showing-folder");
+  }
+
   /** Writes `#leaf=<id>` (no hash for a `null` id) without adding a history entry. */
   setHashLeaf(id) {
     if (id === null || id === undefined) {

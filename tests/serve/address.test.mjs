@@ -1,7 +1,9 @@
 // `serve`'s viewer and the address (docs/hunt-leftovers2.md): a `#leaf=` typed for an
 // entry the session lacks is said so, the address keeping its `?session=`; Back to a
 // session whose `#leaf=` the viewer wrote opens it there (the step is no fragment
-// navigation, so no `hashchange` judges that leaf against the session left).
+// navigation, so no `hashchange` judges that leaf against the session left); the viewer's
+// "back to the list" there shows the list instead of leaving the site; on the list, a
+// typed `#leaf=` is left alone (no session is in view).
 //
 //   node --test tests/serve/address.test.mjs   (after `make build`)
 
@@ -23,7 +25,7 @@ const user = (id, parentId) => ({
   message: { role: "user", content: `text of ${id}`, timestamp: 1 },
 });
 
-test("a session's address: Back opens it at its picked leaf; a #leaf= it lacks is said so", async () => {
+test("a session's address: Back to its leaf, a #leaf= it lacks, back to the list, a #leaf= on the list", async () => {
   const dir = mkdtempSync(path.join(tmpdir(), "st-serve-address-"));
   writeFileSync(path.join(dir, "a.jsonl"), jsonl([header("a"), user("a1", null), user("a2", "a1"), user("a3", "a2")]));
   writeFileSync(path.join(dir, "b.jsonl"), jsonl([header("b"), user("b1", null), user("b2", "b1")]));
@@ -58,6 +60,23 @@ test("a session's address: Back opens it at its picked leaf; a #leaf= it lacks i
     );
     await page.waitForFunction(() => location.search + location.hash === "?session=a.jsonl#leaf=a2");
     assert.equal(await page.evaluate(() => window.__viewer.state.leafId), "a2");
+    // On the list, no session is in view: a #leaf= typed there is nobody's to judge.
+    await page.evaluate(() => window.__folder.backToList());
+    await page.waitForFunction(() => document.body.classList.contains("showing-folder"));
+    for (const id of ["nowhere", "a1"]) {
+      // Resolves once the page's own hashchange listeners (registered first) have run.
+      await page.evaluate(
+        (id) =>
+          new Promise((resolve) => {
+            addEventListener("hashchange", resolve, { once: true });
+            location.hash = `#leaf=${id}`;
+          }),
+        id,
+      );
+      assert.equal(await page.textContent("#banners"), "", id);
+      assert.equal(await page.evaluate(() => location.hash), `#leaf=${id}`);
+      assert.equal(await page.evaluate(() => window.__viewer.state.leafId), "a2", id);
+    }
     assert.deepEqual(errors, []);
   } finally {
     await browser.close();

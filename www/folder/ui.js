@@ -201,7 +201,9 @@ export class FolderPage {
   }
 
   backToList() {
-    if (this.pushed) this.doc.defaultView.history.back();
+    // Back only to an entry of this page's list: an entry reached by the browser's Back or
+    // Forward (the page's first, say) may have none before it but another site.
+    if (this.doc.defaultView.history.state?.fromList) this.doc.defaultView.history.back();
     else {
       this.doc.defaultView.history.pushState({}, "", "?");
       this.showList();
@@ -231,10 +233,7 @@ export class FolderPage {
     this.filter.hidden = usage;
     if (usage) this.results.hidden = true;
     else if (this.search.value.trim()) this.runSearch();
-    if (push) {
-      this.doc.defaultView.history.pushState({}, "", usage ? "?view=usage" : "?");
-      this.pushed = true;
-    }
+    if (push) this.doc.defaultView.history.pushState({}, "", usage ? "?view=usage" : "?");
     if (!usage) return;
     if (!this.usage) {
       const { UsageView } = await import("../usage/ui.js");
@@ -266,8 +265,8 @@ export class FolderPage {
   }
 
   openSession(path, leafId, targetId) {
-    this.doc.defaultView.history.pushState({}, "", sessionHref(path, leafId, targetId));
-    this.pushed = true;
+    // `fromList`: the entry before this one is the list (or Usage) this session was opened from.
+    this.doc.defaultView.history.pushState({ fromList: !this.view.hidden }, "", sessionHref(path, leafId, targetId));
     this.route();
   }
 
