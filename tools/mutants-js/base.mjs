@@ -31,7 +31,8 @@ export function config(name) {
     tempDirName: "target/mutants-js/tmp",
     cleanTempDir: true,
     concurrency: Number(process.env.MUTANTS_JS_JOBS || 2),
-    timeoutMS: 20000,
+    // Beyond 1.5 times the first run plus this, a mutant counts as a hang (killed).
+    timeoutMS: 5000,
     reporters: ["clear-text", "progress", "json", "html"],
     jsonReporter: { fileName: `${out}/mutation.json` },
     htmlReporter: { fileName: `${out}/mutation.html` },

@@ -6,10 +6,9 @@
 // only survive, and the rest of the suite would cost seconds per mutant.
 //
 //   node run-tests.mjs <group>      MUTANTS_JS_MUTATE: the mutated files, comma-separated
-import { spawnSync } from "node:child_process";
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { GROUPS } from "./groups.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -69,9 +68,8 @@ if (tests.length === 0) {
 }
 console.log(`running ${tests.map((t) => relative(".", t)).join(" ")}`);
 // Fixed seeds: a mutant is killed or survives the same way on every run.
-const seeds = Object.fromEntries(group.seeds.map((name) => [name, "1"]));
-const run = spawnSync(process.execPath, ["--test", "--test-concurrency=1", ...tests], {
-  stdio: "inherit",
-  env: { ...process.env, ...seeds },
-});
-process.exit(run.status ?? 1);
+for (const name of group.seeds) process.env[name] = "1";
+// The test files run in this process, one after another (node:test runs the tests of an
+// imported file and sets a failing exit code): a process per file, as `node --test` starts,
+// would add a quarter to each mutant's time.
+for (const file of tests) await import(pathToFileURL(resolve(file)).href);
