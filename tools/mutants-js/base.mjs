@@ -2,7 +2,8 @@
 // Stryker runs from the repository's root and copies www/, tests/ and pkg/ (nothing else: the
 // rest is build output or not JavaScript) into a sandbox under target/mutants-js/, then runs
 // run-tests.mjs there once per mutant. MUTANTS_JS_MUTATE (comma-separated paths or globs)
-// narrows the files mutated; MUTANTS_JS_JOBS is the number of sandboxes run at once.
+// narrows the files mutated; MUTANTS_JS_JOBS is the number of sandboxes run at once;
+// MUTANTS_JS_TIMEOUT the milliseconds added to a run's time before it counts as a hang.
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -28,11 +29,12 @@ export function config(name) {
     mutate: narrowed.length > 0 ? narrowed : group.mutate,
     ignorePatterns: ["/*", "!/www", "!/tests", "!/pkg"],
     symlinkNodeModules: false,
-    tempDirName: "target/mutants-js/tmp",
+    tempDirName: `${out}.tmp`,
     cleanTempDir: true,
     concurrency: Number(process.env.MUTANTS_JS_JOBS || 2),
-    // Beyond 1.5 times the first run plus this, a mutant counts as a hang (killed).
-    timeoutMS: 5000,
+    // Beyond 1.5 times the first run plus this, a mutant counts as a hang (killed). Ten seconds:
+    // on a shared, loaded machine a run that passes can take twice its first time.
+    timeoutMS: Number(process.env.MUTANTS_JS_TIMEOUT || 10000),
     reporters: ["clear-text", "progress", "json", "html"],
     jsonReporter: { fileName: `${out}/mutation.json` },
     htmlReporter: { fileName: `${out}/mutation.html` },
