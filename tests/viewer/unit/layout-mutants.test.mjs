@@ -49,7 +49,8 @@ function naiveLayout(parent) {
     const last = rowOf[end];
     let c = 0;
     while (columns[c]?.some(([, l]) => l >= r)) c++;
-    (columns[c] ??= []).push([r, last]);
+    columns[c] ??= [];
+    columns[c].push([r, last]);
     col[r] = c;
     if (c < MAX_LANES && last > r) {
       bot[r] |= 1 << c;
