@@ -4,6 +4,7 @@
 // run-tests.mjs there once per mutant. MUTANTS_JS_MUTATE (comma-separated paths or globs)
 // narrows the files mutated; MUTANTS_JS_JOBS is the number of sandboxes run at once;
 // MUTANTS_JS_TIMEOUT the milliseconds added to a run's time before it counts as a hang.
+// MUTANTS_JS_TAG is added to the report folder's name (a second run of the same file).
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -16,7 +17,8 @@ export function config(name) {
   const narrowed = (process.env.MUTANTS_JS_MUTATE ?? "").split(",").filter(Boolean);
   // One report folder per run: the group's, or the narrowed files' (www-model for www/model.js).
   const slug = narrowed.map((f) => f.replace(/^.*\//, "").replace(/\W*\.c?js$|\W+/g, "")).join("-");
-  const out = `target/mutants-js/${name}${slug ? `-${slug}` : ""}`;
+  const tag = process.env.MUTANTS_JS_TAG ? `-${process.env.MUTANTS_JS_TAG}` : "";
+  const out = `target/mutants-js/${name}${slug ? `-${slug}` : ""}${tag}`;
   // A pkg/ copy older than its pkg-template/ file would be mutated in place of the source.
   for (const file of group.copies ?? []) {
     if (readFileSync(file, "utf8") !== readFileSync(file.replace(/^pkg\//, "pkg-template/"), "utf8")) {
