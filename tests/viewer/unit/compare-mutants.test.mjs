@@ -113,3 +113,16 @@ test("parseCompareHash: a broken escape is kept as written; only a hash that sta
   assert.deepEqual(parseCompareHash("#compare=%E0%A4%A,b%2"), ["%E0%A4%A", "b%2"]);
   assert.equal(parseCompareHash("x#compare=a,b"), null);
 });
+
+test("describeSide: a value that is not an entry, or a message entry without its message, is a row, not a throw", () => {
+  const side = describeSide([null, { type: "message", id: "m" }]);
+  assert.deepEqual(
+    side.rows.map((r) => [r.id, r.role]),
+    [
+      ["", ""],
+      ["m", ""],
+    ],
+  );
+  // Only the message entry counts as a message.
+  assert.equal(side.messages, 1);
+});
