@@ -39,7 +39,7 @@ test("ids, types and a message's role are kept; the same names deeper down are r
   assert.deepEqual(value.data, [{ message: { role: "[X]" } }, { type: "[X]" }]);
   // The scanner skips the same fields.
   const seen = [];
-  eachString(entry, (text, path) => seen.push(path));
+  eachString(entry, (_text, path) => seen.push(path));
   assert.deepEqual(seen.sort(), [".data[0].message.role", ".data[1].type", ".message.content", ".message.id"]);
 });
 
