@@ -151,3 +151,27 @@ test("summaryCostLine names one compaction and one branch summary in the singula
   assert.match(line, /\b1 branch summary \$0\.0200\b/);
   assert.equal(summaryCostLine({ cost: 1, by: by(0, 0) }), null);
 });
+
+test("summaryCostLine names several in the plural", () => {
+  const line = summaryCostLine({
+    cost: 1,
+    by: { compaction: { records: 2, cost: 0.02 }, branchSummary: { records: 3, cost: 0.06 } },
+  });
+  assert.match(line, /\b2 compactions \$0\.0200\b/);
+  assert.match(line, /\b3 branch summaries \$0\.0600\b/);
+});
+
+test("leafCosts: a leaf that is the first node has its cost there", () => {
+  const ids = ["r0", "r1", "c"];
+  const report = {
+    leaves: [
+      { entryId: "r0", own: { cost: 1 }, path: { cost: 1 } },
+      { entryId: "c", own: { cost: 2 }, path: { cost: 3 } },
+    ],
+  };
+  assert.deepEqual(leafCosts(ids, report, ["message", "message", "message"], Int32Array.from([-1, -1, 1])), [
+    { own: 1, path: 1 },
+    null,
+    { own: 2, path: 3 },
+  ]);
+});
