@@ -291,7 +291,8 @@ mutants-diff: mutants-tool
 # mutant runs only the group's fast test files that import the mutated file.
 # MUTANTS_JS_MUTATE narrows the files (`make mutants-js MUTANTS_JS_GROUPS=www
 # MUTANTS_JS_MUTATE=www/model.js`); MUTANTS_JS_JOBS sandboxes at once (default 2). Reports:
-# target/mutants-js/<group>[-<file>]/mutation.{json,html}.
+# target/mutants-js/<group>[-<file>]/mutation.{json,html}; `node tools/mutants-js/report.mjs
+# <report>` lists the survivors, tools/mutants-js/both.mjs those two runs both left alive.
 .PHONY: mutants-js
 STRYKER_JS := tools/mutants-js/node_modules/@stryker-mutator/core/bin/stryker.js
 MUTANTS_JS_GROUPS ?= www cli

@@ -4,7 +4,8 @@
 import { readFileSync } from "node:fs";
 
 const [before, after] = process.argv.slice(2).map((f) => JSON.parse(readFileSync(f, "utf8")));
-const key = (m) => `${m.location.start.line}:${m.location.start.column}-${m.location.end.line}:${m.location.end.column} ${m.mutatorName} ${m.replacement}`;
+const key = (m) =>
+  `${m.location.start.line}:${m.location.start.column}-${m.location.end.line}:${m.location.end.column} ${m.mutatorName} ${m.replacement}`;
 for (const [file, { source, mutants }] of Object.entries(before.files)) {
   const later = new Map((after.files[file]?.mutants ?? []).map((m) => [key(m), m.status]));
   const alive = mutants.filter((m) => m.status === "Survived" && later.get(key(m)) === "Survived");
