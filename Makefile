@@ -4,6 +4,7 @@
 #   make test    cargo test, build, Node tests, conformance, browser smoke test, Vite consumer
 #   make lint    rustfmt, clippy (native and wasm32, warnings denied), Biome on the JavaScript
 #   make mutants cargo-mutants on the core (hours; not in make test); mutants-diff: changed lines only
+#   make mutants-js  StrykerJS on the viewer's and the command's JavaScript (not in make test)
 #   make demo    build and serve www/ (and pkg/ under /pkg/) on http://127.0.0.1:$(PORT)
 #   make clean   remove build output and test installs
 
@@ -282,6 +283,30 @@ mutants-diff: mutants-tool
 	@if [ -s target/mutation/changes.diff ]; then \
 	  nice $(CARGO) mutants -j $(MUTANTS_JOBS) --in-diff target/mutation/changes.diff --output target/mutation/diff $(MUTANTS_ARGS); \
 	else echo "no change under src/ since $(MUTANTS_BASE)"; fi
+
+# StrykerJS 10.1.1 over the JavaScript (tools/mutants-js/: installed there on demand, with
+# the Node 22 it needs; the tests still run on the system's Node), one group at a time
+# (tools/mutants-js/groups.mjs): www (the viewer's DOM-free modules), cli
+# (pkg/cli/tree-view.js, lineage.js), files (pkg/files/, hours: its test takes 70 s). Each
+# mutant runs only the group's fast test files that import the mutated file.
+# MUTANTS_JS_MUTATE narrows the files (`make mutants-js MUTANTS_JS_GROUPS=www
+# MUTANTS_JS_MUTATE=www/model.js`); MUTANTS_JS_JOBS sandboxes at once (default 2). Reports:
+# target/mutants-js/<group>[-<file>]/mutation.{json,html}; `node tools/mutants-js/report.mjs
+# <report>` lists the survivors, tools/mutants-js/both.mjs those two runs both left alive.
+.PHONY: mutants-js
+STRYKER_JS := tools/mutants-js/node_modules/@stryker-mutator/core/bin/stryker.js
+MUTANTS_JS_GROUPS ?= www cli
+MUTANTS_JS_MUTATE ?=
+MUTANTS_JS_JOBS ?= 2
+
+$(STRYKER_JS): tools/mutants-js/package.json
+	cd tools/mutants-js && $(NPM_INSTALL)
+	@touch $@
+
+mutants-js: test-deps $(STRYKER_JS)
+	for g in $(MUTANTS_JS_GROUPS); do \
+	  MUTANTS_JS_MUTATE="$(MUTANTS_JS_MUTATE)" MUTANTS_JS_JOBS=$(MUTANTS_JS_JOBS) nice \
+	    tools/mutants-js/node_modules/.bin/node $(STRYKER_JS) run tools/mutants-js/$$g.conf.mjs; done
 
 # --- lint --------------------------------------------------------------------
 
