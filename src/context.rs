@@ -240,10 +240,7 @@ pub fn plan_from(
                 .position(|&i| entries[i].id == entries[c].id)
                 .unwrap_or(0);
             let first_kept = match &entries[c].detail {
-                Detail::Compaction {
-                    first_kept_entry_id,
-                    ..
-                } => first_kept_entry_id,
+                Detail::Compaction { kept, .. } => &kept.id,
                 _ => &Key::Undefined,
             };
             let mut context = vec![c];

@@ -214,7 +214,7 @@ impl Index {
             },
         ) = (entry.kind, &entry.detail)
         {
-            let target = self.id_of(target_id.clone());
+            let target = self.id_of((**target_id).clone());
             self.labels.push((i, target, *has_label));
         }
         self.facts.push(Fact {

@@ -66,20 +66,12 @@ impl Edit {
             (Edit::SetParentId { parent, .. }, _) => {
                 entry.parent_id = parent.clone().unwrap_or(Key::Null);
             }
-            (
-                Edit::SetFirstKeptEntryId { id, .. },
-                Detail::Compaction {
-                    first_kept_entry_id,
-                    ..
-                },
-            ) => *first_kept_entry_id = id.clone().unwrap_or(Key::Undefined),
-            (
-                Edit::DeleteFirstKeptEntryIndex { .. },
-                Detail::Compaction {
-                    first_kept_entry_index,
-                    ..
-                },
-            ) => **first_kept_entry_index = None,
+            (Edit::SetFirstKeptEntryId { id, .. }, Detail::Compaction { kept, .. }) => {
+                kept.id = id.clone().unwrap_or(Key::Undefined)
+            }
+            (Edit::DeleteFirstKeptEntryIndex { .. }, Detail::Compaction { kept, .. }) => {
+                kept.index = None
+            }
             (Edit::RenameHookMessage { .. }, Detail::Message { role, .. }) => *role = Role::Custom,
             _ => {}
         }
@@ -272,12 +264,8 @@ impl Walk {
             *slot = Some(id.clone());
         }
         self.prev = Some(id);
-        if let Detail::Compaction {
-            first_kept_entry_index,
-            ..
-        } = &e.detail
-        {
-            let Some(index) = **first_kept_entry_index else {
+        if let Detail::Compaction { kept, .. } = &e.detail {
+            let Some(index) = kept.index else {
                 return Ok(());
             };
             // `entries[index]`: only an integer in range names an element.
@@ -413,10 +401,7 @@ fn one_pass<'a, E>(
             kept.push(Kept::Id(id));
             let parent = prev.replace(id);
             let kept_index = match &entry.detail {
-                Detail::Compaction {
-                    first_kept_entry_index,
-                    ..
-                } => **first_kept_entry_index,
+                Detail::Compaction { kept, .. } => kept.index,
                 _ => None,
             };
             if kept_index.is_none()

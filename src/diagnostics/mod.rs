@@ -609,12 +609,12 @@ fn check_references(
     match &e.detail {
         // An entry's detail is that of its type: the variant says the kind.
         Detail::Compaction {
-            first_kept_entry_id,
-            first_kept_entry_index,
+            kept,
             has_system_message,
         } => {
+            let first_kept_entry_id = &kept.id;
             if version < 2.0 {
-                check_kept_index(r, i, **first_kept_entry_index);
+                check_kept_index(r, i, kept.index);
             } else if first_kept_entry_id.is_string() {
                 check_kept_id(r, i, first_kept_entry_id, by_id, ancestry);
                 if !has_system_message {
@@ -628,7 +628,7 @@ fn check_references(
         } => {
             check_edit(r, i, target_id, *replacement, by_id, ancestry);
         }
-        Detail::Label { target_id, .. } if !by_id.contains_key(target_id) => {
+        Detail::Label { target_id, .. } if !by_id.contains_key(&**target_id) => {
             r.push(
                 Problem::MissingLabelTarget,
                 i,
@@ -637,7 +637,7 @@ fn check_references(
         }
         Detail::BranchSummary { from_id, .. } => {
             let root = from_id.as_str().as_deref() == Some("root");
-            if from_id.is_string() && !root && !by_id.contains_key(from_id) {
+            if from_id.is_string() && !root && !by_id.contains_key(&**from_id) {
                 r.push(
                     Problem::MissingBranchSource,
                     i,

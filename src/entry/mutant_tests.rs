@@ -161,7 +161,7 @@ fn content_kinds_and_what_counts_as_nullish() {
     assert_eq!(
         e.detail,
         Detail::ContextEdit {
-            target_id: Key::from("t"),
+            target_id: Box::new(Key::from("t")),
             replacement: Replacement::Object(Content::Null)
         }
     );
@@ -229,8 +229,10 @@ fn checkpoints_summaries_and_labels_read_their_fields() {
     assert_eq!(
         e.detail,
         Detail::Compaction {
-            first_kept_entry_id: Key::from("k"),
-            first_kept_entry_index: Box::new(Some(4.0)),
+            kept: Box::new(Kept {
+                id: Key::from("k"),
+                index: Some(4.0),
+            }),
             has_system_message: false,
         }
     );
@@ -238,8 +240,10 @@ fn checkpoints_summaries_and_labels_read_their_fields() {
     assert_eq!(
         e.detail,
         Detail::Compaction {
-            first_kept_entry_id: Key::Undefined,
-            first_kept_entry_index: Box::new(None),
+            kept: Box::new(Kept {
+                id: Key::Undefined,
+                index: None,
+            }),
             has_system_message: false,
         }
     );
@@ -248,7 +252,7 @@ fn checkpoints_summaries_and_labels_read_their_fields() {
         e.detail,
         Detail::BranchSummary {
             has_summary: true,
-            from_id: Key::from("f")
+            from_id: Box::new(Key::from("f"))
         }
     );
     let e = entry(r#"{"type":"branch_summary","summary":""}"#);
@@ -256,14 +260,14 @@ fn checkpoints_summaries_and_labels_read_their_fields() {
         e.detail,
         Detail::BranchSummary {
             has_summary: false,
-            from_id: Key::Undefined
+            from_id: Box::new(Key::Undefined)
         }
     );
     let e = entry(r#"{"type":"label","targetId":"t","label":""}"#);
     assert_eq!(
         e.detail,
         Detail::Label {
-            target_id: Key::from("t"),
+            target_id: Box::new(Key::from("t")),
             has_label: false
         }
     );

@@ -55,11 +55,8 @@ impl Session {
                 replaced.insert(label, i);
             }
             let mut fields = vec![("parentId", previous.clone())];
-            if let Detail::Compaction {
-                first_kept_entry_id: kept,
-                ..
-            } = &entry.detail
-            {
+            if let Detail::Compaction { kept, .. } = &entry.detail {
+                let kept = &kept.id;
                 if *kept != entry.id {
                     if let Some(&next) = replaced.get(kept) {
                         fields.push(("firstKeptEntryId", self.id_of_entry(next)));
