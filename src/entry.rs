@@ -389,14 +389,19 @@ impl Replacement {
     }
 }
 
-/// The per-type facts.
+/// The per-type facts, and so the type: an entry keeps no `kind` of its own
+/// (see [`Entry::kind`]), nor whether it is an object; both bytes in the
+/// entry made it 36 bytes on wasm32, not 32.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Detail {
-    None,
+    /// A line that parses to something other than an object (`42`, `null`,
+    /// `[]`): it stays in place but has no fields.
+    NotObject,
+    /// An entry of a type with no facts here (never one of the types the
+    /// variants below stand for).
+    Plain(EntryType),
     /// A header: `version` as JS's `ToNumber` reads it, `None` when missing or null.
-    Header {
-        version: Box<Option<f64>>,
-    },
+    Header { version: Box<Option<f64>> },
     Message {
         role: Role,
         /// The `content` of the message (`Missing` when there is no message).
@@ -441,10 +446,6 @@ pub struct Kept {
 /// written out, since derived ones on a packed struct need it `Copy`.)
 #[cfg_attr(target_pointer_width = "32", repr(Rust, packed(4)))]
 pub struct Entry {
-    /// False for lines that parse to something other than an object (`42`, `null`,
-    /// `[]`): they stay in place but have no fields.
-    pub is_object: bool,
-    pub kind: EntryType,
     pub id: Key,
     pub parent_id: Key,
     /// `new Date(timestamp).getTime()`.
@@ -455,8 +456,6 @@ pub struct Entry {
 impl Clone for Entry {
     fn clone(&self) -> Entry {
         Entry {
-            is_object: self.is_object,
-            kind: self.kind,
             id: self.id.clone(),
             parent_id: self.parent_id.clone(),
             time: self.time,
@@ -468,9 +467,7 @@ impl Clone for Entry {
 impl PartialEq for Entry {
     fn eq(&self, other: &Entry) -> bool {
         let (a, b) = (self.time, other.time);
-        self.is_object == other.is_object
-            && self.kind == other.kind
-            && self.id == other.id
+        self.id == other.id
             && self.parent_id == other.parent_id
             && a == b
             && self.detail == other.detail
@@ -481,8 +478,7 @@ impl std::fmt::Debug for Entry {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let time = self.time;
         f.debug_struct("Entry")
-            .field("is_object", &self.is_object)
-            .field("kind", &self.kind)
+            .field("kind", &self.kind())
             .field("id", &self.id)
             .field("parent_id", &self.parent_id)
             .field("time", &time)
@@ -492,29 +488,46 @@ impl std::fmt::Debug for Entry {
 }
 
 // A session holds one per entry: memory grows with entries, not their
-// text. (On wasm32: a key is 8 bytes, a detail 8, an entry 36.)
+// text. (On wasm32: a key is 8 bytes, a detail 8, an entry 32.)
 #[cfg(target_pointer_width = "32")]
 const _: () = assert!(
     std::mem::size_of::<Key>() <= 8
         && std::mem::size_of::<Detail>() <= 8
-        && std::mem::size_of::<Entry>() <= 36
+        && std::mem::size_of::<Entry>() <= 32
 );
 
 impl Entry {
     /// An entry with no fields at all.
     pub fn blank() -> Entry {
         Entry {
-            is_object: false,
-            kind: EntryType::Other,
             id: Key::Undefined,
             parent_id: Key::Undefined,
             time: f64::NAN,
-            detail: Detail::None,
+            detail: Detail::NotObject,
         }
     }
 
+    /// The `type` (read from the detail, which stands for it).
+    pub fn kind(&self) -> EntryType {
+        match self.detail {
+            Detail::NotObject => EntryType::Other,
+            Detail::Plain(kind) => kind,
+            Detail::Header { .. } => EntryType::Session,
+            Detail::Message { .. } => EntryType::Message,
+            Detail::Compaction { .. } => EntryType::Compaction,
+            Detail::BranchSummary { .. } => EntryType::BranchSummary,
+            Detail::Label { .. } => EntryType::Label,
+            Detail::ContextEdit { .. } => EntryType::ContextEdit,
+        }
+    }
+
+    /// False for lines that parse to something other than an object.
+    pub fn is_object(&self) -> bool {
+        !matches!(self.detail, Detail::NotObject)
+    }
+
     pub fn is_header(&self) -> bool {
-        self.kind == EntryType::Session
+        matches!(self.detail, Detail::Header { .. })
     }
 
     /// Reads the facts of a parsed JSON value in `text`. Without `dates`, the
@@ -591,11 +604,9 @@ impl Entry {
                 target_id: Box::new(Key::from_json(text, target_id, unique)),
                 has_label: is_truthy(text, label),
             },
-            _ => Detail::None,
+            _ => Detail::Plain(kind),
         };
         Entry {
-            is_object: true,
-            kind,
             id,
             parent_id,
             time,
@@ -793,7 +804,7 @@ mod tests {
         let e = entry(
             r#"{"type":"label","id":"a","parentId":null,"timestamp":"1970-01-01T00:00:01.000Z","targetId":"b","label":"x"}"#,
         );
-        assert_eq!(e.kind, EntryType::Label);
+        assert_eq!(e.kind(), EntryType::Label);
         assert_eq!(e.id, Key::Str("a".into()));
         assert_eq!(e.parent_id, Key::Null);
         assert_eq!(e.time, 1000.0);
@@ -813,7 +824,7 @@ mod tests {
             }
         );
         assert_eq!(e.parent_id, Key::Undefined);
-        assert!(!entry("[1]").is_object);
+        assert!(!entry("[1]").is_object());
     }
 
     #[test]
@@ -870,7 +881,64 @@ mod tests {
                 ..
             }
         ));
-        assert_eq!(entry(r#"{"type":"usage"}"#).kind, EntryType::Usage);
+        assert_eq!(entry(r#"{"type":"usage"}"#).kind(), EntryType::Usage);
+    }
+
+    #[test]
+    fn the_type_is_read_from_the_detail() {
+        for name in [
+            "session",
+            "message",
+            "thinking_level_change",
+            "model_change",
+            "compaction",
+            "branch_summary",
+            "custom",
+            "custom_message",
+            "label",
+            "session_info",
+            "usage",
+            "context_edit",
+            "other",
+        ] {
+            let e = entry(&format!("{{\"type\":\"{name}\"}}"));
+            assert_eq!(e.kind(), EntryType::from_name(name), "{name}");
+            assert!(e.is_object(), "{name}");
+            assert_eq!(e.is_header(), name == "session", "{name}");
+        }
+        for line in ["{}", r#"{"type":7}"#, "[]", "null"] {
+            let e = entry(line);
+            assert_eq!(e.kind(), EntryType::Other, "{line}");
+            assert_eq!(e.is_object(), line.starts_with('{'), "{line}");
+            assert!(!e.is_header());
+        }
+    }
+
+    #[test]
+    fn thin_strings_compare_hash_and_clone_as_their_text() {
+        use std::hash::BuildHasher;
+        let hash = IdHash::default();
+        let (a, b) = (
+            Key::from("a-long-id"),
+            Key::from(String::from("a-long-id").as_str()),
+        );
+        assert!(matches!(a, Key::Str(_)));
+        assert_eq!(a, b);
+        assert_eq!(hash.hash_one(&a), hash.hash_one(&b));
+        assert_eq!(a.clone(), a);
+        assert_ne!(a, Key::from("a-long-iD"));
+        let units = Key::Utf16(vec![0x61, 0xd800].into());
+        assert_eq!(units.clone(), units);
+        assert_ne!(units, Key::Utf16(vec![0x61, 0xd801].into()));
+        assert_eq!(format!("{a:?}"), r#"Str("a-long-id")"#);
+        match a {
+            Key::Str(s) => assert_eq!(s.into_string(), "a-long-id"),
+            _ => unreachable!(),
+        }
+        let n = Key::number(2.5);
+        assert_eq!(n.clone(), n);
+        assert_eq!(n.as_number(), Some(2.5));
+        assert_eq!(hash.hash_one(&n), hash.hash_one(Key::number(2.5)));
     }
 
     #[test]

@@ -212,7 +212,7 @@ impl Index {
                 target_id,
                 has_label,
             },
-        ) = (entry.kind, &entry.detail)
+        ) = (entry.kind(), &entry.detail)
         {
             let target = self.id_of((**target_id).clone());
             self.labels.push((i, target, *has_label));
@@ -220,7 +220,7 @@ impl Index {
         self.facts.push(Fact {
             start,
             len,
-            kind: entry.kind,
+            kind: entry.kind(),
             id,
             parent_id,
             time: entry.time,

@@ -160,7 +160,7 @@ pub fn v2_to_v3(version: f64, i: usize, e: &Entry, edits: &mut Vec<Edit>) {
     if version.is_nan() {
         return;
     }
-    match (&e.kind, &e.detail) {
+    match (&e.kind(), &e.detail) {
         (EntryType::Session, _) => edits.push(Edit::SetVersion { entry: i }),
         (
             EntryType::Message,
@@ -233,7 +233,7 @@ impl Walk {
         new_id: &mut dyn FnMut(&crate::ids::Taken) -> Result<String, E>,
         edits: &mut Vec<Edit>,
     ) -> Result<(), E> {
-        if e.is_header() || !e.is_object {
+        if e.is_header() || !e.is_object() {
             return Ok(());
         }
         let id = match string_id(&e.id) {
@@ -391,7 +391,7 @@ fn one_pass<'a, E>(
         } else if index == 0 {
             // The version is the first header's, wherever it is.
             return Ok(None);
-        } else if to_v2 && entry.is_object {
+        } else if to_v2 && entry.is_object() {
             if entry.id != Key::Undefined {
                 return Ok(None);
             }
@@ -529,7 +529,7 @@ fn append_id_and_parent(
 
 fn is_hook_message(entry: &Entry) -> bool {
     matches!(
-        (&entry.kind, &entry.detail),
+        (&entry.kind(), &entry.detail),
         (
             EntryType::Message,
             Detail::Message {

@@ -427,7 +427,7 @@ fn check_headers(r: &mut Report) {
 /// Whether `e`, found before the first header, is a line of another kind
 /// (oh-my-pi's `title`): `before-header` says all there is to say about it.
 fn is_foreign(e: &Entry) -> bool {
-    e.is_object && e.kind == EntryType::Other
+    e.is_object() && e.kind() == EntryType::Other
 }
 
 /// Each entry on its own: not an object, of no known type, without an id, or
@@ -450,7 +450,7 @@ fn check_entries<'e>(r: &mut Report<'e>, version: f64) -> IdMap<'e, usize> {
             by_id.insert(&e.id, i);
             continue;
         }
-        if !e.is_object {
+        if !e.is_object() {
             r.push(
                 Problem::NotAnObject,
                 i,
@@ -458,7 +458,7 @@ fn check_entries<'e>(r: &mut Report<'e>, version: f64) -> IdMap<'e, usize> {
             );
             continue;
         }
-        if e.kind == EntryType::Other {
+        if e.kind() == EntryType::Other {
             r.push(
                 Problem::UnknownEntryType,
                 i,
@@ -500,7 +500,7 @@ fn check_parents(r: &mut Report, by_id: &IdMap<usize>) {
             before_header = false;
             continue;
         }
-        if !e.is_object || (before_header && is_foreign(e)) {
+        if !e.is_object() || (before_header && is_foreign(e)) {
             continue;
         }
         if e.parent_id == e.id && e.parent_id != Key::Null {
@@ -699,7 +699,7 @@ fn check_kept_id(r: &mut Report, i: usize, id: &Key, by_id: &IdMap<usize>, ances
 
 /// A `message` entry whose role is `system`.
 fn is_system_message(e: &Entry) -> bool {
-    e.kind == EntryType::Message
+    e.kind() == EntryType::Message
         && matches!(
             e.detail,
             Detail::Message {
@@ -781,8 +781,8 @@ fn check_edit(
         return;
     };
     let target = &r.entries[t];
-    let editable = target.kind == EntryType::CustomMessage
-        || (target.kind == EntryType::Message
+    let editable = target.kind() == EntryType::CustomMessage
+        || (target.kind() == EntryType::Message
             && matches!(
                 target.detail,
                 Detail::Message {

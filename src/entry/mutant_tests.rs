@@ -102,7 +102,7 @@ fn every_type_and_role_name_of_pi() {
     ] {
         assert_eq!(EntryType::from_name(name), ty, "{name}");
         let e = entry(&format!("{{\"type\":\"{name}\"}}"));
-        assert_eq!(e.kind, ty, "{name}");
+        assert_eq!(e.kind(), ty, "{name}");
         assert_eq!(e.is_header(), name == "session", "{name}");
     }
     for (name, role) in [
@@ -118,7 +118,7 @@ fn every_type_and_role_name_of_pi() {
         assert_eq!(Role::from_name(name), role, "{name}");
     }
     // A `type` or `role` that is not a string names nothing.
-    assert_eq!(entry(r#"{"type":["message"]}"#).kind, EntryType::Other);
+    assert_eq!(entry(r#"{"type":["message"]}"#).kind(), EntryType::Other);
     assert_eq!(
         entry(r#"{"type":"message","message":{"role":["user"],"content":"x"}}"#).detail,
         Detail::Message {
@@ -274,12 +274,16 @@ fn checkpoints_summaries_and_labels_read_their_fields() {
     // Other types keep no details, and a value that is no object no fields.
     assert_eq!(
         entry(r#"{"type":"custom","summary":"s"}"#).detail,
-        Detail::None
+        Detail::Plain(EntryType::Custom)
     );
     for line in ["42", "\"x\"", "true"] {
         let e = entry(line);
-        assert!(!e.is_object && e.kind == EntryType::Other, "{line}");
-        assert_eq!((e.id, e.detail), (Key::Undefined, Detail::None), "{line}");
+        assert!(!e.is_object() && e.kind() == EntryType::Other, "{line}");
+        assert_eq!(
+            (e.id, e.detail),
+            (Key::Undefined, Detail::NotObject),
+            "{line}"
+        );
     }
     // Without a date parser no time is read.
     let s = r#"{"type":"custom","timestamp":"1970-01-01T00:00:01.000Z"}"#;

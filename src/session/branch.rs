@@ -46,7 +46,7 @@ impl Session {
         let mut path = Vec::with_capacity(full.len());
         for &i in &full {
             let entry = &self.entries[i];
-            if entry.kind == EntryType::Label {
+            if entry.kind() == EntryType::Label {
                 waiting.push(&entry.id);
                 continue;
             }
@@ -63,7 +63,7 @@ impl Session {
                     }
                 }
             }
-            if entry.is_object {
+            if entry.is_object() {
                 out.put(&self.with_fields(i, &fields));
             } else {
                 out.put(self.entry_json(i));

@@ -403,7 +403,7 @@ impl Session {
                     target_id,
                     has_label,
                 },
-            ) = (entry.kind, &entry.detail)
+            ) = (entry.kind(), &entry.detail)
             {
                 if *has_label {
                     let seq = self.label_seq;
@@ -516,7 +516,7 @@ impl Session {
             | EntryType::Custom
             | EntryType::CustomMessage
             | EntryType::SessionInfo
-            | EntryType::Usage => Detail::None,
+            | EntryType::Usage => Detail::Plain(kind),
             _ => return None,
         };
         // Most appends come within the millisecond of the one before: the
@@ -532,8 +532,6 @@ impl Session {
             }
         };
         Some(Entry {
-            is_object: true,
-            kind,
             id: Key::from_json(text, id, &mut self.unique),
             parent_id: Key::from_json(text, parent_id, &mut self.unique),
             time,
@@ -931,7 +929,7 @@ impl Session {
     /// `Some(true)` for assistant and tool-result messages (whose content is
     /// blocks), `Some(false)` for user messages and custom messages.
     fn editable(&self, i: usize) -> Option<bool> {
-        match (self.entries[i].kind, &self.entries[i].detail) {
+        match (self.entries[i].kind(), &self.entries[i].detail) {
             (EntryType::CustomMessage, _) => Some(false),
             (EntryType::Message, Detail::Message { role, .. }) => match role {
                 Role::User => Some(false),

@@ -237,7 +237,7 @@ impl Session {
     pub fn name_entry(&self) -> Option<usize> {
         self.entries
             .iter()
-            .rposition(|e| e.kind == EntryType::SessionInfo)
+            .rposition(|e| e.kind() == EntryType::SessionInfo)
     }
 }
 

@@ -144,11 +144,9 @@ fn entry_of(v: &JsValue, unique: &mut u32) -> Entry {
             target_id: Box::new(key_of(&get(v, "targetId"), unique)),
             has_label: get(v, "label").is_truthy(),
         },
-        _ => Detail::None,
+        _ => Detail::Plain(kind),
     };
     Entry {
-        is_object: true,
-        kind,
         id: key_of(&get(v, "id"), unique),
         parent_id: key_of(&get(v, "parentId"), unique),
         time: time_of(&get(v, "timestamp")).unwrap_or(f64::NAN),
