@@ -915,6 +915,27 @@ mod tests {
     }
 
     #[test]
+    fn entries_are_equal_when_every_field_is() {
+        // (Equality, clone and debug are written out for the packed entry.)
+        let line = r#"{"type":"label","id":"a","parentId":"p","timestamp":"1970-01-01T00:00:01.000Z","targetId":"b","label":"x"}"#;
+        let e = entry(line);
+        assert_eq!(e.clone(), e);
+        for other in [
+            line.replace(r#""id":"a""#, r#""id":"c""#),
+            line.replace(r#""parentId":"p""#, r#""parentId":"q""#),
+            line.replace(":01.000Z", ":02.000Z"),
+            line.replace(r#""targetId":"b""#, r#""targetId":"c""#),
+            line.replace(r#""type":"label""#, r#""type":"custom""#),
+        ] {
+            assert_ne!(entry(&other), e, "{other}");
+        }
+        assert_eq!(
+            format!("{e:?}"),
+            r#"Entry { kind: Label, id: Str("a"), parent_id: Str("p"), time: 1000.0, detail: Label { target_id: Str("b"), has_label: true } }"#
+        );
+    }
+
+    #[test]
     fn thin_strings_compare_hash_and_clone_as_their_text() {
         use std::hash::BuildHasher;
         let hash = IdHash::default();
