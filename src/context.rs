@@ -216,7 +216,7 @@ pub fn plan_from(
     let mut any_edit = false;
     for &i in &path {
         let e = &entries[i];
-        match (e.kind, &e.detail) {
+        match (e.kind(), &e.detail) {
             (EntryType::ContextEdit, _) => any_edit = true,
             (EntryType::ThinkingLevelChange, _) => thinking_level = Some(i),
             (EntryType::ModelChange, _) => model = Some(ModelFrom::ModelChange(i)),
@@ -240,10 +240,7 @@ pub fn plan_from(
                 .position(|&i| entries[i].id == entries[c].id)
                 .unwrap_or(0);
             let first_kept = match &entries[c].detail {
-                Detail::Compaction {
-                    first_kept_entry_id,
-                    ..
-                } => first_kept_entry_id,
+                Detail::Compaction { kept, .. } => &kept.id,
                 _ => &Key::Undefined,
             };
             let mut context = vec![c];
@@ -265,7 +262,7 @@ pub fn plan_from(
     let mut edits: IdMap<usize> = IdMap::default();
     for &i in context.iter().filter(|_| any_edit) {
         if let Detail::ContextEdit { target_id, .. } = &entries[i].detail {
-            if entries[i].kind == EntryType::ContextEdit {
+            if entries[i].kind() == EntryType::ContextEdit {
                 edits.insert(target_id, i);
             }
         }
@@ -275,7 +272,7 @@ pub fn plan_from(
     let mut ends = Vec::with_capacity(context.len());
     for (k, &i) in context.iter().enumerate() {
         // Only the newest compaction (first) speaks; older ones kept in its range do not.
-        if !(k > 0 && entries[i].kind == EntryType::Compaction) {
+        if !(k > 0 && entries[i].kind() == EntryType::Compaction) {
             let edit = if edits.is_empty() {
                 None
             } else {
@@ -297,7 +294,7 @@ pub fn plan_from(
 
 /// A `message` entry whose message has the role `system`.
 fn is_system(e: &Entry) -> bool {
-    e.kind == EntryType::Message
+    e.kind() == EntryType::Message
         && matches!(
             e.detail,
             Detail::Message {
@@ -319,7 +316,7 @@ fn emit(entries: &[Entry], i: usize, edit: Option<usize>, out: &mut Vec<Emit>) {
     }
     // Without a `replacement` pi throws as it edits; we show the target as it is.
     let edit = edit.filter(|_| replacement != Some(Replacement::Missing));
-    match (e.kind, &e.detail) {
+    match (e.kind(), &e.detail) {
         (EntryType::Message, Detail::Message { role, content }) => {
             let editable = matches!(
                 role,

@@ -13,6 +13,59 @@ use crate::ids::IdHash;
 use crate::json::{self, JsString, Kind, Member, Span};
 use crate::time::{self, DateParser};
 
+/// A box of a box: a pointer of one word where a `Box<str>` or `Box<[T]>`
+/// is two (pointer and length). A [`Key`] holding one is 8 bytes on wasm32
+/// where it was 12; the strings it is used for are rare (pi's ids are
+/// [`Key::Hex`]), so the second allocation costs little.
+#[derive(PartialEq, Eq, Hash)]
+pub struct Thin<T: ?Sized>(Box<Box<T>>);
+
+impl<T: ?Sized> Clone for Thin<T>
+where
+    Box<T>: Clone,
+{
+    fn clone(&self) -> Self {
+        Thin(self.0.clone())
+    }
+}
+
+impl<T: ?Sized> std::ops::Deref for Thin<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+impl<T: ?Sized + std::fmt::Debug> std::fmt::Debug for Thin<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        (**self).fmt(f)
+    }
+}
+
+impl From<&str> for Thin<str> {
+    fn from(s: &str) -> Self {
+        Thin(Box::new(s.into()))
+    }
+}
+
+impl From<String> for Thin<str> {
+    fn from(s: String) -> Self {
+        Thin(Box::new(s.into_boxed_str()))
+    }
+}
+
+impl From<Vec<u16>> for Thin<[u16]> {
+    fn from(units: Vec<u16>) -> Self {
+        Thin(Box::new(units.into_boxed_slice()))
+    }
+}
+
+impl Thin<str> {
+    pub fn into_string(self) -> String {
+        (*self.0).into_string()
+    }
+}
+
 /// A field value used as a `Map` key or compared with `===`: equal keys are
 /// exactly the values JS considers the same (SameValueZero; JSON has no NaN).
 #[derive(Debug, PartialEq, Eq)]
@@ -20,19 +73,19 @@ pub enum Key {
     Undefined,
     Null,
     Bool(bool),
-    /// f64 bits, with -0 stored as +0, as two words (low, high): a `u64`
-    /// would align the key, and so every entry, to 8 bytes, 4 more per key
+    /// f64 bits, with -0 stored as +0, boxed: ids are rarely numbers, and
+    /// inline the bits made every key, so every entry, 4 bytes longer
     /// (see [`Key::number`], [`Key::as_number`]).
-    Number([u32; 2]),
+    Number(Box<u64>),
     /// A string, other than eight lowercase hex digits (see [`Key::Hex`]).
-    Str(Box<str>),
+    Str(Thin<str>),
     /// A string of eight lowercase hex digits (pi's ids), as the word they
     /// spell: held inline, so an entry's ids and the maps keyed by them
     /// allocate nothing. Canonical: [`Key::string`] makes every such string
     /// this variant, so equal strings are always equal keys.
     Hex(u32),
     /// A string holding a lone surrogate, as UTF-16 code units.
-    Utf16(Box<[u16]>),
+    Utf16(Thin<[u16]>),
     /// An object or array: equal only to itself, so never to another field.
     Unique(u32),
 }
@@ -46,7 +99,7 @@ impl std::hash::Hash for Key {
         match self {
             Key::Undefined | Key::Null => {}
             Key::Bool(b) => b.hash(state),
-            Key::Number([lo, hi]) => (u64::from(*hi) << 32 | u64::from(*lo)).hash(state),
+            Key::Number(bits) => bits.hash(state),
             Key::Str(s) => s.hash(state),
             Key::Hex(n) => n.hash(state),
             Key::Utf16(units) => units.hash(state),
@@ -65,7 +118,7 @@ impl Clone for Key {
             Key::Undefined => Key::Undefined,
             Key::Null => Key::Null,
             Key::Bool(b) => Key::Bool(*b),
-            Key::Number(bits) => Key::Number(*bits),
+            Key::Number(bits) => Key::Number(bits.clone()),
             Key::Str(s) => Key::Str(s.clone()),
             Key::Hex(n) => Key::Hex(*n),
             Key::Utf16(units) => Key::Utf16(units.clone()),
@@ -76,14 +129,13 @@ impl Clone for Key {
 
 impl Key {
     pub fn number(n: f64) -> Key {
-        let bits = (n + 0.0).to_bits();
-        Key::Number([bits as u32, (bits >> 32) as u32])
+        Key::Number(Box::new((n + 0.0).to_bits()))
     }
 
     /// The number, if the value is one.
     pub fn as_number(&self) -> Option<f64> {
         match self {
-            Key::Number([lo, hi]) => Some(f64::from_bits(u64::from(*hi) << 32 | u64::from(*lo))),
+            Key::Number(bits) => Some(f64::from_bits(**bits)),
             _ => None,
         }
     }
@@ -157,7 +209,7 @@ impl Key {
     pub fn string(s: &str) -> Key {
         match crate::ids::hex_word(s) {
             Some(n) => Key::Hex(n),
-            None => Key::Str(s.into()),
+            None => Key::Str(Thin::from(s)),
         }
     }
 
@@ -337,49 +389,63 @@ impl Replacement {
     }
 }
 
-/// The per-type facts.
+/// The per-type facts, and so the type: an entry keeps no `kind` of its own
+/// (see [`Entry::kind`]), nor whether it is an object; both bytes in the
+/// entry made it 36 bytes on wasm32, not 32.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Detail {
-    None,
+    /// A line that parses to something other than an object (`42`, `null`,
+    /// `[]`): it stays in place but has no fields.
+    NotObject,
+    /// An entry of a type with no facts here (never one of the types the
+    /// variants below stand for).
+    Plain(EntryType),
     /// A header: `version` as JS's `ToNumber` reads it, `None` when missing or null.
-    Header {
-        version: Box<Option<f64>>,
-    },
+    Header { version: Box<Option<f64>> },
     Message {
         role: Role,
         /// The `content` of the message (`Missing` when there is no message).
         content: Content,
     },
     Compaction {
-        first_kept_entry_id: Key,
         /// Boxed, as `version` is: compactions and headers are few, and
-        /// the 16 bytes of an `Option<f64>` in every entry's `Detail` were
-        /// a fifth of an entry.
-        first_kept_entry_index: Box<Option<f64>>,
+        /// every entry's `Detail` is as long as its longest variant.
+        kept: Box<Kept>,
         /// `systemMessage` is truthy: the checkpoint comes first in the context.
         has_system_message: bool,
     },
+    /// The keys boxed, here and below: labels, summaries and edits are
+    /// few, and a key inline made every entry 8 bytes longer.
     BranchSummary {
         has_summary: bool,
-        from_id: Key,
+        from_id: Box<Key>,
     },
     Label {
-        target_id: Key,
+        target_id: Box<Key>,
         has_label: bool,
     },
     ContextEdit {
-        target_id: Key,
+        target_id: Box<Key>,
         replacement: Replacement,
     },
 }
 
-/// One entry, as the algorithms see it.
+/// What a compaction keeps: `firstKeptEntryId`, and `firstKeptEntryIndex`
+/// when it is a number (v1's, which migration turns into the id).
 #[derive(Clone, Debug, PartialEq)]
+pub struct Kept {
+    pub id: Key,
+    pub index: Option<f64>,
+}
+
+/// One entry, as the algorithms see it.
+///
+/// Packed to 4 on wasm32, where nothing else in it needs 8: aligned to 8 by
+/// its `time`, an entry was 40 bytes, not 36. (`time` is read by value only:
+/// a reference to it would be misaligned. Clone, Debug and PartialEq are
+/// written out, since derived ones on a packed struct need it `Copy`.)
+#[cfg_attr(target_pointer_width = "32", repr(Rust, packed(4)))]
 pub struct Entry {
-    /// False for lines that parse to something other than an object (`42`, `null`,
-    /// `[]`): they stay in place but have no fields.
-    pub is_object: bool,
-    pub kind: EntryType,
     pub id: Key,
     pub parent_id: Key,
     /// `new Date(timestamp).getTime()`.
@@ -387,26 +453,81 @@ pub struct Entry {
     pub detail: Detail,
 }
 
+impl Clone for Entry {
+    fn clone(&self) -> Entry {
+        Entry {
+            id: self.id.clone(),
+            parent_id: self.parent_id.clone(),
+            time: self.time,
+            detail: self.detail.clone(),
+        }
+    }
+}
+
+impl PartialEq for Entry {
+    fn eq(&self, other: &Entry) -> bool {
+        let (a, b) = (self.time, other.time);
+        self.id == other.id
+            && self.parent_id == other.parent_id
+            && a == b
+            && self.detail == other.detail
+    }
+}
+
+impl std::fmt::Debug for Entry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let time = self.time;
+        f.debug_struct("Entry")
+            .field("kind", &self.kind())
+            .field("id", &self.id)
+            .field("parent_id", &self.parent_id)
+            .field("time", &time)
+            .field("detail", &self.detail)
+            .finish()
+    }
+}
+
 // A session holds one per entry: memory grows with entries, not their
-// text. (On wasm32: a key is 12 bytes, an entry 56.)
+// text. (On wasm32: a key is 8 bytes, a detail 8, an entry 32.)
 #[cfg(target_pointer_width = "32")]
-const _: () = assert!(std::mem::size_of::<Key>() <= 12 && std::mem::size_of::<Entry>() <= 56);
+const _: () = assert!(
+    std::mem::size_of::<Key>() <= 8
+        && std::mem::size_of::<Detail>() <= 8
+        && std::mem::size_of::<Entry>() <= 32
+);
 
 impl Entry {
     /// An entry with no fields at all.
     pub fn blank() -> Entry {
         Entry {
-            is_object: false,
-            kind: EntryType::Other,
             id: Key::Undefined,
             parent_id: Key::Undefined,
             time: f64::NAN,
-            detail: Detail::None,
+            detail: Detail::NotObject,
         }
     }
 
+    /// The `type` (read from the detail, which stands for it).
+    pub fn kind(&self) -> EntryType {
+        match self.detail {
+            Detail::NotObject => EntryType::Other,
+            Detail::Plain(kind) => kind,
+            Detail::Header { .. } => EntryType::Session,
+            Detail::Message { .. } => EntryType::Message,
+            Detail::Compaction { .. } => EntryType::Compaction,
+            Detail::BranchSummary { .. } => EntryType::BranchSummary,
+            Detail::Label { .. } => EntryType::Label,
+            Detail::ContextEdit { .. } => EntryType::ContextEdit,
+        }
+    }
+
+    /// False for lines that parse to something other than an object.
+    pub fn is_object(&self) -> bool {
+        !matches!(self.detail, Detail::NotObject)
+    }
+
     pub fn is_header(&self) -> bool {
-        self.kind == EntryType::Session
+        matches!(self.detail, Detail::Header { .. })
     }
 
     /// Reads the facts of a parsed JSON value in `text`. Without `dates`, the
@@ -463,31 +584,29 @@ impl Entry {
                 Detail::Message { role, content }
             }
             EntryType::Compaction => Detail::Compaction {
-                first_kept_entry_id: Key::from_json(text, kept_id, unique),
-                first_kept_entry_index: Box::new(
-                    kept_index
+                kept: Box::new(Kept {
+                    id: Key::from_json(text, kept_id, unique),
+                    index: kept_index
                         .filter(|i| i.kind == Kind::Number)
                         .map(|i| json::number(i.value.of(text))),
-                ),
+                }),
                 has_system_message: is_truthy(text, system_message),
             },
             EntryType::ContextEdit => Detail::ContextEdit {
-                target_id: Key::from_json(text, target_id, unique),
+                target_id: Box::new(Key::from_json(text, target_id, unique)),
                 replacement: replacement_of(text, value, replacement_index),
             },
             EntryType::BranchSummary => Detail::BranchSummary {
                 has_summary: is_truthy(text, summary),
-                from_id: Key::from_json(text, from_id, unique),
+                from_id: Box::new(Key::from_json(text, from_id, unique)),
             },
             EntryType::Label => Detail::Label {
-                target_id: Key::from_json(text, target_id, unique),
+                target_id: Box::new(Key::from_json(text, target_id, unique)),
                 has_label: is_truthy(text, label),
             },
-            _ => Detail::None,
+            _ => Detail::Plain(kind),
         };
         Entry {
-            is_object: true,
-            kind,
             id,
             parent_id,
             time,
@@ -685,14 +804,14 @@ mod tests {
         let e = entry(
             r#"{"type":"label","id":"a","parentId":null,"timestamp":"1970-01-01T00:00:01.000Z","targetId":"b","label":"x"}"#,
         );
-        assert_eq!(e.kind, EntryType::Label);
+        assert_eq!(e.kind(), EntryType::Label);
         assert_eq!(e.id, Key::Str("a".into()));
         assert_eq!(e.parent_id, Key::Null);
         assert_eq!(e.time, 1000.0);
         assert_eq!(
             e.detail,
             Detail::Label {
-                target_id: Key::Str("b".into()),
+                target_id: Box::new(Key::Str("b".into())),
                 has_label: true
             }
         );
@@ -705,7 +824,7 @@ mod tests {
             }
         );
         assert_eq!(e.parent_id, Key::Undefined);
-        assert!(!entry("[1]").is_object);
+        assert!(!entry("[1]").is_object());
     }
 
     #[test]
@@ -736,7 +855,7 @@ mod tests {
                 target_id,
                 replacement,
             } => {
-                assert_eq!(target_id, Key::Str("t".into()));
+                assert_eq!(*target_id, Key::Str("t".into()));
                 replacement
             }
             _ => unreachable!(),
@@ -762,7 +881,85 @@ mod tests {
                 ..
             }
         ));
-        assert_eq!(entry(r#"{"type":"usage"}"#).kind, EntryType::Usage);
+        assert_eq!(entry(r#"{"type":"usage"}"#).kind(), EntryType::Usage);
+    }
+
+    #[test]
+    fn the_type_is_read_from_the_detail() {
+        for name in [
+            "session",
+            "message",
+            "thinking_level_change",
+            "model_change",
+            "compaction",
+            "branch_summary",
+            "custom",
+            "custom_message",
+            "label",
+            "session_info",
+            "usage",
+            "context_edit",
+            "other",
+        ] {
+            let e = entry(&format!("{{\"type\":\"{name}\"}}"));
+            assert_eq!(e.kind(), EntryType::from_name(name), "{name}");
+            assert!(e.is_object(), "{name}");
+            assert_eq!(e.is_header(), name == "session", "{name}");
+        }
+        for line in ["{}", r#"{"type":7}"#, "[]", "null"] {
+            let e = entry(line);
+            assert_eq!(e.kind(), EntryType::Other, "{line}");
+            assert_eq!(e.is_object(), line.starts_with('{'), "{line}");
+            assert!(!e.is_header());
+        }
+    }
+
+    #[test]
+    fn entries_are_equal_when_every_field_is() {
+        // (Equality, clone and debug are written out for the packed entry.)
+        let line = r#"{"type":"label","id":"a","parentId":"p","timestamp":"1970-01-01T00:00:01.000Z","targetId":"b","label":"x"}"#;
+        let e = entry(line);
+        assert_eq!(e.clone(), e);
+        for other in [
+            line.replace(r#""id":"a""#, r#""id":"c""#),
+            line.replace(r#""parentId":"p""#, r#""parentId":"q""#),
+            line.replace(":01.000Z", ":02.000Z"),
+            line.replace(r#""targetId":"b""#, r#""targetId":"c""#),
+            line.replace(r#""type":"label""#, r#""type":"custom""#),
+        ] {
+            assert_ne!(entry(&other), e, "{other}");
+        }
+        assert_eq!(
+            format!("{e:?}"),
+            r#"Entry { kind: Label, id: Str("a"), parent_id: Str("p"), time: 1000.0, detail: Label { target_id: Str("b"), has_label: true } }"#
+        );
+    }
+
+    #[test]
+    fn thin_strings_compare_hash_and_clone_as_their_text() {
+        use std::hash::BuildHasher;
+        let hash = IdHash::default();
+        let (a, b) = (
+            Key::from("a-long-id"),
+            Key::from(String::from("a-long-id").as_str()),
+        );
+        assert!(matches!(a, Key::Str(_)));
+        assert_eq!(a, b);
+        assert_eq!(hash.hash_one(&a), hash.hash_one(&b));
+        assert_eq!(a.clone(), a);
+        assert_ne!(a, Key::from("a-long-iD"));
+        let units = Key::Utf16(vec![0x61, 0xd800].into());
+        assert_eq!(units.clone(), units);
+        assert_ne!(units, Key::Utf16(vec![0x61, 0xd801].into()));
+        assert_eq!(format!("{a:?}"), r#"Str("a-long-id")"#);
+        match a {
+            Key::Str(s) => assert_eq!(s.into_string(), "a-long-id"),
+            _ => unreachable!(),
+        }
+        let n = Key::number(2.5);
+        assert_eq!(n.clone(), n);
+        assert_eq!(n.as_number(), Some(2.5));
+        assert_eq!(hash.hash_one(&n), hash.hash_one(Key::number(2.5)));
     }
 
     #[test]

@@ -212,15 +212,15 @@ impl Index {
                 target_id,
                 has_label,
             },
-        ) = (entry.kind, &entry.detail)
+        ) = (entry.kind(), &entry.detail)
         {
-            let target = self.id_of(target_id.clone());
+            let target = self.id_of((**target_id).clone());
             self.labels.push((i, target, *has_label));
         }
         self.facts.push(Fact {
             start,
             len,
-            kind: entry.kind,
+            kind: entry.kind(),
             id,
             parent_id,
             time: entry.time,

@@ -66,20 +66,12 @@ impl Edit {
             (Edit::SetParentId { parent, .. }, _) => {
                 entry.parent_id = parent.clone().unwrap_or(Key::Null);
             }
-            (
-                Edit::SetFirstKeptEntryId { id, .. },
-                Detail::Compaction {
-                    first_kept_entry_id,
-                    ..
-                },
-            ) => *first_kept_entry_id = id.clone().unwrap_or(Key::Undefined),
-            (
-                Edit::DeleteFirstKeptEntryIndex { .. },
-                Detail::Compaction {
-                    first_kept_entry_index,
-                    ..
-                },
-            ) => **first_kept_entry_index = None,
+            (Edit::SetFirstKeptEntryId { id, .. }, Detail::Compaction { kept, .. }) => {
+                kept.id = id.clone().unwrap_or(Key::Undefined)
+            }
+            (Edit::DeleteFirstKeptEntryIndex { .. }, Detail::Compaction { kept, .. }) => {
+                kept.index = None
+            }
             (Edit::RenameHookMessage { .. }, Detail::Message { role, .. }) => *role = Role::Custom,
             _ => {}
         }
@@ -168,7 +160,7 @@ pub fn v2_to_v3(version: f64, i: usize, e: &Entry, edits: &mut Vec<Edit>) {
     if version.is_nan() {
         return;
     }
-    match (&e.kind, &e.detail) {
+    match (&e.kind(), &e.detail) {
         (EntryType::Session, _) => edits.push(Edit::SetVersion { entry: i }),
         (
             EntryType::Message,
@@ -241,7 +233,7 @@ impl Walk {
         new_id: &mut dyn FnMut(&crate::ids::Taken) -> Result<String, E>,
         edits: &mut Vec<Edit>,
     ) -> Result<(), E> {
-        if e.is_header() || !e.is_object {
+        if e.is_header() || !e.is_object() {
             return Ok(());
         }
         let id = match string_id(&e.id) {
@@ -272,12 +264,8 @@ impl Walk {
             *slot = Some(id.clone());
         }
         self.prev = Some(id);
-        if let Detail::Compaction {
-            first_kept_entry_index,
-            ..
-        } = &e.detail
-        {
-            let Some(index) = **first_kept_entry_index else {
+        if let Detail::Compaction { kept, .. } = &e.detail {
+            let Some(index) = kept.index else {
                 return Ok(());
             };
             // `entries[index]`: only an integer in range names an element.
@@ -403,7 +391,7 @@ fn one_pass<'a, E>(
         } else if index == 0 {
             // The version is the first header's, wherever it is.
             return Ok(None);
-        } else if to_v2 && entry.is_object {
+        } else if to_v2 && entry.is_object() {
             if entry.id != Key::Undefined {
                 return Ok(None);
             }
@@ -413,10 +401,7 @@ fn one_pass<'a, E>(
             kept.push(Kept::Id(id));
             let parent = prev.replace(id);
             let kept_index = match &entry.detail {
-                Detail::Compaction {
-                    first_kept_entry_index,
-                    ..
-                } => **first_kept_entry_index,
+                Detail::Compaction { kept, .. } => kept.index,
                 _ => None,
             };
             if kept_index.is_none()
@@ -544,7 +529,7 @@ fn append_id_and_parent(
 
 fn is_hook_message(entry: &Entry) -> bool {
     matches!(
-        (&entry.kind, &entry.detail),
+        (&entry.kind(), &entry.detail),
         (
             EntryType::Message,
             Detail::Message {

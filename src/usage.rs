@@ -341,7 +341,7 @@ pub fn read(
 }
 
 fn kind_of(e: &Entry) -> Option<RecordKind> {
-    Some(match (e.kind, &e.detail) {
+    Some(match (e.kind(), &e.detail) {
         (EntryType::Usage, _) => RecordKind::Usage,
         (EntryType::Compaction, _) => RecordKind::Compaction,
         (EntryType::BranchSummary, _) => RecordKind::BranchSummary,

@@ -427,7 +427,7 @@ fn check_headers(r: &mut Report) {
 /// Whether `e`, found before the first header, is a line of another kind
 /// (oh-my-pi's `title`): `before-header` says all there is to say about it.
 fn is_foreign(e: &Entry) -> bool {
-    e.is_object && e.kind == EntryType::Other
+    e.is_object() && e.kind() == EntryType::Other
 }
 
 /// Each entry on its own: not an object, of no known type, without an id, or
@@ -450,7 +450,7 @@ fn check_entries<'e>(r: &mut Report<'e>, version: f64) -> IdMap<'e, usize> {
             by_id.insert(&e.id, i);
             continue;
         }
-        if !e.is_object {
+        if !e.is_object() {
             r.push(
                 Problem::NotAnObject,
                 i,
@@ -458,7 +458,7 @@ fn check_entries<'e>(r: &mut Report<'e>, version: f64) -> IdMap<'e, usize> {
             );
             continue;
         }
-        if e.kind == EntryType::Other {
+        if e.kind() == EntryType::Other {
             r.push(
                 Problem::UnknownEntryType,
                 i,
@@ -500,7 +500,7 @@ fn check_parents(r: &mut Report, by_id: &IdMap<usize>) {
             before_header = false;
             continue;
         }
-        if !e.is_object || (before_header && is_foreign(e)) {
+        if !e.is_object() || (before_header && is_foreign(e)) {
             continue;
         }
         if e.parent_id == e.id && e.parent_id != Key::Null {
@@ -609,12 +609,12 @@ fn check_references(
     match &e.detail {
         // An entry's detail is that of its type: the variant says the kind.
         Detail::Compaction {
-            first_kept_entry_id,
-            first_kept_entry_index,
+            kept,
             has_system_message,
         } => {
+            let first_kept_entry_id = &kept.id;
             if version < 2.0 {
-                check_kept_index(r, i, **first_kept_entry_index);
+                check_kept_index(r, i, kept.index);
             } else if first_kept_entry_id.is_string() {
                 check_kept_id(r, i, first_kept_entry_id, by_id, ancestry);
                 if !has_system_message {
@@ -628,7 +628,7 @@ fn check_references(
         } => {
             check_edit(r, i, target_id, *replacement, by_id, ancestry);
         }
-        Detail::Label { target_id, .. } if !by_id.contains_key(target_id) => {
+        Detail::Label { target_id, .. } if !by_id.contains_key(&**target_id) => {
             r.push(
                 Problem::MissingLabelTarget,
                 i,
@@ -637,7 +637,7 @@ fn check_references(
         }
         Detail::BranchSummary { from_id, .. } => {
             let root = from_id.as_str().as_deref() == Some("root");
-            if from_id.is_string() && !root && !by_id.contains_key(from_id) {
+            if from_id.is_string() && !root && !by_id.contains_key(&**from_id) {
                 r.push(
                     Problem::MissingBranchSource,
                     i,
@@ -699,7 +699,7 @@ fn check_kept_id(r: &mut Report, i: usize, id: &Key, by_id: &IdMap<usize>, ances
 
 /// A `message` entry whose role is `system`.
 fn is_system_message(e: &Entry) -> bool {
-    e.kind == EntryType::Message
+    e.kind() == EntryType::Message
         && matches!(
             e.detail,
             Detail::Message {
@@ -781,8 +781,8 @@ fn check_edit(
         return;
     };
     let target = &r.entries[t];
-    let editable = target.kind == EntryType::CustomMessage
-        || (target.kind == EntryType::Message
+    let editable = target.kind() == EntryType::CustomMessage
+        || (target.kind() == EntryType::Message
             && matches!(
                 target.detail,
                 Detail::Message {

@@ -102,7 +102,7 @@ fn every_type_and_role_name_of_pi() {
     ] {
         assert_eq!(EntryType::from_name(name), ty, "{name}");
         let e = entry(&format!("{{\"type\":\"{name}\"}}"));
-        assert_eq!(e.kind, ty, "{name}");
+        assert_eq!(e.kind(), ty, "{name}");
         assert_eq!(e.is_header(), name == "session", "{name}");
     }
     for (name, role) in [
@@ -118,7 +118,7 @@ fn every_type_and_role_name_of_pi() {
         assert_eq!(Role::from_name(name), role, "{name}");
     }
     // A `type` or `role` that is not a string names nothing.
-    assert_eq!(entry(r#"{"type":["message"]}"#).kind, EntryType::Other);
+    assert_eq!(entry(r#"{"type":["message"]}"#).kind(), EntryType::Other);
     assert_eq!(
         entry(r#"{"type":"message","message":{"role":["user"],"content":"x"}}"#).detail,
         Detail::Message {
@@ -161,7 +161,7 @@ fn content_kinds_and_what_counts_as_nullish() {
     assert_eq!(
         e.detail,
         Detail::ContextEdit {
-            target_id: Key::from("t"),
+            target_id: Box::new(Key::from("t")),
             replacement: Replacement::Object(Content::Null)
         }
     );
@@ -229,8 +229,10 @@ fn checkpoints_summaries_and_labels_read_their_fields() {
     assert_eq!(
         e.detail,
         Detail::Compaction {
-            first_kept_entry_id: Key::from("k"),
-            first_kept_entry_index: Box::new(Some(4.0)),
+            kept: Box::new(Kept {
+                id: Key::from("k"),
+                index: Some(4.0),
+            }),
             has_system_message: false,
         }
     );
@@ -238,8 +240,10 @@ fn checkpoints_summaries_and_labels_read_their_fields() {
     assert_eq!(
         e.detail,
         Detail::Compaction {
-            first_kept_entry_id: Key::Undefined,
-            first_kept_entry_index: Box::new(None),
+            kept: Box::new(Kept {
+                id: Key::Undefined,
+                index: None,
+            }),
             has_system_message: false,
         }
     );
@@ -248,7 +252,7 @@ fn checkpoints_summaries_and_labels_read_their_fields() {
         e.detail,
         Detail::BranchSummary {
             has_summary: true,
-            from_id: Key::from("f")
+            from_id: Box::new(Key::from("f"))
         }
     );
     let e = entry(r#"{"type":"branch_summary","summary":""}"#);
@@ -256,26 +260,30 @@ fn checkpoints_summaries_and_labels_read_their_fields() {
         e.detail,
         Detail::BranchSummary {
             has_summary: false,
-            from_id: Key::Undefined
+            from_id: Box::new(Key::Undefined)
         }
     );
     let e = entry(r#"{"type":"label","targetId":"t","label":""}"#);
     assert_eq!(
         e.detail,
         Detail::Label {
-            target_id: Key::from("t"),
+            target_id: Box::new(Key::from("t")),
             has_label: false
         }
     );
     // Other types keep no details, and a value that is no object no fields.
     assert_eq!(
         entry(r#"{"type":"custom","summary":"s"}"#).detail,
-        Detail::None
+        Detail::Plain(EntryType::Custom)
     );
     for line in ["42", "\"x\"", "true"] {
         let e = entry(line);
-        assert!(!e.is_object && e.kind == EntryType::Other, "{line}");
-        assert_eq!((e.id, e.detail), (Key::Undefined, Detail::None), "{line}");
+        assert!(!e.is_object() && e.kind() == EntryType::Other, "{line}");
+        assert_eq!(
+            (e.id, e.detail),
+            (Key::Undefined, Detail::NotObject),
+            "{line}"
+        );
     }
     // Without a date parser no time is read.
     let s = r#"{"type":"custom","timestamp":"1970-01-01T00:00:01.000Z"}"#;

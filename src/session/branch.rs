@@ -46,7 +46,7 @@ impl Session {
         let mut path = Vec::with_capacity(full.len());
         for &i in &full {
             let entry = &self.entries[i];
-            if entry.kind == EntryType::Label {
+            if entry.kind() == EntryType::Label {
                 waiting.push(&entry.id);
                 continue;
             }
@@ -55,18 +55,15 @@ impl Session {
                 replaced.insert(label, i);
             }
             let mut fields = vec![("parentId", previous.clone())];
-            if let Detail::Compaction {
-                first_kept_entry_id: kept,
-                ..
-            } = &entry.detail
-            {
+            if let Detail::Compaction { kept, .. } = &entry.detail {
+                let kept = &kept.id;
                 if *kept != entry.id {
                     if let Some(&next) = replaced.get(kept) {
                         fields.push(("firstKeptEntryId", self.id_of_entry(next)));
                     }
                 }
             }
-            if entry.is_object {
+            if entry.is_object() {
                 out.put(&self.with_fields(i, &fields));
             } else {
                 out.put(self.entry_json(i));

@@ -88,16 +88,21 @@ const NO_CHILD: u32 = u32::MAX;
 /// The entries that share a parentId.
 #[derive(Clone, Copy)]
 struct Group {
-    /// The first and the last entry with that parentId (the others are
-    /// chained by [`Session::next_child`], in file order).
-    first: u32,
-    last: u32,
+    /// The last entry with that parentId; the others are chained from it
+    /// by [`Session::next_child`], newest first ([`Session::children_of`]
+    /// reverses them). Chained oldest first, a group held the first entry
+    /// too: 4 bytes for nearly every entry.
+    newest: u32,
     /// The entry that has that id now (the last one; [`NO_CHILD`]: none). An
     /// entry with an id that children name re-points all of them by one
     /// write: resolving each child again made a file whose entries repeat
     /// one id quadratic.
     target: u32,
 }
+
+// One for nearly every entry (an entry's parentId is most often the entry
+// before it, named by no one else).
+const _: () = assert!(std::mem::size_of::<Group>() == 8);
 
 /// An open session, indexed once, appended to in place.
 ///
@@ -125,7 +130,8 @@ pub struct Session {
     /// parentId → its group, the parentId read from the group's first entry.
     /// (A vector per parent was an allocation for nearly every append.)
     children: Table,
-    /// `next_child[i]`: the next entry with entry `i`'s parentId ([`NO_CHILD`]: none).
+    /// `next_child[i]`: the entry before entry `i` with its parentId
+    /// ([`NO_CHILD`]: none).
     next_child: Vec<u32>,
     /// targetId → (order of first setting, label entry), as pi's label `Map` keeps them.
     labels: HashMap<Key, (u64, usize), IdHash>,
@@ -315,7 +321,7 @@ impl Session {
         let entries = &self.entries;
         self.by_id.reserve(n, &|k: u32| &entries[k as usize].id);
         let groups = &self.groups;
-        let parent_of = |g: u32| &entries[groups[g as usize].first as usize].parent_id;
+        let parent_of = |g: u32| &entries[groups[g as usize].newest as usize].parent_id;
         self.children.reserve(n, &parent_of);
     }
 
@@ -357,12 +363,12 @@ impl Session {
             let id_of = |k: u32| &entries[k as usize].id;
             self.by_id.insert(n, &id_of);
             let groups = &mut self.groups;
-            let parent_of = |g: u32| &entries[groups[g as usize].first as usize].parent_id;
+            let parent_of = |g: u32| &entries[groups[g as usize].newest as usize].parent_id;
             self.parent_group[i] = match self.children.get(&entry.parent_id, &parent_of) {
                 Some(g) => {
                     let group = &mut groups[g as usize];
-                    self.next_child[group.last as usize] = n;
-                    group.last = n;
+                    self.next_child[i] = group.newest;
+                    group.newest = n;
                     g
                 }
                 None => {
@@ -373,12 +379,11 @@ impl Session {
                     };
                     let g = groups.len() as u32;
                     groups.push(Group {
-                        first: n,
-                        last: n,
+                        newest: n,
                         target: target.unwrap_or(NO_CHILD),
                     });
                     let groups = &self.groups;
-                    let parent_of = |g: u32| &entries[groups[g as usize].first as usize].parent_id;
+                    let parent_of = |g: u32| &entries[groups[g as usize].newest as usize].parent_id;
                     self.children.insert(g, &parent_of);
                     g
                 }
@@ -386,7 +391,7 @@ impl Session {
             // Entries that name this id as parent now find this entry.
             if entry.id.truthy() {
                 let groups = &self.groups;
-                let parent_of = |g: u32| &entries[groups[g as usize].first as usize].parent_id;
+                let parent_of = |g: u32| &entries[groups[g as usize].newest as usize].parent_id;
                 if let Some(g) = self.children.get(&entry.id, &parent_of) {
                     self.groups[g as usize].target = n;
                 }
@@ -398,11 +403,11 @@ impl Session {
                     target_id,
                     has_label,
                 },
-            ) = (entry.kind, &entry.detail)
+            ) = (entry.kind(), &entry.detail)
             {
                 if *has_label {
                     let seq = self.label_seq;
-                    let slot = self.labels.entry(target_id.clone()).or_insert((seq, i));
+                    let slot = self.labels.entry((**target_id).clone()).or_insert((seq, i));
                     slot.1 = i;
                     self.label_seq += 1;
                 } else {
@@ -511,7 +516,7 @@ impl Session {
             | EntryType::Custom
             | EntryType::CustomMessage
             | EntryType::SessionInfo
-            | EntryType::Usage => Detail::None,
+            | EntryType::Usage => Detail::Plain(kind),
             _ => return None,
         };
         // Most appends come within the millisecond of the one before: the
@@ -527,8 +532,6 @@ impl Session {
             }
         };
         Some(Entry {
-            is_object: true,
-            kind,
             id: Key::from_json(text, id, &mut self.unique),
             parent_id: Key::from_json(text, parent_id, &mut self.unique),
             time,
@@ -926,7 +929,7 @@ impl Session {
     /// `Some(true)` for assistant and tool-result messages (whose content is
     /// blocks), `Some(false)` for user messages and custom messages.
     fn editable(&self, i: usize) -> Option<bool> {
-        match (self.entries[i].kind, &self.entries[i].detail) {
+        match (self.entries[i].kind(), &self.entries[i].detail) {
             (EntryType::CustomMessage, _) => Some(false),
             (EntryType::Message, Detail::Message { role, .. }) => match role {
                 Role::User => Some(false),
@@ -1148,11 +1151,11 @@ impl Session {
     pub fn children_of(&self, id: &Key) -> Vec<usize> {
         let mut out = Vec::new();
         let (entries, groups) = (&self.entries, &self.groups);
-        let parent_of = |g: u32| &entries[groups[g as usize].first as usize].parent_id;
+        let parent_of = |g: u32| &entries[groups[g as usize].newest as usize].parent_id;
         let mut k = self
             .children
             .get(id, &parent_of)
-            .map_or(NO_CHILD, |g| groups[g as usize].first);
+            .map_or(NO_CHILD, |g| groups[g as usize].newest);
         while k != NO_CHILD {
             let i = k as usize;
             if self.find(&entries[i].id) == Some(i) {
@@ -1160,6 +1163,7 @@ impl Session {
             }
             k = self.next_child[i];
         }
+        out.reverse();
         out
     }
 

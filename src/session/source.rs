@@ -30,23 +30,31 @@ pub(super) struct Outside {
 
 /// Where an entry's line is in the source until its text is loaded, and
 /// then where its value is in the session's text (so the session keeps no
-/// span of its own for it): 16 bytes (as words, aligned to 4), where an
-/// `Option<Range<u64>>` took 24. The top bit of the start says loaded (no
-/// source reaches 2^63 bytes).
+/// span of its own for it): two 48-bit offsets in 12 bytes (as words,
+/// aligned to 4), where two `u64` took 16 and an `Option<Range<u64>>` 24.
+/// Bit 47 of the start says loaded: no source reaches 2^47 bytes (128 TiB),
+/// nor a session's text in memory.
 #[derive(Clone, Copy)]
-struct Place([u32; 4]);
+struct Place([u32; 3]);
 
-const LOADED: u64 = 1 << 63;
+const _: () = assert!(std::mem::size_of::<Place>() == 12);
+
+const LOADED: u64 = 1 << 47;
+const OFFSET: u64 = (1 << 48) - 1;
 
 impl Place {
     fn new(r: &Range<u64>) -> Place {
-        let [a, b] = [r.start, r.end].map(|n| [n as u32, (n >> 32) as u32]);
-        Place([a[0], a[1], b[0], b[1]])
+        let (start, end) = (r.start & OFFSET, r.end & OFFSET);
+        Place([
+            start as u32,
+            (start >> 32 | end << 16) as u32,
+            (end >> 16) as u32,
+        ])
     }
 
     fn ends(self) -> (u64, u64) {
-        let [a, b, c, d] = self.0.map(u64::from);
-        (b << 32 | a, d << 32 | c)
+        let [a, b, c] = self.0.map(u64::from);
+        (a | (b & 0xffff) << 32, b >> 16 | c << 16)
     }
 
     fn range(self) -> Option<Range<u64>> {
@@ -229,7 +237,7 @@ impl Session {
     pub fn name_entry(&self) -> Option<usize> {
         self.entries
             .iter()
-            .rposition(|e| e.kind == EntryType::SessionInfo)
+            .rposition(|e| e.kind() == EntryType::SessionInfo)
     }
 }
 
@@ -284,6 +292,29 @@ mod tests {
             s.load(i, &text[r.start as usize..r.end as usize]);
         }
         Some(s)
+    }
+
+    #[test]
+    fn a_place_keeps_48_bit_offsets_and_whether_loaded() {
+        // Offsets that use every one of the 47 bits a source may, across
+        // the words' borders (32, 48 and 64 bits into the packed place).
+        let top = LOADED - 1;
+        for (start, end) in [
+            (0, 0),
+            (0, 1),
+            (1, 0x1_0000_0000),
+            (0xffff_ffff, 0x1_0000_0001),
+            (0x1234_5678_9abc, 0x7edc_ba98_7654),
+            (top - 1, top),
+            (top, top),
+        ] {
+            let place = Place::new(&(start..end));
+            assert_eq!(place.range(), Some(start..end), "{start:x}..{end:x}");
+            assert_eq!(place.span(), Span::new(0, 0));
+            let loaded = Place::new(&(start | LOADED..end));
+            assert_eq!(loaded.range(), None);
+            assert_eq!(loaded.span(), Span::new(start as usize, end as usize));
+        }
     }
 
     #[test]

@@ -524,7 +524,7 @@ fn written_lines_have_the_facts_from_json_reads() {
     let first = s
         .entries()
         .iter()
-        .position(|e| e.kind == EntryType::Message)
+        .position(|e| e.kind() == EntryType::Message)
         .unwrap();
     for i in first..s.entries().len() {
         let value = json::parse(&s.text, s.span(i)).unwrap();
@@ -615,7 +615,7 @@ fn written_lines_of_the_common_kinds_are_read_by_place() {
         .unwrap();
     for i in 1..s.entries().len() {
         let value = json::parse(&s.text, s.span(i)).unwrap();
-        let kind = s.entries()[i].kind;
+        let kind = s.entries()[i].kind();
         let at = value
             .members
             .iter()

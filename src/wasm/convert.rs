@@ -11,7 +11,7 @@ use super::js::{
     to_number, well_formed, write_held,
 };
 use crate::ascii;
-use crate::entry::{Content, Detail, Entry, EntryType, Key, Replacement, Role};
+use crate::entry::{Content, Detail, Entry, EntryType, Kept, Key, Replacement, Role};
 use crate::json::{self, Span};
 
 // get, set, stringify, parse_json and id_arg are called from most exports,
@@ -126,27 +126,27 @@ fn entry_of(v: &JsValue, unique: &mut u32) -> Entry {
             }
         }
         EntryType::Compaction => Detail::Compaction {
-            first_kept_entry_id: key_of(&get(v, "firstKeptEntryId"), unique),
-            first_kept_entry_index: Box::new(get(v, "firstKeptEntryIndex").as_f64()),
+            kept: Box::new(Kept {
+                id: key_of(&get(v, "firstKeptEntryId"), unique),
+                index: get(v, "firstKeptEntryIndex").as_f64(),
+            }),
             has_system_message: get(v, "systemMessage").is_truthy(),
         },
         EntryType::ContextEdit => Detail::ContextEdit {
-            target_id: key_of(&get(v, "targetId"), unique),
+            target_id: Box::new(key_of(&get(v, "targetId"), unique)),
             replacement: replacement_of(v),
         },
         EntryType::BranchSummary => Detail::BranchSummary {
             has_summary: get(v, "summary").is_truthy(),
-            from_id: key_of(&get(v, "fromId"), unique),
+            from_id: Box::new(key_of(&get(v, "fromId"), unique)),
         },
         EntryType::Label => Detail::Label {
-            target_id: key_of(&get(v, "targetId"), unique),
+            target_id: Box::new(key_of(&get(v, "targetId"), unique)),
             has_label: get(v, "label").is_truthy(),
         },
-        _ => Detail::None,
+        _ => Detail::Plain(kind),
     };
     Entry {
-        is_object: true,
-        kind,
         id: key_of(&get(v, "id"), unique),
         parent_id: key_of(&get(v, "parentId"), unique),
         time: time_of(&get(v, "timestamp")).unwrap_or(f64::NAN),
