@@ -4,26 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { BurstAnnouncer, messageLabel, rovingIndex } from "../../../www/a11y.js";
-
-/** Timers the test drives: `advance(ms)` runs what is due. */
-function fakeTimers() {
-  let now = 0;
-  let seq = 0;
-  const due = new Map();
-  return {
-    setTimeout: (fn, ms) => {
-      due.set(++seq, { at: now + ms, fn });
-      return seq;
-    },
-    clearTimeout: (id) => due.delete(id),
-    advance(ms) {
-      now += ms;
-      for (const [id, t] of [...due].sort((a, b) => a[1].at - b[1].at)) {
-        if (t.at <= now && due.delete(id)) t.fn();
-      }
-    },
-  };
-}
+import { fakeTimers } from "./fakes.mjs";
 
 test("each role pi writes has a spoken name of its own, not the fallback", () => {
   for (const role of [

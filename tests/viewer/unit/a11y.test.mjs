@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { arrivalText, BurstAnnouncer, messageLabel, plainKey, rovingIndex, rowMarks } from "../../../www/a11y.js";
 import { PATH } from "../../../www/messages.js";
+import { fakeTimers } from "./fakes.mjs";
 
 test("a row says whether it is the leaf or on the path to it", () => {
   assert.equal(rowMarks({}), "");
@@ -26,27 +27,6 @@ test("arrivals: the count and the newest entry", () => {
   assert.equal(arrivalText(1, { kindName: "Assistant", text: "Done." }), "1 new entry; latest: Assistant: Done.");
   assert.equal(arrivalText(3, null), "3 new entries");
 });
-
-/** Timers the test drives: `advance(ms)` runs what is due. */
-function fakeTimers() {
-  let now = 0;
-  let seq = 0;
-  const due = new Map();
-  return {
-    setTimeout: (fn, ms) => {
-      due.set(++seq, { at: now + ms, fn });
-      return seq;
-    },
-    clearTimeout: (id) => due.delete(id),
-    advance(ms) {
-      now += ms;
-      for (const [id, t] of [...due].sort((a, b) => a[1].at - b[1].at)) {
-        if (t.at <= now && due.delete(id)) t.fn();
-      }
-    },
-    pending: () => due.size,
-  };
-}
 
 test("a burst of arrivals is announced once, after it goes quiet", () => {
   const timers = fakeTimers();

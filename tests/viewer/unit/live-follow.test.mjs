@@ -16,6 +16,7 @@ import {
   ServerFollower,
 } from "../../../www/live.js";
 import { Rng } from "../../shared/rng.mjs";
+import { FakeEventSource } from "./fakes.mjs";
 
 test("the page and the server hash the first bytes alike", () => {
   const seed = Math.floor(Math.random() * 2 ** 31);
@@ -33,25 +34,6 @@ test("the page and the server hash the first bytes alike", () => {
   b[HEAD_BYTES + 3] = 1;
   assert.equal(headHash(a), headHash(b));
 });
-
-class FakeEventSource {
-  static last = null;
-  constructor(url) {
-    this.url = url;
-    this.listeners = {};
-    this.closed = false;
-    FakeEventSource.last = this;
-  }
-  addEventListener(type, fn) {
-    this.listeners[type] = fn;
-  }
-  emit(type, data) {
-    this.listeners[type]?.({ data: JSON.stringify(data) });
-  }
-  close() {
-    this.closed = true;
-  }
-}
 
 test("ServerFollower asks from its offset, decodes appends in order, and stops on a reset", () => {
   const got = [];

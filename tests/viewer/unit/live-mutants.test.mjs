@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { FollowSwitch, HEAD_BYTES, headHash, PollFollower, ServerFollower } from "../../../www/live.js";
+import { FakeEventSource } from "./fakes.mjs";
 
 /** Replaces the global timers with ones the test drives (`advance(ms)`), for the body of `fn`. */
 async function withFakeTimers(fn) {
@@ -43,25 +44,6 @@ async function withFakeTimers(fn) {
     await fn(clock);
   } finally {
     for (const [k, v] of saved) globalThis[k] = v;
-  }
-}
-
-class FakeEventSource {
-  static all = [];
-  constructor(url) {
-    this.url = url;
-    this.listeners = {};
-    this.closed = false;
-    FakeEventSource.all.push(this);
-  }
-  addEventListener(type, fn) {
-    this.listeners[type] = fn;
-  }
-  emit(type, data) {
-    this.listeners[type]?.({ data: JSON.stringify(data) });
-  }
-  close() {
-    this.closed = true;
   }
 }
 
