@@ -295,9 +295,27 @@ export class Graph {
   render() {
     if (!this.view || !this.nodes) return;
     const [first, last] = this.visibleRange();
-    const frag = document.createDocumentFragment();
-    for (let r = first; r <= last; r++) frag.append(this.row(r));
-    this.layer.replaceChildren(frag);
+    // A row that looks as it did keeps its element. A click is a press and a release on one
+    // element: when a frame (a scroll, a live append, a selection) replaced every row in
+    // between, the browser sent no click at all, and the entry was not selected.
+    const kept = new Map();
+    for (const child of [...this.layer.children]) {
+      const r = child.dataset.row === undefined ? -1 : Number(child.dataset.row);
+      if (r < first || r > last) child.remove();
+      else kept.set(r, child);
+    }
+    // The kept rows stay in ascending order, so each new one goes before the next kept one.
+    let next = this.layer.firstElementChild;
+    for (let r = first; r <= last; r++) {
+      const fresh = this.row(r);
+      const old = kept.get(r);
+      if (!old) {
+        this.layer.insertBefore(fresh, next);
+        continue;
+      }
+      next = old.nextElementSibling;
+      if (!old.isEqualNode(fresh)) old.replaceWith(fresh);
+    }
     if (this.view.count === 0) {
       const empty = el("div", "graph-empty", "No entries match this filter.");
       empty.setAttribute("role", "option");

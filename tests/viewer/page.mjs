@@ -65,10 +65,15 @@ export async function rowOf(page, id) {
   for (let top = 0; top < 200_000; top += 300) {
     const selector = `.row[data-entry-id="${id}"]`;
     if (await page.$(selector)) return page.locator(selector);
-    await page.evaluate((top) => {
-      document.getElementById("graph").scrollTop = top;
-    }, top);
-    await page.waitForTimeout(40);
+    // The rows of the new place are drawn in the frame after the scroll.
+    await page.evaluate(
+      (top) =>
+        new Promise((r) => {
+          document.getElementById("graph").scrollTop = top;
+          requestAnimationFrame(() => requestAnimationFrame(r));
+        }),
+      top,
+    );
   }
   throw new Error(`row ${id} not found`);
 }
