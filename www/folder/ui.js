@@ -189,6 +189,8 @@ export class FolderPage {
     this.view.hidden = false;
     this.back.hidden = true;
     this.doc.body.classList.add("showing-folder");
+    // A link's missing entry was the session's news; the list shows no session.
+    for (const b of this.doc.querySelectorAll('#banners .banner[data-key="missing-link"]')) b.remove();
     this.view.scrollTop = this.savedScroll ?? 0;
     this.renderList();
   }
@@ -215,8 +217,12 @@ export class FolderPage {
     const q = new URLSearchParams(this.doc.defaultView.location.search);
     const path = q.get("session");
     if (path && (this.served || this.local?.files.has(path))) {
+      // Only the hash changed (`#leaf=` typed, or Back between two leaves): the session in
+      // view stays, and the hash's own listener follows it. Opening it again cleared what
+      // that listener showed (a missing entry's banner) and read the file anew.
+      const inView = path === this.openPath && !this.doc.body.classList.contains("showing-folder");
       this.showViewer();
-      this.load(path, q.get("leafId"), q.get("targetId"));
+      if (!inView) this.load(path, q.get("leafId"), q.get("targetId"));
     } else if (this.served || this.local) {
       this.showList();
       this.showPart(q.get("view") === "usage" ? "usage" : "list", false);
