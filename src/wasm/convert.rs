@@ -72,9 +72,17 @@ pub(super) fn id_of(v: &JsValue) -> Option<Key> {
 /// The id a lookup (`getEntry`, `getChildren`, `getLabel`, `getBranch`) asks
 /// for: any primitive, as pi's maps and `===` compare it with the ids a file
 /// holds (`getChildren(null)` gives the roots, `getEntry(5)` an entry whose id
-/// is the number 5). `None` for an object, which equals no id read from text.
+/// is the number 5). `None` for what equals no id read from text: an
+/// object (`Map` keys compare objects by identity), a symbol, a `BigInt`.
+/// (`key_of` would make those a `Key::Unique`, numbered from 1 here: equal
+/// to the first object id of the file, whose key is numbered the same way.)
 pub(super) fn lookup_of(v: &JsValue) -> Option<Key> {
-    (!v.is_object() && !v.is_function()).then(|| key_of(v, &mut 0))
+    let json_like = v.is_undefined()
+        || v.is_null()
+        || v.as_bool().is_some()
+        || v.as_f64().is_some()
+        || v.is_string();
+    json_like.then(|| key_of(v, &mut 0))
 }
 
 /// An id argument as a [`Key`] (a string with a lone surrogate stays exact);

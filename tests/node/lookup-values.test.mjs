@@ -36,16 +36,23 @@ const FILE = `${[
   message("f", null, 9, "second root"),
   message(undefined, "f", 10, "no id"),
   message("g", undefined, 11, "no parentId"),
+  message({ k: 1 }, "g", 11, "object id"),
+  message("INF", "g", 11, "id 1e400, Infinity to JSON.parse"),
   { type: "label", id: "l1", parentId: "g", timestamp: at(12), targetId: 5, label: "five" },
   { type: "label", id: "l2", parentId: "l1", timestamp: at(13), targetId: true, label: "yes" },
   message("h", "l2", 14, "leaf"),
 ]
   .map((e) => JSON.stringify(e))
-  .join("\n")}\n`;
+  .join("\n")}\n`.replace('"id":"INF"', '"id":1e400');
 
-// -0 is 0 to a Map and to ===; NaN and objects equal no id read from JSON.
-const VALUES = ["a", 5, "5", -0, 0, true, false, null, undefined, Number.NaN, "c", "h", {}, [5]];
-const show = (v) => (Object.is(v, -0) ? "-0" : typeof v === "string" ? JSON.stringify(v) : String(v));
+// -0 is 0 to a Map and to ===; NaN, objects (a Map compares them by identity), symbols and
+// BigInts equal no id read from JSON (a BigInt or a symbol found the object id's entry once).
+const VALUES = [
+  ...["a", 5, "5", -0, 0, true, false, null, undefined, Number.NaN, "c", "h", {}, [5], { k: 1 }],
+  ...[Infinity, "Infinity", 5n, 1n, Symbol("s"), "g"],
+];
+const show = (v) =>
+  Object.is(v, -0) ? "-0" : typeof v === "string" ? JSON.stringify(v) : typeof v === "bigint" ? `${v}n` : String(v);
 const same = (a, b, what) => assert.equal(JSON.stringify(a), JSON.stringify(b), what);
 
 test("lookups by a number, true, null or undefined find what pi finds", (t) => {
