@@ -103,8 +103,22 @@ impl Document {
     /// objects), not all that [`parse::LineReader`] records: on a large session that
     /// halves the memory the lines take.
     pub fn parse_with(text: String, dates: &dyn DateParser) -> Document {
+        Document::parse_lines(text, dates, false)
+    }
+
+    /// [`Document::parse_with`] of the whole lines before an unfinished one:
+    /// the end is not trimmed (see [`parse::LineReader::open_ended`]).
+    pub fn parse_open_ended(text: String, dates: &dyn DateParser) -> Document {
+        Document::parse_lines(text, dates, true)
+    }
+
+    fn parse_lines(text: String, dates: &dyn DateParser, open_ended: bool) -> Document {
         let mut lines = Vec::new();
-        let mut reader = parse::LineReader::<true>::new(&text);
+        let mut reader = if open_ended {
+            parse::LineReader::<true>::open_ended(&text)
+        } else {
+            parse::LineReader::<true>::new(&text)
+        };
         while let Some((number, span, parsed)) = reader.next() {
             let content = match parsed {
                 Ok(()) => {

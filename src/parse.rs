@@ -150,6 +150,17 @@ impl<'t, const RECORD: bool> LineReader<'t, RECORD> {
         }
     }
 
+    /// [`LineReader::new`] of a text that more follows (an unfinished line
+    /// held apart from it): its start is trimmed as `trim()` trims the whole
+    /// text's, its end is not, for its last line is not the whole text's
+    /// last (a line ending in U+2028 there is malformed, as in the middle).
+    pub fn open_ended(text: &'t str) -> Self {
+        let mut reader = Self::new(text);
+        reader.end = text.len();
+        reader.done = reader.start >= reader.end;
+        reader
+    }
+
     /// The lines of `text`, a run of whole lines from inside a trimmed text
     /// (see [`crate::pieces`]): nothing is trimmed, and the first line is
     /// numbered `before + 1`. An empty `text` is one blank line.
@@ -381,6 +392,17 @@ pub fn trim_start(b: &[u8]) -> usize {
         start += len;
     }
     start
+}
+
+/// Whether `trim()` may leave nothing of `b`, a line still being written:
+/// it is whitespace but for, at most, a last character cut short (whose
+/// rest may make it whitespace too: U+2028 comes in three bytes).
+pub fn may_be_blank(b: &[u8]) -> bool {
+    let rest = &b[trim_start(b)..];
+    match std::str::from_utf8(rest) {
+        Ok(s) => s.is_empty(),
+        Err(e) => e.valid_up_to() == 0 && e.error_len().is_none(),
+    }
 }
 
 /// Where `trim()` ends `b`: its length without trailing JS whitespace.

@@ -139,7 +139,20 @@ pub fn read_lines<E>(
     read: &mut ReadAt<'_, E>,
     visit: &mut dyn FnMut(&SourceLine<'_>),
 ) -> Result<(), E> {
+    read_lines_to(len, false, piece, read, visit)
+}
+
+/// [`read_lines`], with the end not trimmed when `open_ended`: the whole
+/// lines before an unfinished one (see [`parse::LineReader::open_ended`]).
+pub fn read_lines_to<E>(
+    len: u64,
+    open_ended: bool,
+    piece: usize,
+    read: &mut ReadAt<'_, E>,
+    visit: &mut dyn FnMut(&SourceLine<'_>),
+) -> Result<(), E> {
     let (start, end, before) = parse::trimmed_range(len, read)?;
+    let end = if open_ended { len } else { end };
     let mut lines = Lines::new(start, before);
     parse::read_pieces(start, end, piece, read, &mut |p| lines.push(p, visit))?;
     // An empty text finishes with nothing held: no line.

@@ -153,6 +153,14 @@ pub struct Session {
     /// first `\n` [`Session::append_jsonl`] brings ends that line, and the
     /// JSON whitespace before it belongs to it.
     owed_newline: bool,
+    /// The last entry is the text's last line, which is JSON only once
+    /// its end is trimmed as JS trims it (see [`Session::keep_last_line`]):
+    /// a line that comes after it takes it back.
+    provisional: bool,
+    /// The index of the entry taken back last, until the host asks
+    /// ([`Session::take_retracted`]): what it keeps by index from there on
+    /// is another entry's.
+    retracted: Option<usize>,
     /// Whether bytes taken in were not UTF-8 (read as U+FFFD).
     invalid_utf8: bool,
     migrated: bool,
@@ -179,6 +187,12 @@ fn unfinished_from(b: &[u8]) -> Option<usize> {
     json::parse(&tail, Span::new(0, tail.len()))
         .is_err()
         .then_some(cut)
+}
+
+/// Whether `b` is only JSON's whitespace within a line (what `JSON.parse`
+/// takes around a value).
+fn only_json_space(b: &[u8]) -> bool {
+    b.iter().all(|c| matches!(c, b' ' | b'\t' | b'\r'))
 }
 
 /// Puts JSON text `v` into a line: its line breaks, which in valid JSON can
@@ -232,13 +246,23 @@ impl Session {
         partial: Vec<u8>,
         dates: &dyn DateParser,
     ) -> Result<Session, SessionError> {
-        let doc = Document::parse_with(text, dates);
+        // pi's `parseSessionEntries` trims the whole text: the end of these
+        // lines only when nothing but whitespace is held after them. A last
+        // line ending in U+2028 (or NBSP…) is then JSON; with more after
+        // it, it is in the middle and malformed, as in the whole file.
+        let open_ended = !parse::may_be_blank(&partial);
+        let parse = |text: String| {
+            if open_ended {
+                Document::parse_open_ended(text, dates)
+            } else {
+                Document::parse_with(text, dates)
+            }
+        };
+        let doc = parse(text);
         let edits = doc.try_migration(&mut random_id)?;
         let migrated = edits.is_some();
         let doc = match edits {
-            Some(edits) => {
-                Document::parse_with(migrate::apply_to_text(&doc.text, &doc.lines, &edits), dates)
-            }
+            Some(edits) => parse(migrate::apply_to_text(&doc.text, &doc.lines, &edits)),
             None => doc,
         };
         // The session keeps entries and spans; the lines can go before it grows.
@@ -262,6 +286,10 @@ impl Session {
         }
         session.trim_entries();
         session.unique = 1 << 30;
+        if !open_ended {
+            // Its last line, if an entry only as the trimmed text's last.
+            session.keep_last_line(dates);
+        }
         Ok(session)
     }
 
@@ -291,6 +319,8 @@ impl Session {
             flushed: false,
             partial: parse::LineRuns::default(),
             owed_newline: false,
+            provisional: false,
+            retracted: None,
             invalid_utf8: false,
             migrated: false,
             unique: 0,
@@ -451,6 +481,8 @@ impl Session {
         let span = Span::new(start, end);
         if own {
             self.pending.push(span);
+            // The session's own line goes under it: it is the session's.
+            self.provisional = false;
         }
         // Read into the vectors of the last line read: a line with no newline
         // in it (every line appended, every line of a chunk) parses as
@@ -949,6 +981,113 @@ impl Session {
         let mut partial = std::mem::take(&mut self.partial);
         partial.push(chunk, &mut |run| self.append_run(run, dates));
         self.partial = partial;
+        if !parse::may_be_blank(self.partial.held()) {
+            // A line is being written after it.
+            self.retract_provisional();
+        }
+        self.keep_last_line(dates);
+    }
+
+    /// Makes the text's last line an entry if it is JSON once its end is
+    /// trimmed as JS trims (U+2028, NBSP…: whitespace `JSON.parse` refuses),
+    /// as pi's `parseSessionEntries` trims the whole text, and as
+    /// [`Session::open`] of the text reads it; only when nothing but
+    /// whitespace (so far) is held after it. Each line was read on its own,
+    /// as if more followed. Such an entry is provisional: a line that comes
+    /// after it takes it back ([`Session::retract_provisional`]), as a read
+    /// of the whole text then finds it in the middle, malformed.
+    fn keep_last_line(&mut self, dates: &dyn DateParser) {
+        if !parse::may_be_blank(self.partial.held()) {
+            return;
+        }
+        let Some(line) = self.trimmed_last_line() else {
+            return;
+        };
+        if self.spans.last().is_some_and(|s| s.start >= line.start) {
+            // An entry already: the open read the text so.
+            self.provisional = true;
+            return;
+        }
+        let Ok(value) = json::parse(&self.text, line) else {
+            return;
+        };
+        if parse::is_kept(&self.text, &value) {
+            let entry = Entry::from_json(&self.text, &value, Some(dates), &mut self.unique);
+            self.add(entry, Some(value.span));
+            self.provisional = true;
+        }
+    }
+
+    /// The text's last line that is not blank, up to the whitespace JS's
+    /// `trim()` takes from its end, if that is more than JSON's own (else
+    /// the line was read as it is: most often, the text ends in `}\n`).
+    /// For a session opened from a source, only among the lines after it.
+    fn trimmed_last_line(&self) -> Option<Span> {
+        let b = self.text.as_bytes();
+        let (start, end, line_end) = match &self.outside {
+            Some(o) => {
+                let line = o.after.iter().rev().find_map(|s| {
+                    let line = &b[s.start..s.end.saturating_sub(1).max(s.start)];
+                    (!parse::may_be_blank(line)).then_some((s.start, line))
+                })?;
+                let (start, line) = line;
+                (start, start + parse::trim_end(line), start + line.len())
+            }
+            None => {
+                let end = parse::trim_end(b);
+                let line_end = crate::scan::newline(b, end).min(b.len());
+                // (The start last: finding it reads the whole line.)
+                if end == 0 || only_json_space(&b[end..line_end]) {
+                    return None;
+                }
+                let start = b[..end]
+                    .iter()
+                    .rposition(|&c| c == b'\n')
+                    .map_or(0, |p| p + 1);
+                (start, end, line_end)
+            }
+        };
+        (start < end && !only_json_space(&b[end..line_end])).then(|| Span::new(start, end))
+    }
+
+    /// Takes back a [`Session::provisional`] entry, a line having come
+    /// after it: the indexes are made again without it (rare: a line that
+    /// ends in U+2028 or the like, followed by another; linear in the
+    /// entries). Its line stays in the text, malformed.
+    fn retract_provisional(&mut self) {
+        if !std::mem::take(&mut self.provisional) {
+            return;
+        }
+        let mut entries = std::mem::take(&mut self.entries);
+        entries.pop();
+        let i = entries.len();
+        self.retracted = Some(self.retracted.map_or(i, |r| r.min(i)));
+        if !self.outside.as_mut().is_some_and(|o| o.forget_last(i)) {
+            self.spans.pop();
+        }
+        let spans = std::mem::take(&mut self.spans);
+        self.by_id = Table::new();
+        self.children = Table::new();
+        self.parent_group.clear();
+        self.next_child.clear();
+        self.groups.clear();
+        self.labels.clear();
+        self.label_seq = 0;
+        self.leaf = None;
+        self.has_conversation = false;
+        self.reserve_entries(entries.len());
+        for entry in entries {
+            self.add(entry, None);
+        }
+        self.spans = spans;
+    }
+
+    /// The index from which entries were taken back since the last call
+    /// (see [`Session::keep_last_line`]): a host that keeps anything by
+    /// entry index drops it from there. At most one entry is taken back
+    /// at a time, but its index may be another's since.
+    pub fn take_retracted(&mut self) -> Option<usize> {
+        self.retracted.take()
     }
 
     /// The start of `chunk` that ends the line [`Session::owed_newline`]
@@ -996,6 +1135,7 @@ impl Session {
                 self.added_line(start);
                 continue;
             }
+            self.retract_provisional();
             self.push_line(line, dates, false);
         }
     }

@@ -25,7 +25,7 @@ pub(super) struct Outside {
     /// (see [`Session::append_jsonl`]).
     space: String,
     /// The lines after the source, in order (spans of `text`, with their `\n`).
-    after: Vec<Span>,
+    pub(super) after: Vec<Span>,
 }
 
 /// Where an entry's line is in the source until its text is loaded, and
@@ -41,6 +41,18 @@ const _: () = assert!(std::mem::size_of::<Place>() == 12);
 
 const LOADED: u64 = 1 << 47;
 const OFFSET: u64 = (1 << 48) - 1;
+
+impl Outside {
+    /// Forgets the range of entry `i`, the last, if it was read from the
+    /// source (see `Session::retract_provisional`); false for a later one.
+    pub(super) fn forget_last(&mut self, i: usize) -> bool {
+        let from_source = i + 1 == self.ranges.len();
+        if from_source {
+            self.ranges.pop();
+        }
+        from_source
+    }
+}
 
 impl Place {
     fn new(r: &Range<u64>) -> Place {
@@ -99,7 +111,10 @@ impl Session {
         let mut session = Session::empty(String::new());
         let mut ranges = Vec::new();
         let mut unique = 0;
-        pieces::read_lines(base, piece, read, &mut |line| {
+        // As `open_split`: the end is trimmed only if nothing but
+        // whitespace is held after it.
+        let open_ended = !parse::may_be_blank(&partial);
+        pieces::read_lines_to(base, open_ended, piece, read, &mut |line| {
             let Ok(value) = line.parsed else { return };
             if !parse::is_kept(line.text, value) {
                 return;
@@ -116,6 +131,13 @@ impl Session {
             ranges.push(Place::new(&line.range));
             session.add(entry, None);
         })?;
+        // The last entry is provisional (see `Session::keep_last_line`) if
+        // its line is the trimmed text's last and what `trim()` took after
+        // it is more than JSON's whitespace.
+        let provisional = match ranges.last() {
+            Some(place) if !open_ended => more_than_json_space(place.ends().1, base, read)?,
+            _ => false,
+        };
         session.trim_entries();
         let header = session.header().map(|i| &session.entries[i]);
         if !header.is_some_and(|h| migrate::is_current(std::slice::from_ref(h))) {
@@ -132,6 +154,7 @@ impl Session {
             after: Vec::new(),
         });
         session.owed_newline = !torn;
+        session.provisional = provisional;
         session.partial = parse::LineRuns::holding(partial);
         session.flushed = true;
         session.unique = 1 << 30;
@@ -272,6 +295,22 @@ fn last_newline<E>(len: u64, piece: usize, read: &mut ReadAt<'_, E>) -> Result<O
         end = from;
     }
     Ok(None)
+}
+
+/// Whether the rest of the line at `from` (up to its `\n` or `end`) holds
+/// more than JSON's whitespace, read a window at a time.
+fn more_than_json_space<E>(mut from: u64, end: u64, read: &mut ReadAt<'_, E>) -> Result<bool, E> {
+    let mut buf = Vec::new();
+    while from < end {
+        buf.clear();
+        let to = end.min(from + 256);
+        read(from, to, &mut buf)?;
+        if let Some(&c) = buf.iter().find(|c| !matches!(c, b' ' | b'\t' | b'\r')) {
+            return Ok(c != b'\n');
+        }
+        from = to;
+    }
+    Ok(false)
 }
 
 #[cfg(test)]

@@ -749,3 +749,160 @@ fn the_newline_after_a_last_line_opened_without_it_adds_no_blank_line() {
     own.append_jsonl(b"\n", &IsoOnly);
     assert!(own.text().ends_with("}\n\n"), "{:?}", own.text());
 }
+
+/// Lines ending in whitespace JS's `trim()` drops but `JSON.parse` refuses
+/// (U+2028, NBSP, U+3000, U+FEFF): pi's `parseSessionEntries` trims the
+/// whole text, so such a line is an entry only as the text's last. Each
+/// file with the ids pi 1.6.0's `parseSessionEntries` gives it (run on
+/// these texts; its file loader keeps only `a` of the last five).
+const TRIMMED_LAST_LINES: [(&str, &str, &str); 6] = [
+    ("in the middle", "\u{2028}\n{b}\n", "b"),
+    ("last", "\n{b}\u{2028}\n", "a,b"),
+    (
+        "last, blank lines after",
+        "\n{b}\u{a0}\n  \n\u{2028}\n",
+        "a,b",
+    ),
+    ("last, U+3000 U+FEFF", "\n{b}\u{3000}\u{feff}\n", "a,b"),
+    ("last, CR NBSP", "\n{b}\r\u{a0}\n", "a,b"),
+    ("first, not last", "\n\u{2028}{b}\n", "a"),
+];
+
+fn trimmed_last_line_file(after_a: &str) -> String {
+    let m = |id: &str, parent: &str| {
+        format!(
+            r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"{NOW}","message":{{"role":"user","content":"x"}}}}"#
+        )
+    };
+    let after_a = after_a.replace("{b}", &m("b", "\"a\""));
+    format!(
+        "{{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"{NOW}\",\"cwd\":\"/\"}}\n{}{after_a}",
+        m("a", "null")
+    )
+}
+
+fn entry_ids(s: &Session) -> String {
+    let ids: Vec<String> = s
+        .entries()
+        .iter()
+        .filter(|e| !e.is_header())
+        .map(|e| e.id.as_str().unwrap_or_default().into_owned())
+        .collect();
+    ids.join(",")
+}
+
+/// `None` for a text without a whole v3 header (read from its text instead).
+fn from_source(b: &[u8], piece: usize) -> Option<Session> {
+    let mut read = |from: u64, to: u64, buf: &mut Vec<u8>| {
+        buf.extend_from_slice(&b[from as usize..to as usize]);
+        Ok::<(), ()>(())
+    };
+    Session::open_source(b.len() as u64, piece, &mut read, &IsoOnly).unwrap()
+}
+
+#[test]
+fn a_line_ending_in_js_only_whitespace_is_an_entry_as_the_last_only() {
+    for (name, after_a, pi) in TRIMMED_LAST_LINES {
+        let file = trimmed_last_line_file(after_a);
+        let b = file.as_bytes();
+        let whole = [
+            Session::open(file.clone(), &IsoOnly).unwrap(),
+            Session::open_bytes(b.to_vec(), &IsoOnly).unwrap(),
+            from_source(b, 7).unwrap(),
+        ];
+        for s in &whole {
+            assert_eq!(entry_ids(s), pi, "{name}: opened whole");
+        }
+        // The second message's line starts after the first's newline.
+        let b_line = file.match_indices('\n').nth(1).unwrap().0 + 1;
+        for cut in 0..=b.len() {
+            // In the middle: a cut just after the first message's JSON
+            // opens a head whose last line is whole JSON without its
+            // newline: an entry (the README's row on a last line without a
+            // newline), and the U+2028 that comes then starts a line of its
+            // own. That cut aside, the head and the rest are read as the
+            // whole file is.
+            let a_end = b_line - "\u{2028}\n".len();
+            if name == "in the middle" && cut == a_end {
+                let s = Session::open_bytes(b[..cut].to_vec(), &IsoOnly).unwrap();
+                assert_eq!(entry_ids(&s), "a", "{name}: the head, cut at {cut}");
+                continue;
+            }
+            let (head, rest) = b.split_at(cut);
+            let mut opened = vec![
+                (
+                    "bytes",
+                    Session::open_bytes(head.to_vec(), &IsoOnly).unwrap(),
+                ),
+                (
+                    "bytes one by one",
+                    Session::open_bytes(head.to_vec(), &IsoOnly).unwrap(),
+                ),
+            ];
+            opened.extend(from_source(head, 5).map(|s| ("source", s)));
+            for (how, s) in &mut opened {
+                if *how == "bytes one by one" {
+                    rest.chunks(1)
+                        .for_each(|byte| s.append_jsonl(byte, &IsoOnly));
+                } else {
+                    s.append_jsonl(rest, &IsoOnly);
+                }
+            }
+            for (how, s) in &opened {
+                assert_eq!(entry_ids(s), pi, "{name}: {how}, cut at {cut}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_last_line_ending_in_u2028_without_its_newline_is_held_back() {
+    // Not JSON as it is: a line still being written, as every such last
+    // line (the README's row on a last line without a newline); its
+    // newline then makes it the text's last line, which pi keeps.
+    let file = trimmed_last_line_file("\n{b}\u{2028}");
+    let mut s = Session::open(file.clone(), &IsoOnly).unwrap();
+    assert_eq!(entry_ids(&s), "a");
+    assert_eq!(s.text(), file);
+    s.append_jsonl(b"\n", &IsoOnly);
+    assert_eq!(entry_ids(&s), "a,b");
+}
+
+#[test]
+fn a_line_after_a_provisional_last_entry_takes_its_label_id_and_children_back() {
+    // The last line relabels `a`, reuses the id `a` and is the parent of
+    // nothing yet; it ends in U+2028, so it is an entry only while last.
+    // Once a line follows, every index answers as for the whole text, in
+    // which it is malformed: `a`'s label is the first one again, the id `a`
+    // the first entry's, and the new line (child of `a`) under that entry.
+    let head = format!(
+        "{}\n{}\n{}\u{2028}\n",
+        trimmed_last_line_file("").trim_end(),
+        r#"{"type":"label","id":"l","parentId":"a","timestamp":"2025-01-01T00:00:00.000Z","targetId":"a","label":"first"}"#,
+        r#"{"type":"label","id":"a","parentId":"l","timestamp":"2025-01-01T00:00:00.000Z","targetId":"a","label":"second"}"#,
+    );
+    let next = r#"{"type":"message","id":"c","parentId":"a","timestamp":"2025-01-01T00:00:00.000Z","message":{"role":"user","content":"y"}}"#;
+    let whole = Session::open(format!("{head}{next}\n"), &IsoOnly).unwrap();
+    assert_eq!(entry_ids(&whole), "a,l,c");
+    let b = head.as_bytes();
+    for mut s in [
+        Session::open(head.clone(), &IsoOnly).unwrap(),
+        from_source(b, 16).unwrap(),
+    ] {
+        assert_eq!(
+            entry_ids(&s),
+            "a,l,a",
+            "the head: its last line is JSON once trimmed"
+        );
+        s.append_jsonl(next.as_bytes(), &IsoOnly);
+        s.append_jsonl(b"\n", &IsoOnly);
+        assert_eq!(entry_ids(&s), "a,l,c");
+        for w in [&whole, &s] {
+            let label = w.label_of(&k("a")).unwrap();
+            assert_eq!(w.entries[label].id, k("l"), "the first label");
+            assert_eq!(w.find(&k("a")), Some(1));
+            assert_eq!(w.children_of(&k("a")).len(), 2, "l and c");
+            assert_eq!(w.branch_path(w.leaf()).len(), 2, "a, c");
+        }
+    }
+}

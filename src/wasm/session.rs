@@ -700,6 +700,7 @@ impl JsSession {
             self.track(&JsString::from(parse::decode(&bytes).as_ref()));
         }
         self.inner.append_jsonl(&bytes, &JsDates);
+        self.forget_retracted();
         Ok(())
     }
 
@@ -807,6 +808,20 @@ impl JsSession {
             self.track(s);
         }
         self.inner.append_jsonl(string_text(s).as_bytes(), &JsDates);
+        self.forget_retracted();
+    }
+
+    /// Drops the objects cached for entries the core took back (a last
+    /// line that is JSON only once trimmed, a line having come after it):
+    /// their indexes are other entries' now.
+    fn forget_retracted(&mut self) {
+        if let Some(i) = self.inner.take_retracted() {
+            for cache in [&self.objects, &self.messages] {
+                if cache.length() > i as u32 {
+                    cache.set_length(i as u32);
+                }
+            }
+        }
     }
 
     /// Records the lines that `s`, text about to be appended to the core,
