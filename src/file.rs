@@ -426,7 +426,10 @@ impl SessionFile {
     /// Lines taken in are not migrated (a v1 migration needs the whole
     /// file): open a file's first bytes with [`SessionFile::from_bytes`],
     /// which migrates an old one, rather than appending them to an empty
-    /// session.
+    /// session. A last line that is JSON only once JS's `trim()` takes its
+    /// end (U+2028, NBSP…) is an entry while it is the last, as pi's
+    /// `parseSessionEntries` reads the text so far; a line after it takes
+    /// it back, so an entry's index may then name the entry after it.
     pub fn append_bytes(&mut self, chunk: &[u8]) {
         self.session.append_jsonl(chunk, &IsoOnly);
     }
