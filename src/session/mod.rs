@@ -1066,6 +1066,8 @@ impl Session {
             self.spans.pop();
         }
         let spans = std::mem::take(&mut self.spans);
+        // A leaf the host moved elsewhere (`branch`, `reset_leaf`) stays.
+        let moved = (self.leaf != Some(i)).then_some(self.leaf);
         self.by_id = Table::new();
         self.children = Table::new();
         self.parent_group.clear();
@@ -1080,6 +1082,9 @@ impl Session {
             self.add(entry, None);
         }
         self.spans = spans;
+        if let Some(leaf) = moved {
+            self.leaf = leaf;
+        }
     }
 
     /// The index from which entries were taken back since the last call

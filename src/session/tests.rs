@@ -906,3 +906,27 @@ fn a_line_after_a_provisional_last_entry_takes_its_label_id_and_children_back() 
         }
     }
 }
+
+#[test]
+fn a_line_begun_after_a_provisional_last_entry_takes_it_back_and_keeps_a_moved_leaf() {
+    // The head's last line ends in NBSP: an entry while last. A line begun
+    // after it (held, not yet whole) makes it a middle line: taken back at
+    // once, as `open` of the same text reads it. A leaf on the entry taken
+    // back goes to the last entry left (pi's leaf after reading the whole);
+    // a leaf the host moved (here reset, before every entry) stays.
+    let head = trimmed_last_line_file("\n{b}\u{a0}\n");
+    let more = r#"{"type":"message","id":"c""#;
+    let whole = Session::open(format!("{head}{more}"), &IsoOnly).unwrap();
+    assert_eq!(entry_ids(&whole), "a");
+    let mut left = Session::open(head.clone(), &IsoOnly).unwrap();
+    let mut moved = Session::open(head.clone(), &IsoOnly).unwrap();
+    moved.reset_leaf();
+    for (s, leaf) in [(&mut left, Some(1)), (&mut moved, None)] {
+        assert_eq!(entry_ids(s), "a,b");
+        s.append_jsonl(more.as_bytes(), &IsoOnly);
+        assert_eq!(entry_ids(s), "a");
+        assert_eq!(s.leaf(), leaf);
+    }
+    moved.append_jsonl(b"}\n", &IsoOnly);
+    assert_eq!(moved.leaf(), Some(2), "the line now whole moves the leaf");
+}
