@@ -800,14 +800,14 @@ impl<'a, const RECORD: bool, const LINE: bool> Validator<'a, RECORD, LINE> {
         self.b.get(self.i).copied()
     }
 
+    /// Past whitespace. Lines as `JSON.stringify` writes them have none, so
+    /// the first byte is looked at here and the loop is out of line: in
+    /// WebAssembly each loop entered costs a check of its own, and this runs
+    /// some four times a member.
     #[inline(always)]
     fn ws(&mut self) {
-        while let Some(&c) = self.b.get(self.i) {
-            // A line ends at its `\n`: whitespace only in a whole text.
-            if !matches!(c, b' ' | b'\t' | b'\r') && (LINE || c != b'\n') {
-                break;
-            }
-            self.i += 1;
+        if self.b.get(self.i).is_some_and(|&c| is_ws::<LINE>(c)) {
+            self.i = skip_ws::<LINE>(self.b, self.i + 1);
         }
     }
 
@@ -1044,6 +1044,21 @@ impl<'a, const RECORD: bool, const LINE: bool> Validator<'a, RECORD, LINE> {
             self.unexpected(&format!("'{word}'"))
         }
     }
+}
+
+/// JSON whitespace; a line ends at its `\n`, whitespace only in a whole text.
+#[inline(always)]
+fn is_ws<const LINE: bool>(c: u8) -> bool {
+    matches!(c, b' ' | b'\t' | b'\r') || (!LINE && c == b'\n')
+}
+
+/// Past the whitespace from `b[i]`.
+#[inline(never)]
+fn skip_ws<const LINE: bool>(b: &[u8], mut i: usize) -> usize {
+    while b.get(i).is_some_and(|&c| is_ws::<LINE>(c)) {
+        i += 1;
+    }
+    i
 }
 
 /// Past the digits from `b[i]`, eight a step: a byte is a digit if its xor

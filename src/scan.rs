@@ -85,9 +85,13 @@ pub fn string_body(b: &[u8], from: usize, end: usize) -> Result<usize, StringFau
             i += 16;
             continue;
         }
-        // The first special byte: the closing quote, an escape to step over,
-        // or the fault.
-        match special(b, i + mask.trailing_zeros() as usize, end)? {
+        // The first special byte: the closing quote (most strings end
+        // here, without the call), an escape to step over, or the fault.
+        let at = i + mask.trailing_zeros() as usize;
+        if b[at] == b'"' {
+            return Ok(at + 1);
+        }
+        match special(b, at, end)? {
             Err(after) => return Ok(after),
             Ok(next) => i = next,
         }
