@@ -51,10 +51,28 @@ impl Entries {
     /// text back when the session needs migrating (its entries then change:
     /// read it as a [`Document`]).
     pub fn read(text: String, dates: &dyn DateParser) -> Result<Entries, String> {
+        Entries::read_lines(text, dates, false)
+    }
+
+    /// [`Entries::read`] of the whole lines before an unfinished one: the
+    /// end is not trimmed (see [`parse::LineReader::open_ended`]).
+    pub fn read_open_ended(text: String, dates: &dyn DateParser) -> Result<Entries, String> {
+        Entries::read_lines(text, dates, true)
+    }
+
+    fn read_lines(
+        text: String,
+        dates: &dyn DateParser,
+        open_ended: bool,
+    ) -> Result<Entries, String> {
         let mut unique = 0;
         let mut entries = Vec::new();
         let mut spans = Vec::new();
-        let mut reader = parse::LineReader::<true>::new(&text);
+        let mut reader = if open_ended {
+            parse::LineReader::<true>::open_ended(&text)
+        } else {
+            parse::LineReader::<true>::new(&text)
+        };
         while let Some((_, _, parsed)) = reader.next() {
             let value = &reader.value;
             if parsed.is_ok() && parse::is_kept(&text, value) {

@@ -4,7 +4,7 @@ use crate::json::Put;
 use std::borrow::Cow;
 use std::collections::HashMap;
 
-use crate::document::Document;
+use crate::document::{Document, Entries};
 use crate::entry::{message_facts, Detail, Entry, EntryType, Key, Role};
 use crate::ids::{random_id, random_id_where, IdHash};
 use crate::json::{self, Span};
@@ -258,16 +258,29 @@ impl Session {
                 Document::parse_with(text, dates)
             }
         };
-        let doc = parse(text);
-        let edits = doc.try_migration(&mut random_id)?;
-        let migrated = edits.is_some();
-        let doc = match edits {
-            Some(edits) => parse(migrate::apply_to_text(&doc.text, &doc.lines, &edits)),
-            None => doc,
+        // A current file (most are) is read in the one pass that keeps its
+        // entries and spans only: a Document also keeps each line's members,
+        // which only a migration reads (a copy and two allocations a line,
+        // a tenth of opening a large session).
+        let read = if open_ended {
+            Entries::read_open_ended(text, dates)
+        } else {
+            Entries::read(text, dates)
         };
-        // The session keeps entries and spans; the lines can go before it grows.
-        drop(doc.lines);
-        let mut text = doc.text;
+        let (entries, migrated) = match read {
+            Ok(entries) => (entries, false),
+            Err(text) => {
+                let doc = parse(text);
+                let edits = doc.try_migration(&mut random_id)?;
+                let migrated = edits.is_some();
+                let doc = match edits {
+                    Some(edits) => parse(migrate::apply_to_text(&doc.text, &doc.lines, &edits)),
+                    None => doc,
+                };
+                (Entries::from(doc), migrated)
+            }
+        };
+        let mut text = entries.text;
         let owed_newline = !text.is_empty() && !text.ends_with('\n');
         if owed_newline {
             text.push('\n');
@@ -278,10 +291,10 @@ impl Session {
         session.partial = parse::LineRuns::holding(partial);
         // The host has the file already: every new line is its to store at once.
         session.flushed = true;
-        session.reserve_entries(doc.entries.len());
-        session.reserve_tables(doc.entries.len());
-        session.spans.reserve_exact(doc.entries.len());
-        for (entry, span) in doc.entries.into_iter().zip(doc.spans) {
+        session.reserve_entries(entries.entries.len());
+        session.reserve_tables(entries.entries.len());
+        session.spans.reserve_exact(entries.entries.len());
+        for (entry, span) in entries.entries.into_iter().zip(entries.spans) {
             session.add(entry, Some(span));
         }
         session.trim_entries();

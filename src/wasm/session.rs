@@ -176,6 +176,48 @@ impl JsSession {
         Ok(session)
     }
 
+    /// [`JsSession::open`] of bytes that `fill(memory, at, length)` writes
+    /// straight into the module's memory: into `length` bytes at `at` of
+    /// `memory.buffer` (`size + 2`: room to see that a file grew past `size`,
+    /// and for a newline). `fill` returns how many it wrote, or a negative
+    /// number to open nothing (`undefined` comes back). The file manager
+    /// reads a file this way: a 100 MB session read into a `Buffer` and
+    /// copied in cost a fifth of its open (the `Buffer`'s fresh pages, the
+    /// copy, its collection). `fill` makes its view of `memory.buffer`
+    /// itself: one made here could be detached before `fill` runs (handing
+    /// it over may allocate, and so grow the memory). `fill` must not call
+    /// into the module. Not part of the documented API.
+    #[wasm_bindgen(js_name = openFilled, skip_typescript)]
+    pub fn open_filled(size: f64, fill: &js_sys::Function) -> Result<Option<JsSession>, JsValue> {
+        let api = Api("Session.open");
+        let reader = Reader::new(api, &JsValue::UNDEFINED)?;
+        if !(size >= 0.0 && size.fract() == 0.0) {
+            return Err(api.must_be("size", "a number of bytes", &JsValue::from(size)));
+        }
+        reader.check_size(size)?;
+        let room = size as usize + 2;
+        let mut bytes: Vec<u8> = Vec::with_capacity(room);
+        let filled = fill.call3(
+            &JsValue::UNDEFINED,
+            &wasm_bindgen::memory(),
+            &JsValue::from(bytes.as_mut_ptr() as usize as f64),
+            &JsValue::from(room as f64),
+        )?;
+        let n = filled
+            .as_f64()
+            .filter(|n| n.fract() == 0.0 && *n <= room as f64)
+            .ok_or_else(|| api.must_be("fill's result", "a number of bytes", &filled))?;
+        if n < 0.0 {
+            return Ok(None);
+        }
+        reader.check_size(n)?;
+        // SAFETY: `fill` wrote the first `n` bytes of the capacity, which
+        // nothing else uses.
+        unsafe { bytes.set_len(n as usize) };
+        let inner = session::Session::open_bytes(bytes, &JsDates).map_err(|e| api.session(e))?;
+        Ok(Some(JsSession::of(inner)))
+    }
+
     /// A new, empty session: `{ cwd, id?, parentSession? }`.
     pub fn create(options: JsValue) -> Result<JsSession, JsValue> {
         let api = Api("Session.create");

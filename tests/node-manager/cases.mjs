@@ -25,6 +25,7 @@ import { Rng } from "../shared/rng.mjs";
 // manager calls them through the same object).
 const fs = createRequire(import.meta.url)("node:fs");
 const realWriteSync = fs.writeSync;
+const realFstatSync = fs.fstatSync;
 const realOpenSync = fs.openSync;
 const here = path.dirname(fileURLToPath(import.meta.url));
 const testsDir = path.dirname(here);
@@ -250,6 +251,35 @@ check("a torn last line is ended with a newline: a whole one is kept, a fragment
   assert.ok(text.startsWith(`${whole}${fragment}\n`), "nothing before it changed");
   assert.equal(JSON.parse(text.split("\n").at(-2)).id, id);
   assert.equal(b.getEntry(id).parentId, b.getEntries()[1].id);
+});
+
+check("a file that grows while it is opened is read to its end, as readFileSync reads it", () => {
+  const dir = folder();
+  const file = started(dir).getSessionFile();
+  // a writer that ignores the lock adds a line between the size the manager
+  // measures and its read: pi's readFileSync reads on to the end of the file
+  const line = {
+    type: "custom",
+    customType: "x",
+    id: "f0f0f0f0",
+    parentId: null,
+    timestamp: "2026-01-01T00:00:00.000Z",
+  };
+  let grown = 0;
+  const manager = withFs(
+    {
+      fstatSync: (...args) => {
+        const stat = realFstatSync(...args);
+        if (grown++ === 0) fs.appendFileSync(file, `${JSON.stringify(line)}\n`);
+        return stat;
+      },
+    },
+    () => SessionManager.open(file),
+  );
+  assert.ok(grown > 0, "the size was measured");
+  assert.equal(manager.getEntries().length, 3);
+  assert.deepEqual(manager.getEntries()[2], line);
+  assert.equal(manager.getLeafId(), line.id);
 });
 
 check("an empty file gets a header; a file that is no session throws pi's error and is left alone", () => {
