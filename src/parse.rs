@@ -295,13 +295,24 @@ pub fn count_values_in_pieces<E>(
 pub struct LineRuns {
     /// The torn last line: the bytes since the last `\n` (none is one).
     torn: Vec<u8>,
+    /// How many bytes at the start of `torn` are known to be JS whitespace
+    /// (whole characters; see [`LineRuns::may_be_blank`]).
+    blank: usize,
 }
 
 impl LineRuns {
     /// Runs of a text whose torn last line so far is `torn` (bytes after the
     /// last `\n`, which may end inside a character).
     pub fn holding(torn: Vec<u8>) -> LineRuns {
-        LineRuns { torn }
+        LineRuns { torn, blank: 0 }
+    }
+
+    /// [`may_be_blank`] of the torn line held. The whitespace at its start
+    /// is scanned once as the line grows, not again after every piece: a
+    /// blank line held over many pieces costs time linear in its length.
+    pub fn may_be_blank(&mut self) -> bool {
+        self.blank += trim_start(&self.torn[self.blank..]);
+        may_be_blank(&self.torn[self.blank..])
     }
 
     /// The torn last line held: what came after the last `\n`.
@@ -331,6 +342,7 @@ impl LineRuns {
             visit(&self.torn);
             // The buffer is kept for the next torn line.
             self.torn.clear();
+            self.blank = 0;
             rest = after;
         }
         match rest.iter().rposition(|&b| b == b'\n') {
@@ -399,10 +411,14 @@ pub fn trim_start(b: &[u8]) -> usize {
 /// rest may make it whitespace too: U+2028 comes in three bytes).
 pub fn may_be_blank(b: &[u8]) -> bool {
     let rest = &b[trim_start(b)..];
-    match std::str::from_utf8(rest) {
-        Ok(s) => s.is_empty(),
-        Err(e) => e.valid_up_to() == 0 && e.error_len().is_none(),
-    }
+    // A character cut short is at most 3 bytes: only those are checked, so
+    // a long line costs no more than its whitespace (this runs after every
+    // append, on the line being written).
+    rest.len() < 4
+        && match std::str::from_utf8(rest) {
+            Ok(s) => s.is_empty(),
+            Err(e) => e.valid_up_to() == 0 && e.error_len().is_none(),
+        }
 }
 
 /// Where `trim()` ends `b`: its length without trailing JS whitespace.
@@ -631,6 +647,63 @@ mod tests {
         let want: [&[u8]; 2] = [b"{\"a\":[1]", line.as_bytes()];
         assert_eq!(seen, want);
         assert_eq!(runs.into_held(), line.as_bytes());
+    }
+
+    #[test]
+    fn may_be_blank_of_a_line_in_pieces_is_that_of_the_line_so_far() {
+        // Whitespace JS trims (NBSP, U+2028, U+3000) cut anywhere, then a
+        // character that is not: after every piece, the held line's answer
+        // is the one the whole line so far gives, which is worked out here
+        // from `str::trim` (for these characters, what JS's `trim()` takes)
+        // and whether the bytes so far end inside a character.
+        let line = " \u{a0}\t\u{2028}\u{3000} \u{2028}x\u{2028}";
+        let b = line.as_bytes();
+        for piece in 1..=4 {
+            let mut runs = LineRuns::default();
+            let mut at = 0;
+            for p in b.chunks(piece) {
+                runs.push(p, &mut |_| panic!("no line ends"));
+                at += p.len();
+                let so_far = &b[..at];
+                let whole_chars = (0..=so_far.len())
+                    .rev()
+                    .find(|&n| std::str::from_utf8(&so_far[..n]).is_ok())
+                    .unwrap();
+                let blank = std::str::from_utf8(&so_far[..whole_chars])
+                    .unwrap()
+                    .trim()
+                    .is_empty();
+                assert_eq!(
+                    runs.may_be_blank(),
+                    blank,
+                    "{at} bytes in pieces of {piece}"
+                );
+                assert_eq!(may_be_blank(so_far), blank, "{at} bytes, whole");
+            }
+            // A line end starts the next line: what was known blank of the
+            // last one says nothing of it.
+            runs.push(b"\nab", &mut |_| {});
+            assert!(!runs.may_be_blank(), "the next line, in pieces of {piece}");
+        }
+        let mut runs = LineRuns::default();
+        runs.push(b"    ", &mut |_| {});
+        assert!(runs.may_be_blank());
+        runs.push(b"\nx", &mut |_| {});
+        assert!(
+            !runs.may_be_blank(),
+            "a short line after a longer blank one"
+        );
+    }
+
+    #[test]
+    fn may_be_blank_is_false_for_a_long_line_whatever_it_holds() {
+        // Only a character cut short may follow the whitespace: a line of
+        // more (even one whose bytes are not UTF-8) is not blank.
+        assert!(!may_be_blank(b"{\"a\":\"\xff"));
+        assert!(!may_be_blank(" \u{2028}{}".as_bytes()));
+        assert!(may_be_blank(b" \xe2\x80"));
+        assert!(!may_be_blank(b" \xe2\x80\x41"));
+        assert!(may_be_blank(b""));
     }
 
     #[test]

@@ -994,7 +994,7 @@ impl Session {
         let mut partial = std::mem::take(&mut self.partial);
         partial.push(chunk, &mut |run| self.append_run(run, dates));
         self.partial = partial;
-        if !parse::may_be_blank(self.partial.held()) {
+        if !self.partial.may_be_blank() {
             // A line is being written after it.
             self.retract_provisional();
         }
@@ -1010,7 +1010,7 @@ impl Session {
     /// after it takes it back ([`Session::retract_provisional`]), as a read
     /// of the whole text then finds it in the middle, malformed.
     fn keep_last_line(&mut self, dates: &dyn DateParser) {
-        if !parse::may_be_blank(self.partial.held()) {
+        if !self.partial.may_be_blank() {
             return;
         }
         let Some(line) = self.trimmed_last_line() else {

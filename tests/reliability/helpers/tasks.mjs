@@ -139,8 +139,10 @@ export function longLine({ mb = 50, variant = "string" }, step) {
 /**
  * A v3 session whose tool result is one line of about `mb` MB (text far from ASCII), read from
  * a byte source `pieceSize` bytes at a time, so the line spans thousands of pieces; then a
- * second such line followed by Session.appendJsonl in chunks of `pieceSize` bytes. A reader
- * that searched the whole held line again for each piece or chunk would do about
+ * second such line followed by Session.appendJsonl in chunks of `pieceSize` bytes, then a
+ * line as long of whitespace JS's `trim()` drops (NBSP, U+2028, U+3000: a blank line to pi)
+ * and one more entry. A reader that searched the whole held line again for each piece or chunk
+ * (for a line end, or for whether it is still blank) would do about
  * (line / piece)² / 2 piece searches: for 16 MB in 1 KB pieces, 128 GB of scanning, where
  * reading each byte once takes under a second.
  */
@@ -178,7 +180,8 @@ export function longLineInPieces({ mb = 16, pieceSize = 1024 }, step) {
   out.migrated = step("migrate", () => Buffer.from(st.migrate(source, o)).equals(bytes));
   out.session = step("Session.open + appendJsonl in pieces", () => {
     const s = st.Session.open(source, o);
-    const more = Buffer.from(`${line("d", "c", text)}\n`);
+    const blank = "\u00a0\u2028 \t\u3000".repeat(text.length / 8);
+    const more = Buffer.from(`${line("d", "c", text)}\n${blank}\n${line("e", "d", "after")}\n`);
     for (let at = 0; at < more.length; at += pieceSize) s.appendJsonl(more.subarray(at, at + pieceSize));
     const d = s.getEntry("d");
     const r = { leaf: s.getLeafEntry().id, same: d.message.content === text, entries: s.getEntries().length };
