@@ -688,6 +688,13 @@ mod tests {
         let mut runs = LineRuns::default();
         runs.push(b"    ", &mut |_| {});
         assert!(runs.may_be_blank());
+        // What is known blank is not scanned again: the next piece's answer
+        // starts from there (a line of whitespace held over many pieces
+        // would otherwise be scanned once a piece).
+        assert_eq!(runs.blank, 4);
+        runs.push(" \u{a0}".as_bytes(), &mut |_| {});
+        assert!(runs.may_be_blank());
+        assert_eq!(runs.blank, 7);
         runs.push(b"\nx", &mut |_| {});
         assert!(
             !runs.may_be_blank(),
