@@ -1046,9 +1046,10 @@ impl<'a, const RECORD: bool, const LINE: bool> Validator<'a, RECORD, LINE> {
     }
 }
 
-/// JSON whitespace; a line ends at its `\n`, whitespace only in a whole text.
+/// JSON whitespace; a line ends at its `\n`, whitespace only in a whole text
+/// (`is_ws::<true>`: the whitespace `JSON.parse` takes within a line).
 #[inline(always)]
-fn is_ws<const LINE: bool>(c: u8) -> bool {
+pub fn is_ws<const LINE: bool>(c: u8) -> bool {
     matches!(c, b' ' | b'\t' | b'\r') || (!LINE && c == b'\n')
 }
 

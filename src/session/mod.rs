@@ -192,7 +192,7 @@ fn unfinished_from(b: &[u8]) -> Option<usize> {
 /// Whether `b` is only JSON's whitespace within a line (what `JSON.parse`
 /// takes around a value).
 fn only_json_space(b: &[u8]) -> bool {
-    b.iter().all(|c| matches!(c, b' ' | b'\t' | b'\r'))
+    b.iter().all(|&c| json::is_ws::<true>(c))
 }
 
 /// Puts JSON text `v` into a line: its line breaks, which in valid JSON can
@@ -1118,7 +1118,7 @@ impl Session {
         }
         let space = chunk
             .iter()
-            .take_while(|&&c| matches!(c, b' ' | b'\t' | b'\r'))
+            .take_while(|&&c| json::is_ws::<true>(c))
             .count();
         let next = chunk.get(space).copied();
         if next.is_some_and(|c| c != b'\n') {

@@ -305,7 +305,7 @@ fn more_than_json_space<E>(mut from: u64, end: u64, read: &mut ReadAt<'_, E>) ->
         buf.clear();
         let to = end.min(from + 256);
         read(from, to, &mut buf)?;
-        if let Some(&c) = buf.iter().find(|c| !matches!(c, b' ' | b'\t' | b'\r')) {
+        if let Some(&c) = buf.iter().find(|&&c| !json::is_ws::<true>(c)) {
             return Ok(c != b'\n');
         }
         from = to;
